@@ -1,0 +1,47 @@
+/**
+ * The stable error codes clients branch on (`extensions.code` in GraphQL, `error.code` in member
+ * tool answers). Add-only: a snapshot test fails when a code is removed or renamed.
+ */
+export const ErrorCode = {
+  /** No or unknown credentials. */
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** The team/job/member/agent does not exist or belongs to another owner. */
+  NOT_FOUND: 'NOT_FOUND',
+  /** A field breaks a rule; details name the field and, for length rules, both limits. */
+  INVALID_INPUT: 'INVALID_INPUT',
+  /** Fewer than 2 or more than 8 members. */
+  MEMBER_COUNT: 'MEMBER_COUNT',
+  /** Two member names are equal after trimming. */
+  DUPLICATE_MEMBER_NAME: 'DUPLICATE_MEMBER_NAME',
+  /** The owner already has the maximum number of teams. */
+  TEAM_LIMIT: 'TEAM_LIMIT',
+  /** The team already holds 100 requests, or the handoff chain 12. */
+  REQUEST_LIMIT: 'REQUEST_LIMIT',
+  /** An idempotency key was reused with different content. */
+  IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',
+  /** A member asked itself. */
+  SELF_REQUEST: 'SELF_REQUEST',
+  /** `respond` on a job that is not waiting for input. */
+  NOT_WAITING_INPUT: 'NOT_WAITING_INPUT',
+  /** The question the answer was for is no longer the pending one. */
+  INPUT_CHANGED: 'INPUT_CHANGED',
+  /** The response is missing, too large, of the wrong type, or holds an unpaired surrogate. */
+  INVALID_RESPONSE: 'INVALID_RESPONSE',
+  /** Delete refused while any job of the team is unfinished. */
+  PENDING_WORK: 'PENDING_WORK',
+  /** A cursor reused with other filters. */
+  CURSOR_MISMATCH: 'CURSOR_MISMATCH',
+  /** A member-run token used outside its team, or a tool not allowed to that caller. */
+  FORBIDDEN: 'FORBIDDEN',
+  /** The agent catalog could not be read (never answered with invented agents). */
+  CATALOG_UNAVAILABLE: 'CATALOG_UNAVAILABLE',
+  /** A capability whose issue has not landed yet (e.g. a scripted directive); says which. */
+  NOT_AVAILABLE_YET: 'NOT_AVAILABLE_YET',
+  /** A state-machine command that the job's current state does not accept. */
+  INVALID_TRANSITION: 'INVALID_TRANSITION',
+  /** A lease or fencing token no longer matches: another server owns the job now. */
+  STALE_LEASE: 'STALE_LEASE',
+} as const;
+
+/** One of the stable error codes. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

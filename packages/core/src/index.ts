@@ -1,0 +1,94 @@
+// The one barrel of @agent-teams/core: explicit named exports only.
+
+export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
+export { EMPTY_ROUND } from './admission/admission-types.js';
+export { ErrorCode } from './errors/codes.js';
+export type { ErrorDetails, Result } from './errors/domain-error.js';
+export { DomainError, err, isDomainError, ok } from './errors/domain-error.js';
+export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';
+export { JOB_COMMAND_TYPES } from './jobs/job-commands.js';
+export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js';
+export { JOB_TRANSITIONS } from './jobs/job-machine.js';
+export type { TextLimit } from './limits/limits.js';
+export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
+export type { AgentDefinition } from './model/agent.js';
+export type {
+  AgentId,
+  Brand,
+  ConversationId,
+  IdGenerator,
+  JobId,
+  MemberId,
+  OwnerId,
+  RecordId,
+  RunId,
+  TeamId,
+} from './model/ids.js';
+export {
+  asAgentId,
+  asConversationId,
+  asJobId,
+  asMemberId,
+  asOwnerId,
+  asRecordId,
+  asRunId,
+  asTeamId,
+  IdKind,
+} from './model/ids.js';
+export type { InputRequest, Job, JobResult, PendingResponse, Requester, TurnInput } from './model/job.js';
+export {
+  ACTIVE_PHASES,
+  InputKind,
+  isTerminal,
+  JobKind,
+  JobPhase,
+  JobStatus,
+  statusOf,
+  TERMINAL_PHASES,
+} from './model/job.js';
+export type { RecordMessage } from './model/record.js';
+export { RecordKind } from './model/record.js';
+export type { Member, Team } from './model/team.js';
+export { MemberStatus, TeamStatus } from './model/team.js';
+export type { AgentCatalog } from './ports/agent-catalog.js';
+export type {
+  AgentRuntime,
+  MemberToolPort,
+  RunContext,
+  RunProgress,
+  RunState,
+  RuntimeFailureKind,
+  RuntimeNotice,
+} from './ports/agent-runtime.js';
+export { RuntimeError } from './ports/agent-runtime.js';
+export type { Clock, Timestamp } from './ports/clock.js';
+export { nowTimestamp, toTimestamp } from './ports/clock.js';
+export type { EventSink, TeamEvent } from './ports/event-sink.js';
+export { TeamEventKind } from './ports/event-sink.js';
+export type {
+  ConversationMessage,
+  EnqueueDecision,
+  EnqueueSnapshot,
+  FreezeContext,
+  JobFilter,
+  NewRequest,
+  NewTeam,
+  SeqPage,
+  SeqPageRequest,
+  TeamStore,
+} from './ports/team-store.js';
+export type {
+  ActivityResult,
+  CancelOutcome,
+  Connection,
+  Core,
+  CoreDeps,
+  CreateTeamInput,
+  Logger,
+  MentionTargetView,
+  PageArgs,
+  RuntimeRegistry,
+  SendRequestInput,
+  TeamCapacity,
+  TeamContextView,
+} from './services/core-types.js';

@@ -1,0 +1,73 @@
+import type { ConversationId, JobId, MemberId, RunId } from '../model/ids.js';
+import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
+import type { RecordKind } from '../model/record.js';
+
+/** Commands the job state machine accepts (see the table in `job-machine.ts`). */
+export type JobCommand =
+  /** Admission begins: persist the frozen input and run key before calling the runtime. */
+  | { readonly type: 'FREEZE'; readonly input: TurnInput; readonly runKey: string }
+  /** The runtime acknowledged the start of the first run. */
+  | { readonly type: 'ACKNOWLEDGE'; readonly runId: RunId }
+  /** The run ended asking a person (clarification or interrupt). */
+  | { readonly type: 'ASK_INPUT'; readonly input: InputRequest }
+  /** A person answered; the answer is persisted before the runtime is called. */
+  | { readonly type: 'RESPOND'; readonly response: PendingResponse }
+  /** The runtime acknowledged the continuation run. */
+  | { readonly type: 'RESUMED'; readonly runId: RunId }
+  /** The run ended with an answer. */
+  | { readonly type: 'COMPLETE'; readonly answer: string }
+  /** The run or the runtime failed for this job. */
+  | { readonly type: 'FAIL'; readonly error: string }
+  /** The turn passed its deadline; the run is cancelled and the job fails. */
+  | { readonly type: 'TIME_OUT'; readonly timeoutMs: number }
+  /** A person (or the system) asked to cancel. */
+  | { readonly type: 'CANCEL' }
+  /** The runtime confirmed the run stopped. */
+  | { readonly type: 'CANCEL_CONFIRMED' };
+
+/** The names of {@link JobCommand}s. */
+export type JobCommandType = JobCommand['type'];
+
+/** All command names, for walking the transition table. */
+export const JOB_COMMAND_TYPES: readonly JobCommandType[] = [
+  'FREEZE',
+  'ACKNOWLEDGE',
+  'ASK_INPUT',
+  'RESPOND',
+  'RESUMED',
+  'COMPLETE',
+  'FAIL',
+  'TIME_OUT',
+  'CANCEL',
+  'CANCEL_CONFIRMED',
+];
+
+/** A receipt to create in the same transaction as the request's terminal state. */
+export interface NewReceipt {
+  readonly id: JobId;
+  /** The requesting member, who receives the result. */
+  readonly memberId: MemberId | null;
+  readonly conversationId: ConversationId;
+  /** JSON text: `{ request_id, from_member, status, result }`. */
+  readonly text: string;
+}
+
+/**
+ * Side effects of a transition, as data. The store applies the persistent ones (record,
+ * receipt) in the same transaction as the job; the scheduler performs the runtime ones after
+ * commit.
+ */
+export type JobEffect =
+  | {
+      readonly type: 'APPEND_RECORD';
+      readonly kind: RecordKind;
+      readonly memberId: MemberId | null;
+      readonly fromMemberId: MemberId | null;
+      readonly text: string;
+      readonly truncated: boolean;
+    }
+  | { readonly type: 'CREATE_RECEIPT'; readonly receipt: NewReceipt }
+  | { readonly type: 'START_RUN'; readonly runKey: string; readonly input: TurnInput }
+  | { readonly type: 'RESUME_RUN'; readonly runKey: string; readonly response: PendingResponse }
+  | { readonly type: 'CANCEL_RUN'; readonly runId: RunId | null }
+  | { readonly type: 'INBOX_CHANGED'; readonly waiting: boolean };

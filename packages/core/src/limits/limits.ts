@@ -1,0 +1,51 @@
+/**
+ * Every limit of the public contract (`shared/contract/README.md`, "Limits"). Characters are
+ * Unicode code points; bytes are UTF-8. The widget checks the same numbers before sending.
+ */
+export const Limits = {
+  teamName: { maxChars: 80, maxBytes: 160 },
+  goal: { maxChars: 2_000, maxBytes: 4_000 },
+  memberName: { maxChars: 80, maxBytes: 160 },
+  /** Task text of a request and a clarification answer. */
+  taskText: { maxChars: 4_000, maxBytes: 8_000 },
+  clarificationAnswer: { maxChars: 4_000, maxBytes: 8_000 },
+  /** JSON text of an interrupt response. */
+  interruptResponseBytes: 8_000,
+  /** A stored clarification question. */
+  questionBytes: 8_000,
+  clientRequestId: { maxChars: 128, maxBytes: 512 },
+  minMembers: 2,
+  maxMembers: 8,
+  teamsPerOwner: 20,
+  requestsPerTeam: 100,
+  receiptsPerTeam: 100,
+  requestsPerChain: 12,
+  activeJobs: 8,
+  recordRetained: 100,
+  contextMessages: 8,
+  contextBytes: 24_000,
+  answerBytes: 6_000,
+  toolResponseBytes: 24_000,
+  excerptBytes: 500,
+  historyTextBytes: 6_000,
+  pageSize: { min: 1, max: 20, default: 8 },
+  connectionPage: { max: 100, default: 20 },
+  mentionLabelUtf16: 120,
+  mentionResults: 16,
+  mentionQueryChars: 200,
+  /** The search query of `agents(query:)`. */
+  catalogQueryChars: 200,
+  /** Deadline of one agent turn unless the agent sets `timeoutMs`. */
+  defaultTurnTimeoutMs: 180_000,
+  /** Limit of one scheduler advancement step (one runtime call). */
+  advancementStepMs: 10_000,
+} as const;
+
+/** A length rule on a text field. */
+export interface TextLimit {
+  readonly maxChars: number;
+  readonly maxBytes: number;
+}
+
+/** Appended to an answer cut at {@link Limits.answerBytes}. */
+export const TRUNCATION_NOTICE = '\n[Truncated; open the member conversation for the full answer.]';

@@ -1,0 +1,168 @@
+import type { Timestamp } from '../ports/clock.js';
+import type { ConversationId, JobId, MemberId, OwnerId, RunId, TeamId } from './ids.js';
+
+/** A job is a REQUEST (work asked of a member) or a RECEIPT (a result delivered back). */
+export const JobKind = { REQUEST: 'REQUEST', RECEIPT: 'RECEIPT' } as const;
+export type JobKind = (typeof JobKind)[keyof typeof JobKind];
+
+/** The eight public statuses of the contract. */
+export const JobStatus = {
+  QUEUED: 'QUEUED',
+  RUNNING: 'RUNNING',
+  RESUMING: 'RESUMING',
+  CANCELLING: 'CANCELLING',
+  WAITING_INPUT: 'WAITING_INPUT',
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+} as const;
+export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
+
+/**
+ * The state-machine state of a job: the public status, with QUEUED split in two.
+ * `QUEUED` = waiting for admission, input not frozen; `ADMITTING` = input frozen and the runtime
+ * called (or about to be), acknowledgement not yet recorded. See `jobs/job-machine.ts`.
+ */
+export const JobPhase = {
+  QUEUED: 'QUEUED',
+  ADMITTING: 'ADMITTING',
+  RUNNING: 'RUNNING',
+  RESUMING: 'RESUMING',
+  CANCELLING: 'CANCELLING',
+  WAITING_INPUT: 'WAITING_INPUT',
+  COMPLETED: 'COMPLETED',
+  FAILED: 'FAILED',
+  CANCELLED: 'CANCELLED',
+} as const;
+export type JobPhase = (typeof JobPhase)[keyof typeof JobPhase];
+
+/** Kinds of input a waiting job asks a person for. */
+export const InputKind = { CLARIFICATION: 'CLARIFICATION', INTERRUPT: 'INTERRUPT' } as const;
+export type InputKind = (typeof InputKind)[keyof typeof InputKind];
+
+/** What a waiting job asks for. */
+export type InputRequest =
+  | {
+      readonly kind: typeof InputKind.CLARIFICATION;
+      /** Identifies this question, so an answer for an older one is refused (INPUT_CHANGED). */
+      readonly requestId: string;
+      /** At most 8,000 UTF-8 bytes. */
+      readonly question: string;
+    }
+  | {
+      readonly kind: typeof InputKind.INTERRUPT;
+      readonly requestId: string;
+      readonly payload: unknown;
+    };
+
+/** An accepted answer waiting to be submitted to the runtime (persisted before the call). */
+export interface PendingResponse {
+  /** Idempotency key of the continuation run. */
+  readonly runKey: string;
+  /** The `requestId` of the {@link InputRequest} it answers. */
+  readonly inputRequestId: string;
+  readonly kind: InputKind;
+  /** Trimmed text for a clarification, any JSON value for an interrupt. */
+  readonly value: unknown;
+  readonly clientRequestId: string;
+}
+
+/** The bounded answer kept on a job. */
+export interface JobResult {
+  /** At most 6,000 UTF-8 bytes (plus the truncation notice when cut). */
+  readonly text: string;
+  /** True when the answer was cut; null when unknown. */
+  readonly truncated: boolean | null;
+}
+
+/** Who asked: a person (member null) or a member's conversation. */
+export interface Requester {
+  readonly memberId: MemberId | null;
+  readonly conversationId: ConversationId | null;
+}
+
+/**
+ * The frozen input of a turn: everything the runtime needs, persisted before the runtime is
+ * called, so a restart re-submits exactly the same input with the same key.
+ */
+export interface TurnInput {
+  readonly kind: 'request' | 'receipt' | 'answer';
+  readonly jobId: JobId;
+  readonly teamId: TeamId;
+  /** The text of the turn: task text, receipt payload text, or the answer. */
+  readonly text: string;
+  /** Display name of the member whose conversation runs the turn. */
+  readonly memberName: string;
+  /** The requesting member's name, null for a person. */
+  readonly requesterName: string | null;
+  /** For a receipt: the member who did the work, its status and answer. */
+  readonly receipt: {
+    readonly requestId: JobId;
+    readonly fromMemberName: string;
+    readonly status: string;
+    readonly result: string;
+  } | null;
+  /** The bounded shared context at freeze time, as JSON data (never instructions). */
+  readonly context: unknown;
+}
+
+/** A request or receipt. */
+export interface Job {
+  readonly id: JobId;
+  readonly teamId: TeamId;
+  readonly owner: OwnerId;
+  readonly kind: JobKind;
+  readonly phase: JobPhase;
+  /** Global creation order (monotonic across the database). */
+  readonly seq: number;
+  /** Who executes it (for a receipt: the requesting member it is delivered to). */
+  readonly memberId: MemberId | null;
+  /** The conversation the job runs in. */
+  readonly conversationId: ConversationId;
+  readonly requester: Requester;
+  /** REQUEST: the job whose run sent this handoff; RECEIPT: the request it delivers. */
+  readonly parentId: JobId | null;
+  /** The first request of the chain. */
+  readonly rootId: JobId;
+  /** Idempotency key given by the sender (`clientRequestId`, or a member's `request_id`). */
+  readonly clientKey: string;
+  /** Task text (REQUEST) or the delivered result (RECEIPT). */
+  readonly text: string;
+  /** Frozen turn input; set when admission begins. */
+  readonly input: TurnInput | null;
+  /** Idempotency key of the current runtime call (the job id for the first admission). */
+  readonly runKey: string | null;
+  readonly runId: RunId | null;
+  /** What the job waits for (WAITING_INPUT), or the question a RESUMING job answered. */
+  readonly pendingInput: InputRequest | null;
+  /** An accepted answer not yet acknowledged by the runtime (RESUMING). */
+  readonly pendingResponse: PendingResponse | null;
+  readonly result: JobResult | null;
+  readonly error: string | null;
+  readonly createdAt: Timestamp;
+  readonly startedAt: Timestamp | null;
+  readonly finishedAt: Timestamp | null;
+  /** Last time the job changed. */
+  readonly updatedAt: Timestamp;
+}
+
+/** Phases that hold one of the active slots (waiting for input does not). */
+export const ACTIVE_PHASES: readonly JobPhase[] = [
+  JobPhase.ADMITTING,
+  JobPhase.RUNNING,
+  JobPhase.RESUMING,
+  JobPhase.CANCELLING,
+];
+
+/** Terminal phases accept no command. */
+export const TERMINAL_PHASES: readonly JobPhase[] = [JobPhase.COMPLETED, JobPhase.FAILED, JobPhase.CANCELLED];
+
+/** True when the job has finished (completed, failed or cancelled). */
+export function isTerminal(phase: JobPhase): boolean {
+  return TERMINAL_PHASES.includes(phase);
+}
+
+/** The public status of a phase (ADMITTING shows as QUEUED). */
+export function statusOf(phase: JobPhase): JobStatus {
+  return phase === JobPhase.ADMITTING ? JobStatus.QUEUED : phase;
+}

@@ -1,0 +1,81 @@
+import type { AgentDefinition } from '../model/agent.js';
+import type { ConversationId, JobId, RunId, TeamId } from '../model/ids.js';
+import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
+
+/** The observable state of one run. */
+export type RunState =
+  | { readonly state: 'running' }
+  | { readonly state: 'completed'; readonly answer: string }
+  | { readonly state: 'waiting'; readonly input: InputRequest }
+  | { readonly state: 'failed'; readonly error: string }
+  | { readonly state: 'cancelled' };
+
+/**
+ * Why a runtime call failed, so the scheduler can choose: `transient` (timeout, 429, 5xx: retry
+ * with the same key), `rejected` (this job cannot run: fail it), `access` (revoked credentials:
+ * disconnect the team) or `ambiguous` (the outcome is unknown: disconnect, keep the slot).
+ */
+export type RuntimeFailureKind = 'transient' | 'rejected' | 'access' | 'ambiguous';
+
+/** A runtime call failure the scheduler can classify. */
+export class RuntimeError extends Error {
+  readonly kind: RuntimeFailureKind;
+  constructor(kind: RuntimeFailureKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RuntimeError';
+    this.kind = kind;
+  }
+}
+
+/** Progress a running job reports (not stored; feeds `jobProgress`). */
+export type RunProgress =
+  | { readonly type: 'text'; readonly runId: RunId; readonly delta: string }
+  | { readonly type: 'tool'; readonly runId: RunId; readonly name: string };
+
+/** Notifications a runtime pushes; `settled` only wakes the scheduler, which then polls. */
+export type RuntimeNotice =
+  | { readonly type: 'settled'; readonly runId: RunId }
+  | { readonly type: 'progress'; readonly progress: RunProgress };
+
+/** The member tools as a runtime sees them: bound to the job whose turn is running. */
+export interface MemberToolPort {
+  /** Calls a member tool by name with JSON arguments; answers JSON or throws a DomainError. */
+  invoke(name: string, args: unknown): Promise<unknown>;
+}
+
+/** Identity of the turn a runtime runs, for tool calls and logs. */
+export interface RunContext {
+  readonly teamId: TeamId;
+  readonly jobId: JobId;
+  readonly conversationId: ConversationId;
+  readonly agent: AgentDefinition;
+  /** Member tools bound to this job (handoffs, history, results). */
+  readonly tools: MemberToolPort;
+}
+
+/**
+ * Port: drives agent turns. Every call is idempotent by its key: the same `runKey` returns the
+ * same run, also after a restart. Calls must return quickly (the scheduler bounds each one to
+ * 10 s); the run itself continues in the background and is observed with `poll`.
+ */
+export interface AgentRuntime {
+  /** Runtime name as used in the config file (`scripted`, `openai`, ...). */
+  readonly name: string;
+  /** Creates the member's conversation if it does not exist; leaves an existing one unchanged. */
+  ensureConversation(args: { conversationId: ConversationId; agent: AgentDefinition; title: string }): Promise<void>;
+  /** Starts a turn with the frozen input. */
+  start(args: { runKey: string; input: TurnInput; context: RunContext }): Promise<{ runId: RunId }>;
+  /** Continues a waiting run with a person's answer. */
+  resume(args: {
+    runKey: string;
+    runId: RunId;
+    response: PendingResponse;
+    context: RunContext;
+  }): Promise<{ runId: RunId }>;
+  /** Reads the state of a run. A run unknown to the runtime answers `failed`. */
+  poll(args: { runId: RunId; context: RunContext }): Promise<RunState>;
+  /** Asks the run to stop; completion is confirmed by a later `poll` answering `cancelled`. */
+  cancel(args: { runId: RunId; context: RunContext }): Promise<void>;
+  /** Registers for pushed notices; returns an unsubscribe function. */
+  subscribe(listener: (notice: RuntimeNotice) => void): () => void;
+}

@@ -1,0 +1,30 @@
+import type { JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+
+/** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
+export const TeamEventKind = {
+  JOB_CHANGED: 'JOB_CHANGED',
+  RECORD_APPENDED: 'RECORD_APPENDED',
+  MEMBER_CHANGED: 'MEMBER_CHANGED',
+  TEAM_CHANGED: 'TEAM_CHANGED',
+} as const;
+export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
+
+/** One entry of a team's append-only event log. `seq` is strictly increasing per team. */
+export interface TeamEvent {
+  readonly teamId: TeamId;
+  readonly owner: OwnerId;
+  readonly seq: number;
+  readonly kind: TeamEventKind;
+  readonly jobId: JobId | null;
+  readonly recordId: RecordId | null;
+  readonly memberId: MemberId | null;
+  readonly createdAt: string;
+}
+
+/**
+ * Port: told about committed events (never before commit). Live subscriptions and the scheduler's
+ * wake-up listen here; the event log in the store stays the source of truth.
+ */
+export interface EventSink {
+  published(events: readonly TeamEvent[]): void;
+}

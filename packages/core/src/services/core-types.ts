@@ -1,0 +1,148 @@
+import type { AgentDefinition } from '../model/agent.js';
+import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, TeamId } from '../model/ids.js';
+import type { Job, JobKind, JobStatus } from '../model/job.js';
+import type { RecordMessage } from '../model/record.js';
+import type { Member, MemberStatus, Team } from '../model/team.js';
+import type { AgentCatalog } from '../ports/agent-catalog.js';
+import type { AgentRuntime } from '../ports/agent-runtime.js';
+import type { Clock } from '../ports/clock.js';
+import type { ConversationMessage, TeamStore } from '../ports/team-store.js';
+
+/** A Relay-style page: items with their opaque cursors. */
+export interface Connection<T> {
+  readonly edges: readonly { readonly cursor: string; readonly node: T }[];
+  readonly pageInfo: { readonly hasNextPage: boolean; readonly endCursor: string | null };
+  readonly totalCount?: number;
+}
+
+/** Relay page arguments as clients send them (validated by the core). */
+export interface PageArgs {
+  readonly first?: number | null;
+  readonly after?: string | null;
+}
+
+/** Port: where the core reports failures it recovered from (never thrown to callers). */
+export interface Logger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Looks up the runtime that runs an agent. */
+export interface RuntimeRegistry {
+  /** The runtime named by an agent's `runtime`, or null when none is configured. */
+  get(name: string): AgentRuntime | null;
+}
+
+/** What {@link createCore} is built from. */
+export interface CoreDeps {
+  readonly store: TeamStore;
+  readonly catalog: AgentCatalog;
+  readonly runtimes: RuntimeRegistry;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+}
+
+/** Input of `createTeam`. */
+export interface CreateTeamInput {
+  readonly clientRequestId: string;
+  readonly name: string;
+  readonly goal: string;
+  readonly members: readonly { readonly name: string; readonly agentId: string }[];
+}
+
+/** Input of `sendRequest`. */
+export interface SendRequestInput {
+  readonly teamId: string;
+  readonly memberIds: readonly string[];
+  readonly text: string;
+  readonly clientRequestId: string;
+}
+
+/** `Team.capacity`. */
+export interface TeamCapacity {
+  readonly requests: number;
+  readonly requestLimit: number;
+  readonly receipts: number;
+  readonly receiptLimit: number;
+  readonly chainLimit: number;
+}
+
+/** `Team.activity`: unchanged, or a page of request jobs. */
+export type ActivityResult =
+  | { readonly unchanged: true; readonly revision: string }
+  | { readonly unchanged: false; readonly revision: string; readonly jobs: Connection<Job> & { totalCount: number } };
+
+/** `Team.context`: what every member sees. */
+export interface TeamContextView {
+  readonly goal: string;
+  readonly members: readonly Member[];
+  /** Last 8 record messages within 24,000 bytes of JSON, oldest first. */
+  readonly messages: readonly RecordMessage[];
+}
+
+/** A mention target across the viewer's ready teams. */
+export interface MentionTargetView {
+  readonly id: string;
+  readonly label: string;
+  readonly description: string;
+  readonly team: Team;
+  readonly member: Member;
+}
+
+/** The outcome of `cancelJob`. */
+export interface CancelOutcome {
+  readonly job: Job;
+  /** True when the job had already finished: nothing changed. */
+  readonly alreadyFinished: boolean;
+}
+
+/**
+ * The application's use cases. Resolvers and the CLI call only these; every method scopes by
+ * owner and throws {@link import('../errors/domain-error.js').DomainError} on expected failures.
+ */
+export interface Core {
+  readonly teams: {
+    create(owner: OwnerId, input: CreateTeamInput): Promise<Team>;
+    get(owner: OwnerId, teamId: string): Promise<Team | null>;
+    list(owner: OwnerId, page: PageArgs): Promise<Connection<Team>>;
+    delete(owner: OwnerId, teamId: string): Promise<TeamId>;
+    /** Ensures every member conversation again and sets the team READY. */
+    reconnect(owner: OwnerId, teamId: string): Promise<Team>;
+    capacity(team: Team): Promise<TeamCapacity>;
+    context(team: Team): Promise<TeamContextView>;
+    activity(team: Team, args: { revision?: string | null } & PageArgs): Promise<ActivityResult>;
+    /** Members of teams the caller already holds (batch). */
+    members(teamIds: readonly TeamId[]): Promise<readonly Member[]>;
+    memberStatuses(members: readonly Member[], teams: readonly Team[]): Promise<ReadonlyMap<MemberId, MemberStatus>>;
+  };
+  readonly requests: {
+    send(owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]>;
+  };
+  readonly jobs: {
+    get(owner: OwnerId, jobId: string): Promise<Job | null>;
+    list(
+      team: Team,
+      args: { kind?: JobKind | null; statuses?: readonly JobStatus[] | null; memberId?: string | null } & PageArgs,
+    ): Promise<Connection<Job> & { totalCount: number }>;
+    cancel(owner: OwnerId, jobId: string): Promise<CancelOutcome>;
+    inbox(owner: OwnerId, page: PageArgs): Promise<Connection<Job> & { totalCount: number }>;
+  };
+  readonly agents: {
+    search(args: { query?: string | null } & PageArgs): Promise<Connection<AgentDefinition>>;
+    get(id: AgentId): Promise<AgentDefinition | null>;
+  };
+  readonly mentions: {
+    search(owner: OwnerId, query: string): Promise<readonly MentionTargetView[]>;
+  };
+  readonly conversations: {
+    list(member: Member, page: PageArgs): Promise<Connection<ConversationMessage>>;
+  };
+  /** Loaders for resolvers (batch, unscoped: only call with ids reached through scoped reads). */
+  readonly load: {
+    jobs(ids: readonly JobId[]): Promise<readonly Job[]>;
+    members(ids: readonly MemberId[]): Promise<readonly Member[]>;
+    teams(ids: readonly TeamId[]): Promise<readonly Team[]>;
+  };
+}

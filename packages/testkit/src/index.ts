@@ -1,0 +1,2 @@
+// The one barrel of @agent-teams/testkit: explicit named exports only.
+export {};

@@ -1,0 +1,8 @@
+import { defineConfig } from 'vitest/config';
+
+// One root config so `pnpm test` runs every package; each package is a vitest project.
+export default defineConfig({
+  test: {
+    projects: ['packages/core', 'packages/testkit', 'packages/api'],
+  },
+});
