@@ -2,15 +2,22 @@
 
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
 export { EMPTY_ROUND } from './admission/admission-types.js';
+export { planAdmissions } from './admission/plan-admissions.js';
+export type { RecordContextJson, TeamContextJson } from './context/team-context.js';
+export { buildTurnInput, fitContextMessages, recordToContextJson, teamContextJson } from './context/team-context.js';
 export { ErrorCode } from './errors/codes.js';
 export type { ErrorDetails, Result } from './errors/domain-error.js';
 export { DomainError, err, isDomainError, ok } from './errors/domain-error.js';
+export { boundAnswer } from './jobs/bound-answer.js';
+export type { FinalPhase, Finished } from './jobs/finish-job.js';
+export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
 export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';
 export { JOB_COMMAND_TYPES } from './jobs/job-commands.js';
 export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js';
-export { JOB_TRANSITIONS } from './jobs/job-machine.js';
+export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
+export { mentionLabel } from './mentions/mention-label.js';
 export type { AgentDefinition } from './model/agent.js';
 export type {
   AgentId,
@@ -46,10 +53,14 @@ export {
   statusOf,
   TERMINAL_PHASES,
 } from './model/job.js';
+export type { ConversationState } from './model/member-status.js';
+export { deriveMemberStatus } from './model/member-status.js';
 export type { RecordMessage } from './model/record.js';
 export { RecordKind } from './model/record.js';
 export type { Member, Team } from './model/team.js';
 export { MemberStatus, TeamStatus } from './model/team.js';
+export type { CursorField, CursorPosition } from './pagination/cursor.js';
+export { decodeCursor, encodeCursor, hashFilter, pageSize } from './pagination/cursor.js';
 export type { AgentCatalog } from './ports/agent-catalog.js';
 export type {
   AgentRuntime,
@@ -92,3 +103,9 @@ export type {
   TeamCapacity,
   TeamContextView,
 } from './services/core-types.js';
+export { createCore } from './services/create-core.js';
+export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
+export { decideRequests } from './services/request-decisions.js';
+export type { TruncatedText } from './text/text-measure.js';
+export { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text/text-measure.js';
+export { checkText, validateClientRequestId, validateText } from './text/validate-text.js';

@@ -1,6 +1,18 @@
-import type { DomainError } from '../errors/domain-error.js';
+import { ErrorCode } from '../errors/codes.js';
+import { DomainError } from '../errors/domain-error.js';
+import { Limits } from '../limits/limits.js';
 import type { IdGenerator } from '../model/ids.js';
-import { type Job, JobPhase } from '../model/job.js';
+import { InputKind, type InputRequest, type Job, JobPhase } from '../model/job.js';
+import { truncateUtf8 } from '../text/text-measure.js';
+import {
+  CANCELLED_AFTER_START,
+  CANCELLED_BEFORE_START,
+  cancelJob,
+  completeJob,
+  type Finished,
+  failJob,
+  timeoutMessage,
+} from './finish-job.js';
 import type { JobCommand, JobCommandType, JobEffect } from './job-commands.js';
 
 /**
@@ -76,3 +88,93 @@ export type TransitionOutcome =
   | { readonly ok: false; readonly error: DomainError };
 
 export type { JobCommand };
+
+const accept = (job: Job, effects: readonly JobEffect[] = []): TransitionOutcome => ({ ok: true, job, effects });
+const done = (finished: Finished): TransitionOutcome => ({ ok: true, ...finished });
+const refuse = (error: DomainError): TransitionOutcome => ({ ok: false, error });
+
+/** A clarification question is stored cut to its budget; an interrupt payload is kept as given. */
+function boundQuestion(input: InputRequest): InputRequest {
+  if (input.kind !== InputKind.CLARIFICATION) return input;
+  return { ...input, question: truncateUtf8(input.question, Limits.questionBytes).text };
+}
+
+/**
+ * Applies one command to a job. Pure: returns the next job (with `updatedAt = ctx.now`) and the
+ * effects to perform, or INVALID_TRANSITION when the table has no row for (phase, command), or
+ * INPUT_CHANGED when an answer is for a question that is no longer pending. A refusal never
+ * changes the job.
+ */
+export function transition(job: Job, command: JobCommand, ctx: TransitionContext): TransitionOutcome {
+  const target = JOB_TRANSITIONS[job.phase][command.type];
+  if (target === undefined) {
+    return refuse(
+      new DomainError(ErrorCode.INVALID_TRANSITION, `A ${job.phase} job does not accept ${command.type}.`, {
+        phase: job.phase,
+        command: command.type,
+      }),
+    );
+  }
+  const now = ctx.now;
+  // The run ended on its own while cancellation was pending: the outcome is discarded.
+  const endsCancelled = job.phase === JobPhase.CANCELLING && target === JobPhase.CANCELLED;
+  switch (command.type) {
+    case 'FREEZE':
+      return accept(
+        {
+          ...job,
+          phase: target,
+          input: command.input,
+          runKey: command.runKey,
+          startedAt: job.startedAt ?? now,
+          updatedAt: now,
+        },
+        [{ type: 'START_RUN', runKey: command.runKey, input: command.input }],
+      );
+    case 'ACKNOWLEDGE':
+    case 'RESUMED': {
+      const answered = command.type === 'RESUMED' ? { pendingInput: null, pendingResponse: null } : {};
+      const next: Job = { ...job, ...answered, phase: target, runId: command.runId, updatedAt: now };
+      // Acknowledged while cancelling: the run id is known only now, so the cancel can finally be sent.
+      return accept(next, target === JobPhase.CANCELLING ? [{ type: 'CANCEL_RUN', runId: command.runId }] : []);
+    }
+    case 'ASK_INPUT':
+      if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
+      return accept({ ...job, phase: target, pendingInput: boundQuestion(command.input), updatedAt: now }, [
+        { type: 'INBOX_CHANGED', waiting: true },
+      ]);
+    case 'RESPOND': {
+      const pending = job.pendingInput;
+      if (pending === null || pending.requestId !== command.response.inputRequestId) {
+        return refuse(
+          new DomainError(ErrorCode.INPUT_CHANGED, 'The question this answer was for is no longer pending.', {
+            field: 'inputRequestId',
+          }),
+        );
+      }
+      const { response } = command;
+      return accept({ ...job, phase: target, pendingResponse: response, runKey: response.runKey, updatedAt: now }, [
+        { type: 'RESUME_RUN', runKey: response.runKey, response },
+        { type: 'INBOX_CHANGED', waiting: false },
+      ]);
+    }
+    case 'COMPLETE':
+      if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
+      return done(completeJob(job, command.answer, ctx));
+    case 'FAIL':
+      if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
+      return done(failJob(job, command.error, ctx));
+    case 'TIME_OUT': {
+      const failed = failJob(job, timeoutMessage(command.timeoutMs), ctx);
+      return accept(failed.job, [...failed.effects, { type: 'CANCEL_RUN', runId: job.runId }]);
+    }
+    case 'CANCEL': {
+      if (target === JobPhase.CANCELLED) return done(cancelJob(job, CANCELLED_BEFORE_START, ctx));
+      const effects: JobEffect[] = [{ type: 'CANCEL_RUN', runId: job.runId }];
+      if (job.phase === JobPhase.WAITING_INPUT) effects.push({ type: 'INBOX_CHANGED', waiting: false });
+      return accept({ ...job, phase: target, updatedAt: now }, effects);
+    }
+    case 'CANCEL_CONFIRMED':
+      return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
+  }
+}

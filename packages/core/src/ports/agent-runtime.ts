@@ -29,8 +29,8 @@ export class RuntimeError extends Error {
 
 /** Progress a running job reports (not stored; feeds `jobProgress`). */
 export type RunProgress =
-  | { readonly type: 'text'; readonly runId: RunId; readonly delta: string }
-  | { readonly type: 'tool'; readonly runId: RunId; readonly name: string };
+  | { readonly type: 'text'; readonly runId: RunId; readonly jobId: JobId; readonly delta: string }
+  | { readonly type: 'tool'; readonly runId: RunId; readonly jobId: JobId; readonly name: string };
 
 /** Notifications a runtime pushes; `settled` only wakes the scheduler, which then polls. */
 export type RuntimeNotice =

@@ -1,11 +1,13 @@
+import type { JobEffect } from '../jobs/job-commands.js';
 import type { AgentDefinition } from '../model/agent.js';
-import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, TeamId } from '../model/ids.js';
+import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job, JobKind, JobStatus } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, MemberStatus, Team } from '../model/team.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { AgentRuntime } from '../ports/agent-runtime.js';
 import type { Clock } from '../ports/clock.js';
+import type { TeamEvent } from '../ports/event-sink.js';
 import type { ConversationMessage, TeamStore } from '../ports/team-store.js';
 
 /** A Relay-style page: items with their opaque cursors. */
@@ -42,6 +44,12 @@ export interface CoreDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
+  /**
+   * Told, after commit, about the runtime effects of a transition the core made itself (e.g.
+   * CANCEL_RUN from `cancelJob`), so the api can act at once instead of on its next pass.
+   * Optional: the scheduler also finds the work through the store and events.
+   */
+  readonly onEffects?: (effects: readonly JobEffect[]) => void;
 }
 
 /** Input of `createTeam`. */
@@ -139,10 +147,20 @@ export interface Core {
   readonly conversations: {
     list(member: Member, page: PageArgs): Promise<Connection<ConversationMessage>>;
   };
+  /** A team's event log, for `teamEvents` replay and live follow-up. */
+  readonly events: {
+    /**
+     * Retained events of the owner's team with seq > afterSeq, in seq order, at most `limit`.
+     * Throws NOT_FOUND for an absent or another owner's team.
+     */
+    read(owner: OwnerId, teamId: string, afterSeq: number, limit: number): Promise<readonly TeamEvent[]>;
+  };
   /** Loaders for resolvers (batch, unscoped: only call with ids reached through scoped reads). */
   readonly load: {
     jobs(ids: readonly JobId[]): Promise<readonly Job[]>;
     members(ids: readonly MemberId[]): Promise<readonly Member[]>;
     teams(ids: readonly TeamId[]): Promise<readonly Team[]>;
+    /** Shared-record messages by id (what a RECORD_APPENDED event names). */
+    records(ids: readonly RecordId[]): Promise<readonly RecordMessage[]>;
   };
 }

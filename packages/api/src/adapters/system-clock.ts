@@ -1,0 +1,6 @@
+import type { Clock } from '@agent-teams/core';
+
+/** The real clock: the one place the server reads the system time. */
+export function createSystemClock(): Clock {
+  return { nowMs: () => Date.now() };
+}

@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+
+/** Options of `agent-teams serve`, after flags, environment and defaults are merged. */
+export interface ServeOptions {
+  readonly port: number;
+  readonly host: string;
+  /** A file path, `:memory:`, or a `postgres://` URL. */
+  readonly database: string;
+  /** Path of the JSON configuration file; null runs the built-in demo agents. */
+  readonly config: string | null;
+}
+
+/** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
+export const SERVE_DEFAULTS = {
+  port: 4000,
+  host: '127.0.0.1',
+  database: './data/teams.sqlite',
+} as const;
+
+/** A command line that cannot be run; printed with the usage and exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The `--help` text; documents every flag, its environment twin and default. */
+export const USAGE = `Usage: agent-teams <command> [options]
+
+Commands:
+  serve      start the server (GraphQL at /graphql, demo page at /, health at /health)
+  help       print this help
+  version    print the version
+
+Options of serve (each has an environment twin; flags win):
+  --port <n>         port to listen on, 0 for any free port    AGENT_TEAMS_PORT      (default ${SERVE_DEFAULTS.port})
+  --host <host>      interface to bind                          AGENT_TEAMS_HOST      (default ${SERVE_DEFAULTS.host})
+  --database <db>    SQLite file path, :memory:, or postgres:// URL
+                                                                AGENT_TEAMS_DATABASE  (default ${SERVE_DEFAULTS.database})
+  --config <file>    JSON configuration (auth tokens, agents)   AGENT_TEAMS_CONFIG    (default: built-in demo agents
+                                                                                       and a printed development token)
+Other environment:
+  AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
+`;
+
+function parsePort(value: string, source: string): number {
+  if (!/^\d+$/.test(value)) throw new UsageError(`${source} must be a whole number from 0 to 65535, got "${value}"`);
+  const port = Number(value);
+  if (port > 65_535) throw new UsageError(`${source} must be a whole number from 0 to 65535, got "${value}"`);
+  return port;
+}
+
+/** Parses `serve` flags and merges the environment twins and defaults. */
+export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
+  let values: Record<string, string | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        database: { type: 'string' },
+        config: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const portText = values.port ?? env.AGENT_TEAMS_PORT;
+  const nonBlank = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
+  return {
+    port:
+      portText === undefined ? SERVE_DEFAULTS.port : parsePort(portText, values.port ? '--port' : 'AGENT_TEAMS_PORT'),
+    host: nonBlank(values.host) ?? nonBlank(env.AGENT_TEAMS_HOST) ?? SERVE_DEFAULTS.host,
+    database: nonBlank(values.database) ?? nonBlank(env.AGENT_TEAMS_DATABASE) ?? SERVE_DEFAULTS.database,
+    config: nonBlank(values.config) ?? nonBlank(env.AGENT_TEAMS_CONFIG) ?? null,
+  };
+}

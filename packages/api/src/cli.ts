@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { createConsoleLogger } from './adapters/console-logger.js';
+import { parseServeOptions, USAGE, UsageError } from './cli-options.js';
+import { ConfigError } from './config/agent-teams-config.js';
+import { startAgentTeams } from './main.js';
+import { DatabaseInUseError } from './storage/open-database.js';
+
+/** How long shutdown may take before the process exits anyway (the contract allows 10 s). */
+const SHUTDOWN_LIMIT_MS = 9_000;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+async function serve(argv: readonly string[]): Promise<void> {
+  const options = parseServeOptions(argv, process.env);
+  const logger = createConsoleLogger();
+  const running = await startAgentTeams(options, process.env, logger);
+  const lines = [`agent-teams ${version()} listening on ${running.url}`];
+  lines.push(
+    `  GraphQL and GraphiQL: ${running.url}/graphql   demo page: ${running.url}/   health: ${running.url}/health`,
+  );
+  lines.push(`  database: ${options.database}`);
+  if (running.devToken !== null) {
+    lines.push(`  development token: ${running.devToken}   (send "Authorization: Bearer ${running.devToken}")`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  const shutdown = (signal: string) => {
+    logger.info('shutting down', { signal });
+    const timer = setTimeout(() => {
+      logger.error('shutdown took too long; exiting', { limitMs: SHUTDOWN_LIMIT_MS });
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS);
+    timer.unref();
+    running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error('shutdown failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    // No arguments at all: serve with every default (demo agents, development token).
+    case undefined:
+    case 'serve':
+      return serve(rest);
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return;
+    case 'version':
+    case '--version':
+      process.stdout.write(`${version()}\n`);
+      return;
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`agent-teams: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
+    process.stderr.write(`agent-teams: ${error.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`agent-teams: failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,17 @@
+import type { AgentDefinition } from '@agent-teams/core';
+
+/** The validated configuration file (`--config`, JSON). */
+export interface AgentTeamsConfig {
+  /** Bearer token → owner id. */
+  readonly tokens: ReadonlyMap<string, string>;
+  /** The agent catalog, in file order. */
+  readonly agents: readonly AgentDefinition[];
+}
+
+/** A configuration file that cannot be used; the message names the file and the JSON path. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}

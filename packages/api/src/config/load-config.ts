@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
+import { DEFAULT_DEV_TOKEN, DEMO_AGENTS, DEV_OWNER } from './demo-config.js';
+import { parseConfig } from './parse-config.js';
+
+/** The configuration in effect, with the development token when one was made up. */
+export interface LoadedConfig {
+  readonly config: AgentTeamsConfig;
+  /** Printed at start-up when the server runs without a configuration file. */
+  readonly devToken: string | null;
+}
+
+/** True for hosts only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
+/**
+ * Reads and validates the configuration file, or builds the demo configuration when `path` is
+ * null: the three demo agents and a development token. On loopback the token is the well-known
+ * `dev-token` (or `AGENT_TEAMS_DEV_TOKEN`), so the README's first request can be copied; on any
+ * other host a random one is made, because a guessable token must never guard a reachable server.
+ */
+export async function loadConfig(
+  path: string | null,
+  opts: { host: string; env: NodeJS.ProcessEnv },
+): Promise<LoadedConfig> {
+  if (path === null) {
+    const devToken =
+      opts.env.AGENT_TEAMS_DEV_TOKEN ??
+      (isLoopbackHost(opts.host) ? DEFAULT_DEV_TOKEN : `dev-${randomBytes(18).toString('base64url')}`);
+    return { config: { tokens: new Map([[devToken, DEV_OWNER]]), agents: DEMO_AGENTS }, devToken };
+  }
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${path}: cannot read the configuration file (${(error as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+  return { config: parseConfig(raw, path), devToken: null };
+}

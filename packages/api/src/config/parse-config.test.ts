@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './agent-teams-config.js';
+import { parseConfig } from './parse-config.js';
+
+const agent = (extra: Record<string, unknown> = {}) => ({
+  name: 'researcher',
+  title: 'Research',
+  description: 'Find evidence',
+  runtime: 'scripted',
+  ...extra,
+});
+
+describe('parseConfig', () => {
+  it('reads tokens and agents with the default turn deadline', () => {
+    const config = parseConfig({ auth: { tokens: { 'tok-alice': 'alice' } }, agents: [agent()] }, 'c.json');
+    expect(config.tokens.get('tok-alice')).toBe('alice');
+    expect(config.agents).toEqual([
+      {
+        id: 'researcher',
+        name: 'researcher',
+        title: 'Research',
+        description: 'Find evidence',
+        runtime: 'scripted',
+        timeoutMs: 180000,
+        settings: {},
+      },
+    ]);
+  });
+
+  it('keeps the openai runtime settings and refuses keys no runtime knows', () => {
+    const config = parseConfig(
+      { agents: [agent({ runtime: 'openai', model: 'gpt', baseUrl: 'http://x/v1' })] },
+      'c.json',
+    );
+    expect(config.agents[0]?.settings).toEqual({ model: 'gpt', baseUrl: 'http://x/v1' });
+    expect(() => parseConfig({ agents: [agent({ model: 'gpt' })] }, 'c.json')).toThrow(/agents\[0\]\.model/);
+  });
+
+  it.each([
+    [{ agents: [] }, /agents must be a non-empty array/],
+    [{ agents: [agent(), agent()] }, /used twice/],
+    [{ agents: [agent({ name: 'Bad Name' })] }, /agents\[0\]\.name/],
+    [{ agents: [agent({ runtime: 'magic' })] }, /agents\[0\]\.runtime/],
+    [{ agents: [agent({ timeoutMs: 0 })] }, /timeoutMs/],
+    [{ agents: [agent({ timeoutMs: 1.5 })] }, /timeoutMs/],
+    [{ agents: [agent()], extra: 1 }, /unknown top-level key "extra"/],
+    [{ auth: { tokens: { 'tok a': 'alice' } }, agents: [agent()] }, /blank token/],
+    [{ auth: { tokens: { tok: '  ' } }, agents: [agent()] }, /auth\.tokens/],
+    ['not an object', /JSON object/],
+  ])('refuses %j naming the problem', (raw, message) => {
+    expect(() => parseConfig(raw, 'c.json')).toThrow(ConfigError);
+    expect(() => parseConfig(raw, 'c.json')).toThrow(message);
+  });
+});

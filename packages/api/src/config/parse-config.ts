@@ -1,0 +1,98 @@
+import { type AgentDefinition, asAgentId, Limits } from '@agent-teams/core';
+import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
+
+/** Keys every agent may set; each runtime adds its own (kept in `settings`). */
+const COMMON_AGENT_KEYS = new Set(['name', 'title', 'description', 'runtime', 'timeoutMs']);
+/** Keys of `runtime: "openai"` (see the contract README). */
+const OPENAI_KEYS = new Set([
+  'model',
+  'baseUrl',
+  'apiKeyEnv',
+  'systemPrompt',
+  'temperature',
+  'maxToolRounds',
+  'pricing',
+]);
+const KNOWN_RUNTIMES = new Set(['scripted', 'openai']);
+/** Catalog names travel in URLs and logs: keep them simple. */
+const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** The longest turn deadline accepted (one hour): longer would hold a slot for too long. */
+const MAX_TIMEOUT_MS = 3_600_000;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function requireText(value: unknown, path: string, source: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new ConfigError(`${source}: ${path} must be a non-blank string`);
+  }
+  return value.trim();
+}
+
+function parseAgent(raw: unknown, index: number, source: string): AgentDefinition {
+  const path = `agents[${index}]`;
+  if (!isRecord(raw)) throw new ConfigError(`${source}: ${path} must be an object`);
+  const name = requireText(raw.name, `${path}.name`, source);
+  if (!AGENT_NAME.test(name)) {
+    throw new ConfigError(`${source}: ${path}.name must match ${AGENT_NAME} (lowercase letters, digits, - and _)`);
+  }
+  const runtime = requireText(raw.runtime ?? 'scripted', `${path}.runtime`, source);
+  if (!KNOWN_RUNTIMES.has(runtime)) {
+    throw new ConfigError(`${source}: ${path}.runtime "${runtime}" is not one of ${[...KNOWN_RUNTIMES].join(', ')}`);
+  }
+  const timeoutMs = raw.timeoutMs ?? Limits.defaultTurnTimeoutMs;
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new ConfigError(`${source}: ${path}.timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}`);
+  }
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (COMMON_AGENT_KEYS.has(key)) continue;
+    if (runtime === 'openai' && OPENAI_KEYS.has(key)) {
+      settings[key] = value;
+      continue;
+    }
+    throw new ConfigError(`${source}: ${path}.${key} is not a setting of runtime "${runtime}"`);
+  }
+  return {
+    id: asAgentId(name),
+    name,
+    title: raw.title === undefined ? name : requireText(raw.title, `${path}.title`, source),
+    description: raw.description === undefined ? '' : String(raw.description),
+    runtime,
+    timeoutMs,
+    settings,
+  };
+}
+
+/**
+ * Validates a parsed configuration file.
+ * @param source - the file name, used in error messages.
+ * @throws ConfigError naming the offending JSON path.
+ */
+export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
+  if (!isRecord(raw)) throw new ConfigError(`${source}: the configuration must be a JSON object`);
+  for (const key of Object.keys(raw)) {
+    if (key !== 'auth' && key !== 'agents') throw new ConfigError(`${source}: unknown top-level key "${key}"`);
+  }
+  const tokens = new Map<string, string>();
+  if (raw.auth !== undefined) {
+    if (!isRecord(raw.auth) || !isRecord(raw.auth.tokens)) {
+      throw new ConfigError(`${source}: auth.tokens must be an object mapping bearer tokens to owner ids`);
+    }
+    for (const [token, owner] of Object.entries(raw.auth.tokens)) {
+      if (token.trim() === '' || /\s/.test(token)) throw new ConfigError(`${source}: auth.tokens has a blank token`);
+      tokens.set(token, requireText(owner, `auth.tokens["${token}"]`, source));
+    }
+  }
+  if (!Array.isArray(raw.agents) || raw.agents.length === 0) {
+    throw new ConfigError(`${source}: agents must be a non-empty array`);
+  }
+  const agents = raw.agents.map((agent, index) => parseAgent(agent, index, source));
+  const seen = new Set<string>();
+  for (const agent of agents) {
+    if (seen.has(agent.name)) throw new ConfigError(`${source}: agent name "${agent.name}" is used twice`);
+    seen.add(agent.name);
+  }
+  return { tokens, agents };
+}

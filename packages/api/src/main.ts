@@ -1,0 +1,120 @@
+import { createCore, type EventSink, type Logger, type MemberToolPort, type TeamEvent } from '@agent-teams/core';
+import { createConfigCatalog } from './adapters/config-catalog.js';
+import { createRandomIds } from './adapters/random-ids.js';
+import { createRuntimeRegistry } from './adapters/runtime-registry.js';
+import { createSystemClock } from './adapters/system-clock.js';
+import { createTokenAuth } from './adapters/token-auth.js';
+import { createUnavailableTools } from './adapters/unavailable-tools.js';
+import type { ServeOptions } from './cli-options.js';
+import { loadConfig } from './config/load-config.js';
+import { ScriptedRuntime } from './runtimes/scripted/scripted-runtime.js';
+import { createScheduler } from './scheduler/create-scheduler.js';
+import { createServer } from './server/create-server.js';
+import { createEventHub } from './server/event-hub.js';
+import { KyselyTeamStore } from './storage/kysely-team-store.js';
+import { migrateToLatest } from './storage/migrate.js';
+import { openDatabase } from './storage/open-database.js';
+
+/** A started server: where it listens and how to stop it. */
+export interface RunningServer {
+  readonly url: string;
+  readonly devToken: string | null;
+  /** Stops admitting, lets in-flight writes finish, closes sockets and the database. */
+  close(): Promise<void>;
+}
+
+/** Sends committed events to several listeners; one failing listener never blocks the others. */
+function fanOut(sinks: readonly EventSink[], logger: Logger): EventSink {
+  return {
+    published(events: readonly TeamEvent[]) {
+      for (const sink of sinks) {
+        try {
+          sink.published(events);
+        } catch (error) {
+          logger.error('event listener failed', { error });
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The composition root: the one place that reads configuration, opens the database, picks the
+ * real clock and starts listening. Everything else is built from what it is given.
+ */
+export async function startAgentTeams(
+  options: ServeOptions,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+): Promise<RunningServer> {
+  const { config, devToken } = await loadConfig(options.config, { host: options.host, env });
+  const clock = createSystemClock();
+  const ids = createRandomIds();
+  const catalog = createConfigCatalog(config.agents);
+  const database = await openDatabase(options.database);
+  try {
+    await migrateToLatest(database.db, database.dialect);
+    const hub = createEventHub();
+    let wake: EventSink = { published: () => {} };
+    const store = new KyselyTeamStore(database.db, database.dialect, {
+      ids,
+      events: { published: (events) => fanOut([hub, wake], logger).published(events) },
+    });
+    const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
+    const runtimes = createRuntimeRegistry([scripted]);
+    const core = createCore({ store, catalog, runtimes, clock, ids, logger });
+    const scheduler = createScheduler({
+      store,
+      runtimes,
+      catalog,
+      clock,
+      ids,
+      logger,
+      tools: (): MemberToolPort => createUnavailableTools(),
+    });
+    wake = scheduler.eventSink;
+    const server = createServer({
+      core,
+      authenticate: createTokenAuth(config.tokens),
+      eventHub: hub,
+      progress: (listener) => {
+        const unsubscribers = runtimes.all().map((runtime) =>
+          runtime.subscribe((notice) => {
+            if (notice.type !== 'progress') return;
+            const { progress } = notice;
+            listener(
+              progress.type === 'text'
+                ? { jobId: progress.jobId, textDelta: progress.delta }
+                : { jobId: progress.jobId, toolCall: progress.name },
+            );
+          }),
+        );
+        return () => {
+          for (const unsubscribe of unsubscribers) unsubscribe();
+        };
+      },
+      logger,
+      devToken: devToken ?? undefined,
+    });
+    await scheduler.start();
+    const { url } = await server.listen(options.port, options.host);
+    let closing: Promise<void> | null = null;
+    return {
+      url,
+      devToken,
+      close: () => {
+        closing ??= (async () => {
+          await scheduler.stop();
+          scripted.dispose();
+          await server.close();
+          await store.close();
+          await database.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,177 @@
+import type { ConversationMessage, InputKind, InputRequest, MemberToolPort } from '@agent-teams/core';
+import { isDomainError } from '@agent-teams/core';
+import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
+
+/** The part of a turn the script reads; persisted with the run so a restart replays it. */
+export interface ScriptTurn {
+  readonly kind: 'request' | 'receipt' | 'answer';
+  readonly text: string;
+  readonly memberName: string;
+  readonly receipt: { readonly fromMemberName: string; readonly result: string } | null;
+  /** For an `answer` turn: what kind of question it answers and the raw answer value. */
+  readonly answer: { readonly kind: InputKind; readonly value: unknown } | null;
+}
+
+/** How a script ended (a `cancelled` script stopped at a cancellable wait). */
+export type ScriptOutcome =
+  | { readonly state: 'completed'; readonly answer: string }
+  | { readonly state: 'waiting'; readonly input: InputRequest }
+  | { readonly state: 'failed'; readonly error: string }
+  | { readonly state: 'cancelled' };
+
+/** A conversation message the turn produced, before the store numbers it. */
+export type ConversationDraft = Omit<ConversationMessage, 'id' | 'seq' | 'conversationId' | 'createdAt'>;
+
+/** What a script can do besides computing: call tools, wait, report progress. */
+export interface ScriptEnv {
+  readonly runKey: string;
+  readonly jobId: ConversationDraft['jobId'];
+  readonly tools: MemberToolPort;
+  readonly signal: AbortSignal;
+  /** Waits `ms`; resolves false when the signal aborted the wait. */
+  sleep(ms: number, signal: AbortSignal): Promise<boolean>;
+  /** Milliseconds already spent in earlier executions of this run (restart): waits skip them. */
+  readonly creditMs: number;
+  /** Pause between two `!stream` deltas. */
+  readonly streamIntervalMs: number;
+  progress(event: { type: 'text'; delta: string } | { type: 'tool'; name: string }): void;
+}
+
+/** The outcome of a script and the conversation messages it wrote. */
+export interface ScriptResult {
+  readonly outcome: ScriptOutcome;
+  readonly messages: readonly ConversationDraft[];
+}
+
+/** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
+export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
+  const messages: ConversationDraft[] = [message('USER', turn.text, null, env)];
+  const directives = parseDirectives(turn.text);
+  const lines: string[] = directives.length === 0 ? [defaultAnswer(turn)] : [];
+  let credit = env.creditMs;
+  const end = (outcome: ScriptOutcome, finalText?: string): ScriptResult => {
+    if (finalText !== undefined) messages.push(message('ASSISTANT', finalText, null, env));
+    return { outcome, messages };
+  };
+  const wait = async (ms: number): Promise<boolean> => {
+    const skipped = Math.min(credit, ms);
+    credit -= skipped;
+    return ms - skipped <= 0 ? !env.signal.aborted : env.sleep(ms - skipped, env.signal);
+  };
+  for (const [index, directive] of directives.entries()) {
+    if (env.signal.aborted) return end({ state: 'cancelled' });
+    switch (directive.kind) {
+      case 'invalid':
+        return end({ state: 'failed', error: `invalid directive "${directive.line}": ${directive.reason}` });
+      case 'fail':
+        return end({ state: 'failed', error: directive.message });
+      case 'ask':
+        return end(
+          {
+            state: 'waiting',
+            input: { kind: 'CLARIFICATION', requestId: inputRequestId(env.runKey), question: directive.question },
+          },
+          directive.question,
+        );
+      case 'interrupt':
+        return end(
+          {
+            state: 'waiting',
+            input: { kind: 'INTERRUPT', requestId: inputRequestId(env.runKey), payload: directive.payload },
+          },
+          `interrupt: ${JSON.stringify(directive.payload)}`,
+        );
+      case 'reply':
+        lines.push(directive.text);
+        break;
+      case 'bytes':
+        lines.push('x'.repeat(directive.count));
+        break;
+      case 'sleep':
+        if (!(await wait(directive.ms))) return end({ state: 'cancelled' });
+        lines.push(`slept ${directive.ms} ms`);
+        break;
+      case 'stream': {
+        const deltas: string[] = [];
+        for (let i = 1; i <= directive.count; i += 1) {
+          // Wait before every delta, the first too: the caller learns the run id before any delta.
+          if (!(await wait(env.streamIntervalMs))) return end({ state: 'cancelled' });
+          const delta = i === 1 ? 'delta 1' : ` delta ${i}`;
+          deltas.push(delta);
+          env.progress({ type: 'text', delta });
+        }
+        lines.push(deltas.join(''));
+        break;
+      }
+      case 'handoff': {
+        const args = { member: directive.member, text: directive.text, request_id: `${env.runKey}:${index}` };
+        const called = await callTool('send_member', args, env, messages);
+        if (!called.ok)
+          return end({ state: 'failed', error: `handoff to ${directive.member} refused: ${called.code}` });
+        lines.push(`handed off to ${directive.member}`);
+        break;
+      }
+      case 'tool': {
+        const called = await callTool(directive.name, directive.args, env, messages);
+        lines.push(
+          called.ok ? (JSON.stringify(called.value) ?? 'null') : JSON.stringify({ error: { code: called.code } }),
+        );
+        break;
+      }
+      default:
+        return assertNever(directive);
+    }
+  }
+  const answer = lines.join('\n');
+  return end({ state: 'completed', answer }, answer);
+}
+
+/** The clarification or interrupt id of a run, derived from its key so a replay asks the same. */
+export function inputRequestId(runKey: string): string {
+  return `input_${runKey}`;
+}
+
+/** The answer of a turn without directives. */
+export function defaultAnswer(turn: ScriptTurn): string {
+  if (turn.kind === 'receipt' && turn.receipt)
+    return `receipt from ${turn.receipt.fromMemberName}: ${turn.receipt.result}`;
+  if (turn.kind === 'answer' && turn.answer) {
+    return turn.answer.kind === 'INTERRUPT'
+      ? `resumed: ${JSON.stringify(turn.answer.value) ?? 'null'}`
+      : `answered: ${String(turn.answer.value)}`;
+  }
+  return `${turn.memberName}: ${splitLines(turn.text)[0] ?? ''}`;
+}
+
+async function callTool(
+  name: string,
+  args: unknown,
+  env: ScriptEnv,
+  messages: ConversationDraft[],
+): Promise<{ ok: true; value: unknown } | { ok: false; code: string }> {
+  env.progress({ type: 'tool', name });
+  messages.push(message('ASSISTANT', JSON.stringify(args), name, env));
+  let result: { ok: true; value: unknown } | { ok: false; code: string };
+  try {
+    result = { ok: true, value: await env.tools.invoke(name, args) };
+  } catch (error) {
+    // Unexpected failures stay masked, as at the GraphQL edge: the agent sees a code, not internals.
+    result = { ok: false, code: isDomainError(error) ? error.code : 'UNEXPECTED' };
+  }
+  const text = result.ok ? JSON.stringify(result.value) : JSON.stringify({ error: { code: result.code } });
+  messages.push(message('TOOL', text ?? 'null', name, env));
+  return result;
+}
+
+function message(
+  role: ConversationDraft['role'],
+  text: string,
+  toolName: string | null,
+  env: ScriptEnv,
+): ConversationDraft {
+  return { role, text, toolName, jobId: env.jobId };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`[agent-teams/api] unhandled directive ${JSON.stringify(value as Directive)}`);
+}

@@ -1,0 +1,216 @@
+import {
+  ACTIVE_PHASES,
+  type AgentRuntime,
+  type Clock,
+  type Job,
+  type JobEffect,
+  type JobId,
+  JobPhase,
+  Limits,
+  type RunContext,
+  type RunId,
+  type RunState,
+  type TeamStore,
+} from '@agent-teams/core';
+import { boundedCall } from './bounded-call.js';
+import type { JobTargets } from './job-targets.js';
+import { type CommandStep, outcomeCommand } from './run-outcome.js';
+
+/** Applies commands to a job in one store commit, when `guard` still holds for the fresh job. */
+export type ApplyCommands = (
+  jobId: JobId,
+  guard: (job: Job) => boolean,
+  steps: readonly CommandStep[],
+) => Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }>;
+
+/** What one advancement step uses. */
+export interface AdvanceDeps {
+  readonly store: Pick<TeamStore, 'findJobs'>;
+  readonly targets: JobTargets;
+  readonly clock: Clock;
+  readonly apply: ApplyCommands;
+  readonly stepTimeoutMs: number;
+  /** Told which job a run belongs to (settled notices and progress are keyed by run id). */
+  readonly track: (runId: RunId, job: Job) => void;
+}
+
+/** When the scheduler should look at the job again without being told (its turn deadline). */
+export interface StepReport {
+  readonly wakeAtMs: number | null;
+}
+
+const NOTHING: StepReport = { wakeAtMs: null };
+
+/**
+ * Advances one active job by one step from its persisted state (the same code serves normal
+ * progress and restart reconciliation): ADMITTING starts the run with the frozen key and input,
+ * RUNNING polls it, RESUMING submits the persisted answer with its own key, CANCELLING makes
+ * sure the run stops. Runtime calls are bounded; their errors propagate to the caller, which
+ * classifies them. Nothing is reported complete that a runtime did not report complete.
+ */
+export async function advanceJob(d: AdvanceDeps, jobId: JobId): Promise<StepReport> {
+  const [job] = await d.store.findJobs([jobId]);
+  if (!job || !ACTIVE_PHASES.includes(job.phase)) return NOTHING;
+  const target = await d.targets.resolve(job);
+  if (!target.ok) {
+    await d.apply(job.id, (fresh) => ACTIVE_PHASES.includes(fresh.phase), [
+      () => ({ type: 'FAIL', error: target.error }),
+    ]);
+    return NOTHING;
+  }
+  const { runtime, context } = target;
+  const call = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
+    boundedCall(fn, d.stepTimeoutMs, `${runtime.name} ${what}`);
+  // In RUNNING, ADMITTING and RESUMING `updatedAt` is when the current turn was started or resumed
+  // (nothing else touches the job then), so the deadline survives a restart.
+  const timeoutMs = target.agent.timeoutMs > 0 ? target.agent.timeoutMs : Limits.defaultTurnTimeoutMs;
+  const deadline = Date.parse(job.updatedAt) + timeoutMs;
+  const later = (state: RunState): StepReport => ({ wakeAtMs: state.state === 'running' ? deadline : null });
+
+  if (job.phase !== JobPhase.CANCELLING && d.clock.nowMs() >= deadline) {
+    const same = (fresh: Job) => fresh.phase === job.phase && fresh.updatedAt === job.updatedAt;
+    const { changed } = await d.apply(job.id, same, [() => ({ type: 'TIME_OUT', timeoutMs })]);
+    if (changed && job.runId !== null) {
+      const runId = job.runId;
+      await call('cancel', () => runtime.cancel({ runId, context }));
+    }
+    return NOTHING;
+  }
+
+  switch (job.phase) {
+    case JobPhase.ADMITTING: {
+      const runId = await startFrozen(d, job, runtime, context, call);
+      if (runId === null) return NOTHING;
+      const state = await call('poll', () => runtime.poll({ runId, context }));
+      const unacknowledged = (fresh: Job) =>
+        fresh.runId === null &&
+        fresh.runKey === job.runKey &&
+        (fresh.phase === JobPhase.ADMITTING || fresh.phase === JobPhase.CANCELLING);
+      await d.apply(job.id, unacknowledged, [
+        () => ({ type: 'ACKNOWLEDGE', runId }),
+        (fresh) => outcomeCommand(fresh.phase, state),
+      ]);
+      return later(state);
+    }
+    case JobPhase.RUNNING: {
+      const runId = job.runId;
+      if (runId === null) return failMissing(d, job, 'run id');
+      d.track(runId, job);
+      const state = await call('poll', () => runtime.poll({ runId, context }));
+      if (state.state === 'running') return later(state);
+      const sameRun = (fresh: Job) =>
+        fresh.runId === runId && (fresh.phase === JobPhase.RUNNING || fresh.phase === JobPhase.CANCELLING);
+      await d.apply(job.id, sameRun, [(fresh) => outcomeCommand(fresh.phase, state)]);
+      return NOTHING;
+    }
+    case JobPhase.RESUMING: {
+      const runId = await resumePending(d, job, runtime, context, call);
+      if (runId === null) return NOTHING;
+      const state = await call('poll', () => runtime.poll({ runId, context }));
+      const key = job.pendingResponse?.runKey;
+      const samePending = (fresh: Job) =>
+        fresh.pendingResponse?.runKey === key &&
+        (fresh.phase === JobPhase.RESUMING || fresh.phase === JobPhase.CANCELLING);
+      await d.apply(job.id, samePending, [
+        () => ({ type: 'RESUMED', runId }),
+        (fresh) => outcomeCommand(fresh.phase, state),
+      ]);
+      return later(state);
+    }
+    case JobPhase.CANCELLING:
+      await confirmCancel(d, job, runtime, context, call);
+      return NOTHING;
+    default:
+      return NOTHING;
+  }
+}
+
+type Call = <T>(what: string, fn: () => Promise<T>) => Promise<T>;
+
+/** Starts (again) the frozen turn with its key: the runtime answers the run it already has. */
+async function startFrozen(
+  d: AdvanceDeps,
+  job: Job,
+  runtime: AgentRuntime,
+  context: RunContext,
+  call: Call,
+): Promise<RunId | null> {
+  const { input, runKey } = job;
+  if (input === null || runKey === null) {
+    await failMissing(d, job, 'frozen input');
+    return null;
+  }
+  const { runId } = await call('start', () => runtime.start({ runKey, input, context }));
+  d.track(runId, job);
+  return runId;
+}
+
+/** Submits the persisted answer with its own key. */
+async function resumePending(
+  d: AdvanceDeps,
+  job: Job,
+  runtime: AgentRuntime,
+  context: RunContext,
+  call: Call,
+): Promise<RunId | null> {
+  const { pendingResponse: response, runId: waitingRunId } = job;
+  if (response === null || waitingRunId === null) {
+    await failMissing(d, job, 'pending answer');
+    return null;
+  }
+  const { runId } = await call('resume', () =>
+    runtime.resume({ runKey: response.runKey, runId: waitingRunId, response, context }),
+  );
+  d.track(runId, job);
+  return runId;
+}
+
+/**
+ * CANCELLING: first make the run that may exist known (a start or answer whose acknowledgement
+ * was lost is submitted again with its key, then recorded), then ask it to stop and confirm once
+ * it no longer runs. A still-running run is confirmed later (its `settled` notice wakes us).
+ */
+async function confirmCancel(
+  d: AdvanceDeps,
+  job: Job,
+  runtime: AgentRuntime,
+  context: RunContext,
+  call: Call,
+): Promise<void> {
+  const cancelling = (fresh: Job) => fresh.phase === JobPhase.CANCELLING;
+  let runId = job.runId;
+  if (runId === null && job.input !== null && job.runKey !== null) {
+    const started = await startFrozen(d, job, runtime, context, call);
+    if (started === null) return;
+    runId = started;
+    await d.apply(job.id, (fresh) => cancelling(fresh) && fresh.runId === null, [
+      () => ({ type: 'ACKNOWLEDGE', runId: started }),
+    ]);
+  }
+  if (job.pendingResponse !== null) {
+    const resumed = await resumePending(d, job, runtime, context, call);
+    if (resumed === null) return;
+    runId = resumed;
+    const key = job.pendingResponse.runKey;
+    await d.apply(job.id, (fresh) => cancelling(fresh) && fresh.pendingResponse?.runKey === key, [
+      () => ({ type: 'RESUMED', runId: resumed }),
+    ]);
+  }
+  if (runId !== null) {
+    const stopping = runId;
+    d.track(stopping, job);
+    let state = await call('poll', () => runtime.poll({ runId: stopping, context }));
+    if (state.state === 'running') {
+      await call('cancel', () => runtime.cancel({ runId: stopping, context }));
+      state = await call('poll', () => runtime.poll({ runId: stopping, context }));
+    }
+    if (state.state === 'running') return;
+  }
+  await d.apply(job.id, (fresh) => cancelling(fresh) && fresh.runId === runId, [() => ({ type: 'CANCEL_CONFIRMED' })]);
+}
+
+async function failMissing(d: AdvanceDeps, job: Job, what: string): Promise<StepReport> {
+  const error = `The job lost its ${what}; it cannot continue.`;
+  await d.apply(job.id, (fresh) => fresh.phase === job.phase, [() => ({ type: 'FAIL', error })]);
+  return NOTHING;
+}

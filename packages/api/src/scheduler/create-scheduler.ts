@@ -1,0 +1,224 @@
+import {
+  type AgentCatalog,
+  type AgentRuntime,
+  type Clock,
+  type EventSink,
+  type IdGenerator,
+  type Job,
+  type JobId,
+  type Logger,
+  type MemberToolPort,
+  nowTimestamp,
+  planAdmissions,
+  type RunId,
+  type RunProgress,
+  type RuntimeRegistry,
+  TeamStatus,
+  type TeamStore,
+} from '@agent-teams/core';
+import type { ApplyCommands } from './advance-job.js';
+import { freezeJob } from './freeze-job.js';
+import { JobDriver } from './job-driver.js';
+import { JobTargets } from './job-targets.js';
+import { RetryBackoff } from './retry-backoff.js';
+import { transitionAll, unchanged } from './run-outcome.js';
+import type { WakeSink } from './wake-sink.js';
+import { WakeTimer } from './wake-timer.js';
+
+/** Tunables of the scheduler. */
+export interface SchedulerOptions {
+  /** Pass at least this often even when nothing woke us (default 5 s; wake-ups do the real work). */
+  readonly safetyNetMs?: number;
+  /** Bound of one runtime call (default `Limits.advancementStepMs`, 10 s). */
+  readonly stepTimeoutMs?: number;
+  /** How long `stop()` waits for in-flight steps (default 8 s). */
+  readonly stopTimeoutMs?: number;
+}
+
+/** Progress of a job's run, with the job it belongs to (feeds `jobProgress`). */
+export interface JobProgressEvent {
+  readonly job: Job;
+  readonly progress: RunProgress;
+}
+
+/** What {@link createScheduler} is built from. */
+export interface SchedulerDeps {
+  readonly store: TeamStore;
+  readonly runtimes: RuntimeRegistry;
+  readonly catalog: AgentCatalog;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  /** The member tools bound to a job (handed to its runs). */
+  readonly tools: (job: Job) => MemberToolPort;
+  /** The store's sink, when it was built before the scheduler (see `createWakeSink`). */
+  readonly wakeSink?: WakeSink;
+  /** Told about runtime progress (text deltas, tool calls) of the jobs being driven. */
+  readonly onProgress?: (event: JobProgressEvent) => void;
+  readonly options?: SchedulerOptions;
+}
+
+/** The running scheduler. */
+export interface Scheduler {
+  /** Runs the first pass (restart reconciliation) and keeps passing on every wake-up. */
+  start(): Promise<void>;
+  /** Asks for a pass soon; wake-ups coalesce and passes never overlap. */
+  wake(): void;
+  /** Stops admitting, waits for in-flight steps (bounded), clears timers, unsubscribes. */
+  stop(): Promise<void>;
+  /** A sink that wakes this scheduler (for a store built after it). */
+  readonly eventSink: EventSink;
+}
+
+const RUN_INDEX_SIZE = 2_000;
+
+/**
+ * Creates the scheduler: on each pass it admits what the planner allows (freezing input and run
+ * key in the same transaction) and makes sure every active job is being advanced.
+ *
+ * @remarks Wakes on committed events, on runtime `settled` notices (which go straight to the job
+ * when its run is known) and on one timer: the earliest of the 5-second safety net, the running
+ * turns' deadlines and the retry backoffs. Start runs a pass at once, which is also the whole of
+ * restart reconciliation: every unfinished job continues from its persisted state.
+ */
+export function createScheduler(deps: SchedulerDeps): Scheduler {
+  const safetyNetMs = deps.options?.safetyNetMs ?? 5_000;
+  const stopTimeoutMs = deps.options?.stopTimeoutMs ?? 8_000;
+  let started = false;
+  let stopped = false;
+  let passRunning: Promise<void> | null = null;
+  let passAgain = false;
+  let passScheduled = false;
+  const admission = new RetryBackoff();
+  const timer = new WakeTimer(() => wake(), deps.clock);
+  const subscriptions = new Map<AgentRuntime, () => void>();
+  const runs = new Map<RunId, Job>();
+  /** The active jobs of the last pass, by id. */
+  let driven = new Map<JobId, Job>();
+  const detachSink = deps.wakeSink?.attach(() => wake());
+
+  const tctx = () => ({ now: nowTimestamp(deps.clock), ids: deps.ids });
+  const apply: ApplyCommands = (jobId, guard, steps) =>
+    deps.store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, tctx()) : unchanged(job)), {
+      now: nowTimestamp(deps.clock),
+    });
+  const track = (runId: RunId, job: Job): void => {
+    runs.delete(runId);
+    runs.set(runId, job);
+    if (runs.size > RUN_INDEX_SIZE) runs.delete(runs.keys().next().value as RunId);
+  };
+  const onRuntime = (runtime: AgentRuntime): void => {
+    if (stopped || subscriptions.has(runtime)) return;
+    subscriptions.set(
+      runtime,
+      runtime.subscribe((notice) => {
+        if (notice.type === 'progress') {
+          // By job id first: an instant turn reports tool calls before `start` returns its run id.
+          const job = driven.get(notice.progress.jobId) ?? runs.get(notice.progress.runId);
+          if (job) deps.onProgress?.({ job, progress: notice.progress });
+          return;
+        }
+        const job = runs.get(notice.runId);
+        if (job) driver.request(job);
+        else wake();
+      }),
+    );
+  };
+  const targets = new JobTargets({ ...deps, onRuntime });
+  const stepTimeoutMs = deps.options?.stepTimeoutMs ?? 10_000;
+  const advance = { store: deps.store, targets, clock: deps.clock, apply, stepTimeoutMs, track };
+  const driver = new JobDriver({ advance, store: deps.store, clock: deps.clock, logger: deps.logger, timer });
+
+  async function admit(): Promise<void> {
+    const notBefore = admission.notBefore('admit');
+    if (notBefore !== null && notBefore > deps.clock.nowMs()) return;
+    try {
+      const agents = new Map((await deps.catalog.list()).map((agent) => [agent.id, agent]));
+      const context = tctx();
+      await deps.store.admit({
+        now: context.now,
+        plan: planAdmissions,
+        freeze: (ctx) => freezeJob(ctx, agents, deps.runtimes, context),
+      });
+      admission.succeeded('admit');
+    } catch (error) {
+      const retryAt = admission.failed('admit', deps.clock.nowMs());
+      deps.logger.error('admission pass failed; retrying', { retryAt, error: String(error) });
+      timer.wakeAt(retryAt);
+    }
+  }
+
+  async function pass(): Promise<void> {
+    try {
+      await admit();
+      if (stopped) return;
+      const active = await deps.store.listActiveJobs();
+      const teamIds = [...new Set(active.map((job) => job.teamId))];
+      const teams = teamIds.length === 0 ? [] : await deps.store.findTeams(teamIds);
+      // A disconnected team's active jobs keep their state until the team is reconnected.
+      const disconnected = new Set(
+        teams.filter((team) => team.status === TeamStatus.DISCONNECTED).map((team) => team.id),
+      );
+      driven = new Map(active.map((job) => [job.id, job]));
+      for (const job of active) if (!disconnected.has(job.teamId)) driver.request(job);
+    } catch (error) {
+      deps.logger.error('scheduler pass failed', { error: String(error) });
+    } finally {
+      timer.wakeAt(deps.clock.nowMs() + safetyNetMs);
+    }
+  }
+
+  function runPass(): Promise<void> {
+    passScheduled = false;
+    const current = pass().finally(() => {
+      passRunning = null;
+      if (passAgain && !stopped) {
+        passAgain = false;
+        wake();
+      }
+    });
+    passRunning = current;
+    return current;
+  }
+
+  function wake(): void {
+    if (!started || stopped) return;
+    if (passRunning) {
+      passAgain = true;
+      return;
+    }
+    if (passScheduled) return;
+    passScheduled = true;
+    setImmediate(() => {
+      passScheduled = false;
+      if (stopped) return;
+      if (passRunning) passAgain = true;
+      else void runPass();
+    });
+  }
+
+  return {
+    async start() {
+      if (started) return;
+      started = true;
+      await runPass();
+    },
+    wake,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      timer.stop();
+      detachSink?.();
+      for (const unsubscribe of subscriptions.values()) unsubscribe();
+      subscriptions.clear();
+      await passRunning;
+      const drained = await driver.stop(stopTimeoutMs);
+      if (!drained) deps.logger.warn('scheduler stopped with steps still running', { waitedMs: stopTimeoutMs });
+    },
+    eventSink: {
+      published(events) {
+        if (events.length > 0) wake();
+      },
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import {
+  ACTIVE_PHASES,
+  type Clock,
+  type Job,
+  type JobId,
+  type Logger,
+  nowTimestamp,
+  RuntimeError,
+  TeamStatus,
+  type TeamStore,
+} from '@agent-teams/core';
+import { type AdvanceDeps, advanceJob } from './advance-job.js';
+import { RetryBackoff } from './retry-backoff.js';
+import { TeamQueues } from './team-queues.js';
+import type { WakeTimer } from './wake-timer.js';
+
+/** What {@link JobDriver} uses besides the advancement step's own dependencies. */
+export interface JobDriverDeps {
+  readonly advance: AdvanceDeps;
+  readonly store: Pick<TeamStore, 'setTeamStatus'>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly timer: WakeTimer;
+}
+
+/**
+ * Makes sure every active job is being driven: one step at a time per job, steps of one team in
+ * a serial queue, different teams independent.
+ *
+ * @remarks Failure policy (one place): a `transient` runtime error or any unexpected error (a
+ * database write, a bug) is logged with team and job id and retried with exponential backoff,
+ * keeping the job's state and slot; `rejected` fails the job; `access`/`ambiguous` disconnect the
+ * team and keep the job as it is, never completed by assumption. A request for a job whose step
+ * is running is remembered and run right after, so a `settled` notice is never lost.
+ */
+export class JobDriver {
+  readonly #deps: JobDriverDeps;
+  readonly #queues = new TeamQueues();
+  readonly #backoff = new RetryBackoff();
+  readonly #inFlight = new Map<JobId, { again: boolean }>();
+  #stopped = false;
+
+  constructor(deps: JobDriverDeps) {
+    this.#deps = deps;
+  }
+
+  /** Queues a step for `job` unless one is queued or running (then it runs once more after). */
+  request(job: Job): void {
+    if (this.#stopped) return;
+    const running = this.#inFlight.get(job.id);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const notBefore = this.#backoff.notBefore(job.id);
+    if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) {
+      this.#deps.timer.wakeAt(notBefore);
+      return;
+    }
+    const entry = { again: false };
+    this.#inFlight.set(job.id, entry);
+    void this.#queues.enqueue(job.teamId, async () => {
+      try {
+        await this.#step(job);
+      } finally {
+        this.#inFlight.delete(job.id);
+        if (entry.again) this.request(job);
+      }
+    });
+  }
+
+  /** Stops taking steps; waits for the running ones, at most `timeoutMs`. */
+  async stop(timeoutMs: number): Promise<boolean> {
+    this.#stopped = true;
+    return this.#queues.drain(timeoutMs);
+  }
+
+  async #step(job: Job): Promise<void> {
+    try {
+      const report = await advanceJob(this.#deps.advance, job.id);
+      this.#backoff.succeeded(job.id);
+      if (report.wakeAtMs !== null) this.#deps.timer.wakeAt(report.wakeAtMs);
+    } catch (error) {
+      try {
+        await this.#handle(job, error);
+      } catch (secondary) {
+        this.#retry(job, secondary, 'recovering from a failed step failed');
+      }
+    }
+  }
+
+  async #handle(job: Job, error: unknown): Promise<void> {
+    if (!(error instanceof RuntimeError)) {
+      this.#retry(job, error, 'scheduler step failed; retrying');
+      return;
+    }
+    const fields = { teamId: job.teamId, jobId: job.id, kind: error.kind, error: error.message };
+    switch (error.kind) {
+      case 'transient':
+        this.#retry(job, error, 'runtime call failed transiently; retrying with the same key');
+        return;
+      case 'rejected':
+        this.#deps.logger.warn('runtime rejected the job', fields);
+        await this.#deps.advance.apply(job.id, (fresh) => ACTIVE_PHASES.includes(fresh.phase), [
+          () => ({ type: 'FAIL', error: `The agent runtime rejected the job: ${error.message}` }),
+        ]);
+        this.#backoff.succeeded(job.id);
+        return;
+      case 'access':
+      case 'ambiguous':
+        this.#deps.logger.warn('runtime lost access or answered ambiguously; team disconnected', fields);
+        await this.#deps.store.setTeamStatus(job.teamId, TeamStatus.DISCONNECTED, nowTimestamp(this.#deps.clock));
+        this.#backoff.succeeded(job.id);
+        return;
+    }
+  }
+
+  #retry(job: Job, error: unknown, message: string): void {
+    const notBefore = this.#backoff.failed(job.id, this.#deps.clock.nowMs());
+    this.#deps.logger.error(message, { teamId: job.teamId, jobId: job.id, retryAt: notBefore, error: describe(error) });
+    this.#deps.timer.wakeAt(notBefore);
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

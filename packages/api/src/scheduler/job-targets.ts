@@ -1,0 +1,76 @@
+import type {
+  AgentCatalog,
+  AgentDefinition,
+  AgentRuntime,
+  Job,
+  Member,
+  MemberId,
+  MemberToolPort,
+  RunContext,
+  RuntimeRegistry,
+  TeamStore,
+} from '@agent-teams/core';
+
+/** Where a job runs: its agent, that agent's runtime and the run context; or why it cannot run. */
+export type JobTarget =
+  | { readonly ok: true; readonly agent: AgentDefinition; readonly runtime: AgentRuntime; readonly context: RunContext }
+  | { readonly ok: false; readonly error: string };
+
+/** What {@link JobTargets} reads. */
+export interface JobTargetsDeps {
+  readonly store: Pick<TeamStore, 'findMembers'>;
+  readonly catalog: AgentCatalog;
+  readonly runtimes: RuntimeRegistry;
+  readonly tools: (job: Job) => MemberToolPort;
+  /** Told about every runtime a job resolves to (the scheduler subscribes to it once). */
+  readonly onRuntime: (runtime: AgentRuntime) => void;
+}
+
+/**
+ * Resolves a job to its member's agent and runtime.
+ *
+ * @remarks Members are cached: a team's roster is fixed, so a member never changes agent. The
+ * catalog is asked every time, so an agent removed from the configuration is noticed; a catalog
+ * that cannot be read throws (retried), it is never mistaken for a missing agent.
+ */
+export class JobTargets {
+  readonly #deps: JobTargetsDeps;
+  readonly #members = new Map<MemberId, Member>();
+
+  constructor(deps: JobTargetsDeps) {
+    this.#deps = deps;
+  }
+
+  /** The target of `job`, or a failure message a person can act on. */
+  async resolve(job: Job): Promise<JobTarget> {
+    if (job.memberId === null) return { ok: false, error: 'The job has no member conversation to run in.' };
+    const member = await this.#member(job.memberId);
+    if (!member) return { ok: false, error: 'The member of this job no longer exists.' };
+    const agent = await this.#deps.catalog.get(member.agentId);
+    if (!agent) return { ok: false, error: `The agent "${member.agentId}" is not in the agent catalog.` };
+    const runtime = this.#deps.runtimes.get(agent.runtime);
+    if (!runtime) {
+      return {
+        ok: false,
+        error: `The agent "${agent.name}" uses the runtime "${agent.runtime}", which this server does not run.`,
+      };
+    }
+    this.#deps.onRuntime(runtime);
+    const context: RunContext = {
+      teamId: job.teamId,
+      jobId: job.id,
+      conversationId: job.conversationId,
+      agent,
+      tools: this.#deps.tools(job),
+    };
+    return { ok: true, agent, runtime, context };
+  }
+
+  async #member(memberId: MemberId): Promise<Member | null> {
+    const cached = this.#members.get(memberId);
+    if (cached) return cached;
+    const [found] = await this.#deps.store.findMembers([memberId]);
+    if (found) this.#members.set(memberId, found);
+    return found ?? null;
+  }
+}

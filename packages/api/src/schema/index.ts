@@ -1,0 +1,54 @@
+import type { GraphQLSchema } from 'graphql';
+import { addActivity } from './activity.js';
+import { addAgent } from './agent.js';
+import { createBuilder } from './builder.js';
+import { addConversation } from './conversation.js';
+import { addInbox } from './inbox.js';
+import { addJob } from './job.js';
+import { addJobMutations } from './job-mutations.js';
+import { addJobProgress } from './job-progress.js';
+import { addMember } from './member.js';
+import { addMention } from './mention.js';
+import { addNode } from './node.js';
+import { addRecord } from './record.js';
+import { createRefs } from './refs.js';
+import { addTeam } from './team.js';
+import { addTeamEvents } from './team-events.js';
+import { addTeamTool } from './team-tool.js';
+import { addViewer } from './viewer.js';
+
+export type { ApiContext } from './context.js';
+export { createApiContext } from './context.js';
+
+/**
+ * Builds the public GraphQL schema (`schema.graphql` is its printed form).
+ *
+ * @remarks Each call builds a fresh, stateless schema; all state arrives through the context.
+ */
+export function buildSchema(): GraphQLSchema {
+  const builder = createBuilder();
+  builder.queryType({});
+  builder.mutationType({});
+  builder.subscriptionType({});
+  const refs = createRefs(builder);
+  for (const add of [
+    addNode,
+    addViewer,
+    addAgent,
+    addMention,
+    addTeam,
+    addMember,
+    addConversation,
+    addJob,
+    addJobMutations,
+    addActivity,
+    addRecord,
+    addTeamEvents,
+    addInbox,
+    addJobProgress,
+  ]) {
+    add(builder, refs);
+  }
+  addTeamTool(builder);
+  return builder.toSchema({ sortSchema: false });
+}

@@ -1,0 +1,124 @@
+import {
+  type ActivityResult,
+  type AgentDefinition,
+  type CancelOutcome,
+  type ConversationMessage,
+  InputKind,
+  type InputRequest,
+  type Job,
+  JobKind,
+  JobStatus,
+  type Member,
+  MemberStatus,
+  type MentionTargetView,
+  RecordKind,
+  type RecordMessage,
+  type Team,
+  type TeamCapacity,
+  type TeamContextView,
+  TeamStatus,
+} from '@agent-teams/core';
+import type { Builder } from './builder.js';
+import { addConnection, addPageInfo } from './connection.js';
+
+/** `Job.result` as clients see it. */
+export interface JobResultView {
+  readonly available: boolean;
+  readonly text: string | null;
+  readonly truncated: boolean | null;
+}
+
+/** One resolved event of `teamEvents`, its entity already loaded. */
+export type TeamEventView =
+  | { readonly __typename: 'JobChanged'; readonly seq: number; readonly team: Team; readonly job: Job }
+  | {
+      readonly __typename: 'RecordAppended';
+      readonly seq: number;
+      readonly team: Team;
+      readonly message: RecordMessage;
+    }
+  | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team };
+
+/** One progress notice of `jobProgress`. */
+export interface JobProgressView {
+  readonly job: Job;
+  readonly textDelta: string | null;
+  readonly toolCall: string | null;
+}
+
+/** `Team.history` page (shape only: the history issue fills it). */
+export interface HistoryPageView {
+  readonly records: readonly RecordMessage[];
+  readonly nextCursor: string | null;
+  readonly cursorExpired: boolean;
+}
+
+/** `Team.results` entry (shape only: the history issue fills it). */
+export interface ResultSummaryView {
+  readonly job: Job;
+  readonly status: JobStatus;
+  readonly requestExcerpt: string;
+  readonly resultExcerpt: string | null;
+  readonly truncated: boolean;
+}
+
+/** Anything `node(id)` can answer. */
+export type NodeShape = Team | Member | Job | AgentDefinition;
+
+/**
+ * Creates the refs of every contract type, so each schema file can point at types another file
+ * implements without import cycles.
+ */
+export function createRefs(builder: Builder) {
+  const PageInfo = addPageInfo(builder);
+  const Job = builder.objectRef<Job>('Job');
+  return {
+    Node: builder.interfaceRef<NodeShape>('Node'),
+    PageInfo,
+    Job,
+    /** Shared by `Viewer.inbox`, `Team.jobs` and `ActivityPage.jobs`. */
+    JobConnection: addConnection(builder, PageInfo, 'Job', Job, { totalCount: true }),
+    Viewer: builder.objectRef<{ readonly id: string }>('Viewer'),
+    Agent: builder.objectRef<AgentDefinition>('Agent'),
+    MentionTarget: builder.objectRef<MentionTargetView>('MentionTarget'),
+    Team: builder.objectRef<Team>('Team'),
+    TeamCapacity: builder.objectRef<TeamCapacity>('TeamCapacity'),
+    Member: builder.objectRef<Member>('Member'),
+    ConversationMessage: builder.objectRef<ConversationMessage>('ConversationMessage'),
+    Requester: builder.objectRef<Job['requester']>('Requester'),
+    InputRequest: builder.objectRef<InputRequest>('InputRequest'),
+    JobResult: builder.objectRef<JobResultView>('JobResult'),
+    ActivityUnchanged: builder.objectRef<Extract<ActivityResult, { unchanged: true }>>('ActivityUnchanged'),
+    ActivityPage: builder.objectRef<Extract<ActivityResult, { unchanged: false }>>('ActivityPage'),
+    RecordMessage: builder.objectRef<RecordMessage>('RecordMessage'),
+    TeamContext: builder.objectRef<TeamContextView>('TeamContext'),
+    HistoryPage: builder.objectRef<HistoryPageView>('HistoryPage'),
+    ResultSummary: builder.objectRef<ResultSummaryView>('ResultSummary'),
+    ResultSearchPage: builder.objectRef<{
+      readonly results: readonly ResultSummaryView[];
+      readonly nextCursor: string | null;
+      readonly cursorExpired: boolean;
+    }>('ResultSearchPage'),
+    ResultRecord: builder.objectRef<{
+      readonly job: Job;
+      readonly requestExcerpt: string;
+      readonly result: JobResultView;
+    }>('ResultRecord'),
+    CancelJobPayload: builder.objectRef<CancelOutcome>('CancelJobPayload'),
+    TeamEvent: builder.interfaceRef<TeamEventView>('TeamEvent'),
+    JobProgress: builder.objectRef<JobProgressView>('JobProgress'),
+    TeamStatus: builder.enumType(TeamStatus, { name: 'TeamStatus' }),
+    MemberStatus: builder.enumType(MemberStatus, { name: 'MemberStatus' }),
+    MessageRole: builder.enumType({ USER: 'USER', ASSISTANT: 'ASSISTANT', TOOL: 'TOOL' } as const, {
+      name: 'MessageRole',
+    }),
+    JobKind: builder.enumType(JobKind, { name: 'JobKind' }),
+    JobStatus: builder.enumType(JobStatus, { name: 'JobStatus' }),
+    InputKind: builder.enumType(InputKind, { name: 'InputKind' }),
+    RecordKind: builder.enumType(RecordKind, { name: 'RecordKind' }),
+  };
+}
+
+/** The refs of every contract type. */
+export type Refs = ReturnType<typeof createRefs>;

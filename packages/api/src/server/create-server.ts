@@ -1,0 +1,117 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Core, Logger, OwnerId } from '@agent-teams/core';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
+import type { EventHub } from './event-hub.js';
+import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
+import { createMaskError } from './mask-error.js';
+import type { ProgressSource } from './progress-source.js';
+import { defaultHomePage, useStaticPages } from './static-pages.js';
+
+/** What {@link createServer} is built from. */
+export interface ServerDeps {
+  readonly core: Core;
+  /** Resolves an `Authorization` value (`Bearer <token>`) to its owner, or null. */
+  readonly authenticate: (authorization: string | null) => OwnerId | null;
+  readonly eventHub: EventHub;
+  readonly progress: ProgressSource;
+  readonly logger: Logger;
+  /** Pre-filled in GraphiQL's `Authorization` header when given. */
+  readonly devToken?: string;
+  /** Replaces the default page at `/`. */
+  readonly pageHtml?: string;
+}
+
+/** A built server, not yet listening. */
+export interface AgentTeamsServer {
+  readonly server: Server;
+  // biome-ignore lint/suspicious/noExplicitAny: Yoga's server-context type parameter is internal.
+  readonly yoga: YogaServerInstance<any, ApiContext>;
+  /** Starts listening (port 0 picks a free one); resolves with the base URL. */
+  listen(port: number, host: string): Promise<{ url: string }>;
+  /** Stops accepting, closes every HTTP and WebSocket connection, and resolves. */
+  close(): Promise<void>;
+}
+
+/** Initial context Yoga hands the context factory (HTTP request, or graphql-ws connection). */
+interface InitialContext {
+  readonly request?: Request;
+  readonly connectionParams?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Builds the HTTP + WebSocket server: GraphQL (Yoga) and graphql-ws at `/graphql`, GraphiQL
+ * without a CDN, `/health` and the page at `/`.
+ *
+ * @remarks Everything comes from `deps`, so a test builds a server in one line and talks to it
+ * through `yoga.fetch` without a socket.
+ */
+export function createServer(deps: ServerDeps): AgentTeamsServer {
+  const { core, eventHub, progress } = deps;
+  let graphiqlHtml: string | null = null;
+  const yoga = createYoga<InitialContext, ApiContext>({
+    schema: buildSchema(),
+    graphqlEndpoint: '/graphql',
+    // Yoga's built-in health check answers an empty body; ours answers {"status":"ok"} at /health.
+    healthCheckEndpoint: '/graphql/yoga-health',
+    landingPage: false,
+    logging: false,
+    context: ({ request, connectionParams }) => {
+      const authorization = connectionParams
+        ? authorizationOf(connectionParams)
+        : (request?.headers.get('authorization') ?? null);
+      return createApiContext({ core, viewer: deps.authenticate(authorization), eventHub, progress });
+    },
+    maskedErrors: { maskError: createMaskError(deps.logger) },
+    graphiql: {
+      title: 'Agent Teams GraphiQL',
+      subscriptionsProtocol: 'WS',
+      // Pre-filled both in the header editor and in every new tab, so a first query just works.
+      ...(deps.devToken ? { headers: devHeaders(deps.devToken), defaultHeaders: devHeaders(deps.devToken) } : {}),
+    },
+    // The inlined GraphiQL bundle is about 9 MB of HTML: render it once, not per request.
+    renderGraphiQL: (options) => {
+      graphiqlHtml ??= renderGraphiQL(options);
+      return graphiqlHtml;
+    },
+    plugins: [useStaticPages(deps.pageHtml ?? defaultHomePage())],
+  });
+
+  const server = createHttpServer(yoga);
+  const ws = startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null);
+  let closing: Promise<void> | null = null;
+
+  return {
+    server,
+    yoga,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve({ url: `http://${shownHost}:${address.port}` });
+        });
+      }),
+    close: () => {
+      closing ??= (async () => {
+        const stopped = server.listening
+          ? new Promise<void>((resolve) => server.close(() => resolve()))
+          : Promise.resolve();
+        await ws.close();
+        server.closeAllConnections();
+        await stopped;
+        await yoga.dispose();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** GraphiQL's headers JSON carrying the development token. */
+function devHeaders(token: string): string {
+  return JSON.stringify({ Authorization: `Bearer ${token}` });
+}

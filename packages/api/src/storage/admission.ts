@@ -1,0 +1,138 @@
+import {
+  ACTIVE_PHASES,
+  type AdmissionCandidate,
+  type AdmissionPlan,
+  type AdmissionSnapshot,
+  asConversationId,
+  asJobId,
+  asOwnerId,
+  asTeamId,
+  EMPTY_ROUND,
+  type FreezeContext,
+  type Job,
+  type JobEffect,
+  type JobId,
+  JobPhase,
+  Limits,
+  type RoundState,
+  TeamStatus,
+  type TransitionOutcome,
+} from '@agent-teams/core';
+import { UNFINISHED } from './job-reads.js';
+import { applyTransition } from './job-writes.js';
+import { recentRecords } from './record-reads.js';
+import { toJob, toTeam, withoutSeq } from './row-mappers.js';
+import { listMembers } from './team-reads.js';
+import type { WriteScope } from './write-transaction.js';
+
+/** Arguments of a planning pass (see `TeamStore.admit`). */
+export interface AdmitArgs {
+  readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
+  readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
+}
+
+/**
+ * The head job of every conversation with unfinished work, when that head is QUEUED and its team
+ * READY. Reads only unfinished rows (partial indexes), never the finished history.
+ */
+async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
+  const rows = await scope.trx
+    .selectFrom('jobs as j')
+    .innerJoin('teams as t', 't.id', 'j.team_id')
+    .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
+    .where('j.unfinished', '=', UNFINISHED)
+    .where('j.phase', '=', JobPhase.QUEUED)
+    .where('t.status', '=', TeamStatus.READY)
+    .where((eb) =>
+      eb(
+        'j.seq',
+        '=',
+        eb
+          .selectFrom('jobs as h')
+          .select((inner) => inner.fn.min('h.seq').as('head'))
+          .where('h.conversation_id', '=', eb.ref('j.conversation_id'))
+          .where('h.unfinished', '=', UNFINISHED),
+      ),
+    )
+    .orderBy('j.seq')
+    .execute();
+  return rows.map((row) => ({
+    jobId: asJobId(row.id),
+    owner: asOwnerId(row.owner),
+    teamId: asTeamId(row.team_id),
+    conversationId: asConversationId(row.conversation_id),
+    seq: Number(row.seq),
+  }));
+}
+
+async function readRound(scope: WriteScope): Promise<RoundState> {
+  const query = scope.trx.selectFrom('scheduler_state').select('round_json').where('id', '=', 1);
+  // The single row is the cross-server planning lock on PostgreSQL.
+  const row = await (scope.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  if (row === undefined) {
+    await scope.trx
+      .insertInto('scheduler_state')
+      .values({ id: 1, round_json: JSON.stringify(EMPTY_ROUND), updated_at: scope.now })
+      .execute();
+    return EMPTY_ROUND;
+  }
+  return JSON.parse(row.round_json) as RoundState;
+}
+
+async function freezeOne(
+  scope: WriteScope,
+  jobId: JobId,
+  args: AdmitArgs,
+): Promise<{ job: Job; effects: readonly JobEffect[] } | null> {
+  const teamId = (
+    await scope.trx.selectFrom('jobs').select('team_id').where('id', '=', jobId).executeTakeFirstOrThrow()
+  ).team_id;
+  const teamRow = await scope.lockTeam(asTeamId(teamId));
+  const row = await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+  // Changed since the candidates were read (cancelled by another server): not admitted.
+  if (teamRow === undefined || row === undefined || row.phase !== JobPhase.QUEUED) return null;
+  const job = toJob(row);
+  const outcome = args.freeze({
+    job,
+    team: withoutSeq(toTeam(teamRow)),
+    members: await listMembers(scope.trx, [job.teamId]),
+    recentRecords: await recentRecords(scope.trx, job.teamId, Limits.contextMessages),
+  });
+  if (!outcome.ok) throw outcome.error;
+  if (outcome.job === job) return null;
+  return { job: await applyTransition(scope, job, outcome), effects: outcome.effects };
+}
+
+/**
+ * One planning pass in the caller's transaction: snapshot, plan, persist the round, freeze each
+ * admitted job. Serialized across servers by the scheduler row lock (PostgreSQL) or the write
+ * lock (SQLite).
+ */
+export async function admit(
+  scope: WriteScope,
+  args: AdmitArgs,
+): Promise<{ job: Job; effects: readonly JobEffect[] }[]> {
+  const round = await readRound(scope);
+  const active = await scope.trx
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('unfinished', '=', UNFINISHED)
+    .where('phase', 'in', ACTIVE_PHASES)
+    .executeTakeFirstOrThrow();
+  const candidates = await readCandidates(scope);
+  const plan = args.plan({ active: Number(active.n), candidates, round, capacity: Limits.activeJobs });
+  await scope.trx
+    .updateTable('scheduler_state')
+    .set({ round_json: JSON.stringify(plan.round), updated_at: scope.now })
+    .where('id', '=', 1)
+    .execute();
+  const eligible = new Set<string>(candidates.map((candidate) => candidate.jobId));
+  const admitted: { job: Job; effects: readonly JobEffect[] }[] = [];
+  for (const jobId of plan.admit) {
+    // Only candidates, once each: a planner bug must not admit a blocked or finished job.
+    if (!eligible.delete(jobId)) continue;
+    const frozen = await freezeOne(scope, jobId, args);
+    if (frozen !== null) admitted.push(frozen);
+  }
+  return admitted;
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { ConversationId, ConversationMessage, SeqPage, SeqPageRequest } from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import type { Database } from './database-types.js';
+import { toConversationMessage } from './row-mappers.js';
+
+/** A message to append (the store assigns id, seq and time). */
+export type NewConversationMessage = Omit<ConversationMessage, 'id' | 'seq' | 'conversationId' | 'createdAt'>;
+
+/**
+ * Appends messages to a member conversation, in order.
+ *
+ * @remarks Conversations belong to the runtime side, not to a team's visible state: no revision,
+ * no team event, and they outlive their team. Ids are random (`message_<uuid>`), since the store
+ * has no id port and a seq-derived id would need a second write.
+ */
+export async function appendConversation(
+  db: Kysely<Database>,
+  conversationId: ConversationId,
+  messages: readonly NewConversationMessage[],
+  now: string,
+): Promise<void> {
+  if (messages.length === 0) return;
+  await db
+    .insertInto('conversation_messages')
+    .values(
+      messages.map((message) => ({
+        id: `message_${randomUUID()}`,
+        conversation_id: conversationId,
+        role: message.role,
+        text: message.text,
+        tool_name: message.toolName,
+        job_id: message.jobId,
+        created_at: now,
+      })),
+    )
+    .execute();
+}
+
+/** A conversation's messages, oldest first, keyset-paged on seq. */
+export async function listConversation(
+  db: Kysely<Database>,
+  conversationId: ConversationId,
+  page: SeqPageRequest,
+): Promise<SeqPage<ConversationMessage>> {
+  let query = db.selectFrom('conversation_messages').selectAll().where('conversation_id', '=', conversationId);
+  if (page.afterSeq !== null) query = query.where('seq', '>', page.afterSeq);
+  const rows = await query
+    .orderBy('seq')
+    .limit(page.first + 1)
+    .execute();
+  return { items: rows.slice(0, page.first).map(toConversationMessage), hasNextPage: rows.length > page.first };
+}

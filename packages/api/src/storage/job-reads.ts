@@ -1,0 +1,172 @@
+import {
+  ACTIVE_PHASES,
+  type ConversationId,
+  type Job,
+  type JobFilter,
+  type JobId,
+  JobKind,
+  JobPhase,
+  JobStatus,
+  type OwnerId,
+  type SeqPage,
+  type SeqPageRequest,
+  type TeamId,
+} from '@agent-teams/core';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { Database } from './database-types.js';
+import { toJob } from './row-mappers.js';
+import { inInputOrder } from './team-reads.js';
+
+/**
+ * `unfinished = 1` as a literal, not a bound parameter: SQLite uses a partial index only when the
+ * query's WHERE visibly implies the index's WHERE, which a `?` never does.
+ */
+export const UNFINISHED = sql.lit(1);
+
+type JobQuery = SelectQueryBuilder<Database, 'jobs', object>;
+
+/** The owner's job, or null. */
+export async function findJob(db: Kysely<Database>, owner: OwnerId, jobId: JobId): Promise<Job | null> {
+  const row = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', '=', jobId)
+    .where('owner', '=', owner)
+    .executeTakeFirst();
+  return row === undefined ? null : toJob(row);
+}
+
+/** Jobs by id, any owner, in the order asked; missing ids skipped. */
+export async function findJobs(db: Kysely<Database>, jobIds: readonly JobId[]): Promise<Job[]> {
+  if (jobIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', 'in', [...new Set(jobIds)])
+    .execute();
+  return inInputOrder(jobIds, rows.map(toJob), (job) => job.id);
+}
+
+/** The phases behind public statuses (QUEUED covers ADMITTING: its run is not acknowledged). */
+function phasesOf(statuses: readonly JobStatus[]): JobPhase[] {
+  return statuses.flatMap((status) => (status === JobStatus.QUEUED ? [JobPhase.QUEUED, JobPhase.ADMITTING] : [status]));
+}
+
+async function pageWithTotal(
+  filtered: JobQuery,
+  page: SeqPageRequest,
+): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+  const total = await filtered.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const anchored = page.afterSeq === null ? filtered : filtered.where('seq', '>', page.afterSeq);
+  const rows = await anchored
+    .selectAll()
+    .orderBy('seq')
+    .limit(page.first + 1)
+    .execute();
+  return {
+    items: rows.slice(0, page.first).map(toJob),
+    hasNextPage: rows.length > page.first,
+    totalCount: Number(total.n),
+  };
+}
+
+/** A team's jobs in creation order, filtered, with the filtered total. */
+export function listJobs(
+  db: Kysely<Database>,
+  teamId: TeamId,
+  filter: JobFilter,
+  page: SeqPageRequest,
+): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+  let query: JobQuery = db.selectFrom('jobs').where('team_id', '=', teamId);
+  if (filter.kind) query = query.where('kind', '=', filter.kind);
+  if (filter.memberId) query = query.where('member_id', '=', filter.memberId);
+  if (filter.statuses && filter.statuses.length > 0) query = query.where('phase', 'in', phasesOf(filter.statuses));
+  return pageWithTotal(query, page);
+}
+
+/** Jobs waiting for a person, of one owner, oldest first (the inbox). */
+export function listWaitingJobs(
+  db: Kysely<Database>,
+  owner: OwnerId,
+  page: SeqPageRequest,
+): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+  return pageWithTotal(
+    db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', JobPhase.WAITING_INPUT),
+    page,
+  );
+}
+
+/** Unfinished jobs holding a slot, in creation order. */
+export async function listActiveJobs(db: Kysely<Database>): Promise<Job[]> {
+  const rows = await db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('unfinished', '=', UNFINISHED)
+    .where('phase', 'in', ACTIVE_PHASES)
+    .orderBy('seq')
+    .execute();
+  return rows.map(toJob);
+}
+
+/** Numbers of REQUEST and RECEIPT jobs of a team. */
+export async function countJobs(db: Kysely<Database>, teamId: TeamId): Promise<{ requests: number; receipts: number }> {
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['kind', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('team_id', '=', teamId)
+    .groupBy('kind')
+    .execute();
+  const count = (kind: JobKind) => Number(rows.find((row) => row.kind === kind)?.n ?? 0);
+  return { requests: count(JobKind.REQUEST), receipts: count(JobKind.RECEIPT) };
+}
+
+/**
+ * Per conversation: the phase of its head (oldest unfinished) job and of its most recently
+ * finished job ("most recent" = latest `updated_at`, then highest seq: a finished job never
+ * changes again, so its `updated_at` is the moment it finished).
+ */
+export async function conversationStates(
+  db: Kysely<Database>,
+  conversationIds: readonly ConversationId[],
+): Promise<Map<ConversationId, { head: JobPhase | null; lastFinished: JobPhase | null }>> {
+  const states = new Map(
+    conversationIds.map((id) => [id, { head: null as JobPhase | null, lastFinished: null as JobPhase | null }]),
+  );
+  if (conversationIds.length === 0) return states;
+  const ids = [...new Set(conversationIds)];
+  const unfinished = await db
+    .selectFrom('jobs')
+    .select(['conversation_id', 'phase'])
+    .where('unfinished', '=', UNFINISHED)
+    .where('conversation_id', 'in', ids)
+    .orderBy('seq')
+    .execute();
+  for (const row of unfinished) {
+    const state = states.get(row.conversation_id as ConversationId);
+    if (state !== undefined && state.head === null) state.head = row.phase as JobPhase;
+  }
+  const finished = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('jobs')
+        .select((inner) => [
+          'conversation_id',
+          'phase',
+          inner.fn
+            .agg<number>('row_number')
+            .over((over) => over.partitionBy('conversation_id').orderBy('updated_at', 'desc').orderBy('seq', 'desc'))
+            .as('rank'),
+        ])
+        .where('unfinished', '=', sql.lit(0))
+        .where('conversation_id', 'in', ids)
+        .as('ranked'),
+    )
+    .select(['conversation_id', 'phase'])
+    .where('rank', '=', 1)
+    .execute();
+  for (const row of finished) {
+    const state = states.get(row.conversation_id as ConversationId);
+    if (state !== undefined) state.lastFinished = row.phase as JobPhase;
+  }
+  return states;
+}

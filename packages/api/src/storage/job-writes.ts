@@ -1,0 +1,237 @@
+import {
+  asRecordId,
+  type ConversationId,
+  DomainError,
+  type EnqueueDecision,
+  type EnqueueSnapshot,
+  ErrorCode,
+  type Job,
+  type JobEffect,
+  type JobId,
+  JobKind,
+  JobPhase,
+  type MemberId,
+  type NewReceipt,
+  type OwnerId,
+  RecordKind,
+  TeamEventKind,
+  type TeamId,
+  type TransitionOutcome,
+} from '@agent-teams/core';
+import type { Selectable } from 'kysely';
+import type { TeamsTable } from './database-types.js';
+import { appendRecord } from './record-writes.js';
+import { jobInsertRow, jobStateColumns, toJob, toTeam, withoutSeq } from './row-mappers.js';
+import type { WriteScope } from './write-transaction.js';
+
+/** Arguments of an enqueue (see `TeamStore.enqueueRequests`). */
+export interface EnqueueArgs {
+  readonly owner: OwnerId;
+  readonly teamId: TeamId;
+  readonly keys: readonly { requesterConversationId: ConversationId | null; clientKey: string; memberId: MemberId }[];
+  readonly roots: readonly JobId[];
+  readonly decide: (snapshot: EnqueueSnapshot) => EnqueueDecision;
+}
+
+async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
+  return toJob(await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow());
+}
+
+async function readSnapshot(
+  scope: WriteScope,
+  team: Selectable<TeamsTable>,
+  args: EnqueueArgs,
+): Promise<EnqueueSnapshot> {
+  const existing =
+    args.keys.length === 0
+      ? []
+      : await scope.trx
+          .selectFrom('jobs')
+          .selectAll()
+          .where('team_id', '=', args.teamId)
+          .where((eb) =>
+            eb.or(
+              args.keys.map((key) =>
+                eb.and([
+                  eb('requester_key', '=', key.requesterConversationId ?? ''),
+                  eb('client_key', '=', key.clientKey),
+                  eb('member_id', '=', key.memberId),
+                ]),
+              ),
+            ),
+          )
+          .orderBy('seq')
+          .execute();
+  const counts = await scope.trx
+    .selectFrom('jobs')
+    .select(['root_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('team_id', '=', args.teamId)
+    .where('kind', '=', JobKind.REQUEST)
+    .groupBy('root_id')
+    .execute();
+  const chainCounts = new Map<JobId, number>(args.roots.map((root) => [root, 0]));
+  let requestCount = 0;
+  for (const row of counts) {
+    requestCount += Number(row.n);
+    if (chainCounts.has(row.root_id as JobId)) chainCounts.set(row.root_id as JobId, Number(row.n));
+  }
+  return { team: withoutSeq(toTeam(team)), existing: existing.map(toJob), requestCount, chainCounts };
+}
+
+/** Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests. */
+export async function enqueueRequests(scope: WriteScope, args: EnqueueArgs): Promise<Job[]> {
+  const team = await scope.lockOwnedTeam(args.owner, args.teamId);
+  const decision = args.decide(await readSnapshot(scope, team, args));
+  for (const request of decision.insert) {
+    const job: Omit<Job, 'seq'> = {
+      id: request.id,
+      teamId: args.teamId,
+      owner: args.owner,
+      kind: JobKind.REQUEST,
+      phase: JobPhase.QUEUED,
+      memberId: request.memberId,
+      conversationId: request.conversationId,
+      requester: request.requester,
+      parentId: request.parentId,
+      rootId: request.rootId,
+      clientKey: request.clientKey,
+      text: request.text,
+      ...EMPTY_JOB_STATE,
+      createdAt: scope.now,
+      updatedAt: scope.now,
+    };
+    await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
+    await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
+    await appendRecord(scope, {
+      id: request.recordId,
+      teamId: args.teamId,
+      kind: RecordKind.REQUEST,
+      jobId: job.id,
+      memberId: request.memberId,
+      fromMemberId: request.requester.memberId,
+      text: request.text,
+      truncated: false,
+    });
+    await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: request.memberId });
+  }
+  const jobs = await Promise.all(
+    decision.resultIds.map((id) =>
+      scope.trx
+        .selectFrom('jobs')
+        .selectAll()
+        .where('id', '=', id)
+        .where('team_id', '=', args.teamId)
+        .executeTakeFirst(),
+    ),
+  );
+  return jobs.map((row, index) => {
+    if (row === undefined)
+      throw new Error(`[agent-teams/api] enqueue decided on a missing job ${decision.resultIds[index]}`);
+    return toJob(row);
+  });
+}
+
+/** The state of a job that has never been admitted. */
+const EMPTY_JOB_STATE = {
+  input: null,
+  runKey: null,
+  runId: null,
+  pendingInput: null,
+  pendingResponse: null,
+  result: null,
+  error: null,
+  startedAt: null,
+  finishedAt: null,
+} as const;
+
+/**
+ * Loads a job under its team's lock, asks `decide`, and persists the outcome. NOT_FOUND when the
+ * job is absent or (with `owner`) another owner's; `ok:false` is thrown; the same job object back
+ * means no change and nothing is written.
+ */
+export async function updateJob(
+  scope: WriteScope,
+  jobId: JobId,
+  decide: (job: Job) => TransitionOutcome,
+  owner: OwnerId | undefined,
+): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
+  const located = await scope.trx
+    .selectFrom('jobs')
+    .select(['team_id', 'owner'])
+    .where('id', '=', jobId)
+    .executeTakeFirst();
+  if (located === undefined || (owner !== undefined && located.owner !== owner)) {
+    throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
+  }
+  await scope.lockTeam(located.team_id as TeamId);
+  const row = await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+  if (row === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
+  const job = toJob(row);
+  const outcome = decide(job);
+  if (!outcome.ok) throw outcome.error;
+  if (outcome.job === job) return { job, effects: outcome.effects, changed: false };
+  return { job: await applyTransition(scope, job, outcome), effects: outcome.effects, changed: true };
+}
+
+/**
+ * Persists one state-machine step: the next job, its APPEND_RECORD and CREATE_RECEIPT effects,
+ * and the events (JOB_CHANGED; MEMBER_CHANGED when the phase moved, since the member's derived
+ * status may follow it). Returns the job as stored.
+ */
+export async function applyTransition(
+  scope: WriteScope,
+  current: Job,
+  outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
+): Promise<Job> {
+  const next = outcome.job;
+  if (next.id !== current.id) throw new Error('[agent-teams/api] a transition must return the same job');
+  await scope.trx.updateTable('jobs').set(jobStateColumns(next, scope.now)).where('id', '=', current.id).execute();
+  await scope.events.emit(current.teamId, TeamEventKind.JOB_CHANGED, { jobId: current.id });
+  if (next.phase !== current.phase && current.memberId !== null) {
+    await scope.events.emit(current.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: current.memberId });
+  }
+  for (const effect of outcome.effects) {
+    if (effect.type === 'APPEND_RECORD') {
+      await appendRecord(scope, {
+        // Without an id port, one terminal record per job makes an id derived from the job unique.
+        id: scope.ids?.recordId() ?? asRecordId(`record_${current.id}_${effect.kind.toLowerCase()}`),
+        teamId: current.teamId,
+        kind: effect.kind,
+        jobId: current.id,
+        memberId: effect.memberId,
+        fromMemberId: effect.fromMemberId,
+        text: effect.text,
+        truncated: effect.truncated,
+      });
+    } else if (effect.type === 'CREATE_RECEIPT') {
+      await insertReceipt(scope, current, effect.receipt);
+    }
+  }
+  return readJob(scope, current.id);
+}
+
+/** Inserts the receipt of a finished request (unique per request by index). */
+async function insertReceipt(scope: WriteScope, request: Job, receipt: NewReceipt): Promise<void> {
+  const job: Omit<Job, 'seq'> = {
+    id: receipt.id,
+    teamId: request.teamId,
+    owner: request.owner,
+    kind: JobKind.RECEIPT,
+    phase: JobPhase.QUEUED,
+    memberId: receipt.memberId,
+    conversationId: receipt.conversationId,
+    requester: { memberId: null, conversationId: null },
+    parentId: request.id,
+    rootId: request.rootId,
+    clientKey: `receipt:${request.id}`,
+    text: receipt.text,
+    ...EMPTY_JOB_STATE,
+    createdAt: scope.now,
+    updatedAt: scope.now,
+  };
+  await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
+  await scope.events.emit(request.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
+  if (job.memberId !== null) {
+    await scope.events.emit(request.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: job.memberId });
+  }
+}

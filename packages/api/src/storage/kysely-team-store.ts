@@ -1,0 +1,228 @@
+import type {
+  AdmissionPlan,
+  AdmissionSnapshot,
+  ConversationId,
+  ConversationMessage,
+  EnqueueDecision,
+  EnqueueSnapshot,
+  EventSink,
+  FreezeContext,
+  IdGenerator,
+  Job,
+  JobEffect,
+  JobFilter,
+  JobId,
+  JobPhase,
+  Member,
+  MemberId,
+  NewTeam,
+  OwnerId,
+  RecordId,
+  RecordMessage,
+  SeqPage,
+  SeqPageRequest,
+  Team,
+  TeamEvent,
+  TeamId,
+  TeamStatus,
+  TeamStore,
+  TransitionOutcome,
+} from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import * as admission from './admission.js';
+import * as conversations from './conversations.js';
+import type { Database } from './database-types.js';
+import * as jobReads from './job-reads.js';
+import * as jobWrites from './job-writes.js';
+import { migrateToLatest } from './migrate.js';
+import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
+import * as recordReads from './record-reads.js';
+import * as teamReads from './team-reads.js';
+import * as teamWrites from './team-writes.js';
+import { runWrite, type StoreContext } from './write-transaction.js';
+
+/** Options of {@link KyselyTeamStore}. */
+export interface KyselyTeamStoreOptions {
+  /** Told about committed events (live subscriptions, the scheduler's wake-up). */
+  readonly events?: EventSink;
+  /**
+   * Mints the ids of record messages the store appends for APPEND_RECORD effects; share the
+   * core's. Without it the id is derived from the job (`record_<job id>_<kind>`).
+   */
+  readonly ids?: Pick<IdGenerator, 'recordId'>;
+  /**
+   * What `close()` releases. By default nothing: whoever opened the database closes it (the
+   * composition root shares it with the runtimes). {@link KyselyTeamStore.open} passes the close
+   * of the database it opened.
+   */
+  readonly close?: () => Promise<void>;
+}
+
+/**
+ * The {@link TeamStore} over Kysely, one implementation for SQLite and PostgreSQL.
+ *
+ * @remarks Each method is one transaction (`BEGIN IMMEDIATE` on SQLite; row locks on
+ * PostgreSQL, see `write-transaction.ts`).
+ */
+export class KyselyTeamStore implements TeamStore {
+  readonly #ctx: StoreContext;
+  readonly #close: () => Promise<void>;
+
+  constructor(db: Kysely<Database>, dialect: DatabaseDialect, opts: KyselyTeamStoreOptions = {}) {
+    this.#ctx = { db, dialect, sink: opts.events ?? null, ids: opts.ids ?? null };
+    this.#close = opts.close ?? (async () => undefined);
+  }
+
+  /** Opens `target` (file, `:memory:` or PostgreSQL URL), migrates it, and wraps it in a store. */
+  static async open(target: string, opts: KyselyTeamStoreOptions & OpenDatabaseOptions = {}): Promise<KyselyTeamStore> {
+    const database = await openDatabase(target, opts);
+    try {
+      await migrateToLatest(database.db, database.dialect);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+    return new KyselyTeamStore(database.db, database.dialect, { ...opts, close: database.close });
+  }
+
+  /** The Kysely handle, for adapters that own other tables (the runtimes' `runtime_runs`). */
+  get db(): Kysely<Database> {
+    return this.#ctx.db;
+  }
+
+  /** Which engine the store runs on. */
+  get dialect(): DatabaseDialect {
+    return this.#ctx.dialect;
+  }
+
+  createTeam(team: NewTeam, opts: { now: string; maxTeams: number }): Promise<{ team: Team; created: boolean }> {
+    return runWrite(this.#ctx, opts.now, (scope) => teamWrites.createTeam(scope, team, opts.maxTeams), {
+      retryOnUniqueViolation: true,
+    });
+  }
+
+  setTeamStatus(teamId: TeamId, status: TeamStatus, now: string): Promise<Team> {
+    return runWrite(this.#ctx, now, (scope) => teamWrites.setTeamStatus(scope, teamId, status));
+  }
+
+  findTeam(owner: OwnerId, teamId: TeamId): Promise<Team | null> {
+    return teamReads.findTeam(this.#ctx.db, owner, teamId);
+  }
+
+  findTeams(teamIds: readonly TeamId[]): Promise<readonly Team[]> {
+    return teamReads.findTeams(this.#ctx.db, teamIds);
+  }
+
+  listTeams(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Team & { readonly seq: number }>> {
+    return teamReads.listTeams(this.#ctx.db, owner, page);
+  }
+
+  listTeamsByStatus(status: TeamStatus): Promise<readonly Team[]> {
+    return teamReads.listTeamsByStatus(this.#ctx.db, status);
+  }
+
+  listMembers(teamIds: readonly TeamId[]): Promise<readonly Member[]> {
+    return teamReads.listMembers(this.#ctx.db, teamIds);
+  }
+
+  findMembers(memberIds: readonly MemberId[]): Promise<readonly Member[]> {
+    return teamReads.findMembers(this.#ctx.db, memberIds);
+  }
+
+  deleteTeam(owner: OwnerId, teamId: TeamId, now: string): Promise<void> {
+    return runWrite(this.#ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
+  }
+
+  enqueueRequests(args: {
+    owner: OwnerId;
+    teamId: TeamId;
+    keys: readonly { requesterConversationId: ConversationId | null; clientKey: string; memberId: MemberId }[];
+    roots: readonly JobId[];
+    now: string;
+    decide: (snapshot: EnqueueSnapshot) => EnqueueDecision;
+  }): Promise<readonly Job[]> {
+    // A unique violation on the idempotency index means another server inserted the twin first:
+    // the retry's snapshot shows it as `existing`, so `decide` returns it.
+    return runWrite(this.#ctx, args.now, (scope) => jobWrites.enqueueRequests(scope, args), {
+      retryOnUniqueViolation: true,
+    });
+  }
+
+  findJob(owner: OwnerId, jobId: JobId): Promise<Job | null> {
+    return jobReads.findJob(this.#ctx.db, owner, jobId);
+  }
+
+  findJobs(jobIds: readonly JobId[]): Promise<readonly Job[]> {
+    return jobReads.findJobs(this.#ctx.db, jobIds);
+  }
+
+  listJobs(
+    teamId: TeamId,
+    filter: JobFilter,
+    page: SeqPageRequest,
+  ): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+    return jobReads.listJobs(this.#ctx.db, teamId, filter, page);
+  }
+
+  updateJob(
+    jobId: JobId,
+    decide: (job: Job) => TransitionOutcome,
+    opts: { now: string; owner?: OwnerId },
+  ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
+    return runWrite(this.#ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner));
+  }
+
+  listActiveJobs(): Promise<readonly Job[]> {
+    return jobReads.listActiveJobs(this.#ctx.db);
+  }
+
+  countJobs(teamId: TeamId): Promise<{ readonly requests: number; readonly receipts: number }> {
+    return jobReads.countJobs(this.#ctx.db, teamId);
+  }
+
+  conversationStates(
+    conversationIds: readonly ConversationId[],
+  ): Promise<ReadonlyMap<ConversationId, { readonly head: JobPhase | null; readonly lastFinished: JobPhase | null }>> {
+    return jobReads.conversationStates(this.#ctx.db, conversationIds);
+  }
+
+  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+    return jobReads.listWaitingJobs(this.#ctx.db, owner, page);
+  }
+
+  admit(args: {
+    now: string;
+    plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
+    freeze: (ctx: FreezeContext) => TransitionOutcome;
+  }): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]> {
+    return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
+  }
+
+  recentRecords(teamId: TeamId, limit: number): Promise<readonly RecordMessage[]> {
+    return recordReads.recentRecords(this.#ctx.db, teamId, limit);
+  }
+
+  findRecords(recordIds: readonly RecordId[]): Promise<readonly RecordMessage[]> {
+    return recordReads.findRecords(this.#ctx.db, recordIds);
+  }
+
+  readEvents(teamId: TeamId, afterSeq: number, limit: number): Promise<readonly TeamEvent[]> {
+    return recordReads.readEvents(this.#ctx.db, teamId, afterSeq, limit);
+  }
+
+  appendConversation(
+    conversationId: ConversationId,
+    messages: readonly conversations.NewConversationMessage[],
+    now: string,
+  ): Promise<void> {
+    return conversations.appendConversation(this.#ctx.db, conversationId, messages, now);
+  }
+
+  listConversation(conversationId: ConversationId, page: SeqPageRequest): Promise<SeqPage<ConversationMessage>> {
+    return conversations.listConversation(this.#ctx.db, conversationId, page);
+  }
+
+  close(): Promise<void> {
+    return this.#close();
+  }
+}

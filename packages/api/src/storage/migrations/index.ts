@@ -1,0 +1,22 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import type { DatabaseDialect } from '../open-database.js';
+import { initialMigration } from './0001-initial.js';
+
+/**
+ * The migrations, listed statically (no directory scan), so they bundle and run the same from
+ * source, from tsx and from a build.
+ *
+ * @remarks Names sort in application order; never rename or edit a released migration, add a
+ * new one.
+ */
+export class StaticMigrationProvider implements MigrationProvider {
+  readonly #dialect: DatabaseDialect;
+
+  constructor(dialect: DatabaseDialect) {
+    this.#dialect = dialect;
+  }
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return { '0001-initial': initialMigration(this.#dialect) };
+  }
+}

@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './database-types.js';
+import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
+
+export { DatabaseInUseError } from './database-in-use-error.js';
+
+/** The two supported database engines. */
+export type DatabaseDialect = 'sqlite' | 'postgres';
+
+/** An open database: the Kysely handle, which engine it is, and how to release it. */
+export interface OpenedDatabase {
+  readonly db: Kysely<Database>;
+  readonly dialect: DatabaseDialect;
+  /** Closes connections and releases the SQLite single-server lock. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /** PostgreSQL pool size (default 10). */
+  readonly poolSize?: number;
+}
+
+/** True when the target names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresTarget(target: string): boolean {
+  return target.startsWith('postgres://') || target.startsWith('postgresql://');
+}
+
+/**
+ * Opens the database named by `--database`: a SQLite file path, `:memory:`, or a
+ * `postgres://`/`postgresql://` URL. Does not migrate (see `migrateToLatest`).
+ *
+ * @remarks SQLite: creates the parent directory, takes the single-server lock, and sets WAL,
+ * `synchronous=FULL` (an accepted request must survive a power loss, not only a crash),
+ * `busy_timeout=5000` and `foreign_keys=ON` (the team cascade relies on it).
+ * @throws DatabaseInUseError when another server holds the SQLite file.
+ */
+export async function openDatabase(target: string, opts: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
+  if (isPostgresTarget(target)) {
+    const pool = new pg.Pool({ connectionString: target, max: opts.poolSize ?? 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    // Fail here, with the driver's reason, rather than on the first request.
+    try {
+      await db.connection().execute(async () => undefined);
+    } catch (error) {
+      await db.destroy();
+      throw error;
+    }
+    let closing: Promise<void> | null = null;
+    return { db, dialect: 'postgres', close: () => (closing ??= db.destroy()) };
+  }
+  const inMemory = target === ':memory:';
+  const file = inMemory ? target : resolve(target);
+  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+  const lock: SqliteFileLock | null = inMemory ? null : acquireSqliteFileLock(file);
+  let database: BetterSqlite3.Database;
+  try {
+    database = new BetterSqlite3(file);
+    if (!inMemory) database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('foreign_keys = ON');
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  let closed = false;
+  return {
+    db,
+    dialect: 'sqlite',
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+      lock?.release();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import {
+  type JobId,
+  Limits,
+  type MemberId,
+  type RecordId,
+  type RecordKind,
+  TeamEventKind,
+  type TeamId,
+} from '@agent-teams/core';
+import type { WriteScope } from './write-transaction.js';
+
+/** A shared-record message to append. */
+export interface NewRecordMessage {
+  readonly id: RecordId;
+  readonly teamId: TeamId;
+  readonly kind: RecordKind;
+  readonly jobId: JobId | null;
+  readonly memberId: MemberId | null;
+  readonly fromMemberId: MemberId | null;
+  readonly text: string;
+  readonly truncated: boolean;
+}
+
+/** UTF-8 length of one code point (a lone surrogate is written as U+FFFD, 3 bytes). */
+function utf8Length(codePoint: number): number {
+  if (codePoint < 0x80) return 1;
+  if (codePoint < 0x800) return 2;
+  return codePoint < 0x10000 ? 3 : 4;
+}
+
+/**
+ * Cuts text to at most `maxBytes` of UTF-8 at a code-point boundary.
+ *
+ * @remarks A record message holds at most 6,000 bytes while a task may hold 8,000, so the
+ * request's announcement can be cut; the job keeps the full text.
+ */
+export function cutUtf8(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    const size = utf8Length(char.codePointAt(0) ?? 0);
+    if (bytes + size > maxBytes) return { text: text.slice(0, end), truncated: true };
+    bytes += size;
+    end += char.length;
+  }
+  return { text, truncated: false };
+}
+
+/**
+ * Appends a record message, keeps only the team's newest `Limits.recordRetained`, and logs
+ * RECORD_APPENDED, all in the caller's transaction.
+ */
+export async function appendRecord(scope: WriteScope, record: NewRecordMessage): Promise<void> {
+  const cut = cutUtf8(record.text, Limits.historyTextBytes);
+  await scope.trx
+    .insertInto('record_messages')
+    .values({
+      id: record.id,
+      team_id: record.teamId,
+      kind: record.kind,
+      job_id: record.jobId,
+      member_id: record.memberId,
+      from_member_id: record.fromMemberId,
+      text: cut.text,
+      truncated: record.truncated || cut.truncated ? 1 : 0,
+      created_at: scope.now,
+    })
+    .execute();
+  // Everything at or below the 101st newest seq goes; a no-op (NULL bound) below the limit.
+  await scope.trx
+    .deleteFrom('record_messages')
+    .where('team_id', '=', record.teamId)
+    .where('seq', '<=', (eb) =>
+      eb
+        .selectFrom('record_messages')
+        .select('seq')
+        .where('team_id', '=', record.teamId)
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .offset(Limits.recordRetained),
+    )
+    .execute();
+  await scope.events.emit(record.teamId, TeamEventKind.RECORD_APPENDED, { recordId: record.id });
+}

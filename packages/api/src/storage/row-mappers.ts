@@ -1,0 +1,197 @@
+import {
+  asAgentId,
+  asConversationId,
+  asJobId,
+  asMemberId,
+  asOwnerId,
+  asRecordId,
+  asRunId,
+  asTeamId,
+  type ConversationMessage,
+  type InputRequest,
+  isTerminal,
+  type Job,
+  type JobKind,
+  type JobPhase,
+  type Member,
+  type PendingResponse,
+  type RecordKind,
+  type RecordMessage,
+  type Team,
+  type TeamEvent,
+  type TeamEventKind,
+  type TeamStatus,
+  type TurnInput,
+} from '@agent-teams/core';
+import type { Insertable, Selectable } from 'kysely';
+import type {
+  ConversationMessagesTable,
+  JobsTable,
+  MembersTable,
+  RecordMessagesTable,
+  TeamEventsTable,
+  TeamsTable,
+} from './database-types.js';
+
+// Rows never leave the storage folder: every read goes through one of these mappers.
+
+const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+const toJson = (value: unknown): string | null =>
+  value === null || value === undefined ? null : JSON.stringify(value);
+
+/** Maps a `teams` row to a {@link Team}. */
+export function toTeam(row: Selectable<TeamsTable>): Team & { readonly seq: number } {
+  return {
+    id: asTeamId(row.id),
+    owner: asOwnerId(row.owner),
+    clientRequestId: row.client_request_id,
+    name: row.name,
+    goal: row.goal,
+    status: row.status as TeamStatus,
+    revision: Number(row.revision),
+    lastEventSeq: Number(row.last_event_seq),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    seq: Number(row.seq),
+  };
+}
+
+/** Strips the storage-only `seq` from a team (for methods that return a plain {@link Team}). */
+export function withoutSeq({ seq: _seq, ...team }: Team & { readonly seq: number }): Team {
+  return team;
+}
+
+/** Maps a `members` row to a {@link Member}. */
+export function toMember(row: Selectable<MembersTable>): Member {
+  return {
+    id: asMemberId(row.id),
+    teamId: asTeamId(row.team_id),
+    position: Number(row.position),
+    name: row.name,
+    agentId: asAgentId(row.agent_id),
+    conversationId: asConversationId(row.conversation_id),
+  };
+}
+
+/** Maps a `jobs` row to a {@link Job}. */
+export function toJob(row: Selectable<JobsTable>): Job {
+  return {
+    id: asJobId(row.id),
+    teamId: asTeamId(row.team_id),
+    owner: asOwnerId(row.owner),
+    kind: row.kind as JobKind,
+    phase: row.phase as JobPhase,
+    seq: Number(row.seq),
+    memberId: row.member_id === null ? null : asMemberId(row.member_id),
+    conversationId: asConversationId(row.conversation_id),
+    requester: {
+      memberId: row.requester_member_id === null ? null : asMemberId(row.requester_member_id),
+      conversationId: row.requester_conversation_id === null ? null : asConversationId(row.requester_conversation_id),
+    },
+    parentId: row.parent_id === null ? null : asJobId(row.parent_id),
+    rootId: asJobId(row.root_id),
+    clientKey: row.client_key,
+    text: row.text,
+    input: json<TurnInput>(row.input_json),
+    runKey: row.run_key,
+    runId: row.run_id === null ? null : asRunId(row.run_id),
+    pendingInput: json<InputRequest>(row.pending_input_json),
+    pendingResponse: json<PendingResponse>(row.pending_response_json),
+    result:
+      row.result_text === null
+        ? null
+        : {
+            text: row.result_text,
+            truncated: row.result_truncated === null ? null : Number(row.result_truncated) === 1,
+          },
+    error: row.error,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The columns a state-machine step may change, from the next job. */
+export function jobStateColumns(job: Job, now: string) {
+  return {
+    phase: job.phase,
+    unfinished: isTerminal(job.phase) ? 0 : 1,
+    input_json: toJson(job.input),
+    run_key: job.runKey,
+    run_id: job.runId,
+    pending_input_json: toJson(job.pendingInput),
+    pending_response_json: toJson(job.pendingResponse),
+    result_text: job.result?.text ?? null,
+    result_truncated: job.result === null || job.result.truncated === null ? null : job.result.truncated ? 1 : 0,
+    error: job.error,
+    started_at: job.startedAt,
+    finished_at: job.finishedAt,
+    updated_at: now,
+  } satisfies Partial<Insertable<JobsTable>>;
+}
+
+/** A full `jobs` row for an insert (seq is assigned by the database). */
+export function jobInsertRow(job: Omit<Job, 'seq'>, now: string): Insertable<JobsTable> {
+  return {
+    ...jobStateColumns({ ...job, seq: 0 }, now),
+    id: job.id,
+    team_id: job.teamId,
+    owner: job.owner,
+    kind: job.kind,
+    member_id: job.memberId,
+    conversation_id: job.conversationId,
+    requester_member_id: job.requester.memberId,
+    requester_conversation_id: job.requester.conversationId,
+    requester_key: job.requester.conversationId ?? '',
+    parent_id: job.parentId,
+    root_id: job.rootId,
+    client_key: job.clientKey,
+    text: job.text,
+    created_at: job.createdAt,
+  };
+}
+
+/** Maps a `record_messages` row to a {@link RecordMessage}. */
+export function toRecord(row: Selectable<RecordMessagesTable>): RecordMessage {
+  return {
+    id: asRecordId(row.id),
+    teamId: asTeamId(row.team_id),
+    seq: Number(row.seq),
+    kind: row.kind as RecordKind,
+    jobId: row.job_id === null ? null : asJobId(row.job_id),
+    memberId: row.member_id === null ? null : asMemberId(row.member_id),
+    fromMemberId: row.from_member_id === null ? null : asMemberId(row.from_member_id),
+    text: row.text,
+    truncated: Number(row.truncated) === 1,
+    createdAt: row.created_at,
+  };
+}
+
+/** Maps a `team_events` row (joined with its team's owner) to a {@link TeamEvent}. */
+export function toEvent(row: Selectable<TeamEventsTable> & { readonly owner: string }): TeamEvent {
+  return {
+    teamId: asTeamId(row.team_id),
+    owner: asOwnerId(row.owner),
+    seq: Number(row.seq),
+    kind: row.kind as TeamEventKind,
+    jobId: row.job_id === null ? null : asJobId(row.job_id),
+    recordId: row.record_id === null ? null : asRecordId(row.record_id),
+    memberId: row.member_id === null ? null : asMemberId(row.member_id),
+    createdAt: row.created_at,
+  };
+}
+
+/** Maps a `conversation_messages` row to a {@link ConversationMessage}. */
+export function toConversationMessage(row: Selectable<ConversationMessagesTable>): ConversationMessage {
+  return {
+    id: row.id,
+    conversationId: asConversationId(row.conversation_id),
+    seq: Number(row.seq),
+    role: row.role as ConversationMessage['role'],
+    text: row.text,
+    toolName: row.tool_name,
+    jobId: row.job_id === null ? null : asJobId(row.job_id),
+    createdAt: row.created_at,
+  };
+}

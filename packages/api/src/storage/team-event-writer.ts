@@ -1,0 +1,111 @@
+import {
+  asOwnerId,
+  type JobId,
+  type MemberId,
+  type RecordId,
+  type TeamEvent,
+  type TeamEventKind,
+  type TeamId,
+} from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import type { Database } from './database-types.js';
+
+/** Events kept regardless of age, per team. */
+const KEEP_EVENTS = 1_000;
+/** Events younger than this are kept regardless of count (a day of `afterSeq` replay). */
+const KEEP_EVENTS_MS = 24 * 60 * 60 * 1_000;
+
+/** What an event points at. */
+export interface EventRefs {
+  readonly jobId?: JobId | null;
+  readonly recordId?: RecordId | null;
+  readonly memberId?: MemberId | null;
+}
+
+/**
+ * Appends a transaction's events to the team event logs and bumps each touched team's revision
+ * once; collects the events to publish after commit.
+ *
+ * @remarks The per-team seq comes from `teams.last_event_seq`, incremented by an `UPDATE ...
+ * RETURNING` in the same transaction, so concurrent writers on PostgreSQL serialize on the team
+ * row and seqs stay gap-free and strictly increasing. Old events are pruned at the first event
+ * of a team per transaction: one range delete on the primary key.
+ */
+export class TeamEventWriter {
+  readonly #trx: Kysely<Database>;
+  readonly #now: string;
+  readonly #touched = new Set<string>();
+  readonly #emitted = new Set<string>();
+  readonly #events: TeamEvent[] = [];
+
+  constructor(trx: Kysely<Database>, now: string) {
+    this.#trx = trx;
+    this.#now = now;
+  }
+
+  /** The events appended so far (published by the caller after commit). */
+  get events(): readonly TeamEvent[] {
+    return this.#events;
+  }
+
+  /**
+   * Appends one event to a team's log; the same event (kind and subject) twice in one
+   * transaction is logged once, since a subscriber re-reads the subject either way.
+   */
+  async emit(teamId: TeamId, kind: TeamEventKind, refs: EventRefs = {}): Promise<void> {
+    const key = [teamId, kind, refs.jobId ?? '', refs.recordId ?? '', refs.memberId ?? ''].join('\u0000');
+    if (this.#emitted.has(key)) return;
+    this.#emitted.add(key);
+    const first = !this.#touched.has(teamId);
+    this.#touched.add(teamId);
+    const team = await this.#trx
+      .updateTable('teams')
+      .set((eb) => ({
+        last_event_seq: eb('last_event_seq', '+', 1),
+        revision: first ? eb('revision', '+', 1) : eb.ref('revision'),
+        updated_at: this.#now,
+      }))
+      .where('id', '=', teamId)
+      .returning(['owner', 'last_event_seq'])
+      .executeTakeFirstOrThrow();
+    const event: TeamEvent = {
+      teamId,
+      owner: asOwnerId(team.owner),
+      seq: Number(team.last_event_seq),
+      kind,
+      jobId: refs.jobId ?? null,
+      recordId: refs.recordId ?? null,
+      memberId: refs.memberId ?? null,
+      createdAt: this.#now,
+    };
+    if (first) await this.#prune(teamId, event.seq);
+    await this.#trx
+      .insertInto('team_events')
+      .values({
+        team_id: teamId,
+        seq: event.seq,
+        kind,
+        job_id: event.jobId,
+        record_id: event.recordId,
+        member_id: event.memberId,
+        created_at: this.#now,
+      })
+      .execute();
+    this.#events.push(event);
+  }
+
+  /** Publishes an event after commit without logging it (the log itself is being deleted). */
+  announce(event: TeamEvent): void {
+    this.#events.push(event);
+  }
+
+  async #prune(teamId: TeamId, newestSeq: number): Promise<void> {
+    const cutoff = new Date(Date.parse(this.#now) - KEEP_EVENTS_MS).toISOString();
+    await this.#trx
+      .deleteFrom('team_events')
+      .where('team_id', '=', teamId)
+      .where('seq', '<=', newestSeq - KEEP_EVENTS)
+      .where('created_at', '<', cutoff)
+      .execute();
+  }
+}

@@ -1,0 +1,195 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const apiRoot = fileURLToPath(new URL('../../', import.meta.url));
+const workDir = mkdtempSync(join(tmpdir(), 'agent-teams-cli-'));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/** Runs the real CLI as a child process; resolves once it prints its `listening on` line. */
+function startCli(args: string[], env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: apiRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`CLI did not start in time:\n${out}`)), 30_000);
+    const onData = () => {
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve({ child, url: match[1], output: () => out });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`CLI exited with ${code} before listening:\n${out}`));
+    });
+  });
+}
+
+/** Runs the CLI to completion and returns its exit code and output. */
+function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: apiRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', r));
+}
+
+async function gql(url: string, token: string, query: string, variables: Record<string, unknown> = {}) {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: test reads loosely typed GraphQL JSON.
+  return (await response.json()) as { data?: Record<string, any>; errors?: { extensions?: { code?: string } }[] };
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const CREATE = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { id status members { id name } } } }`;
+const SEND = `mutation($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id status } } }`;
+const JOB = `query($id: ID!) { job(id: $id) { status result { available text } } }`;
+
+describe('the agent-teams CLI as a child process', () => {
+  const database = join(workDir, 'teams.sqlite');
+
+  it('serves with the demo agents and the development token, runs a request, and stops on SIGTERM', async () => {
+    const server = await startCli(['serve', '--port', '0', '--database', database]);
+    expect(server.output()).toContain('development token: dev-token');
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+
+    const created = await gql(server.url, 'dev-token', CREATE, {
+      input: {
+        clientRequestId: 'cli-team',
+        name: 'Release',
+        goal: 'Check the release',
+        members: [
+          { name: 'Research', agentId: 'researcher' },
+          { name: 'Review', agentId: 'reviewer' },
+        ],
+      },
+    });
+    const team = created.data?.createTeam.team;
+    expect(team.members).toHaveLength(2);
+    const sent = await gql(server.url, 'dev-token', SEND, {
+      input: {
+        teamId: team.id,
+        memberIds: [team.members[0].id],
+        text: 'Find the release notes',
+        clientRequestId: 'r1',
+      },
+    });
+    const jobId = sent.data?.sendRequest.jobs[0].id as string;
+    const done = await waitFor(async () => {
+      const job = (await gql(server.url, 'dev-token', JOB, { id: jobId })).data?.job;
+      return job?.status === 'COMPLETED' ? job : undefined;
+    });
+    expect(done.result).toEqual({ available: true, text: 'Research: Find the release notes' });
+
+    const unauthenticated = await gql(server.url, 'wrong-token', JOB, { id: jobId });
+    expect(unauthenticated.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+
+    const second = await runCli(['serve', '--port', '0', '--database', database]);
+    expect(second.code).toBe(1);
+    expect(second.output).toMatch(/already|in use/i);
+
+    server.child.kill('SIGTERM');
+    expect(await exitOf(server.child)).toBe(0);
+  });
+
+  it('keeps accepted work across a restart on the same file', async () => {
+    const server = await startCli(['serve', '--port', '0', '--database', database]);
+    const teams = await gql(
+      server.url,
+      'dev-token',
+      '{ viewer { teams { edges { node { name jobs { totalCount } } } } } }',
+    );
+    expect(teams.data?.viewer.teams.edges).toEqual([{ node: { name: 'Release', jobs: { totalCount: 1 } } }]);
+    server.child.kill('SIGINT');
+    expect(await exitOf(server.child)).toBe(0);
+  });
+
+  it('reads tokens and agents from --config and refuses an invalid one', async () => {
+    const config = join(workDir, 'agent-teams.config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        auth: { tokens: { 'tok-alice': 'alice' } },
+        agents: [
+          { name: 'a', title: 'A', description: 'first', runtime: 'scripted' },
+          { name: 'b', title: 'B', description: 'second', runtime: 'scripted' },
+        ],
+      }),
+    );
+    const server = await startCli(['serve', '--port', '0', '--database', ':memory:'], { AGENT_TEAMS_CONFIG: config });
+    expect(server.output()).not.toContain('development token');
+    const agents = await gql(server.url, 'tok-alice', '{ agents { edges { node { name title } } } }');
+    expect(agents.data?.agents.edges.map((e: { node: { name: string } }) => e.node.name)).toEqual(['a', 'b']);
+    expect((await gql(server.url, 'dev-token', '{ viewer { id } }')).errors?.[0]?.extensions?.code).toBe(
+      'UNAUTHENTICATED',
+    );
+    server.child.kill('SIGTERM');
+    expect(await exitOf(server.child)).toBe(0);
+
+    const bad = join(workDir, 'bad.config.json');
+    writeFileSync(bad, JSON.stringify({ agents: [{ name: 'x', runtime: 'scripted', colour: 'red' }] }));
+    const refused = await runCli(['serve', '--port', '0', '--database', ':memory:', '--config', bad]);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain('agents[0].colour');
+  });
+
+  it('refuses bad flags with the usage and exit code 2', async () => {
+    const result = await runCli(['serve', '--port', 'abc']);
+    expect(result.code).toBe(2);
+    expect(result.output).toContain('Usage: agent-teams');
+  });
+});

@@ -1,0 +1,73 @@
+import { ACTIVE_PHASES, type Job, JobPhase, Limits } from '@agent-teams/core';
+import { StaticCatalog } from '@agent-teams/testkit';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Harness, openHarness, removeTempDirs, waitFor, waitForPhases } from './scheduler-harness.js';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await openHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+afterAll(removeTempDirs);
+
+describe('scheduler admission', () => {
+  it('runs the jobs of one conversation strictly one at a time, oldest first', async () => {
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const target = members.slice(0, 1);
+    const first = await h.send(team, target, '!sleep 120\n!reply first');
+    const second = await h.send(team, target, '!reply second');
+    const third = await h.send(team, target, '!sleep 30\n!reply third');
+    const ids = [...first, ...second, ...third].map((job) => job.id);
+    let maxActiveInConversation = 0;
+    const jobs = await waitFor(async () => {
+      const current = await h.store.findJobs(ids);
+      const active = current.filter((job) => ACTIVE_PHASES.includes(job.phase)).length;
+      maxActiveInConversation = Math.max(maxActiveInConversation, active);
+      return current.every((job) => job.phase === JobPhase.COMPLETED) ? current : null;
+    }, 'three completed jobs');
+    expect(maxActiveInConversation).toBe(1);
+    const byId = new Map(jobs.map((job) => [job.id, job]));
+    const ordered = ids.map((id) => byId.get(id) as Job);
+    expect(ordered.map((job) => job.result?.text)).toEqual(['slept 120 ms\nfirst', 'second', 'slept 30 ms\nthird']);
+    for (let i = 1; i < ordered.length; i += 1) {
+      expect(Date.parse(ordered[i]?.startedAt ?? '')).toBeGreaterThanOrEqual(
+        Date.parse(ordered[i - 1]?.finishedAt ?? ''),
+      );
+    }
+  });
+
+  it('never holds more than 8 active jobs for 16 sleeping jobs in 16 conversations', async () => {
+    const a = await h.team(Array.from({ length: 8 }, () => 'researcher'));
+    const b = await h.team(Array.from({ length: 8 }, () => 'writer'));
+    const sent = [
+      ...(await h.send(a.team, a.members, '!sleep 250')),
+      ...(await h.send(b.team, b.members, '!sleep 250')),
+    ];
+    expect(sent).toHaveLength(16);
+    let maxActive = 0;
+    await waitFor(async () => {
+      const active = await h.store.listActiveJobs();
+      maxActive = Math.max(maxActive, active.length);
+      const jobs = await h.store.findJobs(sent.map((job) => job.id));
+      return jobs.every((job) => job.phase === JobPhase.COMPLETED);
+    }, '16 completed jobs');
+    expect(maxActive).toBe(Limits.activeJobs);
+  });
+
+  it('fails a job whose agent is missing from the catalog at admission, with a clear message', async () => {
+    await h.close();
+    h = await openHarness({ schedulerCatalog: new StaticCatalog([{ name: 'researcher' }]) });
+    const { team, members } = await h.team(['researcher', 'writer']);
+    const jobs = await h.send(team, members, 'Draft the summary');
+    const [ok, missing] = await waitForPhases(
+      h,
+      jobs.map((job) => job.id),
+      [JobPhase.COMPLETED, JobPhase.FAILED],
+    ).then((done) => jobs.map((job) => done.find((d) => d.id === job.id)));
+    expect(ok?.phase).toBe(JobPhase.COMPLETED);
+    expect(missing?.phase).toBe(JobPhase.FAILED);
+    expect(missing?.error).toContain('"writer" is not in the agent catalog');
+  });
+});

@@ -1,0 +1,112 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DatabaseInUseError } from '../../src/storage/database-in-use-error.js';
+import { classifyDriverError, DriverErrorKind } from '../../src/storage/driver-errors.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { openDatabase } from '../../src/storage/open-database.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-teams-open-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('openDatabase on SQLite', () => {
+  it('creates the parent directory and sets WAL, synchronous FULL, busy timeout and foreign keys', async () => {
+    const file = join(dir, 'nested', 'deeper', 'teams.sqlite');
+    const opened = await openDatabase(file);
+    try {
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw(`PRAGMA ${name}`).execute(opened.db)).rows[0] as object)[0];
+      expect(opened.dialect).toBe('sqlite');
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('synchronous')).toBe(2);
+      expect(await pragma('busy_timeout')).toBe(5000);
+      expect(await pragma('foreign_keys')).toBe(1);
+      expect(existsSync(`${file}.lock`)).toBe(true);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('refuses a second open of the same file and opens again after close', async () => {
+    const file = join(dir, 'locked.sqlite');
+    const first = await openDatabase(file);
+    const second = openDatabase(file);
+    await expect(second).rejects.toBeInstanceOf(DatabaseInUseError);
+    await expect(second).rejects.toMatchObject({ file });
+    await first.close();
+    const third = await openDatabase(file);
+    await third.close();
+  });
+
+  it('opens :memory: without a lock, any number of times', async () => {
+    const a = await openDatabase(':memory:');
+    const b = await openDatabase(':memory:');
+    expect(await migrateToLatest(a.db, a.dialect)).toEqual(['0001-initial']);
+    expect(await migrateToLatest(a.db, a.dialect)).toEqual([]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it('enforces one admitted job per conversation in the schema', async () => {
+    const opened = await openDatabase(':memory:');
+    try {
+      await migrateToLatest(opened.db, opened.dialect);
+      const base = {
+        owner: 'o',
+        client_request_id: 'c',
+        fingerprint: 'f',
+        name: 'n',
+        goal: 'g',
+        status: 'READY',
+        revision: 0,
+        last_event_seq: 0,
+        created_at: 't',
+        updated_at: 't',
+      };
+      await opened.db
+        .insertInto('teams')
+        .values({ ...base, id: 'team_1' })
+        .execute();
+      const job = (id: string, phase: string) => ({
+        id,
+        team_id: 'team_1',
+        owner: 'o',
+        kind: 'REQUEST',
+        phase,
+        unfinished: 1,
+        conversation_id: 'conversation_1',
+        requester_key: '',
+        root_id: id,
+        client_key: id,
+        text: 't',
+        created_at: 't',
+        updated_at: 't',
+      });
+      await opened.db
+        .insertInto('jobs')
+        .values([job('job_1', 'RUNNING'), job('job_2', 'QUEUED')])
+        .execute();
+      const error = await opened.db
+        .insertInto('jobs')
+        .values(job('job_3', 'WAITING_INPUT'))
+        .execute()
+        .catch((e: unknown) => e);
+      expect(classifyDriverError(error, 'sqlite')).toBe(DriverErrorKind.UNIQUE_VIOLATION);
+    } finally {
+      await opened.close();
+    }
+  });
+});
+
+describe('classifyDriverError', () => {
+  it('maps the table of SQLite and PostgreSQL conditions', () => {
+    expect(classifyDriverError({ code: 'SQLITE_BUSY' }, 'sqlite')).toBe(DriverErrorKind.RETRYABLE);
+    expect(classifyDriverError({ code: '23505' }, 'postgres')).toBe(DriverErrorKind.UNIQUE_VIOLATION);
+    for (const code of ['40001', '40P01', '55P03']) {
+      expect(classifyDriverError({ code }, 'postgres')).toBe(DriverErrorKind.RETRYABLE);
+    }
+    expect(classifyDriverError({ code: '23505' }, 'sqlite')).toBe(DriverErrorKind.OTHER);
+    expect(classifyDriverError(new Error('x'), 'postgres')).toBe(DriverErrorKind.OTHER);
+  });
+});

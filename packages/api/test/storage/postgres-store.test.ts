@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { asAgentId, asOwnerId } from '@agent-teams/core';
+import { describeTeamStoreContract, SequentialIds } from '@agent-teams/testkit';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { openDatabase } from '../../src/storage/open-database.js';
+
+// A fresh database per run, dropped afterwards. An unreachable server fails the run: a skipped
+// PostgreSQL suite would let the multi-server store rot unnoticed.
+const ADMIN_URL = process.env.AGENT_TEAMS_TEST_PG_ADMIN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE = `agent_teams_test_${randomBytes(6).toString('hex')}`;
+const url = new URL(ADMIN_URL);
+url.pathname = `/${DATABASE}`;
+const TEST_URL = url.toString();
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is required for this suite and is unreachable at ${ADMIN_URL} ` +
+        '(start it, or point AGENT_TEAMS_TEST_PG_ADMIN at a server where the user may CREATE DATABASE)',
+      { cause: error },
+    );
+  }
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  await admin((client) => client.query(`CREATE DATABASE ${DATABASE}`));
+  const database = await openDatabase(TEST_URL);
+  try {
+    await migrateToLatest(database.db, database.dialect);
+  } finally {
+    await database.close();
+  }
+});
+
+afterAll(async () => {
+  await admin((client) => client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
+});
+
+describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
+  const database = await openDatabase(TEST_URL, { poolSize: 4 });
+  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs RESTART IDENTITY CASCADE`.execute(
+    database.db,
+  );
+  await database.db
+    .updateTable('scheduler_state')
+    .set({ round_json: JSON.stringify({ rotation: [], served: [] }), updated_at: null })
+    .execute();
+  const store = new KyselyTeamStore(database.db, database.dialect, { events, ids, close: database.close });
+  return { store, close: () => store.close() };
+});
+
+describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
+  it('answers racing sends of one key on two servers with one job', async () => {
+    const ids = new SequentialIds();
+    const [a, b] = await Promise.all([openDatabase(TEST_URL), openDatabase(TEST_URL)]);
+    const stores = [a, b].map((d) => new KyselyTeamStore(d.db, d.dialect, { close: d.close }));
+    try {
+      const [first, second] = stores as [KyselyTeamStore, KyselyTeamStore];
+      const now = '2026-01-01T00:00:00.000Z';
+      const owner = asOwnerId('racer');
+      const member = {
+        id: ids.memberId(),
+        name: 'M',
+        agentId: asAgentId('researcher'),
+        conversationId: ids.conversationId(),
+      };
+      const { team } = await first.createTeam(
+        { id: ids.teamId(), owner, clientRequestId: 'race', fingerprint: 'f', name: 'T', goal: 'G', members: [member] },
+        { now, maxTeams: 20 },
+      );
+      const send = (store: KyselyTeamStore) => {
+        const id = ids.jobId();
+        return store.enqueueRequests({
+          owner,
+          teamId: team.id,
+          keys: [{ requesterConversationId: null, clientKey: 'same', memberId: member.id }],
+          roots: [id],
+          now,
+          decide: (snapshot) => {
+            const existing = snapshot.existing[0];
+            if (existing) return { insert: [], resultIds: [existing.id] };
+            const request = {
+              id,
+              recordId: ids.recordId(),
+              memberId: member.id,
+              conversationId: member.conversationId,
+              requester: { memberId: null, conversationId: null },
+              parentId: null,
+              rootId: id,
+              clientKey: 'same',
+              text: 't',
+            };
+            return { insert: [request], resultIds: [id] };
+          },
+        });
+      };
+      const results = await Promise.all(Array.from({ length: 6 }, (_, i) => send(i % 2 === 0 ? first : second)));
+      expect(new Set(results.map((jobs) => jobs[0]?.id)).size).toBe(1);
+      expect(await first.countJobs(team.id)).toEqual({ requests: 1, receipts: 0 });
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+});

@@ -1,0 +1,121 @@
+import { Limits } from '../limits/limits.js';
+import type { MemberId } from '../model/ids.js';
+import { JobKind, type TurnInput } from '../model/job.js';
+import type { RecordMessage } from '../model/record.js';
+import type { Member, Team } from '../model/team.js';
+import type { FreezeContext } from '../ports/team-store.js';
+import { utf8ByteLength } from '../text/text-measure.js';
+
+/** A shared-record message as agents see it (snake_case JSON, like every member tool answer). */
+export interface RecordContextJson {
+  readonly id: string;
+  readonly kind: string;
+  readonly job_id: string | null;
+  readonly member_id: string | null;
+  readonly from_member_id: string | null;
+  readonly text: string;
+  readonly truncated: boolean;
+  readonly created_at: string;
+}
+
+/** The shared context of a team: the `read_team_context` answer and every frozen turn's `context`. */
+export interface TeamContextJson {
+  readonly team_id: string;
+  readonly goal: string;
+  readonly members: readonly { readonly id: string; readonly name: string; readonly agent: string }[];
+  readonly messages: readonly RecordContextJson[];
+}
+
+/** Maps a record message to its snake_case JSON form. */
+export function recordToContextJson(r: RecordMessage): RecordContextJson {
+  return {
+    id: r.id,
+    kind: r.kind,
+    job_id: r.jobId,
+    member_id: r.memberId,
+    from_member_id: r.fromMemberId,
+    text: r.text,
+    truncated: r.truncated,
+    created_at: r.createdAt,
+  };
+}
+
+/**
+ * The newest `maxMessages` records (oldest first), dropping the oldest until the JSON array of
+ * their context form fits in `maxBytes` UTF-8 bytes. Measured on the real JSON text, escaping
+ * included, so what an agent receives is what was budgeted.
+ */
+export function fitContextMessages(
+  records: readonly RecordMessage[],
+  maxMessages: number = Limits.contextMessages,
+  maxBytes: number = Limits.contextBytes,
+): RecordMessage[] {
+  const kept = maxMessages > 0 ? records.slice(-maxMessages) : [];
+  while (kept.length > 0 && utf8ByteLength(JSON.stringify(kept.map(recordToContextJson))) > maxBytes) kept.shift();
+  return kept;
+}
+
+/** The shared context JSON of a team with its bounded recent messages. */
+export function teamContextJson(
+  team: Team,
+  members: readonly Member[],
+  records: readonly RecordMessage[],
+): TeamContextJson {
+  return {
+    team_id: team.id,
+    goal: team.goal,
+    members: members.map((m) => ({ id: m.id, name: m.name, agent: m.agentId })),
+    messages: fitContextMessages(records).map(recordToContextJson),
+  };
+}
+
+/** The receipt payload a request's outcome is delivered with (see `finish-job.ts`). */
+interface ReceiptPayload {
+  readonly request_id?: unknown;
+  readonly from_member?: unknown;
+  readonly status?: unknown;
+  readonly result?: unknown;
+}
+
+function parseReceipt(text: string): ReceiptPayload {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as ReceiptPayload) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The frozen input of an admitted job's turn: its text, who runs it and who asked (by name), the
+ * delivered outcome for a receipt, and the team's bounded shared context as data.
+ */
+export function buildTurnInput(ctx: FreezeContext): TurnInput {
+  const { job, team, members } = ctx;
+  const nameOf = (id: MemberId | string | null): string | null =>
+    id === null ? null : (members.find((m) => m.id === id)?.name ?? id);
+  let receipt: TurnInput['receipt'] = null;
+  if (job.kind === JobKind.RECEIPT) {
+    // Receipts are written by the core itself; a malformed one still runs, showing its raw text.
+    const payload = parseReceipt(job.text);
+    const from = typeof payload.from_member === 'string' ? payload.from_member : null;
+    receipt = {
+      requestId: (typeof payload.request_id === 'string'
+        ? payload.request_id
+        : (job.parentId ?? '')) as TurnInput['jobId'],
+      fromMemberName: nameOf(from) ?? 'unknown member',
+      status: typeof payload.status === 'string' ? payload.status : 'UNKNOWN',
+      result: typeof payload.result === 'string' ? payload.result : job.text,
+    };
+  }
+  return {
+    kind: job.kind === JobKind.RECEIPT ? 'receipt' : 'request',
+    jobId: job.id,
+    teamId: team.id,
+    text: job.text,
+    memberName: nameOf(job.memberId) ?? 'person',
+    requesterName: nameOf(job.requester.memberId),
+    receipt,
+    context: teamContextJson(team, members, ctx.recentRecords),
+  };
+}

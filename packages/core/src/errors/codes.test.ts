@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from './codes.js';
+
+/** The codes of `shared/contract/README.md` ("Error codes"): clients branch on these. */
+const CONTRACT_CODES = [
+  'UNAUTHENTICATED',
+  'NOT_FOUND',
+  'INVALID_INPUT',
+  'MEMBER_COUNT',
+  'DUPLICATE_MEMBER_NAME',
+  'TEAM_LIMIT',
+  'REQUEST_LIMIT',
+  'IDEMPOTENCY_CONFLICT',
+  'SELF_REQUEST',
+  'NOT_WAITING_INPUT',
+  'INPUT_CHANGED',
+  'INVALID_RESPONSE',
+  'PENDING_WORK',
+  'CURSOR_MISMATCH',
+  'FORBIDDEN',
+  'CATALOG_UNAVAILABLE',
+] as const;
+
+describe('ErrorCode table', () => {
+  it('holds every contract code with its own name as its value', () => {
+    const table: Record<string, string> = ErrorCode;
+    for (const code of CONTRACT_CODES) expect(table[code]).toBe(code);
+  });
+
+  it('is add-only: the full list, in order, is the contract codes followed by the additions', () => {
+    // Append new codes at the end of this list; never remove, rename or reorder one.
+    expect(Object.entries(ErrorCode)).toEqual(
+      [...CONTRACT_CODES, 'NOT_AVAILABLE_YET', 'INVALID_TRANSITION', 'STALE_LEASE'].map((code) => [code, code]),
+    );
+  });
+});

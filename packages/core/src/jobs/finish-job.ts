@@ -1,0 +1,91 @@
+import { Limits } from '../limits/limits.js';
+import { type Job, JobKind, JobPhase, type JobResult } from '../model/job.js';
+import { truncateUtf8 } from '../text/text-measure.js';
+import { boundAnswer } from './bound-answer.js';
+import type { JobEffect, NewReceipt } from './job-commands.js';
+import type { TransitionContext } from './job-machine.js';
+
+/** Outcome text of a job cancelled while still QUEUED (nothing ran, so nothing is "kept"). */
+export const CANCELLED_BEFORE_START = 'Cancelled before it started.';
+/** Outcome text of a job cancelled after admission: its conversation still holds the partial work. */
+export const CANCELLED_AFTER_START = 'Cancelled; the conversation and its checkpoints are kept.';
+
+/** The failure text of a turn that passed its deadline. */
+export function timeoutMessage(timeoutMs: number): string {
+  return `Timed out after ${timeoutMs} ms; the run was cancelled.`;
+}
+
+/** The terminal phases a job can finish in. */
+export type FinalPhase = typeof JobPhase.COMPLETED | typeof JobPhase.FAILED | typeof JobPhase.CANCELLED;
+
+/** A finished job and the persistent effects of finishing it. */
+export interface Finished {
+  readonly job: Job;
+  readonly effects: readonly JobEffect[];
+}
+
+/**
+ * The receipt that carries a request's outcome back to the member who asked. Only a member's
+ * request gets one (a person reads the result directly) and never a cancelled one: the asking
+ * agent did not get an answer and must not be woken with a non-answer.
+ */
+function receiptFor(job: Job, phase: FinalPhase, result: JobResult, ctx: TransitionContext): NewReceipt | null {
+  const { memberId, conversationId } = job.requester;
+  if (phase === JobPhase.CANCELLED || job.kind !== JobKind.REQUEST) return null;
+  if (memberId === null || conversationId === null) return null;
+  const text = JSON.stringify({ request_id: job.id, from_member: job.memberId, status: phase, result: result.text });
+  return { id: ctx.ids.jobId(), memberId, conversationId, text };
+}
+
+/**
+ * Moves a job to a terminal phase: stores the result and error, stamps `finishedAt`, clears what
+ * it was waiting for, and returns the shared-record message (plus the receipt, when due) that the
+ * store writes in the same transaction.
+ */
+export function finishJob(
+  job: Job,
+  phase: FinalPhase,
+  result: JobResult,
+  error: string | null,
+  ctx: TransitionContext,
+): Finished {
+  const next: Job = {
+    ...job,
+    phase,
+    result,
+    error,
+    pendingInput: null,
+    pendingResponse: null,
+    finishedAt: ctx.now,
+    updatedAt: ctx.now,
+  };
+  const effects: JobEffect[] = [
+    {
+      type: 'APPEND_RECORD',
+      kind: phase,
+      memberId: job.memberId,
+      fromMemberId: job.memberId,
+      text: result.text,
+      truncated: result.truncated ?? false,
+    },
+  ];
+  const receipt = receiptFor(job, phase, result, ctx);
+  if (receipt !== null) effects.push({ type: 'CREATE_RECEIPT', receipt });
+  return { job: next, effects };
+}
+
+/** Finishes a job COMPLETED with its bounded answer. */
+export function completeJob(job: Job, answer: string, ctx: TransitionContext): Finished {
+  return finishJob(job, JobPhase.COMPLETED, boundAnswer(answer), null, ctx);
+}
+
+/** Finishes a job FAILED; the message is cut to the answer budget (no notice: it is not an answer). */
+export function failJob(job: Job, message: string, ctx: TransitionContext): Finished {
+  const cut = truncateUtf8(message, Limits.answerBytes);
+  return finishJob(job, JobPhase.FAILED, { text: cut.text, truncated: cut.truncated }, cut.text, ctx);
+}
+
+/** Finishes a job CANCELLED with the text that says whether anything had run. */
+export function cancelJob(job: Job, text: string, ctx: TransitionContext): Finished {
+  return finishJob(job, JobPhase.CANCELLED, { text, truncated: false }, text, ctx);
+}

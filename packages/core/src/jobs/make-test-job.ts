@@ -1,0 +1,135 @@
+// Test support for the job machine's tests (not exported from the package barrel).
+import {
+  asConversationId,
+  asJobId,
+  asMemberId,
+  asOwnerId,
+  asRunId,
+  asTeamId,
+  type IdGenerator,
+  type MemberId,
+} from '../model/ids.js';
+import { InputKind, type Job, JobKind, JobPhase, type TurnInput } from '../model/job.js';
+import type { JobCommand, JobCommandType } from './job-commands.js';
+import type { TransitionContext } from './job-machine.js';
+
+/** The clock reading every test transition happens at. */
+export const TEST_NOW = '2026-11-30T04:00:05.000Z';
+
+/** A transition context with sequential ids (`job_900`, `job_901`, ...). */
+export function testContext(now = TEST_NOW): TransitionContext {
+  let next = 900;
+  const mint =
+    <T>(prefix: string) =>
+    () =>
+      `${prefix}_${next++}` as T;
+  const ids: IdGenerator = {
+    teamId: mint('team'),
+    memberId: mint('member'),
+    jobId: mint('job'),
+    recordId: mint('record'),
+    conversationId: mint('conversation'),
+  };
+  return { now, ids };
+}
+
+export const WRITER = asMemberId('member_2');
+export const RESEARCHER = asMemberId('member_1');
+
+const input: TurnInput = {
+  kind: 'request',
+  jobId: asJobId('job_1'),
+  teamId: asTeamId('team_1'),
+  text: 'Summarise the findings',
+  memberName: 'Writer',
+  requesterName: null,
+  receipt: null,
+  context: {},
+};
+
+/** Fields a job normally has once it reached `phase` (run id, frozen input, pending question). */
+function fieldsFor(phase: JobPhase): Partial<Job> {
+  const admitted = { input, runKey: 'job_1', startedAt: '2026-11-30T04:00:01.000Z' };
+  const question = { kind: InputKind.CLARIFICATION, requestId: 'q_1', question: 'Which region?' } as const;
+  switch (phase) {
+    case JobPhase.QUEUED:
+      return {};
+    case JobPhase.ADMITTING:
+      return admitted;
+    case JobPhase.WAITING_INPUT:
+      return { ...admitted, runId: asRunId('run_1'), pendingInput: question };
+    default:
+      return { ...admitted, runId: asRunId('run_1') };
+  }
+}
+
+/** A REQUEST job from a person to the writer, in `phase`, frozen so a test notices any mutation. */
+export function makeTestJob(phase: JobPhase = JobPhase.QUEUED, overrides: Partial<Job> = {}): Job {
+  const job: Job = {
+    id: asJobId('job_1'),
+    teamId: asTeamId('team_1'),
+    owner: asOwnerId('alice'),
+    kind: JobKind.REQUEST,
+    phase,
+    seq: 1,
+    memberId: WRITER,
+    conversationId: asConversationId('conversation_2'),
+    requester: { memberId: null, conversationId: null },
+    parentId: null,
+    rootId: asJobId('job_1'),
+    clientKey: 'client-1',
+    text: 'Summarise the findings',
+    input: null,
+    runKey: null,
+    runId: null,
+    pendingInput: null,
+    pendingResponse: null,
+    result: null,
+    error: null,
+    createdAt: '2026-11-30T04:00:00.000Z',
+    startedAt: null,
+    finishedAt: null,
+    updatedAt: '2026-11-30T04:00:00.000Z',
+    ...fieldsFor(phase),
+    ...overrides,
+  };
+  return Object.freeze(job);
+}
+
+/** The same job, asked by the researcher from its conversation (so a receipt is due). */
+export function askedByMember(job: Job, memberId: MemberId = RESEARCHER): Job {
+  return Object.freeze({ ...job, requester: { memberId, conversationId: asConversationId('conversation_1') } });
+}
+
+/** A plausible command of each type (RESPOND answers the factory's pending question). */
+export function sampleCommand(type: JobCommandType): JobCommand {
+  switch (type) {
+    case 'FREEZE':
+      return { type, input, runKey: 'job_1' };
+    case 'ACKNOWLEDGE':
+    case 'RESUMED':
+      return { type, runId: asRunId('run_2') };
+    case 'ASK_INPUT':
+      return { type, input: { kind: InputKind.CLARIFICATION, requestId: 'q_2', question: 'Which year?' } };
+    case 'RESPOND':
+      return {
+        type,
+        response: {
+          runKey: 'job_1:q_1',
+          inputRequestId: 'q_1',
+          kind: 'CLARIFICATION',
+          value: 'EU',
+          clientRequestId: 'c',
+        },
+      };
+    case 'COMPLETE':
+      return { type, answer: 'Done.' };
+    case 'FAIL':
+      return { type, error: 'Agent unavailable.' };
+    case 'TIME_OUT':
+      return { type, timeoutMs: 180_000 };
+    case 'CANCEL':
+    case 'CANCEL_CONFIRMED':
+      return { type };
+  }
+}

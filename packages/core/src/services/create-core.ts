@@ -1,0 +1,31 @@
+import { agentService } from './agent-service.js';
+import { conversationService } from './conversation-service.js';
+import type { Core, CoreDeps } from './core-types.js';
+import { eventService } from './event-service.js';
+import { jobService } from './job-service.js';
+import { mentionService } from './mention-service.js';
+import { requestService } from './request-service.js';
+import { teamService } from './team-service.js';
+
+/**
+ * Builds the application's use cases from their ports. Holds no state of its own: everything
+ * durable is in the store, so two cores over one database behave as one.
+ */
+export function createCore(deps: CoreDeps): Core {
+  const { store } = deps;
+  return {
+    teams: teamService(deps),
+    requests: requestService(deps),
+    jobs: jobService(deps),
+    agents: agentService(deps),
+    mentions: mentionService(deps),
+    conversations: conversationService(deps),
+    events: eventService(deps),
+    load: {
+      jobs: (ids) => store.findJobs(ids),
+      members: (ids) => store.findMembers(ids),
+      teams: (ids) => store.findTeams(ids),
+      records: (ids) => store.findRecords(ids),
+    },
+  };
+}

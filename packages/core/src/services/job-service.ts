@@ -1,0 +1,81 @@
+import { ErrorCode } from '../errors/codes.js';
+import { DomainError } from '../errors/domain-error.js';
+import type { JobEffect } from '../jobs/job-commands.js';
+import { transition } from '../jobs/job-machine.js';
+import { Limits } from '../limits/limits.js';
+import { asJobId, asMemberId, type OwnerId } from '../model/ids.js';
+import { isTerminal, type Job, type JobKind, type JobStatus } from '../model/job.js';
+import type { Team } from '../model/team.js';
+import { hashFilter } from '../pagination/cursor.js';
+import { nowTimestamp } from '../ports/clock.js';
+import type { JobFilter } from '../ports/team-store.js';
+import { type CursorScope, seqPageRequest, toCountedConnection } from './connections.js';
+import type { CancelOutcome, Connection, Core, CoreDeps, PageArgs } from './core-types.js';
+
+const JOB_PAGE = { defaultSize: Limits.connectionPage.default, maxSize: Limits.connectionPage.max };
+const INBOX_SCOPE: CursorScope = { kind: 'inbox' };
+
+/** Arguments of `Team.jobs`. */
+export type JobListArgs = {
+  kind?: JobKind | null;
+  statuses?: readonly JobStatus[] | null;
+  memberId?: string | null;
+} & PageArgs;
+
+/**
+ * A page of a team's jobs, oldest first, with the filtered total. The cursor carries a hash of
+ * the filter (statuses in a canonical order), so it cannot be replayed against another filter.
+ */
+export async function listJobs(
+  deps: CoreDeps,
+  team: Team,
+  args: JobListArgs,
+): Promise<Connection<Job> & { totalCount: number }> {
+  const filter: JobFilter = {
+    kind: args.kind ?? null,
+    statuses: args.statuses == null || args.statuses.length === 0 ? null : [...new Set(args.statuses)].sort(),
+    memberId: args.memberId == null ? null : asMemberId(args.memberId),
+  };
+  const scope: CursorScope = { kind: 'job', filter: hashFilter({ team: team.id, ...filter }) };
+  const page = await deps.store.listJobs(team.id, filter, seqPageRequest(args, scope, JOB_PAGE));
+  return toCountedConnection(page, (job) => job.seq, scope);
+}
+
+/**
+ * `jobs.cancel`: a finished job is returned unchanged; any other moves through the state machine
+ * (QUEUED ends at once as CANCELLED; an admitted one becomes CANCELLING and the scheduler stops
+ * its run). Runtime effects are handed to `onEffects` after commit.
+ */
+async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise<CancelOutcome> {
+  const id = asJobId(jobId);
+  const found = await deps.store.findJob(owner, id);
+  if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+  if (isTerminal(found.phase)) return { job: found, alreadyFinished: true };
+  const now = nowTimestamp(deps.clock);
+  const { job, effects, changed } = await deps.store.updateJob(
+    id,
+    // It may have finished between the read and this transaction: then leave it as it is.
+    (current) =>
+      isTerminal(current.phase)
+        ? { ok: true, job: current, effects: [] }
+        : transition(current, { type: 'CANCEL' }, { now, ids: deps.ids }),
+    { now, owner },
+  );
+  // Records and receipts are already stored; the rest (stop the run, inbox change) is for the api.
+  const afterCommit: JobEffect[] = effects.filter((e) => e.type !== 'APPEND_RECORD' && e.type !== 'CREATE_RECEIPT');
+  if (changed && afterCommit.length > 0) deps.onEffects?.(afterCommit);
+  return { job, alreadyFinished: !changed && isTerminal(job.phase) };
+}
+
+/** Builds the `jobs` use cases. */
+export function jobService(deps: CoreDeps): Core['jobs'] {
+  return {
+    get: (owner, jobId) => deps.store.findJob(owner, asJobId(jobId)),
+    list: (team, args) => listJobs(deps, team, args),
+    cancel: (owner, jobId) => cancelJob(deps, owner, jobId),
+    async inbox(owner, page) {
+      const jobs = await deps.store.listWaitingJobs(owner, seqPageRequest(page, INBOX_SCOPE, JOB_PAGE));
+      return toCountedConnection(jobs, (job) => job.seq, INBOX_SCOPE);
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text-measure.js';
+
+/** Independent oracle: encodeURIComponent percent-encodes each UTF-8 byte (and throws on a lone surrogate). */
+const oracleBytes = (s: string): number => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, 'x').length;
+
+const HIGH = '\uD83D';
+const LOW = '\uDE00';
+/** Any UTF-16 code unit, so lone surrogates appear often. */
+const anyUnit = fc.integer({ min: 0, max: 0xffff }).map((n) => String.fromCharCode(n));
+
+describe('codePointLength', () => {
+  it('counts code points, not UTF-16 units', () => {
+    expect(codePointLength('abc')).toBe(3);
+    expect(codePointLength('数据库')).toBe(3);
+    expect(codePointLength('😀😀')).toBe(2);
+    expect(codePointLength('')).toBe(0);
+  });
+
+  it('counts a lone surrogate as one code point', () => {
+    expect(codePointLength(`a${HIGH}b`)).toBe(3);
+    expect(codePointLength(`${LOW}${HIGH}`)).toBe(2);
+  });
+
+  it('agrees with Array.from for any string', () => {
+    fc.assert(fc.property(fc.string({ unit: anyUnit }), (s) => codePointLength(s) === Array.from(s).length));
+  });
+});
+
+describe('utf8ByteLength', () => {
+  it('counts 1, 2, 3 and 4 byte characters', () => {
+    expect(utf8ByteLength('a')).toBe(1);
+    expect(utf8ByteLength('é')).toBe(2);
+    expect(utf8ByteLength('数')).toBe(3);
+    expect(utf8ByteLength('😀')).toBe(4);
+  });
+
+  it('agrees with UTF-8 encoding for well-formed strings', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (s) => utf8ByteLength(s) === oracleBytes(s)));
+  });
+
+  it('counts a lone surrogate as 3 bytes and still reports it as lone', () => {
+    expect(utf8ByteLength(`${HIGH}a`)).toBe(4);
+    expect(hasLoneSurrogate(`${HIGH}a`)).toBe(true);
+  });
+});
+
+describe('hasLoneSurrogate', () => {
+  it('accepts valid pairs and rejects unpaired high or low surrogates', () => {
+    expect(hasLoneSurrogate('😀 数 a')).toBe(false);
+    expect(hasLoneSurrogate(HIGH)).toBe(true);
+    expect(hasLoneSurrogate(LOW)).toBe(true);
+    expect(hasLoneSurrogate(`${LOW}${HIGH}`)).toBe(true);
+    expect(hasLoneSurrogate(`x${HIGH}${HIGH}${LOW}`)).toBe(true);
+  });
+
+  it('is true exactly when UTF-8 encoding would fail', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: anyUnit }), (s) => {
+        let encodable = true;
+        try {
+          encodeURIComponent(s);
+        } catch {
+          encodable = false;
+        }
+        return hasLoneSurrogate(s) === !encodable;
+      }),
+    );
+  });
+});
+
+describe('truncateUtf8', () => {
+  it('keeps text that fits and reports no truncation', () => {
+    expect(truncateUtf8('abc', 3)).toEqual({ text: 'abc', truncated: false });
+    expect(truncateUtf8('数数', 6)).toEqual({ text: '数数', truncated: false });
+  });
+
+  it('drops a CJK character that would overflow instead of splitting it', () => {
+    expect(truncateUtf8('数数', 5)).toEqual({ text: '数', truncated: true });
+    expect(truncateUtf8('数数', 4)).toEqual({ text: '数', truncated: true });
+    expect(truncateUtf8('数数', 2)).toEqual({ text: '', truncated: true });
+  });
+
+  it('never splits a surrogate pair', () => {
+    expect(truncateUtf8('😀😀', 7)).toEqual({ text: '😀', truncated: true });
+    expect(truncateUtf8('a😀', 4)).toEqual({ text: 'a', truncated: true });
+  });
+
+  it('returns the longest prefix within the budget, ending on a code point boundary', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.nat(64), (s, max) => {
+        const { text, truncated } = truncateUtf8(s, max);
+        const points = Array.from(s);
+        const kept = Array.from(text);
+        expect(s.startsWith(text)).toBe(true);
+        expect(oracleBytes(text)).toBeLessThanOrEqual(max);
+        expect(truncated).toBe(text.length < s.length);
+        expect(hasLoneSurrogate(text)).toBe(false);
+        // Longest: adding the next code point would overflow.
+        const next = points[kept.length];
+        if (next !== undefined) expect(oracleBytes(text + next)).toBeGreaterThan(max);
+      }),
+    );
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Measuring and cutting text the way the contract counts it: characters are Unicode code points,
+ * bytes are UTF-8. Everything walks UTF-16 code units by hand instead of using `TextEncoder`,
+ * because `TextEncoder` silently replaces a lone surrogate with U+FFFD and the caller could never
+ * tell that the text was not well-formed.
+ */
+
+const isHigh = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number): boolean => unit >= 0xdc00 && unit <= 0xdfff;
+
+/** True when a surrogate pair starts at index `i` of `s`. */
+function pairAt(s: string, i: number): boolean {
+  return isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1));
+}
+
+/** UTF-8 length of the code point starting at `i`, and how many code units it spans. */
+function unitAt(s: string, i: number): { bytes: number; units: number } {
+  const unit = s.charCodeAt(i);
+  if (unit < 0x80) return { bytes: 1, units: 1 };
+  if (unit < 0x800) return { bytes: 2, units: 1 };
+  if (pairAt(s, i)) return { bytes: 4, units: 2 };
+  // Any other BMP unit, including a lone surrogate (3 bytes in WTF-8, see utf8ByteLength).
+  return { bytes: 3, units: 1 };
+}
+
+/** Number of Unicode code points in `s`; a lone surrogate counts as one. */
+export function codePointLength(s: string): number {
+  let count = 0;
+  for (let i = 0; i < s.length; i += pairAt(s, i) ? 2 : 1) count += 1;
+  return count;
+}
+
+/**
+ * UTF-8 byte length of `s`.
+ *
+ * @remarks A lone surrogate has no UTF-8 form; it is counted as 3 bytes (its WTF-8 length) so a
+ * budget stays an upper bound, but it is never turned into U+FFFD here. Inputs that must be
+ * well-formed are refused first with {@link hasLoneSurrogate} (see `validateText`).
+ */
+export function utf8ByteLength(s: string): number {
+  let bytes = 0;
+  for (let i = 0; i < s.length; ) {
+    const step = unitAt(s, i);
+    bytes += step.bytes;
+    i += step.units;
+  }
+  return bytes;
+}
+
+/** True when `s` holds a surrogate code unit that is not part of a valid pair. */
+export function hasLoneSurrogate(s: string): boolean {
+  for (let i = 0; i < s.length; i += 1) {
+    const unit = s.charCodeAt(i);
+    if (isHigh(unit)) {
+      if (!pairAt(s, i)) return true;
+      i += 1;
+    } else if (isLow(unit)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** The outcome of {@link truncateUtf8}. */
+export interface TruncatedText {
+  readonly text: string;
+  /** True when something was cut off. */
+  readonly truncated: boolean;
+}
+
+/**
+ * The longest prefix of `s` whose UTF-8 length is at most `maxBytes`, cut at a code point
+ * boundary (a surrogate pair is never split; a character that would overflow is dropped whole).
+ */
+export function truncateUtf8(s: string, maxBytes: number): TruncatedText {
+  // Every UTF-16 unit costs at most 3 bytes, so short strings need no walk.
+  if (s.length * 3 <= maxBytes) return { text: s, truncated: false };
+  let bytes = 0;
+  let i = 0;
+  while (i < s.length) {
+    const step = unitAt(s, i);
+    if (bytes + step.bytes > maxBytes) break;
+    bytes += step.bytes;
+    i += step.units;
+  }
+  return i >= s.length ? { text: s, truncated: false } : { text: s.slice(0, i), truncated: true };
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode } from '../errors/codes.js';
+import { DomainError } from '../errors/domain-error.js';
+import { Limits, type TextLimit } from '../limits/limits.js';
+import { checkText, validateClientRequestId, validateText } from './validate-text.js';
+
+function refusal(run: () => unknown): DomainError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a DomainError');
+}
+
+const LONE = '\uD83D';
+const units = [
+  { name: 'ASCII', unit: 'a', bytes: 1 },
+  { name: 'CJK', unit: '数', bytes: 3 },
+  { name: 'emoji', unit: '😀', bytes: 4 },
+] as const;
+const limits: [string, TextLimit][] = [
+  ['name', Limits.teamName],
+  ['goal', Limits.goal],
+  ['text', Limits.taskText],
+];
+
+describe('validateText', () => {
+  for (const [field, limit] of limits) {
+    for (const { name, unit, bytes } of units) {
+      // The largest count of this character that satisfies both limits.
+      const most = Math.min(limit.maxChars, Math.floor(limit.maxBytes / bytes));
+
+      it(`accepts ${field} of ${most - 1} and ${most} ${name} characters and refuses ${most + 1}`, () => {
+        expect(validateText(field, unit.repeat(most - 1), limit)).toBe(unit.repeat(most - 1));
+        expect(validateText(field, unit.repeat(most), limit)).toBe(unit.repeat(most));
+        const error = refusal(() => validateText(field, unit.repeat(most + 1), limit));
+        expect(error.code).toBe(ErrorCode.INVALID_INPUT);
+        expect(error.details).toEqual({ field, maxChars: limit.maxChars, maxBytes: limit.maxBytes });
+      });
+
+      it(`refuses ${field} of ${most - 1} ${name} characters plus a lone surrogate`, () => {
+        const error = refusal(() => validateText(field, unit.repeat(most - 1) + LONE, limit));
+        expect(error.details).toEqual({ field, maxChars: limit.maxChars, maxBytes: limit.maxBytes });
+      });
+    }
+
+    it(`counts bytes exactly at the ${field} byte limit with mixed CJK and ASCII`, () => {
+      const cjk = Math.floor(limit.maxBytes / 3);
+      const fill = limit.maxBytes - cjk * 3;
+      expect(validateText(field, '数'.repeat(cjk) + 'a'.repeat(fill), limit)).toHaveLength(cjk + fill);
+      expect(refusal(() => validateText(field, `${'数'.repeat(cjk)}${'a'.repeat(fill)}a`, limit)).code).toBe(
+        ErrorCode.INVALID_INPUT,
+      );
+    });
+  }
+
+  it('trims the value and measures the trimmed text', () => {
+    const limit = Limits.teamName;
+    const padded = `  ${'a'.repeat(limit.maxChars)}\n\t `;
+    expect(validateText('name', padded, limit)).toBe('a'.repeat(limit.maxChars));
+  });
+
+  it('refuses blank text and non-strings with both limits in the details', () => {
+    for (const value of ['', '   ', '\n\t', null, undefined, 42, { text: 'x' }]) {
+      const error = refusal(() => validateText('goal', value, Limits.goal));
+      expect(error.code).toBe(ErrorCode.INVALID_INPUT);
+      expect(error.details).toEqual({ field: 'goal', maxChars: 2_000, maxBytes: 4_000 });
+    }
+  });
+
+  it('refuses a lone low surrogate and a reversed pair', () => {
+    expect(checkText('text', 'ok\uDE00', Limits.taskText).ok).toBe(false);
+    expect(checkText('text', '\uDE00\uD83D', Limits.taskText).ok).toBe(false);
+    expect(checkText('text', 'ok😀', Limits.taskText)).toEqual({ ok: true, value: 'ok😀' });
+  });
+});
+
+describe('validateClientRequestId', () => {
+  it('accepts 127 and 128 code points and refuses 129, in ASCII, CJK and emoji', () => {
+    for (const unit of ['a', '数', '😀']) {
+      expect(validateClientRequestId(unit.repeat(127))).toBe(unit.repeat(127));
+      expect(validateClientRequestId(unit.repeat(128))).toBe(unit.repeat(128));
+      const error = refusal(() => validateClientRequestId(unit.repeat(129)));
+      expect(error.code).toBe(ErrorCode.INVALID_INPUT);
+      expect(error.details).toEqual({ field: 'clientRequestId', maxChars: 128, maxBytes: 512 });
+    }
+  });
+
+  it('refuses blank keys and lone surrogates under the given field name', () => {
+    expect(refusal(() => validateClientRequestId('  ', 'requestId')).details.field).toBe('requestId');
+    expect(refusal(() => validateClientRequestId(`key${LONE}`)).code).toBe(ErrorCode.INVALID_INPUT);
+    expect(validateClientRequestId(' key-1 ')).toBe('key-1');
+  });
+});

@@ -1,0 +1,124 @@
+import {
+  type AdmissionCandidate,
+  type ConversationId,
+  isTerminal,
+  type Job,
+  type JobFilter,
+  JobKind,
+  JobPhase,
+  type NewReceipt,
+  type NewRequest,
+  statusOf,
+  type Team,
+  TeamStatus,
+} from '@agent-teams/core';
+
+/** The fields of a job that has not been admitted yet. */
+const EMPTY_PROGRESS = {
+  input: null,
+  runKey: null,
+  runId: null,
+  pendingInput: null,
+  pendingResponse: null,
+  result: null,
+  error: null,
+  startedAt: null,
+  finishedAt: null,
+} as const;
+
+/** The QUEUED job a {@link NewRequest} becomes. */
+export function requestJob(request: NewRequest, team: Team, seq: number, now: string): Job {
+  return {
+    id: request.id,
+    teamId: team.id,
+    owner: team.owner,
+    kind: JobKind.REQUEST,
+    phase: JobPhase.QUEUED,
+    seq,
+    memberId: request.memberId,
+    conversationId: request.conversationId,
+    requester: request.requester,
+    parentId: request.parentId,
+    rootId: request.rootId,
+    clientKey: request.clientKey,
+    text: request.text,
+    createdAt: now,
+    updatedAt: now,
+    ...EMPTY_PROGRESS,
+  };
+}
+
+/**
+ * The QUEUED receipt that delivers `request`'s outcome back to its requester.
+ *
+ * @remarks Nobody "asked" for a receipt, so its requester is empty; who did the work is in its
+ * text and its parent. It stays in the request's chain.
+ */
+export function receiptJob(receipt: NewReceipt, request: Job, seq: number, now: string): Job {
+  return {
+    ...EMPTY_PROGRESS,
+    id: receipt.id,
+    teamId: request.teamId,
+    owner: request.owner,
+    kind: JobKind.RECEIPT,
+    phase: JobPhase.QUEUED,
+    seq,
+    memberId: receipt.memberId,
+    conversationId: receipt.conversationId,
+    requester: { memberId: null, conversationId: null },
+    parentId: request.id,
+    rootId: request.rootId,
+    clientKey: `receipt:${request.id}`,
+    text: receipt.text,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** True when `job` passes the `Team.jobs` filter. */
+export function matchesFilter(job: Job, filter: JobFilter): boolean {
+  if (filter.kind != null && job.kind !== filter.kind) return false;
+  if (filter.memberId != null && job.memberId !== filter.memberId) return false;
+  if (filter.statuses != null && filter.statuses.length > 0 && !filter.statuses.includes(statusOf(job.phase))) {
+    return false;
+  }
+  return true;
+}
+
+/** The head (oldest unfinished) job of every conversation that has one. */
+export function conversationHeads(jobs: Iterable<Job>): Map<ConversationId, Job> {
+  const heads = new Map<ConversationId, Job>();
+  for (const job of jobs) {
+    if (isTerminal(job.phase)) continue;
+    const head = heads.get(job.conversationId);
+    if (head === undefined || job.seq < head.seq) heads.set(job.conversationId, job);
+  }
+  return heads;
+}
+
+/**
+ * Admission candidates: the head job of every conversation whose head is still QUEUED (nothing
+ * ahead of it is running or waiting), in teams that are READY.
+ */
+export function admissionCandidates(
+  jobs: Iterable<Job>,
+  teamStatus: (job: Job) => Team['status'] | null,
+): AdmissionCandidate[] {
+  const candidates: AdmissionCandidate[] = [];
+  for (const head of conversationHeads(jobs).values()) {
+    if (head.phase !== JobPhase.QUEUED || teamStatus(head) !== TeamStatus.READY) continue;
+    candidates.push({
+      jobId: head.id,
+      owner: head.owner,
+      teamId: head.teamId,
+      conversationId: head.conversationId,
+      seq: head.seq,
+    });
+  }
+  return candidates.sort((a, b) => a.seq - b.seq);
+}
+
+/** Jobs equal in every persisted field (a decide that returned the job unchanged). */
+export function sameJob(a: Job, b: Job): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}

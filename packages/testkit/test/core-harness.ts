@@ -1,0 +1,142 @@
+import {
+  type AgentRuntime,
+  asOwnerId,
+  type ConversationId,
+  type Core,
+  type CreateTeamInput,
+  createCore,
+  DomainError,
+  type ErrorCode,
+  type JobEffect,
+  type OwnerId,
+  type RuntimeRegistry,
+  type Team,
+} from '@agent-teams/core';
+import { expect } from 'vitest';
+import { FakeClock, MemoryLogger, MemoryTeamStore, SequentialIds, StaticCatalog } from '../src/index.js';
+
+/** A runtime that only records `ensureConversation` calls and can be told to fail them. */
+export class EnsureOnlyRuntime implements AgentRuntime {
+  readonly name = 'scripted';
+  readonly ensured: { conversationId: ConversationId; title: string }[] = [];
+  failEnsure = false;
+
+  async ensureConversation(args: { conversationId: ConversationId; title: string }): Promise<void> {
+    if (this.failEnsure) throw new Error('runtime unreachable');
+    if (!this.ensured.some((e) => e.conversationId === args.conversationId)) {
+      this.ensured.push({ conversationId: args.conversationId, title: args.title });
+    }
+  }
+  start(): never {
+    throw new Error('not used by core service tests');
+  }
+  resume(): never {
+    throw new Error('not used by core service tests');
+  }
+  poll(): never {
+    throw new Error('not used by core service tests');
+  }
+  cancel(): never {
+    throw new Error('not used by core service tests');
+  }
+  subscribe(): () => void {
+    return () => {};
+  }
+}
+
+/** Everything a core service test touches. */
+export interface Harness {
+  readonly core: Core;
+  readonly store: MemoryTeamStore;
+  readonly clock: FakeClock;
+  readonly ids: SequentialIds;
+  readonly catalog: StaticCatalog;
+  readonly runtime: EnsureOnlyRuntime;
+  readonly logger: MemoryLogger;
+  /** Effects the core handed to `onEffects`, in order. */
+  readonly effects: JobEffect[];
+}
+
+/** A core over the in-memory store, a fake clock, sequential ids and (by default) the demo catalog. */
+export function harness(options: { catalog?: StaticCatalog } = {}): Harness {
+  const ids = new SequentialIds();
+  const store = new MemoryTeamStore({ ids });
+  const clock = new FakeClock();
+  const catalog = options.catalog ?? new StaticCatalog();
+  const runtime = new EnsureOnlyRuntime();
+  const logger = new MemoryLogger();
+  const effects: JobEffect[] = [];
+  const runtimes: RuntimeRegistry = { get: (name) => (name === runtime.name ? runtime : null) };
+  const core = createCore({
+    store,
+    catalog,
+    runtimes,
+    clock,
+    ids,
+    logger,
+    onEffects: (list) => effects.push(...list),
+  });
+  return { core, store, clock, ids, catalog, runtime, logger, effects };
+}
+
+export const alice: OwnerId = asOwnerId('alice');
+export const bob: OwnerId = asOwnerId('bob');
+
+/** A valid creation input; `overrides` replace whole fields. */
+export function teamInput(overrides: Partial<CreateTeamInput> = {}): CreateTeamInput {
+  return {
+    clientRequestId: 'create-1',
+    name: 'Alpha',
+    goal: 'Ship the quarterly report',
+    members: [
+      { name: 'Scout', agentId: 'researcher' },
+      { name: 'Critic', agentId: 'reviewer' },
+    ],
+    ...overrides,
+  };
+}
+
+/** Creates a READY team for `owner` and returns it with its members. */
+export async function readyTeam(h: Harness, owner: OwnerId = alice, overrides: Partial<CreateTeamInput> = {}) {
+  const team: Team = await h.core.teams.create(owner, teamInput(overrides));
+  const members = await h.core.teams.members([team.id]);
+  return { team, members };
+}
+
+/** Runs `action` and returns the DomainError it rejects with, failing the test otherwise. */
+export async function domainError(action: () => Promise<unknown>): Promise<DomainError> {
+  try {
+    await action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(DomainError);
+    return error as DomainError;
+  }
+  throw new Error('expected a DomainError, but the action succeeded');
+}
+
+/** Asserts that `action` rejects with a DomainError of `code` and returns its details. */
+export async function expectCode(action: () => Promise<unknown>, code: ErrorCode): Promise<DomainError['details']> {
+  const error = await domainError(action);
+  expect(error.code).toBe(code);
+  return error.details;
+}
+
+/**
+ * Text samples around a length rule: for each alphabet, the longest value that fits (`n`) is
+ * bounded by whichever of the two limits binds first.
+ */
+export function limitSamples(limit: { maxChars: number; maxBytes: number }) {
+  const alphabets = [
+    { label: 'ASCII', unit: 'a', bytes: 1 },
+    { label: 'CJK', unit: '字', bytes: 3 },
+    { label: 'emoji', unit: '😀', bytes: 4 },
+  ];
+  return alphabets.flatMap(({ label, unit, bytes }) => {
+    const n = Math.min(limit.maxChars, Math.floor(limit.maxBytes / bytes));
+    return [
+      { label: `${label} n-1`, value: unit.repeat(n - 1), ok: true },
+      { label: `${label} n`, value: unit.repeat(n), ok: true },
+      { label: `${label} n+1`, value: unit.repeat(n + 1), ok: false },
+    ];
+  });
+}
