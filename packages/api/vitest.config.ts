@@ -5,7 +5,7 @@ export default defineConfig({
   // Node, so test code must too, or graphql-js rejects "GraphQLScalarType from another realm".
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

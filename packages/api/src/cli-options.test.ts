@@ -3,7 +3,7 @@ import { parseServeOptions, SERVE_DEFAULTS, UsageError } from './cli-options.js'
 
 describe('parseServeOptions', () => {
   it('uses the contract defaults with no flags and no environment', () => {
-    expect(parseServeOptions([], {})).toEqual({ ...SERVE_DEFAULTS, config: null });
+    expect(parseServeOptions([], {})).toEqual({ ...SERVE_DEFAULTS, config: null, allowedOrigins: [] });
   });
 
   it('reads every environment twin and lets flags win over them', () => {
@@ -18,13 +18,21 @@ describe('parseServeOptions', () => {
       host: '0.0.0.0',
       database: 'postgres://db/x',
       config: 'env.json',
+      allowedOrigins: [],
     });
     expect(parseServeOptions(['--port', '0', '--database', ':memory:', '--config', 'flag.json'], env)).toEqual({
       port: 0,
       host: '0.0.0.0',
       database: ':memory:',
       config: 'flag.json',
+      allowedOrigins: [],
     });
+  });
+
+  it('reads the WebSocket origin allowlist from --allowed-origins or AGENT_TEAMS_ALLOWED_ORIGINS', () => {
+    const env = { AGENT_TEAMS_ALLOWED_ORIGINS: 'https://a.example, https://b.example' };
+    expect(parseServeOptions([], env).allowedOrigins).toEqual(['https://a.example', 'https://b.example']);
+    expect(parseServeOptions(['--allowed-origins', '*'], env).allowedOrigins).toEqual(['*']);
   });
 
   it('refuses unknown flags and ports outside 0..65535', () => {

@@ -8,6 +8,11 @@ export interface ServeOptions {
   readonly database: string;
   /** Path of the JSON configuration file; null runs the built-in demo agents. */
   readonly config: string | null;
+  /**
+   * Extra browser origins allowed to open the WebSocket (`scheme://host[:port]`, or `*`); loopback
+   * origins and the server's own origin are always allowed.
+   */
+  readonly allowedOrigins: readonly string[];
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -40,6 +45,9 @@ Options of serve (each has an environment twin; flags win):
                                                                 AGENT_TEAMS_DATABASE  (default ${SERVE_DEFAULTS.database})
   --config <file>    JSON configuration (auth tokens, agents)   AGENT_TEAMS_CONFIG    (default: built-in demo agents
                                                                                        and a printed development token)
+  --allowed-origins <list>  comma-separated browser origins allowed to open the WebSocket, or *
+                                                                AGENT_TEAMS_ALLOWED_ORIGINS (default: loopback and
+                                                                                       the server's own origin only)
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
 `;
@@ -62,6 +70,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         host: { type: 'string' },
         database: { type: 'string' },
         config: { type: 'string' },
+        'allowed-origins': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -77,5 +86,9 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     host: nonBlank(values.host) ?? nonBlank(env.AGENT_TEAMS_HOST) ?? SERVE_DEFAULTS.host,
     database: nonBlank(values.database) ?? nonBlank(env.AGENT_TEAMS_DATABASE) ?? SERVE_DEFAULTS.database,
     config: nonBlank(values.config) ?? nonBlank(env.AGENT_TEAMS_CONFIG) ?? null,
+    allowedOrigins: (nonBlank(values['allowed-origins']) ?? nonBlank(env.AGENT_TEAMS_ALLOWED_ORIGINS) ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== ''),
   };
 }

@@ -1,16 +1,21 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createCore, type EventSink, type Logger, type MemberToolPort, type TeamEvent } from '@agent-teams/core';
 import { createConfigCatalog } from './adapters/config-catalog.js';
+import { createMemberRunTokens } from './adapters/member-run-tokens.js';
 import { createRandomIds } from './adapters/random-ids.js';
 import { createRuntimeRegistry } from './adapters/runtime-registry.js';
 import { createSystemClock } from './adapters/system-clock.js';
 import { createTokenAuth } from './adapters/token-auth.js';
-import { createUnavailableTools } from './adapters/unavailable-tools.js';
 import type { ServeOptions } from './cli-options.js';
 import { loadConfig } from './config/load-config.js';
+import { OpenAiRuntime } from './runtimes/openai/openai-runtime.js';
 import { ScriptedRuntime } from './runtimes/scripted/scripted-runtime.js';
 import { createScheduler } from './scheduler/create-scheduler.js';
+import { resumeCreatingTeams } from './scheduler/resume-creations.js';
 import { createServer } from './server/create-server.js';
 import { createEventHub } from './server/event-hub.js';
+import { type WidgetBundle, widgetDemoPage } from './server/widget-assets.js';
 import { KyselyTeamStore } from './storage/kysely-team-store.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { openDatabase } from './storage/open-database.js';
@@ -39,6 +44,19 @@ function fanOut(sinks: readonly EventSink[], logger: Logger): EventSink {
 }
 
 /**
+ * The built widget (`packages/widget/dist/widget.js`, made by `pnpm --filter @agent-teams/widget
+ * build`) and the demo page embedding it; without a build, the plain home page stays at `/`.
+ */
+function widgetAssets(devToken: string | null, logger: Logger): { widgetBundle?: WidgetBundle; pageHtml?: string } {
+  const file = fileURLToPath(new URL('../../widget/dist/widget.js', import.meta.url));
+  if (!existsSync(file)) {
+    logger.info('widget bundle not built; serving the plain home page', { file });
+    return {};
+  }
+  return { widgetBundle: { script: readFileSync(file, 'utf8') }, pageHtml: widgetDemoPage(devToken) };
+}
+
+/**
  * The composition root: the one place that reads configuration, opens the database, picks the
  * real clock and starts listening. Everything else is built from what it is given.
  */
@@ -61,7 +79,9 @@ export async function startAgentTeams(
       events: { published: (events) => fanOut([hub, wake], logger).published(events) },
     });
     const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
-    const runtimes = createRuntimeRegistry([scripted]);
+    const openai = new OpenAiRuntime({ db: database.db, dialect: database.dialect, clock, logger, env });
+    const runtimes = createRuntimeRegistry([scripted, openai]);
+    const memberRunTokens = createMemberRunTokens(database.db, clock);
     const core = createCore({ store, catalog, runtimes, clock, ids, logger });
     const scheduler = createScheduler({
       store,
@@ -70,12 +90,17 @@ export async function startAgentTeams(
       clock,
       ids,
       logger,
-      tools: (): MemberToolPort => createUnavailableTools(),
+      // The member tools bound to the job being run; outside agents get a member-run token instead.
+      tools: (job): MemberToolPort => ({
+        ...core.tools.forJob(job.id),
+        issueToken: () => memberRunTokens.issue(job),
+      }),
     });
     wake = scheduler.eventSink;
     const server = createServer({
       core,
       authenticate: createTokenAuth(config.tokens),
+      memberRunTokens,
       eventHub: hub,
       progress: (listener) => {
         const unsubscribers = runtimes.all().map((runtime) =>
@@ -94,9 +119,13 @@ export async function startAgentTeams(
         };
       },
       logger,
+      live: { allowedOrigins: options.allowedOrigins },
       devToken: devToken ?? undefined,
+      ...widgetAssets(devToken, logger),
     });
     await scheduler.start();
+    // Creations interrupted by a stop finish in the background (logged, never thrown).
+    void resumeCreatingTeams({ store, core, logger });
     const { url } = await server.listen(options.port, options.host);
     let closing: Promise<void> | null = null;
     return {
@@ -106,6 +135,7 @@ export async function startAgentTeams(
         closing ??= (async () => {
           await scheduler.stop();
           scripted.dispose();
+          openai.dispose();
           await server.close();
           await store.close();
           await database.close();

@@ -3,8 +3,16 @@
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
 export { EMPTY_ROUND } from './admission/admission-types.js';
 export { planAdmissions } from './admission/plan-admissions.js';
+export type { BudgetedAnswer, BudgetRequest } from './budget/fit-to-budget.js';
+export { fitToBudget, jsonBytes } from './budget/fit-to-budget.js';
 export type { RecordContextJson, TeamContextJson } from './context/team-context.js';
-export { buildTurnInput, fitContextMessages, recordToContextJson, teamContextJson } from './context/team-context.js';
+export {
+  buildTurnInput,
+  fitContextMessages,
+  fitTeamContext,
+  recordToContextJson,
+  teamContextJson,
+} from './context/team-context.js';
 export { ErrorCode } from './errors/codes.js';
 export type { ErrorDetails, Result } from './errors/domain-error.js';
 export { DomainError, err, isDomainError, ok } from './errors/domain-error.js';
@@ -59,6 +67,8 @@ export type { RecordMessage } from './model/record.js';
 export { RecordKind } from './model/record.js';
 export type { Member, Team } from './model/team.js';
 export { MemberStatus, TeamStatus } from './model/team.js';
+export type { UsageEntry, UsageScope, UsageTotals } from './model/usage.js';
+export { addUsage, NO_USAGE, usageScopeKey } from './model/usage.js';
 export type { CursorField, CursorPosition } from './pagination/cursor.js';
 export { decodeCursor, encodeCursor, hashFilter, pageSize } from './pagination/cursor.js';
 export type { AgentCatalog } from './ports/agent-catalog.js';
@@ -82,10 +92,13 @@ export type {
   EnqueueSnapshot,
   FreezeContext,
   JobFilter,
+  NewestFirstPage,
+  NewestFirstPageRequest,
   NewRequest,
   NewTeam,
   SeqPage,
   SeqPageRequest,
+  TeamReadFilter,
   TeamStore,
 } from './ports/team-store.js';
 export type {
@@ -98,14 +111,41 @@ export type {
   Logger,
   MentionTargetView,
   PageArgs,
+  RespondInput,
   RuntimeRegistry,
   SendRequestInput,
   TeamCapacity,
   TeamContextView,
 } from './services/core-types.js';
 export { createCore } from './services/create-core.js';
+export type { HandoffHop } from './services/handoff-decisions.js';
+export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
+export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
+export type { ResponseRequest } from './services/respond-service.js';
+export { answerRunKey, decideResponse } from './services/respond-service.js';
+export {
+  answerMessage,
+  checkResponse,
+  invalidResponse,
+  isWellFormedJson,
+  responseFingerprint,
+} from './services/respond-validation.js';
 export type { TruncatedText } from './text/text-measure.js';
 export { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text/text-measure.js';
 export { checkText, validateClientRequestId, validateText } from './text/validate-text.js';
+export type { MemberToolName } from './tools/member-tools.js';
+export { MEMBER_TOOL_NAMES } from './tools/member-tools.js';
+export type { ParsedTeamRead, ReadFieldNames, TeamReadArgs, TeamReadList } from './tools/read-args.js';
+export { parseTeamRead } from './tools/read-args.js';
+export type {
+  HistoryPageView,
+  JobResultView,
+  ResultPageView,
+  ResultRecordView,
+  ResultSummaryView,
+} from './tools/result-views.js';
+export { excerptOf, jobResultOf } from './tools/result-views.js';
+export { foldSearchText, matchesFolded } from './tools/search-fold.js';
+export type { TeamReadAnswer } from './tools/team-reads.js';

@@ -36,6 +36,7 @@ const MEMBER_OF: Readonly<Record<JobPhase, number>> = {
   RESUMING: 3,
   CANCELLING: 4,
   WAITING_INPUT: 5,
+  ANSWERED: 8,
   COMPLETED: 6,
   FAILED: 7,
   CANCELLED: 7,
@@ -49,6 +50,16 @@ function pathTo(phase: JobPhase, job: Job, input: TurnInput): JobCommand[] {
     type: 'ASK_INPUT',
     input: { kind: InputKind.CLARIFICATION, requestId: `question_${job.id}`, question: 'Which region?' },
   };
+  const respond: JobCommand = {
+    type: 'RESPOND',
+    response: {
+      runKey: `${job.id}:answer`,
+      inputRequestId: `question_${job.id}`,
+      kind: InputKind.CLARIFICATION,
+      value: 'EU',
+      clientRequestId: `answer_${job.id}`,
+    },
+  };
   switch (phase) {
     case JobPhase.QUEUED:
       return [];
@@ -58,21 +69,10 @@ function pathTo(phase: JobPhase, job: Job, input: TurnInput): JobCommand[] {
       return running;
     case JobPhase.WAITING_INPUT:
       return [...running, ask];
+    case JobPhase.ANSWERED:
+      return [...running, ask, respond];
     case JobPhase.RESUMING:
-      return [
-        ...running,
-        ask,
-        {
-          type: 'RESPOND',
-          response: {
-            runKey: `${job.id}:answer`,
-            inputRequestId: `question_${job.id}`,
-            kind: InputKind.CLARIFICATION,
-            value: 'EU',
-            clientRequestId: `answer_${job.id}`,
-          },
-        },
-      ];
+      return [...running, ask, respond, { type: 'RESUME' }];
     case JobPhase.CANCELLING:
       return [...running, { type: 'CANCEL' }];
     case JobPhase.COMPLETED:
@@ -85,8 +85,8 @@ function pathTo(phase: JobPhase, job: Job, input: TurnInput): JobCommand[] {
 }
 
 /**
- * Builds a {@link JobZoo} through the store's own methods: a team of eight members made READY,
- * nine requests from a person, each driven by `store.updateJob` with the core's `transition`.
+ * Builds a {@link JobZoo} through the store's own methods: a team of nine members made READY,
+ * ten requests from a person, each driven by `store.updateJob` with the core's `transition`.
  *
  * @remarks Bulk queries (active count, admission candidates, the inbox, delete) run beside the
  * zoo prove they leave every other phase alone.
@@ -97,7 +97,8 @@ export async function makeJobZoo(
 ): Promise<JobZoo> {
   const { ids, now } = opts;
   const owner = opts.owner ?? asOwnerId('zoo-keeper');
-  const members = Array.from({ length: 8 }, (_, index) => ({
+  // Nine members (one more than a team may have through the core) so every owning phase has its own.
+  const members = Array.from({ length: 9 }, (_, index) => ({
     id: ids.memberId(),
     name: `Zoo ${index}`,
     agentId: asAgentId('researcher'),

@@ -1,5 +1,8 @@
-/**
- * The embeddable widget lands with its own issue; until then the api serves a minimal page at `/`.
- * This constant lets hosts feature-detect the placeholder.
- */
-export const WIDGET_AVAILABLE = false as const;
+import { defineElement } from './element.js';
+
+export { defineElement, ELEMENT_NAME } from './element.js';
+export { deriveMemberNames, LIMITS } from './limits.js';
+export { mount, type WidgetHandle, type WidgetOptions } from './mount.js';
+
+// Loading the module defines the element, as the contract says.
+defineElement();

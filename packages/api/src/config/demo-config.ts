@@ -1,4 +1,5 @@
 import { type AgentDefinition, asAgentId, Limits } from '@agent-teams/core';
+import { ConfigError } from './agent-teams-config.js';
 
 /** The owner id of the development token. */
 export const DEV_OWNER = 'dev';
@@ -24,3 +25,34 @@ export const DEMO_AGENTS: readonly AgentDefinition[] = [
   demoAgent('reviewer', 'Review', 'Independent quality review'),
   demoAgent('writer', 'Writer', 'Write clear reports'),
 ];
+
+/** Defaults of the demo's real-provider mode (`AGENT_TEAMS_DEMO_PROVIDER=openai`). */
+export const DEMO_OPENAI_DEFAULTS = {
+  baseUrl: 'https://api.openai.com/v1',
+  model: 'gpt-4o-mini',
+  apiKeyEnv: 'OPENAI_API_KEY',
+} as const;
+
+/**
+ * The demo agents for this environment: scripted by default; with
+ * `AGENT_TEAMS_DEMO_PROVIDER=openai`, the same three agents on the `openai` runtime, with
+ * `AGENT_TEAMS_OPENAI_BASE_URL`, `AGENT_TEAMS_OPENAI_MODEL` and `AGENT_TEAMS_OPENAI_API_KEY_ENV`
+ * overriding {@link DEMO_OPENAI_DEFAULTS} (e.g. a local Ollama at `http://127.0.0.1:11434/v1`).
+ */
+export function demoAgents(env: Readonly<Record<string, string | undefined>>): readonly AgentDefinition[] {
+  const provider = env.AGENT_TEAMS_DEMO_PROVIDER?.trim().toLowerCase();
+  if (provider === undefined || provider === '' || provider === 'scripted') return DEMO_AGENTS;
+  if (provider !== 'openai') {
+    throw new ConfigError(`AGENT_TEAMS_DEMO_PROVIDER must be "scripted" or "openai", not "${provider}"`);
+  }
+  const settings = {
+    baseUrl: env.AGENT_TEAMS_OPENAI_BASE_URL?.trim() || DEMO_OPENAI_DEFAULTS.baseUrl,
+    model: env.AGENT_TEAMS_OPENAI_MODEL?.trim() || DEMO_OPENAI_DEFAULTS.model,
+    apiKeyEnv: env.AGENT_TEAMS_OPENAI_API_KEY_ENV?.trim() || DEMO_OPENAI_DEFAULTS.apiKeyEnv,
+  };
+  return DEMO_AGENTS.map((agent) => ({
+    ...agent,
+    runtime: 'openai',
+    settings: { ...settings, systemPrompt: `You are the team's ${agent.title} member: ${agent.description}.` },
+  }));
+}

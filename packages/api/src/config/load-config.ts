@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
-import { DEFAULT_DEV_TOKEN, DEMO_AGENTS, DEV_OWNER } from './demo-config.js';
+import { DEFAULT_DEV_TOKEN, DEV_OWNER, demoAgents } from './demo-config.js';
 import { parseConfig } from './parse-config.js';
 
 /** The configuration in effect, with the development token when one was made up. */
@@ -18,7 +18,8 @@ export function isLoopbackHost(host: string): boolean {
 
 /**
  * Reads and validates the configuration file, or builds the demo configuration when `path` is
- * null: the three demo agents and a development token. On loopback the token is the well-known
+ * null: the three demo agents (scripted, or a real provider with `AGENT_TEAMS_DEMO_PROVIDER=openai`,
+ * see `demoAgents`) and a development token. On loopback the token is the well-known
  * `dev-token` (or `AGENT_TEAMS_DEV_TOKEN`), so the README's first request can be copied; on any
  * other host a random one is made, because a guessable token must never guard a reachable server.
  */
@@ -30,7 +31,7 @@ export async function loadConfig(
     const devToken =
       opts.env.AGENT_TEAMS_DEV_TOKEN ??
       (isLoopbackHost(opts.host) ? DEFAULT_DEV_TOKEN : `dev-${randomBytes(18).toString('base64url')}`);
-    return { config: { tokens: new Map([[devToken, DEV_OWNER]]), agents: DEMO_AGENTS }, devToken };
+    return { config: { tokens: new Map([[devToken, DEV_OWNER]]), agents: demoAgents(opts.env) }, devToken };
   }
   let text: string;
   try {

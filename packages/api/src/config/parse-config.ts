@@ -1,18 +1,11 @@
 import { type AgentDefinition, asAgentId, Limits } from '@agent-teams/core';
+import { OPENAI_SETTING_KEYS, OpenAiSettingsError, parseOpenAiSettings } from '../runtimes/openai/openai-settings.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
 
 /** Keys every agent may set; each runtime adds its own (kept in `settings`). */
 const COMMON_AGENT_KEYS = new Set(['name', 'title', 'description', 'runtime', 'timeoutMs']);
-/** Keys of `runtime: "openai"` (see the contract README). */
-const OPENAI_KEYS = new Set([
-  'model',
-  'baseUrl',
-  'apiKeyEnv',
-  'systemPrompt',
-  'temperature',
-  'maxToolRounds',
-  'pricing',
-]);
+/** Keys of `runtime: "openai"` (see the contract README and `runtimes/openai/openai-settings.ts`). */
+const OPENAI_KEYS = new Set(OPENAI_SETTING_KEYS);
 const KNOWN_RUNTIMES = new Set(['scripted', 'openai']);
 /** Catalog names travel in URLs and logs: keep them simple. */
 const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -53,6 +46,14 @@ function parseAgent(raw: unknown, index: number, source: string): AgentDefinitio
       continue;
     }
     throw new ConfigError(`${source}: ${path}.${key} is not a setting of runtime "${runtime}"`);
+  }
+  if (runtime === 'openai') {
+    try {
+      parseOpenAiSettings(settings);
+    } catch (error) {
+      if (!(error instanceof OpenAiSettingsError)) throw error;
+      throw new ConfigError(`${source}: ${path}.${error.key}: ${error.message}`);
+    }
   }
   return {
     id: asAgentId(name),

@@ -64,6 +64,11 @@ export interface Scheduler {
   start(): Promise<void>;
   /** Asks for a pass soon; wake-ups coalesce and passes never overlap. */
   wake(): void;
+  /**
+   * Resolves once nothing is pending: no pass running or scheduled and no job step queued or
+   * running (tests and tools that need a quiescent point; the server never waits on it).
+   */
+  idle(): Promise<void>;
   /** Stops admitting, waits for in-flight steps (bounded), clears timers, unsubscribes. */
   stop(): Promise<void>;
   /** A sink that wakes this scheduler (for a store built after it). */
@@ -204,6 +209,19 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       await runPass();
     },
     wake,
+    async idle() {
+      const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+      for (;;) {
+        if (passRunning) await passRunning;
+        else if (passScheduled) await turn();
+        else if (driver.busy) await driver.idle();
+        else {
+          // One more turn lets notices queued by the last step (settled, events) arrive.
+          await turn();
+          if (!passRunning && !passScheduled && !driver.busy) return;
+        }
+      }
+    },
     async stop() {
       if (stopped) return;
       stopped = true;

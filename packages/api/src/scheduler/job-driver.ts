@@ -69,6 +69,16 @@ export class JobDriver {
     });
   }
 
+  /** True while a step is queued or running. */
+  get busy(): boolean {
+    return this.#queues.size > 0;
+  }
+
+  /** Waits until no step is queued or running (steps requested meanwhile included). */
+  async idle(): Promise<void> {
+    while (this.#queues.size > 0) await this.#queues.drain(60_000);
+  }
+
   /** Stops taking steps; waits for the running ones, at most `timeoutMs`. */
   async stop(timeoutMs: number): Promise<boolean> {
     this.#stopped = true;

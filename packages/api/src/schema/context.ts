@@ -1,7 +1,9 @@
-import { type Core, DomainError, type OwnerId } from '@agent-teams/core';
+import { type Core, DomainError, type JobId, type OwnerId } from '@agent-teams/core';
 import type { EventHub } from '../server/event-hub.js';
 import type { ProgressSource } from '../server/progress-source.js';
+import type { TeamFeeds } from '../server/team-feed.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import type { TeamEventView } from './refs.js';
 
 /**
  * What every resolver receives: the core's use cases, the authenticated owner (or null) and the
@@ -16,6 +18,13 @@ export interface ApiContext {
   readonly eventHub: EventHub;
   /** Runtime progress notices for `jobProgress`. */
   readonly progress: ProgressSource;
+  /** Shared followers of team event logs (`teamEvents`). */
+  readonly teamFeeds: TeamFeeds<TeamEventView>;
+  /**
+   * The job whose member-run token the request carried (`invokeTeamTool`), or null for no such
+   * token. Absent when the server issues no member-run tokens.
+   */
+  readonly memberRun?: () => Promise<JobId | null>;
 }
 
 /** Builds the context of one operation (one HTTP request or one WebSocket subscribe). */

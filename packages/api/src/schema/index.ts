@@ -15,6 +15,7 @@ import { createRefs } from './refs.js';
 import { addTeam } from './team.js';
 import { addTeamEvents } from './team-events.js';
 import { addTeamTool } from './team-tool.js';
+import { addUsage } from './usage.js';
 import { addViewer } from './viewer.js';
 
 export type { ApiContext } from './context.js';
@@ -46,6 +47,7 @@ export function buildSchema(): GraphQLSchema {
     addTeamEvents,
     addInbox,
     addJobProgress,
+    addUsage,
   ]) {
     add(builder, refs);
   }

@@ -1,11 +1,11 @@
 import type { Job } from '@agent-teams/core';
 import type { Builder } from './builder.js';
-import { notAvailableYet, requireViewer } from './context.js';
+import { requireViewer } from './context.js';
 import type { Refs } from './refs.js';
 
 /**
  * Adds the job mutations: `sendRequest` (one request per recipient), `cancelJob` and `respond`
- * (NOT_AVAILABLE_YET until the human-input issue lands).
+ * (answers a job waiting for input; see the core's `respond-service.ts`).
  */
 export function addJobMutations(builder: Builder, refs: Refs): void {
   const SendRequestInput = builder.inputType('SendRequestInput', {
@@ -28,6 +28,11 @@ export function addJobMutations(builder: Builder, refs: Refs): void {
         description: 'A string for CLARIFICATION; any JSON value for INTERRUPT. At most 8,000 UTF-8 bytes.',
       }),
       clientRequestId: t.string({ required: true }),
+      inputRequestId: t.string({
+        required: false,
+        description:
+          'The `InputRequest.requestId` the client answered. When given and no longer the pending question: INPUT_CHANGED.',
+      }),
     }),
   });
   const CancelJobInput = builder.inputType('CancelJobInput', { fields: (t) => ({ jobId: t.id({ required: true }) }) });
@@ -61,10 +66,14 @@ export function addJobMutations(builder: Builder, refs: Refs): void {
     respond: t.field({
       type: RespondPayload,
       args: { input: t.arg({ type: RespondInput, required: true }) },
-      resolve: (_root, _args, ctx) => {
-        requireViewer(ctx);
-        return notAvailableYet('Answering a waiting job', 'human input');
-      },
+      resolve: async (_root, { input }, ctx) => ({
+        job: await ctx.core.jobs.respond(requireViewer(ctx), {
+          jobId: String(input.jobId),
+          response: input.response,
+          clientRequestId: input.clientRequestId,
+          inputRequestId: input.inputRequestId ?? null,
+        }),
+      }),
     }),
     cancelJob: t.field({
       type: refs.CancelJobPayload,

@@ -80,6 +80,10 @@ function addJobParts(_builder: Builder, refs: Refs): void {
   refs.InputRequest.implement({
     fields: (t) => ({
       kind: t.field({ type: refs.InputKind, resolve: (input) => input.kind }),
+      requestId: t.string({
+        description: 'Identifies this question; send it as `RespondInput.inputRequestId` to detect a changed one.',
+        resolve: (input) => input.requestId,
+      }),
       question: t.string({
         nullable: true,
         description: 'The question, at most 8,000 UTF-8 bytes (CLARIFICATION).',

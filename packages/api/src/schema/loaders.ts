@@ -9,7 +9,10 @@ import type {
   MemberStatus,
   Team,
   TeamId,
+  UsageScope,
+  UsageTotals,
 } from '@agent-teams/core';
+import { usageScopeKey } from '@agent-teams/core';
 import DataLoader from 'dataloader';
 
 /**
@@ -30,6 +33,8 @@ export interface Loaders {
   readonly agents: DataLoader<AgentId, AgentDefinition | null>;
   /** The RECEIPT delivering a request's result, keyed by the request. */
   readonly receipts: DataLoader<Job, Job | null, JobId>;
+  /** Token usage and cost per job, chain, member conversation or team. */
+  readonly usage: DataLoader<UsageScope, UsageTotals, string>;
   clearAll(): void;
 }
 
@@ -81,6 +86,9 @@ export function createLoaders(core: Core): Loaders {
       Promise.all(ids.map((id) => core.agents.get(id))),
     ),
     receipts,
+    usage: new DataLoader<UsageScope, UsageTotals, string>(async (scopes) => core.usage.totals(scopes), {
+      cacheKeyFn: usageScopeKey,
+    }),
     clearAll() {
       for (const loader of [
         loaders.jobs,
@@ -91,6 +99,7 @@ export function createLoaders(core: Core): Loaders {
         loaders.agents,
         receipts,
         teamReceipts,
+        loaders.usage,
       ]) {
         loader.clearAll();
       }

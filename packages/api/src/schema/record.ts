@@ -1,15 +1,31 @@
+import type { TeamReadArgs } from '@agent-teams/core';
 import type { Builder } from './builder.js';
-import { notAvailableYet } from './context.js';
 import type { Refs } from './refs.js';
 
-const HISTORY_ISSUE = 'history';
+/** `Team.history`/`Team.results` arguments as the core reads them. */
+function readArgs(args: {
+  filter?: { memberId?: string | number | null; jobId?: string | number | null; query?: string | null } | null;
+  limit?: number | null;
+  cursor?: string | null;
+}): TeamReadArgs {
+  const id = (value: string | number | null | undefined) =>
+    value === null || value === undefined ? null : String(value);
+  return {
+    memberId: id(args.filter?.memberId),
+    jobId: id(args.filter?.jobId),
+    query: args.filter?.query ?? null,
+    limit: args.limit ?? null,
+    cursor: args.cursor ?? null,
+  };
+}
 
 /**
  * Adds the shared record: `RecordMessage`, `Team.context`, and the history/result reads
  * (`Team.history`, `Team.results`, `Team.result`).
  *
- * @remarks The three reads exist so clients can be written against the contract now; they answer
- * NOT_AVAILABLE_YET until the history issue lands.
+ * @remarks The three reads are the owner's view of the member read tools (`read_team_history`,
+ * `search_team_results`, `read_team_result`): the same core functions, filters, cursors and
+ * 24,000-byte budget; a `Team` here always comes from an owner-scoped read.
  */
 export function addRecord(builder: Builder, refs: Refs): void {
   refs.RecordMessage.implement({
@@ -66,20 +82,20 @@ export function addRecord(builder: Builder, refs: Refs): void {
       type: refs.HistoryPage,
       description: 'The retained shared record (at most 100 messages), newest first, byte-budgeted.',
       args: { filter: t.arg({ type: RecordFilter }), limit: t.arg.int({ defaultValue: 8 }), cursor: t.arg.string() },
-      resolve: () => notAvailableYet('Team.history', HISTORY_ISSUE),
+      resolve: (team, args, ctx) => ctx.core.history.page(team, readArgs(args)),
     }),
     results: t.field({
       type: refs.ResultSearchPage,
       description: 'Finished requests (completed, failed, cancelled; receipts excluded), newest first.',
       args: { filter: t.arg({ type: RecordFilter }), limit: t.arg.int({ defaultValue: 8 }), cursor: t.arg.string() },
-      resolve: () => notAvailableYet('Team.results', HISTORY_ISSUE),
+      resolve: (team, args, ctx) => ctx.core.history.results(team, readArgs(args)),
     }),
     result: t.field({
       type: refs.ResultRecord,
       nullable: true,
       description: 'One request or receipt with its retained answer.',
       args: { jobId: t.arg.id({ required: true }) },
-      resolve: () => notAvailableYet('Team.result', HISTORY_ISSUE),
+      resolve: (team, args, ctx) => ctx.core.history.result(team, String(args.jobId)),
     }),
   }));
 }

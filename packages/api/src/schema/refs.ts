@@ -47,14 +47,14 @@ export interface JobProgressView {
   readonly toolCall: string | null;
 }
 
-/** `Team.history` page (shape only: the history issue fills it). */
+/** `Team.history` page (the core's `HistoryPageView`). */
 export interface HistoryPageView {
   readonly records: readonly RecordMessage[];
   readonly nextCursor: string | null;
   readonly cursorExpired: boolean;
 }
 
-/** `Team.results` entry (shape only: the history issue fills it). */
+/** `Team.results` entry (the core's `ResultSummaryView`). */
 export interface ResultSummaryView {
   readonly job: Job;
   readonly status: JobStatus;

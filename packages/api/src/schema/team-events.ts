@@ -1,19 +1,17 @@
 import {
   asTeamId,
+  type Core,
   DomainError,
-  isDomainError,
   type OwnerId,
   type Team,
   type TeamEvent,
   TeamEventKind,
 } from '@agent-teams/core';
-import { Repeater } from 'graphql-yoga';
+import { SHARES_ACROSS_ARGUMENTS } from '../server/live/share-key.js';
 import type { Builder } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
+import { createLoaders, type Loaders } from './loaders.js';
 import type { Refs, TeamEventView } from './refs.js';
-
-/** Events read from the log per round trip while replaying. */
-const REPLAY_PAGE = 100;
 
 /** Adds the `TeamEvent` interface, its four types and `Subscription.teamEvents`. */
 export function addTeamEvents(builder: Builder, refs: Refs): void {
@@ -48,11 +46,15 @@ export function addTeamEvents(builder: Builder, refs: Refs): void {
       type: refs.TeamEvent,
       description: 'Events of one team in seq order; with afterSeq, first replays what was missed.',
       args: { teamId: t.arg.id({ required: true }), afterSeq: t.arg.int() },
+      // The arguments only choose the stream; `resolve` returns the event: results can be shared.
+      extensions: { [SHARES_ACROSS_ARGUMENTS]: true },
       subscribe: async (_root, args, ctx) => {
         const owner = requireViewer(ctx);
         const team = await ctx.core.teams.get(owner, asTeamId(String(args.teamId)));
         if (team === null) throw new DomainError('NOT_FOUND', 'No such team.');
-        return streamTeamEvents(ctx, owner, team, args.afterSeq ?? team.lastEventSeq);
+        const afterSeq = args.afterSeq ?? team.lastEventSeq;
+        await assertResumable(ctx, owner, team, afterSeq);
+        return ctx.teamFeeds.follow(owner, team.id, afterSeq, team.lastEventSeq);
       },
       resolve: (event) => event,
     }),
@@ -60,63 +62,46 @@ export function addTeamEvents(builder: Builder, refs: Refs): void {
 }
 
 /**
- * Replays the team's log after `afterSeq`, then follows it live.
- *
- * @remarks The log is the only source of events; the hub only says "read again". The wake-up is
- * registered before each read, so an event that commits while a read runs still triggers the
- * next read, and reading from the last delivered seq means no gap and no duplicate. A Repeater
- * (not an async generator) so that unsubscribing ends a subscription that waits for a wake-up.
+ * Throws RESUME_EXPIRED unless every event after `afterSeq` is still in the log: the log keeps
+ * at least the last 1,000 events or 24 hours per team, and seqs have no gaps, so the first
+ * retained event after `afterSeq` must be `afterSeq + 1`. A seq past the head is refused too:
+ * the client's state belongs to another log (refetch either way).
  */
-function streamTeamEvents(ctx: ApiContext, owner: OwnerId, team: Team, afterSeq: number): Repeater<TeamEventView> {
-  return new Repeater<TeamEventView>(async (push, stop) => {
-    const stopped = new AbortController();
-    void stop.then(() => stopped.abort());
-    let seq = afterSeq;
-    while (!stopped.signal.aborted) {
-      const round = new AbortController();
-      const onStop = () => round.abort();
-      stopped.signal.addEventListener('abort', onStop, { once: true });
-      const wake = ctx.eventHub.waitForTeam(team.id, round.signal);
-      let events: readonly TeamEvent[];
-      try {
-        events = await ctx.core.events.read(owner, team.id, seq, REPLAY_PAGE);
-      } catch (error) {
-        round.abort();
-        // The team was deleted: its log is gone, so the stream ends rather than failing.
-        if (isDomainError(error, 'NOT_FOUND')) break;
-        throw error;
-      }
-      for (const event of events) {
-        if (stopped.signal.aborted) break;
-        seq = event.seq;
-        ctx.loaders.clearAll();
-        const view = await toEventView(ctx, event);
-        if (view !== null) await push(view);
-      }
-      if (events.length < REPLAY_PAGE) await wake;
-      round.abort();
-      stopped.signal.removeEventListener('abort', onStop);
-    }
-    stop();
-  });
+async function assertResumable(ctx: ApiContext, owner: OwnerId, team: Team, afterSeq: number): Promise<void> {
+  const expired = () =>
+    new DomainError('RESUME_EXPIRED', 'Events after this seq are no longer retained; refetch the team.', {
+      field: 'afterSeq',
+    });
+  if (!Number.isSafeInteger(afterSeq) || afterSeq < 0 || afterSeq > team.lastEventSeq) throw expired();
+  if (afterSeq === team.lastEventSeq) return;
+  const [first] = await ctx.core.events.read(owner, team.id, afterSeq, 1);
+  if (first?.seq !== afterSeq + 1) throw expired();
+}
+
+/**
+ * Loads what an event names into the view `teamEvents` resolves, with fresh loaders (current
+ * state, not a cached one); null when the entity no longer exists (nothing to show).
+ */
+export function loadTeamEventView(core: Core, event: TeamEvent): Promise<TeamEventView | null> {
+  return toEventView(core, createLoaders(core), event);
 }
 
 /** Loads the entity an event names; null when it no longer exists (nothing to show). */
-async function toEventView(ctx: ApiContext, event: TeamEvent): Promise<TeamEventView | null> {
-  const team = await ctx.loaders.teams.load(event.teamId);
+async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Promise<TeamEventView | null> {
+  const team = await loaders.teams.load(event.teamId);
   if (team === null) return null;
   const base = { seq: event.seq, team };
   switch (event.kind) {
     case TeamEventKind.JOB_CHANGED: {
-      const job = event.jobId ? await ctx.loaders.jobs.load(event.jobId) : null;
+      const job = event.jobId ? await loaders.jobs.load(event.jobId) : null;
       return job && { __typename: 'JobChanged', ...base, job };
     }
     case TeamEventKind.RECORD_APPENDED: {
-      const [message] = event.recordId ? await ctx.core.load.records([event.recordId]) : [];
+      const [message] = event.recordId ? await core.load.records([event.recordId]) : [];
       return message ? { __typename: 'RecordAppended', ...base, message } : null;
     }
     case TeamEventKind.MEMBER_CHANGED: {
-      const member = event.memberId ? await ctx.loaders.members.load(event.memberId) : null;
+      const member = event.memberId ? await loaders.members.load(event.memberId) : null;
       return member && { __typename: 'MemberChanged', ...base, member };
     }
     default:

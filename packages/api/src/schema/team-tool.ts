@@ -1,11 +1,31 @@
+import { DomainError, ErrorCode } from '@agent-teams/core';
 import type { Builder } from './builder.js';
-import { notAvailableYet, requireViewer } from './context.js';
+import type { ApiContext } from './context.js';
 
 /**
- * Adds `Mutation.invokeTeamTool`: member tools for agents running outside the server.
+ * The job a member-run token authorizes, or the error of this caller: an owner's token is not a
+ * member run (FORBIDDEN: the tools act as a member conversation, never as a person), and no token
+ * or an unknown one is UNAUTHENTICATED.
+ */
+async function memberRunJob(ctx: ApiContext) {
+  if (ctx.viewer !== null) {
+    throw new DomainError(
+      ErrorCode.FORBIDDEN,
+      'invokeTeamTool takes a member-run token, issued for one running job, not an owner token.',
+    );
+  }
+  const jobId = ctx.memberRun ? await ctx.memberRun() : null;
+  if (jobId === null) throw new DomainError(ErrorCode.UNAUTHENTICATED, 'A valid member-run token is required.');
+  return jobId;
+}
+
+/**
+ * Adds `Mutation.invokeTeamTool`: the member tools for agents running outside the server.
  *
- * @remarks It needs member-run tokens, which arrive with the collaboration issue; until then it
- * answers NOT_AVAILABLE_YET (after the usual authentication check).
+ * @remarks Authorized by a member-run token only (`Authorization: Bearer <token>`, HTTP): the
+ * server issues one per turn of a job to runtimes that run elsewhere (`MemberToolPort.issueToken`).
+ * The call runs as that job's member conversation, through the same core functions the built-in
+ * runtimes use, and stops working when the job ends (FORBIDDEN).
  */
 export function addTeamTool(builder: Builder): void {
   const InvokeTeamToolInput = builder.inputType('InvokeTeamToolInput', {
@@ -22,10 +42,8 @@ export function addTeamTool(builder: Builder): void {
       type: 'JSON',
       description: 'Member tools, for agents running outside the server. Authorized by a member-run token only.',
       args: { input: t.arg({ type: InvokeTeamToolInput, required: true }) },
-      resolve: (_root, _args, ctx) => {
-        requireViewer(ctx);
-        return notAvailableYet('invokeTeamTool', 'collaboration');
-      },
+      resolve: async (_root, { input }, ctx) =>
+        ctx.core.tools.invoke(await memberRunJob(ctx), input.name, input.arguments),
     }),
   );
 }

@@ -1,20 +1,30 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Core, Logger, OwnerId } from '@agent-teams/core';
+import type { Core, JobId, Logger, OwnerId } from '@agent-teams/core';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
+import { loadTeamEventView } from '../schema/team-events.js';
 import type { EventHub } from './event-hub.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
+import type { LiveOptions } from './live/live-options.js';
+import { startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
 import type { ProgressSource } from './progress-source.js';
+import { useRequestLimits } from './request-limits.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
+import { createTeamFeeds } from './team-feed.js';
+import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
 
 /** What {@link createServer} is built from. */
 export interface ServerDeps {
   readonly core: Core;
   /** Resolves an `Authorization` value (`Bearer <token>`) to its owner, or null. */
   readonly authenticate: (authorization: string | null) => OwnerId | null;
+  /** Resolves member-run tokens (`invokeTeamTool`); without it that mutation is refused. */
+  readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
   readonly eventHub: EventHub;
   readonly progress: ProgressSource;
   readonly logger: Logger;
@@ -22,6 +32,15 @@ export interface ServerDeps {
   readonly devToken?: string;
   /** Replaces the default page at `/`. */
   readonly pageHtml?: string;
+  /** The built widget, served at `/widget.js` when given. */
+  readonly widgetBundle?: WidgetBundle;
+  /** Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README). */
+  readonly live?: Partial<LiveOptions>;
+  /**
+   * `shared` (default): our graphql-transport-ws server with shared fan-out and socket limits.
+   * `graphql-ws`: the stock graphql-ws `useServer` path, kept only so the bench can compare.
+   */
+  readonly wsEngine?: 'shared' | 'graphql-ws';
 }
 
 /** A built server, not yet listening. */
@@ -50,6 +69,7 @@ interface InitialContext {
  */
 export function createServer(deps: ServerDeps): AgentTeamsServer {
   const { core, eventHub, progress } = deps;
+  const teamFeeds = createTeamFeeds({ core, eventHub, loadView: (event) => loadTeamEventView(core, event) });
   let graphiqlHtml: string | null = null;
   const yoga = createYoga<InitialContext, ApiContext>({
     schema: buildSchema(),
@@ -62,7 +82,23 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       const authorization = connectionParams
         ? authorizationOf(connectionParams)
         : (request?.headers.get('authorization') ?? null);
-      return createApiContext({ core, viewer: deps.authenticate(authorization), eventHub, progress });
+      const viewer = deps.authenticate(authorization);
+      const tokens = deps.memberRunTokens;
+      // Only HTTP requests carry member-run tokens (invokeTeamTool); resolved lazily, once.
+      let memberRun: Promise<JobId | null> | undefined;
+      const runOf = () => {
+        memberRun ??=
+          viewer === null && tokens ? tokens.jobOf(bearerToken(authorization) ?? '') : Promise.resolve(null);
+        return memberRun;
+      };
+      return createApiContext({
+        core,
+        viewer,
+        eventHub,
+        progress,
+        teamFeeds,
+        ...(tokens && !connectionParams ? { memberRun: runOf } : {}),
+      });
     },
     maskedErrors: { maskError: createMaskError(deps.logger) },
     graphiql: {
@@ -76,11 +112,36 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       graphiqlHtml ??= renderGraphiQL(options);
       return graphiqlHtml;
     },
-    plugins: [useStaticPages(deps.pageHtml ?? defaultHomePage())],
+    plugins: [
+      useRequestLimits(),
+      useStaticPages(deps.pageHtml ?? defaultHomePage()),
+      ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
+    ],
   });
 
   const server = createHttpServer(yoga);
-  const ws = startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null);
+  const maskError = createMaskError(deps.logger);
+  const ws =
+    deps.wsEngine === 'graphql-ws'
+      ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
+      : startLiveServer(server, {
+          path: yoga.graphqlEndpoint,
+          ...(deps.live ? { options: deps.live } : {}),
+          authenticate: deps.authenticate,
+          prepare: (query) => {
+            const { schema, parse, validate } = yoga.getEnveloped({});
+            try {
+              const document = parse(query);
+              const errors = validate(schema, document);
+              return errors.length > 0 ? { errors } : { schema, document };
+            } catch (error) {
+              return { errors: [error as GraphQLError] };
+            }
+          },
+          createContext: (viewer) => createApiContext({ core, viewer, eventHub, progress, teamFeeds }),
+          maskError: (error) => maskError(error, '') as GraphQLError,
+          logger: deps.logger,
+        });
   let closing: Promise<void> | null = null;
 
   return {
@@ -114,4 +175,10 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
 /** GraphiQL's headers JSON carrying the development token. */
 function devHeaders(token: string): string {
   return JSON.stringify({ Authorization: `Bearer ${token}` });
+}
+
+/** The token of a `Bearer <token>` authorization value, or null. */
+function bearerToken(authorization: string | null): string | null {
+  const match = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match?.[1] ?? null;
 }

@@ -21,7 +21,10 @@ interface EnvelopedRoot {
 }
 
 /**
- * Serves graphql-ws (subprotocol `graphql-transport-ws`) on the HTTP server's `/graphql` path.
+ * Serves graphql-ws (subprotocol `graphql-transport-ws`) on the HTTP server's `/graphql` path
+ * with the stock graphql-ws `useServer`: one execution per subscriber per event and none of the
+ * live socket limits. Production uses `live/live-server.ts`; this stays as the reference path
+ * `pnpm bench` measures beside it (`createServer({ wsEngine: 'graphql-ws' })`).
  *
  * @remarks Operations run through `yoga.getEnveloped`, so the context factory (authentication)
  * and the error masking are exactly those of HTTP. `onConnect` refuses a connection without a

@@ -25,6 +25,9 @@ import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
+/** Phases that wait for a slot: QUEUED (to start) and ANSWERED (to submit a person's answer). */
+const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED];
+
 /** Arguments of a planning pass (see `TeamStore.admit`). */
 export interface AdmitArgs {
   readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
@@ -32,8 +35,8 @@ export interface AdmitArgs {
 }
 
 /**
- * The head job of every conversation with unfinished work, when that head is QUEUED and its team
- * READY. Reads only unfinished rows (partial indexes), never the finished history.
+ * The head job of every conversation with unfinished work, when that head waits for a slot
+ * (QUEUED or ANSWERED) and its team is READY. Reads only unfinished rows (partial indexes), never the finished history.
  */
 async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
   const rows = await scope.trx
@@ -41,7 +44,7 @@ async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> 
     .innerJoin('teams as t', 't.id', 'j.team_id')
     .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
     .where('j.unfinished', '=', UNFINISHED)
-    .where('j.phase', '=', JobPhase.QUEUED)
+    .where('j.phase', 'in', ADMISSIBLE_PHASES)
     .where('t.status', '=', TeamStatus.READY)
     .where((eb) =>
       eb(
@@ -90,7 +93,7 @@ async function freezeOne(
   const teamRow = await scope.lockTeam(asTeamId(teamId));
   const row = await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
   // Changed since the candidates were read (cancelled by another server): not admitted.
-  if (teamRow === undefined || row === undefined || row.phase !== JobPhase.QUEUED) return null;
+  if (teamRow === undefined || row === undefined || !ADMISSIBLE_PHASES.includes(row.phase)) return null;
   const job = toJob(row);
   const outcome = args.freeze({
     job,

@@ -60,6 +60,10 @@ export interface JobsTable {
   pending_response_json: string | null;
   result_text: string | null;
   result_truncated: number | null;
+  /** `foldSearchText(text)` (migration 0002). */
+  text_folded: string | null;
+  /** `foldSearchText(result_text)` (migration 0002). */
+  result_folded: string | null;
   error: string | null;
   created_at: string;
   started_at: string | null;
@@ -79,6 +83,8 @@ export interface RecordMessagesTable {
   text: string;
   truncated: number;
   created_at: string;
+  /** `foldSearchText(text)` (migration 0002). */
+  text_folded: string | null;
 }
 
 /** `team_events`: the per-team event log (seq from `teams.last_event_seq`). */
@@ -124,6 +130,53 @@ export interface RuntimeRunsTable {
   updated_at: string;
 }
 
+/** `job_responses`: answer keys used per job, with the hash of the answer (migration 0003). */
+export interface JobResponsesTable {
+  job_id: string;
+  client_request_id: string;
+  team_id: string;
+  fingerprint: string;
+  created_at: string;
+}
+
+/** `openai_messages`: the `openai` runtime's provider-shaped conversation log (migration 0004). */
+export interface OpenAiMessagesTable {
+  seq: Generated<SeqValue>;
+  id: string;
+  conversation_id: string;
+  run_id: string;
+  /** Position within the run; unique per run so a replay cannot write a step twice. */
+  step: number;
+  job_id: string | null;
+  role: string;
+  content: string | null;
+  tool_calls_json: string | null;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  created_at: string;
+}
+
+/** `model_usage`: tokens and cost of one answered model call (migration 0004). */
+export interface ModelUsageTable {
+  id: string;
+  team_id: string;
+  job_id: string;
+  conversation_id: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost: number;
+  created_at: string;
+}
+
+/** `member_run_tokens`: SHA-256 hashes of the tokens issued to member runs (migration 0002). */
+export interface MemberRunTokensTable {
+  token_hash: string;
+  job_id: string;
+  team_id: string;
+  created_at: string;
+}
+
 /** The whole schema as Kysely sees it; runtimes import it to reach `runtime_runs`. */
 export interface Database {
   teams: TeamsTable;
@@ -134,4 +187,8 @@ export interface Database {
   conversation_messages: ConversationMessagesTable;
   scheduler_state: SchedulerStateTable;
   runtime_runs: RuntimeRunsTable;
+  member_run_tokens: MemberRunTokensTable;
+  openai_messages: OpenAiMessagesTable;
+  model_usage: ModelUsageTable;
+  job_responses: JobResponsesTable;
 }

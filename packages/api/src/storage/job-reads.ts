@@ -47,9 +47,16 @@ export async function findJobs(db: Kysely<Database>, jobIds: readonly JobId[]): 
   return inInputOrder(jobIds, rows.map(toJob), (job) => job.id);
 }
 
-/** The phases behind public statuses (QUEUED covers ADMITTING: its run is not acknowledged). */
+/**
+ * The phases behind public statuses (QUEUED covers ADMITTING: its run is not acknowledged;
+ * RESUMING covers ANSWERED: the answer waits for a slot).
+ */
 function phasesOf(statuses: readonly JobStatus[]): JobPhase[] {
-  return statuses.flatMap((status) => (status === JobStatus.QUEUED ? [JobPhase.QUEUED, JobPhase.ADMITTING] : [status]));
+  return statuses.flatMap((status) => {
+    if (status === JobStatus.QUEUED) return [JobPhase.QUEUED, JobPhase.ADMITTING];
+    if (status === JobStatus.RESUMING) return [JobPhase.RESUMING, JobPhase.ANSWERED];
+    return [status];
+  });
 }
 
 async function pageWithTotal(

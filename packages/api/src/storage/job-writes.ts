@@ -173,6 +173,63 @@ export async function updateJob(
   return { job: await applyTransition(scope, job, outcome), effects: outcome.effects, changed: true };
 }
 
+/** Arguments of {@link respondToJob} (see `TeamStore.respondToJob`). */
+export interface RespondArgs {
+  readonly owner: OwnerId;
+  readonly jobId: JobId;
+  readonly clientRequestId: string;
+  readonly fingerprint: string;
+  readonly decide: (job: Job) => TransitionOutcome;
+}
+
+/**
+ * Records an answer under the job's team lock: a used key answers the job as it is (same
+ * fingerprint) or IDEMPOTENCY_CONFLICT; a new key runs `decide`, persists it and stores the key.
+ */
+export async function respondToJob(
+  scope: WriteScope,
+  args: RespondArgs,
+): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
+  const located = await scope.trx
+    .selectFrom('jobs')
+    .select(['team_id', 'owner'])
+    .where('id', '=', args.jobId)
+    .executeTakeFirst();
+  if (located === undefined || located.owner !== args.owner) {
+    throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+  }
+  await scope.lockTeam(located.team_id as TeamId);
+  const used = await scope.trx
+    .selectFrom('job_responses')
+    .select('fingerprint')
+    .where('job_id', '=', args.jobId)
+    .where('client_request_id', '=', args.clientRequestId)
+    .executeTakeFirst();
+  const job = await readJob(scope, args.jobId);
+  if (used !== undefined) {
+    if (used.fingerprint !== args.fingerprint) {
+      throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This clientRequestId was used with another answer.', {
+        field: 'clientRequestId',
+      });
+    }
+    return { job, effects: [], replayed: true };
+  }
+  const outcome = args.decide(job);
+  if (!outcome.ok) throw outcome.error;
+  const next = outcome.job === job ? job : await applyTransition(scope, job, outcome);
+  await scope.trx
+    .insertInto('job_responses')
+    .values({
+      job_id: args.jobId,
+      client_request_id: args.clientRequestId,
+      team_id: job.teamId,
+      fingerprint: args.fingerprint,
+      created_at: scope.now,
+    })
+    .execute();
+  return { job: next, effects: outcome.effects, replayed: false };
+}
+
 /**
  * Persists one state-machine step: the next job, its APPEND_RECORD and CREATE_RECEIPT effects,
  * and the events (JOB_CHANGED; MEMBER_CHANGED when the phase moved, since the member's derived

@@ -15,6 +15,8 @@ import type {
   JobPhase,
   Member,
   MemberId,
+  NewestFirstPage,
+  NewestFirstPageRequest,
   NewTeam,
   OwnerId,
   RecordId,
@@ -24,9 +26,13 @@ import type {
   Team,
   TeamEvent,
   TeamId,
+  TeamReadFilter,
   TeamStatus,
   TeamStore,
   TransitionOutcome,
+  UsageEntry,
+  UsageScope,
+  UsageTotals,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import * as admission from './admission.js';
@@ -34,11 +40,13 @@ import * as conversations from './conversations.js';
 import type { Database } from './database-types.js';
 import * as jobReads from './job-reads.js';
 import * as jobWrites from './job-writes.js';
+import * as memberToolReads from './member-tool-reads.js';
 import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import * as recordReads from './record-reads.js';
 import * as teamReads from './team-reads.js';
 import * as teamWrites from './team-writes.js';
+import * as usage from './usage.js';
 import { runWrite, type StoreContext } from './write-transaction.js';
 
 /** Options of {@link KyselyTeamStore}. */
@@ -172,6 +180,17 @@ export class KyselyTeamStore implements TeamStore {
     return runWrite(this.#ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner));
   }
 
+  respondToJob(args: {
+    owner: OwnerId;
+    jobId: JobId;
+    clientRequestId: string;
+    fingerprint: string;
+    now: string;
+    decide: (job: Job) => TransitionOutcome;
+  }): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
+    return runWrite(this.#ctx, args.now, (scope) => jobWrites.respondToJob(scope, args));
+  }
+
   listActiveJobs(): Promise<readonly Job[]> {
     return jobReads.listActiveJobs(this.#ctx.db);
   }
@@ -206,8 +225,28 @@ export class KyselyTeamStore implements TeamStore {
     return recordReads.findRecords(this.#ctx.db, recordIds);
   }
 
+  pageRecords(
+    teamId: TeamId,
+    filter: TeamReadFilter,
+    page: NewestFirstPageRequest,
+  ): Promise<NewestFirstPage<RecordMessage>> {
+    return memberToolReads.pageRecords(this.#ctx.db, this.#ctx.dialect, teamId, filter, page);
+  }
+
+  searchResults(teamId: TeamId, filter: TeamReadFilter, page: NewestFirstPageRequest): Promise<NewestFirstPage<Job>> {
+    return memberToolReads.searchResults(this.#ctx.db, this.#ctx.dialect, teamId, filter, page);
+  }
+
   readEvents(teamId: TeamId, afterSeq: number, limit: number): Promise<readonly TeamEvent[]> {
     return recordReads.readEvents(this.#ctx.db, teamId, afterSeq, limit);
+  }
+
+  recordUsage(entry: UsageEntry, now: string): Promise<void> {
+    return usage.insertUsage(this.#ctx.db, entry, now);
+  }
+
+  usageTotals(scopes: readonly UsageScope[]): Promise<ReadonlyMap<string, UsageTotals>> {
+    return usage.usageTotals(this.#ctx.db, scopes);
   }
 
   appendConversation(

@@ -1,4 +1,5 @@
 import {
+  foldSearchText,
   type JobId,
   Limits,
   type MemberId,
@@ -62,6 +63,7 @@ export async function appendRecord(scope: WriteScope, record: NewRecordMessage):
       member_id: record.memberId,
       from_member_id: record.fromMemberId,
       text: cut.text,
+      text_folded: foldSearchText(cut.text),
       truncated: record.truncated || cut.truncated ? 1 : 0,
       created_at: scope.now,
     })

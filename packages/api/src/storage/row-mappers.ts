@@ -8,6 +8,7 @@ import {
   asRunId,
   asTeamId,
   type ConversationMessage,
+  foldSearchText,
   type InputRequest,
   isTerminal,
   type Job,
@@ -124,6 +125,7 @@ export function jobStateColumns(job: Job, now: string) {
     pending_response_json: toJson(job.pendingResponse),
     result_text: job.result?.text ?? null,
     result_truncated: job.result === null || job.result.truncated === null ? null : job.result.truncated ? 1 : 0,
+    result_folded: job.result === null ? null : foldSearchText(job.result.text),
     error: job.error,
     started_at: job.startedAt,
     finished_at: job.finishedAt,
@@ -148,6 +150,7 @@ export function jobInsertRow(job: Omit<Job, 'seq'>, now: string): Insertable<Job
     root_id: job.rootId,
     client_key: job.clientKey,
     text: job.text,
+    text_folded: foldSearchText(job.text),
     created_at: job.createdAt,
   };
 }

@@ -68,23 +68,31 @@ describe('error masking', () => {
     expect(response.errors[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
-  it.each([
-    ['respond', 'mutation { respond(input: {jobId: "job_1", response: "x", clientRequestId: "r"}) { job { id } } }'],
-    ['invokeTeamTool', 'mutation { invokeTeamTool(input: {name: "read_team_context", arguments: {}}) }'],
-  ])('answers NOT_AVAILABLE_YET for %s', async (_name, query) => {
-    expect(codes(await stack.gql(query))).toEqual(['NOT_AVAILABLE_YET']);
+  it('answers NOT_FOUND for respond on an unknown job, and UNAUTHENTICATED without a token', async () => {
+    const query = 'mutation { respond(input: {jobId: "job_1", response: "x", clientRequestId: "r"}) { job { id } } }';
+    expect(codes(await stack.gql(query))).toEqual(['NOT_FOUND']);
+    expect(codes(await stack.gql(query, {}, null))).toEqual(['UNAUTHENTICATED']);
   });
 
-  it('answers NOT_AVAILABLE_YET for Team.history, Team.results and Team.result', async () => {
+  it('refuses invokeTeamTool with an owner token (FORBIDDEN) and without a token (UNAUTHENTICATED)', async () => {
+    const query = 'mutation { invokeTeamTool(input: {name: "read_team_context", arguments: {}}) }';
+    expect(codes(await stack.gql(query))).toEqual(['FORBIDDEN']);
+    expect(codes(await stack.gql(query, {}, null))).toEqual(['UNAUTHENTICATED']);
+  });
+
+  it('answers Team.history, Team.results and Team.result for the owner', async () => {
     const team = await createTeam(stack);
-    for (const field of [
-      'history { nextCursor }',
-      'results { nextCursor }',
-      'result(jobId: "job_1") { requestExcerpt }',
-    ]) {
-      const response = await stack.gql(`query($id: ID!) { team(id: $id) { id ${field} } }`, { id: team.id });
-      expect(codes(response)).toEqual(['NOT_AVAILABLE_YET']);
-    }
+    const response = await stack.gql(
+      `query($id: ID!) { team(id: $id) { history { nextCursor cursorExpired } results { nextCursor }
+         result(jobId: "job_missing") { requestExcerpt } } }`,
+      { id: team.id },
+    );
+    expect(response.errors).toEqual([]);
+    expect(response.data?.team).toEqual({
+      history: { nextCursor: null, cursorExpired: false },
+      results: { nextCursor: null },
+      result: null,
+    });
   });
 });
 

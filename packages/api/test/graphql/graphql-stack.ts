@@ -1,4 +1,4 @@
-import { type Core, createCore, type EventSink, type JobId } from '@agent-teams/core';
+import { type Core, createCore, type EventSink, type IdGenerator, type JobId } from '@agent-teams/core';
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
 import { createSystemClock } from '../../src/adapters/system-clock.js';
@@ -8,6 +8,7 @@ import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js
 import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../../src/server/create-server.js';
 import { createEventHub, type EventHub } from '../../src/server/event-hub.js';
+import type { LiveOptions } from '../../src/server/live/live-options.js';
 import type { JobProgressNotice } from '../../src/server/progress-source.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -49,13 +50,27 @@ export interface GraphqlStack {
  * is how tests hold a job in that state.
  */
 export async function createGraphqlStack(
-  opts: { scheduler?: boolean; core?: (core: Core) => Core; devToken?: string; pageHtml?: string } = {},
+  opts: {
+    scheduler?: boolean;
+    core?: (core: Core) => Core;
+    devToken?: string;
+    pageHtml?: string;
+    /** SQLite file (default `:memory:`), e.g. to restart a server on the same file. */
+    database?: string;
+    /** token → owner; a test may delete entries to revoke a token. Default: {@link TOKENS}. */
+    tokens?: Map<string, string>;
+    /** Limits of the live endpoint, and which WebSocket engine serves it. */
+    live?: Partial<LiveOptions>;
+    wsEngine?: 'shared' | 'graphql-ws';
+    /** Id generator (default sequential); a restart on the same file needs fresh ids. */
+    ids?: IdGenerator;
+  } = {},
 ): Promise<GraphqlStack> {
   const logger = new MemoryLogger();
   const clock = createSystemClock();
-  const ids = new SequentialIds();
+  const ids = opts.ids ?? new SequentialIds();
   const catalog = new StaticCatalog();
-  const database = await openDatabase(':memory:');
+  const database = await openDatabase(opts.database ?? ':memory:');
   await migrateToLatest(database.db, database.dialect);
   const baseHub = createEventHub();
   let inboxListeners = 0;
@@ -109,7 +124,11 @@ export async function createGraphqlStack(
   if (scheduler) sinks.push(scheduler.eventSink);
   const server = createServer({
     core,
-    authenticate: createTokenAuth(new Map(Object.entries(TOKENS).map(([owner, token]) => [token, owner]))),
+    authenticate: createTokenAuth(
+      opts.tokens ?? new Map(Object.entries(TOKENS).map(([owner, token]) => [token, owner])),
+    ),
+    ...(opts.live ? { live: opts.live } : {}),
+    ...(opts.wsEngine ? { wsEngine: opts.wsEngine } : {}),
     eventHub: hub,
     progress: (listener) => {
       progressListeners.add(listener);

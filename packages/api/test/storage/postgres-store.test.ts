@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
   const database = await openDatabase(TEST_URL, { poolSize: 4 });
-  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs RESTART IDENTITY CASCADE`.execute(
+  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage RESTART IDENTITY CASCADE`.execute(
     database.db,
   );
   await database.db
@@ -65,6 +65,8 @@ describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
   it('answers racing sends of one key on two servers with one job', async () => {
     const ids = new SequentialIds();
     const [a, b] = await Promise.all([openDatabase(TEST_URL), openDatabase(TEST_URL)]);
+    // Sequential ids restart at 1: clear what the contract suite's last case left behind.
+    await sql`TRUNCATE teams RESTART IDENTITY CASCADE`.execute(a.db);
     const stores = [a, b].map((d) => new KyselyTeamStore(d.db, d.dialect, { close: d.close }));
     try {
       const [first, second] = stores as [KyselyTeamStore, KyselyTeamStore];

@@ -55,7 +55,31 @@ export function fitContextMessages(
   return kept;
 }
 
-/** The shared context JSON of a team with its bounded recent messages. */
+/**
+ * The record messages of a team's shared context: the newest 8 (oldest first) that fit, with goal
+ * and roster, in `Limits.contextBytes` of JSON (oldest dropped first). `Team.context`, the
+ * `read_team_context` answer and every frozen turn's `context` all show exactly these.
+ */
+export function fitTeamContext(
+  team: Team,
+  members: readonly Member[],
+  records: readonly RecordMessage[],
+): RecordMessage[] {
+  const envelope: TeamContextJson = {
+    team_id: team.id,
+    goal: team.goal,
+    members: members.map((m) => ({ id: m.id, name: m.name, agent: m.agentId })),
+    messages: [],
+  };
+  // `[]` of the empty envelope is replaced by the array, hence the + 2.
+  const room = Limits.contextBytes - utf8ByteLength(JSON.stringify(envelope)) + 2;
+  return fitContextMessages(records, Limits.contextMessages, room);
+}
+
+/**
+ * The shared context JSON of a team: the `read_team_context` answer and every frozen turn's
+ * `context`. The whole JSON text is at most `Limits.contextBytes` (24,000) UTF-8 bytes.
+ */
 export function teamContextJson(
   team: Team,
   members: readonly Member[],
@@ -65,7 +89,7 @@ export function teamContextJson(
     team_id: team.id,
     goal: team.goal,
     members: members.map((m) => ({ id: m.id, name: m.name, agent: m.agentId })),
-    messages: fitContextMessages(records).map(recordToContextJson),
+    messages: fitTeamContext(team, members, records).map(recordToContextJson),
   };
 }
 

@@ -30,7 +30,16 @@ describe('ErrorCode table', () => {
   it('is add-only: the full list, in order, is the contract codes followed by the additions', () => {
     // Append new codes at the end of this list; never remove, rename or reorder one.
     expect(Object.entries(ErrorCode)).toEqual(
-      [...CONTRACT_CODES, 'NOT_AVAILABLE_YET', 'INVALID_TRANSITION', 'STALE_LEASE'].map((code) => [code, code]),
+      [
+        ...CONTRACT_CODES,
+        'NOT_AVAILABLE_YET',
+        'INVALID_TRANSITION',
+        'STALE_LEASE',
+        'RESUME_EXPIRED',
+        'QUERY_LIMIT',
+        'SUBSCRIPTION_LIMIT',
+        'HANDOFF_LOOP',
+      ].map((code) => [code, code]),
     );
   });
 });

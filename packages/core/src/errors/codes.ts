@@ -41,6 +41,14 @@ export const ErrorCode = {
   INVALID_TRANSITION: 'INVALID_TRANSITION',
   /** A lease or fencing token no longer matches: another server owns the job now. */
   STALE_LEASE: 'STALE_LEASE',
+  /** A `teamEvents` resume from a seq older than the retained log (or past its head): refetch, then subscribe without afterSeq. */
+  RESUME_EXPIRED: 'RESUME_EXPIRED',
+  /** An operation breaks a request limit (tokens, depth, aliases, cost, directives); details name the limit. */
+  QUERY_LIMIT: 'QUERY_LIMIT',
+  /** Too many subscriptions on one socket (20) or for one owner across sockets. */
+  SUBSCRIPTION_LIMIT: 'SUBSCRIPTION_LIMIT',
+  /** A handoff would repeat an ancestor's (from, to, text) in the same chain: a ping-pong loop. */
+  HANDOFF_LOOP: 'HANDOFF_LOOP',
 } as const;
 
 /** One of the stable error codes. */

@@ -12,6 +12,8 @@ export type JobCommand =
   | { readonly type: 'ASK_INPUT'; readonly input: InputRequest }
   /** A person answered; the answer is persisted before the runtime is called. */
   | { readonly type: 'RESPOND'; readonly response: PendingResponse }
+  /** Admission gave an answered job a slot: submit the persisted answer. */
+  | { readonly type: 'RESUME' }
   /** The runtime acknowledged the continuation run. */
   | { readonly type: 'RESUMED'; readonly runId: RunId }
   /** The run ended with an answer. */
@@ -34,6 +36,7 @@ export const JOB_COMMAND_TYPES: readonly JobCommandType[] = [
   'ACKNOWLEDGE',
   'ASK_INPUT',
   'RESPOND',
+  'RESUME',
   'RESUMED',
   'COMPLETE',
   'FAIL',

@@ -3,6 +3,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { Limits } from '../limits/limits.js';
 import { asRunId } from '../model/ids.js';
 import { InputKind, JobPhase } from '../model/job.js';
+import { CANCELLED_AFTER_START } from './finish-job.js';
 import { JOB_COMMAND_TYPES } from './job-commands.js';
 import { JOB_TRANSITIONS, transition } from './job-machine.js';
 import { makeTestJob, sampleCommand, TEST_NOW, testContext } from './make-test-job.js';
@@ -92,16 +93,26 @@ describe('starting and resuming runs', () => {
     expect(outcome.job.pendingInput).toEqual(input);
   });
 
-  it('persists an answer for the pending question with its own run key', () => {
+  it('persists an answer for the pending question with its own run key, to submit once admitted', () => {
     const command = sampleCommand('RESPOND');
     const outcome = transition(makeTestJob(JobPhase.WAITING_INPUT), command, testContext());
     if (!outcome.ok || command.type !== 'RESPOND') throw new Error('expected an accepted answer');
-    expect(outcome.job).toMatchObject({ phase: JobPhase.RESUMING, runKey: 'job_1:q_1' });
+    expect(outcome.job).toMatchObject({ phase: JobPhase.ANSWERED, runKey: 'job_1:q_1' });
     expect(outcome.job.pendingResponse).toEqual(command.response);
-    expect(outcome.effects).toEqual([
-      { type: 'RESUME_RUN', runKey: 'job_1:q_1', response: command.response },
-      { type: 'INBOX_CHANGED', waiting: false },
-    ]);
+    expect(outcome.effects).toEqual([{ type: 'INBOX_CHANGED', waiting: false }]);
+    const resumed = transition(outcome.job, { type: 'RESUME' }, testContext());
+    if (!resumed.ok) throw resumed.error;
+    expect(resumed.job.phase).toBe(JobPhase.RESUMING);
+    expect(resumed.effects).toEqual([{ type: 'RESUME_RUN', runKey: 'job_1:q_1', response: command.response }]);
+  });
+
+  it('refuses RESUME on an answered job without a pending answer', () => {
+    const outcome = transition(
+      makeTestJob(JobPhase.ANSWERED, { pendingResponse: null }),
+      { type: 'RESUME' },
+      testContext(),
+    );
+    expect(outcome.ok ? null : outcome.error.code).toBe(ErrorCode.INVALID_TRANSITION);
   });
 
   it('refuses an answer for another question with INPUT_CHANGED and leaves the job unchanged', () => {
@@ -118,7 +129,9 @@ describe('starting and resuming runs', () => {
   });
 
   it('clears the answered question once the continuation run is acknowledged', () => {
-    const resuming = transition(makeTestJob(JobPhase.WAITING_INPUT), sampleCommand('RESPOND'), testContext());
+    const answered = transition(makeTestJob(JobPhase.WAITING_INPUT), sampleCommand('RESPOND'), testContext());
+    if (!answered.ok) throw answered.error;
+    const resuming = transition(answered.job, { type: 'RESUME' }, testContext());
     if (!resuming.ok) throw resuming.error;
     const outcome = transition(resuming.job, sampleCommand('RESUMED'), testContext());
     if (!outcome.ok) throw outcome.error;
@@ -142,12 +155,18 @@ describe('cancelling an admitted job', () => {
     }
   });
 
-  it('also reports the inbox change when the job was waiting for input', () => {
+  it('ends a job waiting for input at once (its run already ended) and reports the inbox change', () => {
     const outcome = transition(makeTestJob(JobPhase.WAITING_INPUT), { type: 'CANCEL' }, testContext());
     if (!outcome.ok) throw outcome.error;
-    expect(outcome.effects).toEqual([
-      { type: 'CANCEL_RUN', runId: 'run_1' },
-      { type: 'INBOX_CHANGED', waiting: false },
-    ]);
+    expect(outcome.job).toMatchObject({ phase: JobPhase.CANCELLED, pendingInput: null });
+    expect(outcome.job.result?.text).toBe(CANCELLED_AFTER_START);
+    expect(outcome.effects.map((e) => e.type)).toEqual(['APPEND_RECORD', 'INBOX_CHANGED']);
+  });
+
+  it('ends an answered job at once: its answer was never submitted', () => {
+    const outcome = transition(makeTestJob(JobPhase.ANSWERED), { type: 'CANCEL' }, testContext());
+    if (!outcome.ok) throw outcome.error;
+    expect(outcome.job).toMatchObject({ phase: JobPhase.CANCELLED, pendingResponse: null });
+    expect(outcome.effects.map((e) => e.type)).toEqual(['APPEND_RECORD']);
   });
 });

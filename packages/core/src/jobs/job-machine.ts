@@ -24,7 +24,10 @@ import type { JobCommand, JobCommandType, JobEffect } from './job-commands.js';
  *   being (or was) called, but its acknowledgement is not recorded. Holds a slot; on restart it
  *   is started again with the same key and input (the runtime returns the run it already has).
  * - RUNNING: the runtime acknowledged a run; the scheduler observes it.
- * - WAITING_INPUT: the run ended asking a person. Holds no slot but keeps its conversation.
+ * - WAITING_INPUT: the run ended asking a person. Holds no slot but keeps its conversation;
+ *   cancelling it ends it at once (its run already ended), which releases the conversation.
+ * - ANSWERED: a person's answer is persisted; it waits, like QUEUED, for admission to give it a
+ *   slot (so answering never pushes the active count past the limit). Shows as RESUMING.
  * - RESUMING: an answer is persisted and being submitted with its own key. Holds a slot.
  * - CANCELLING: cancellation was asked of an admitted job; ends when the runtime confirms.
  * - COMPLETED / FAILED / CANCELLED: terminal; they accept nothing.
@@ -49,8 +52,13 @@ export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<
     CANCEL: JobPhase.CANCELLING,
   },
   [JobPhase.WAITING_INPUT]: {
-    RESPOND: JobPhase.RESUMING,
-    CANCEL: JobPhase.CANCELLING,
+    RESPOND: JobPhase.ANSWERED,
+    CANCEL: JobPhase.CANCELLED,
+  },
+  [JobPhase.ANSWERED]: {
+    RESUME: JobPhase.RESUMING,
+    CANCEL: JobPhase.CANCELLED,
+    FAIL: JobPhase.FAILED,
   },
   [JobPhase.RESUMING]: {
     RESUMED: JobPhase.RUNNING,
@@ -154,8 +162,22 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
       }
       const { response } = command;
       return accept({ ...job, phase: target, pendingResponse: response, runKey: response.runKey, updatedAt: now }, [
-        { type: 'RESUME_RUN', runKey: response.runKey, response },
         { type: 'INBOX_CHANGED', waiting: false },
+      ]);
+    }
+    case 'RESUME': {
+      const response = job.pendingResponse;
+      if (response === null) {
+        return refuse(
+          new DomainError(ErrorCode.INVALID_TRANSITION, 'An answered job has no pending answer.', {
+            phase: job.phase,
+            command: command.type,
+          }),
+        );
+      }
+      // `updatedAt` starts the continuation's deadline.
+      return accept({ ...job, phase: target, updatedAt: now }, [
+        { type: 'RESUME_RUN', runKey: response.runKey, response },
       ]);
     }
     case 'COMPLETE':
@@ -169,10 +191,14 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
       return accept(failed.job, [...failed.effects, { type: 'CANCEL_RUN', runId: job.runId }]);
     }
     case 'CANCEL': {
-      if (target === JobPhase.CANCELLED) return done(cancelJob(job, CANCELLED_BEFORE_START, ctx));
-      const effects: JobEffect[] = [{ type: 'CANCEL_RUN', runId: job.runId }];
-      if (job.phase === JobPhase.WAITING_INPUT) effects.push({ type: 'INBOX_CHANGED', waiting: false });
-      return accept({ ...job, phase: target, updatedAt: now }, effects);
+      if (target === JobPhase.CANCELLED) {
+        // A waiting or answered job has no run in progress: it ends at once, like a queued one.
+        const notice = job.phase === JobPhase.QUEUED ? CANCELLED_BEFORE_START : CANCELLED_AFTER_START;
+        const finished = cancelJob(job, notice, ctx);
+        if (job.phase !== JobPhase.WAITING_INPUT) return done(finished);
+        return accept(finished.job, [...finished.effects, { type: 'INBOX_CHANGED', waiting: false }]);
+      }
+      return accept({ ...job, phase: target, updatedAt: now }, [{ type: 'CANCEL_RUN', runId: job.runId }]);
     }
     case 'CANCEL_CONFIRMED':
       return done(cancelJob(job, CANCELLED_AFTER_START, ctx));

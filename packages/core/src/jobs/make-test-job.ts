@@ -58,6 +58,19 @@ function fieldsFor(phase: JobPhase): Partial<Job> {
       return admitted;
     case JobPhase.WAITING_INPUT:
       return { ...admitted, runId: asRunId('run_1'), pendingInput: question };
+    case JobPhase.ANSWERED:
+      return {
+        ...admitted,
+        runId: asRunId('run_1'),
+        pendingInput: question,
+        pendingResponse: {
+          runKey: 'job_1:q_1',
+          inputRequestId: 'q_1',
+          kind: 'CLARIFICATION',
+          value: 'EU',
+          clientRequestId: 'c',
+        },
+      };
     default:
       return { ...admitted, runId: asRunId('run_1') };
   }
@@ -128,6 +141,7 @@ export function sampleCommand(type: JobCommandType): JobCommand {
       return { type, error: 'Agent unavailable.' };
     case 'TIME_OUT':
       return { type, timeoutMs: 180_000 };
+    case 'RESUME':
     case 'CANCEL':
     case 'CANCEL_CONFIRMED':
       return { type };

@@ -29,6 +29,8 @@ export const Limits = {
   excerptBytes: 500,
   historyTextBytes: 6_000,
   pageSize: { min: 1, max: 20, default: 8 },
+  /** The literal `query` filter of the history and result reads. */
+  historyQueryChars: 200,
   connectionPage: { max: 100, default: 20 },
   mentionLabelUtf16: 120,
   mentionResults: 16,

@@ -19,9 +19,11 @@ export const JobStatus = {
 export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
 
 /**
- * The state-machine state of a job: the public status, with QUEUED split in two.
+ * The state-machine state of a job: the public status, with QUEUED and RESUMING split in two.
  * `QUEUED` = waiting for admission, input not frozen; `ADMITTING` = input frozen and the runtime
- * called (or about to be), acknowledgement not yet recorded. See `jobs/job-machine.ts`.
+ * called (or about to be), acknowledgement not yet recorded. `ANSWERED` = a person's answer is
+ * persisted and waits for a slot (it shows as RESUMING); `RESUMING` = it is being submitted.
+ * See `jobs/job-machine.ts`.
  */
 export const JobPhase = {
   QUEUED: 'QUEUED',
@@ -30,6 +32,7 @@ export const JobPhase = {
   RESUMING: 'RESUMING',
   CANCELLING: 'CANCELLING',
   WAITING_INPUT: 'WAITING_INPUT',
+  ANSWERED: 'ANSWERED',
   COMPLETED: 'COMPLETED',
   FAILED: 'FAILED',
   CANCELLED: 'CANCELLED',
@@ -65,6 +68,11 @@ export interface PendingResponse {
   /** Trimmed text for a clarification, any JSON value for an interrupt. */
   readonly value: unknown;
   readonly clientRequestId: string;
+  /**
+   * The human message a runtime writes into the member's conversation: it names the question
+   * (or interrupt) it answers, then the answer. Absent on answers stored before it existed.
+   */
+  readonly message?: string;
 }
 
 /** The bounded answer kept on a job. */
@@ -162,7 +170,12 @@ export function isTerminal(phase: JobPhase): boolean {
   return TERMINAL_PHASES.includes(phase);
 }
 
-/** The public status of a phase (ADMITTING shows as QUEUED). */
+/**
+ * The public status of a phase: ADMITTING shows as QUEUED (its run is not acknowledged) and
+ * ANSWERED as RESUMING (the answer is accepted; it is submitted as soon as a slot is free).
+ */
 export function statusOf(phase: JobPhase): JobStatus {
-  return phase === JobPhase.ADMITTING ? JobStatus.QUEUED : phase;
+  if (phase === JobPhase.ADMITTING) return JobStatus.QUEUED;
+  if (phase === JobPhase.ANSWERED) return JobStatus.RESUMING;
+  return phase;
 }

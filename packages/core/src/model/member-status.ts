@@ -11,7 +11,7 @@ export interface ConversationState {
 
 /**
  * The status dot of a member. PROVISIONING while its team is being created; otherwise the head
- * job of its conversation decides (an ADMITTING job still shows as queued, a CANCELLING one as
+ * job of its conversation decides (an ADMITTING or ANSWERED job shows as queued: no slot yet, a CANCELLING one as
  * running because its run has not stopped yet). An idle member shows FAILED when its last job
  * failed, so a failure stays visible until the next job starts.
  */
@@ -20,6 +20,7 @@ export function deriveMemberStatus(teamStatus: TeamStatus, state: ConversationSt
   switch (state.head) {
     case JobPhase.QUEUED:
     case JobPhase.ADMITTING:
+    case JobPhase.ANSWERED:
       return MemberStatus.QUEUED;
     case JobPhase.RUNNING:
     case JobPhase.RESUMING:

@@ -41,6 +41,12 @@ export type RuntimeNotice =
 export interface MemberToolPort {
   /** Calls a member tool by name with JSON arguments; answers JSON or throws a DomainError. */
   invoke(name: string, args: unknown): Promise<unknown>;
+  /**
+   * Issues a member-run token for this job, for an agent that runs outside the server: it calls
+   * `invokeTeamTool` with `Authorization: Bearer <token>`. The token works only while the job is
+   * unfinished and only for its team. Absent where the server issues no tokens.
+   */
+  issueToken?(): Promise<string>;
 }
 
 /** Identity of the turn a runtime runs, for tool calls and logs. */

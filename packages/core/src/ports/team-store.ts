@@ -5,6 +5,7 @@ import type { AgentId, ConversationId, JobId, MemberId, OwnerId, RecordId, TeamI
 import type { Job, JobKind, JobPhase, JobStatus, Requester, TurnInput } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, Team, TeamStatus } from '../model/team.js';
+import type { UsageEntry, UsageScope, UsageTotals } from '../model/usage.js';
 import type { TeamEvent } from './event-sink.js';
 
 /** One page of a keyset-paginated list. `afterSeq` of the next page is the last item's seq. */
@@ -82,6 +83,41 @@ export interface FreezeContext {
   readonly members: readonly Member[];
   /** The newest record messages (at most the context count), oldest first. */
   readonly recentRecords: readonly RecordMessage[];
+}
+
+/**
+ * Filters of the member read tools (`read_team_history`, `search_team_results`) and of
+ * `Team.history`/`Team.results`, applied by the store before paging.
+ */
+export interface TeamReadFilter {
+  /** Records: about or sent by this member. Results: executed or asked by this member. */
+  readonly memberId: MemberId | null;
+  /** Records: about this job. Results: this request, or a request whose parent or root it is. */
+  readonly jobId: JobId | null;
+  /**
+   * Literal substring, already folded with the core's `foldSearchText`; the store compares it
+   * with the folded record text (records) or the folded task text and stored answer (results).
+   */
+  readonly query: string | null;
+}
+
+/** A newest-first keyset page request (seq descending). */
+export interface NewestFirstPageRequest {
+  /** Page size (already validated by the core). */
+  readonly limit: number;
+  /** Exclusive anchor: items with a lower seq than this; null for the newest. */
+  readonly beforeSeq: number | null;
+}
+
+/** A newest-first page and whether its anchor is still there. */
+export interface NewestFirstPage<T> {
+  readonly items: readonly T[];
+  readonly hasMore: boolean;
+  /**
+   * False when `beforeSeq` names no retained item of the team (a record rotated out, a job
+   * gone); the items are then empty. True when there was no anchor.
+   */
+  readonly anchorFound: boolean;
 }
 
 /** A message of a member's conversation (written by runtimes, read by `Member.conversation`). */
@@ -170,6 +206,21 @@ export interface TeamStore {
     decide: (job: Job) => TransitionOutcome,
     opts: { now: string; owner?: OwnerId },
   ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }>;
+  /**
+   * Records a person's answer atomically, idempotent by (job, `clientRequestId`): when that key
+   * was already used on the job, returns the job as it is now (`replayed`) if `fingerprint`
+   * matches, or throws IDEMPOTENCY_CONFLICT; otherwise loads the job (NOT_FOUND when absent or
+   * another owner's), calls `decide`, persists the outcome as {@link TeamStore.updateJob} does
+   * and stores the key with its fingerprint. Whatever `decide` throws or refuses stores nothing.
+   */
+  respondToJob(args: {
+    owner: OwnerId;
+    jobId: JobId;
+    clientRequestId: string;
+    fingerprint: string;
+    now: string;
+    decide: (job: Job) => TransitionOutcome;
+  }): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }>;
   /** Unfinished jobs that hold or may hold a run (ADMITTING, RUNNING, RESUMING, CANCELLING). */
   listActiveJobs(): Promise<readonly Job[]>;
   /** Numbers of REQUEST and RECEIPT jobs of a team (for `Team.capacity`). */
@@ -187,10 +238,11 @@ export interface TeamStore {
   // ---- scheduling --------------------------------------------------------------------------
   /**
    * One planning pass, atomic across every server on the database: reads the
-   * {@link AdmissionSnapshot} (active count, the head QUEUED job of every idle conversation of a
-   * READY team, the persisted round state), calls `plan`, persists the new round state, and
-   * freezes each admitted job (FREEZE through `freeze`, which returns the transition outcome).
-   * @returns the admitted jobs, now ADMITTING, with their effects (START_RUN).
+   * {@link AdmissionSnapshot} (active count, the head QUEUED or ANSWERED job of every idle
+   * conversation of a READY team, the persisted round state), calls `plan`, persists the new
+   * round state, and applies `freeze` to each admitted job (FREEZE for a QUEUED job, RESUME for an
+   * ANSWERED one: `freeze` returns the transition outcome).
+   * @returns the admitted jobs, now ADMITTING or RESUMING, with their effects (START_RUN, RESUME_RUN).
    */
   admit(args: {
     now: string;
@@ -204,9 +256,34 @@ export interface TeamStore {
   /** Record messages by id (batch loading). */
   findRecords(recordIds: readonly RecordId[]): Promise<readonly RecordMessage[]>;
 
+  // ---- member read tools -----------------------------------------------------------------
+  /** A page of a team's retained record messages, newest first, filtered (see {@link TeamReadFilter}). */
+  pageRecords(
+    teamId: TeamId,
+    filter: TeamReadFilter,
+    page: NewestFirstPageRequest,
+  ): Promise<NewestFirstPage<RecordMessage>>;
+  /**
+   * A page of a team's finished REQUEST jobs (completed, failed, cancelled; receipts never),
+   * newest first by creation, filtered (see {@link TeamReadFilter}).
+   */
+  searchResults(teamId: TeamId, filter: TeamReadFilter, page: NewestFirstPageRequest): Promise<NewestFirstPage<Job>>;
+
   // ---- event log ---------------------------------------------------------------------------
   /** Retained events of a team with seq > afterSeq, in seq order, at most `limit`. */
   readEvents(teamId: TeamId, afterSeq: number, limit: number): Promise<readonly TeamEvent[]>;
+
+  // ---- usage -------------------------------------------------------------------------------
+  /**
+   * Records the usage of one model call; idempotent by `entry.id` (a second record of the same
+   * id changes nothing). Not a visible team change: no revision, no event.
+   */
+  recordUsage(entry: UsageEntry, now: string): Promise<void>;
+  /**
+   * Sums recorded usage per scope (a `chain` scope sums every job whose root is that id). The
+   * answer has an entry for every scope asked, keyed by {@link usageScopeKey}, zero when none.
+   */
+  usageTotals(scopes: readonly UsageScope[]): Promise<ReadonlyMap<string, UsageTotals>>;
 
   // ---- conversations -----------------------------------------------------------------------
   /** Appends messages to a member conversation (runtimes call this). */

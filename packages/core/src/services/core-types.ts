@@ -4,11 +4,14 @@ import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, RecordId, TeamId }
 import type { Job, JobKind, JobStatus } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, MemberStatus, Team } from '../model/team.js';
+import type { UsageScope, UsageTotals } from '../model/usage.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
-import type { AgentRuntime } from '../ports/agent-runtime.js';
+import type { AgentRuntime, MemberToolPort } from '../ports/agent-runtime.js';
 import type { Clock } from '../ports/clock.js';
 import type { TeamEvent } from '../ports/event-sink.js';
 import type { ConversationMessage, TeamStore } from '../ports/team-store.js';
+import type { TeamReadArgs } from '../tools/read-args.js';
+import type { HistoryPageView, ResultPageView, ResultRecordView } from '../tools/result-views.js';
 
 /** A Relay-style page: items with their opaque cursors. */
 export interface Connection<T> {
@@ -66,6 +69,16 @@ export interface SendRequestInput {
   readonly memberIds: readonly string[];
   readonly text: string;
   readonly clientRequestId: string;
+}
+
+/** Input of `respond`. */
+export interface RespondInput {
+  readonly jobId: string;
+  /** A string for a clarification; any JSON value for an interrupt. */
+  readonly response: unknown;
+  readonly clientRequestId: string;
+  /** The `InputRequest.requestId` the client saw; when given and stale → INPUT_CHANGED. */
+  readonly inputRequestId?: string | null;
 }
 
 /** `Team.capacity`. */
@@ -135,6 +148,8 @@ export interface Core {
       args: { kind?: JobKind | null; statuses?: readonly JobStatus[] | null; memberId?: string | null } & PageArgs,
     ): Promise<Connection<Job> & { totalCount: number }>;
     cancel(owner: OwnerId, jobId: string): Promise<CancelOutcome>;
+    /** Answers a job waiting for input (see `respond-service.ts`). */
+    respond(owner: OwnerId, input: RespondInput): Promise<Job>;
     inbox(owner: OwnerId, page: PageArgs): Promise<Connection<Job> & { totalCount: number }>;
   };
   readonly agents: {
@@ -147,6 +162,10 @@ export interface Core {
   readonly conversations: {
     list(member: Member, page: PageArgs): Promise<Connection<ConversationMessage>>;
   };
+  /** Token usage and cost of model calls, summed per scope (answers in the order asked). */
+  readonly usage: {
+    totals(scopes: readonly UsageScope[]): Promise<readonly UsageTotals[]>;
+  };
   /** A team's event log, for `teamEvents` replay and live follow-up. */
   readonly events: {
     /**
@@ -154,6 +173,25 @@ export interface Core {
      * Throws NOT_FOUND for an absent or another owner's team.
      */
     read(owner: OwnerId, teamId: string, afterSeq: number, limit: number): Promise<readonly TeamEvent[]>;
+  };
+  /**
+   * The member tools (handoffs and the team reads), for runtimes and `invokeTeamTool`: every call
+   * is bound to one unfinished job, whose conversation is the caller (FORBIDDEN otherwise).
+   */
+  readonly tools: {
+    /** Calls a tool by name with JSON arguments; answers snake_case JSON. */
+    invoke(jobId: JobId, name: string, args: unknown): Promise<unknown>;
+    /** The tools bound to one job, as a runtime receives them. */
+    forJob(jobId: JobId): MemberToolPort;
+  };
+  /** Owner-scoped reads of a team's record and results (`Team.history`, `Team.results`, `Team.result`). */
+  readonly history: {
+    /** The retained record, newest first, filtered, byte-budgeted like `read_team_history`. */
+    page(team: Team, args: TeamReadArgs): Promise<HistoryPageView>;
+    /** Finished requests, newest first, filtered, like `search_team_results`. */
+    results(team: Team, args: TeamReadArgs): Promise<ResultPageView>;
+    /** One request or receipt of the team with its retained answer; null when not the team's. */
+    result(team: Team, jobId: string): Promise<ResultRecordView | null>;
   };
   /** Loaders for resolvers (batch, unscoped: only call with ids reached through scoped reads). */
   readonly load: {

@@ -2,10 +2,12 @@ import { agentService } from './agent-service.js';
 import { conversationService } from './conversation-service.js';
 import type { Core, CoreDeps } from './core-types.js';
 import { eventService } from './event-service.js';
+import { historyService, toolService } from './history-service.js';
 import { jobService } from './job-service.js';
 import { mentionService } from './mention-service.js';
 import { requestService } from './request-service.js';
 import { teamService } from './team-service.js';
+import { usageService } from './usage-service.js';
 
 /**
  * Builds the application's use cases from their ports. Holds no state of its own: everything
@@ -20,7 +22,10 @@ export function createCore(deps: CoreDeps): Core {
     agents: agentService(deps),
     mentions: mentionService(deps),
     conversations: conversationService(deps),
+    usage: usageService(deps),
     events: eventService(deps),
+    tools: toolService(deps),
+    history: historyService(deps),
     load: {
       jobs: (ids) => store.findJobs(ids),
       members: (ids) => store.findMembers(ids),

@@ -4,13 +4,14 @@ import type { JobEffect } from '../jobs/job-commands.js';
 import { transition } from '../jobs/job-machine.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, asMemberId, type OwnerId } from '../model/ids.js';
-import { isTerminal, type Job, type JobKind, type JobStatus } from '../model/job.js';
+import { isTerminal, type Job, type JobKind, JobPhase, type JobStatus } from '../model/job.js';
 import type { Team } from '../model/team.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
 import type { JobFilter } from '../ports/team-store.js';
 import { type CursorScope, seqPageRequest, toCountedConnection } from './connections.js';
 import type { CancelOutcome, Connection, Core, CoreDeps, PageArgs } from './core-types.js';
+import { respondToJob } from './respond-service.js';
 
 const JOB_PAGE = { defaultSize: Limits.connectionPage.default, maxSize: Limits.connectionPage.max };
 const INBOX_SCOPE: CursorScope = { kind: 'inbox' };
@@ -51,12 +52,14 @@ async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise
   const found = await deps.store.findJob(owner, id);
   if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
   if (isTerminal(found.phase)) return { job: found, alreadyFinished: true };
+  // Already being cancelled (a repeated click, a second tab): nothing more to ask.
+  if (found.phase === JobPhase.CANCELLING) return { job: found, alreadyFinished: false };
   const now = nowTimestamp(deps.clock);
   const { job, effects, changed } = await deps.store.updateJob(
     id,
-    // It may have finished between the read and this transaction: then leave it as it is.
+    // It may have finished (or begun cancelling) since the read: then leave it as it is.
     (current) =>
-      isTerminal(current.phase)
+      isTerminal(current.phase) || current.phase === JobPhase.CANCELLING
         ? { ok: true, job: current, effects: [] }
         : transition(current, { type: 'CANCEL' }, { now, ids: deps.ids }),
     { now, owner },
@@ -73,6 +76,7 @@ export function jobService(deps: CoreDeps): Core['jobs'] {
     get: (owner, jobId) => deps.store.findJob(owner, asJobId(jobId)),
     list: (team, args) => listJobs(deps, team, args),
     cancel: (owner, jobId) => cancelJob(deps, owner, jobId),
+    respond: (owner, input) => respondToJob(deps, owner, input),
     async inbox(owner, page) {
       const jobs = await deps.store.listWaitingJobs(owner, seqPageRequest(page, INBOX_SCOPE, JOB_PAGE));
       return toCountedConnection(jobs, (job) => job.seq, INBOX_SCOPE);

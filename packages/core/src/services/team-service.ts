@@ -1,4 +1,4 @@
-import { fitContextMessages } from '../context/team-context.js';
+import { fitTeamContext } from '../context/team-context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
@@ -67,7 +67,7 @@ export function teamService(deps: CoreDeps): Core['teams'] {
         store.listMembers([team.id]),
         store.recentRecords(team.id, Limits.contextMessages),
       ]);
-      return { goal: team.goal, members, messages: fitContextMessages(records) };
+      return { goal: team.goal, members, messages: fitTeamContext(team, members, records) };
     },
     async activity(team, args) {
       const revision = String(team.revision);

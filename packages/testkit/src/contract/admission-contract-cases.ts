@@ -28,6 +28,7 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
       },
       freeze: (ctx) => {
         contexts.push(ctx);
+        if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, { now, ids: h().ids });
         const input = {
           kind: 'request' as const,
           jobId: ctx.job.id,
@@ -53,7 +54,7 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
       );
     });
 
-    it('admits only the QUEUED head of an idle conversation and counts WAITING_INPUT as no slot', async () => {
+    it('admits only the QUEUED or ANSWERED head of a conversation and counts WAITING_INPUT as no slot', async () => {
       const { jobs, team, members } = await zoo();
       const seen: AdmissionSnapshot[] = [];
       const contexts: FreezeContext[] = [];
@@ -68,13 +69,18 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
           conversationId: jobs.QUEUED.conversationId,
           seq: jobs.QUEUED.seq,
         }),
+        expect.objectContaining({ jobId: jobs.ANSWERED.id, conversationId: jobs.ANSWERED.conversationId }),
       ]);
-      expect(admitted.map((a) => [a.job.id, a.job.phase])).toEqual([[jobs.QUEUED.id, JobPhase.ADMITTING]]);
+      expect(admitted.map((a) => [a.job.id, a.job.phase])).toEqual([
+        [jobs.QUEUED.id, JobPhase.ADMITTING],
+        [jobs.ANSWERED.id, JobPhase.RESUMING],
+      ]);
       expect(at(admitted, 0).effects.map((e) => e.type)).toEqual(['START_RUN']);
+      expect(at(admitted, 1).effects.map((e) => e.type)).toEqual(['RESUME_RUN']);
       expect(at(contexts, 0)).toMatchObject({ team: expect.objectContaining({ id: team.id }), members });
       expect(at(contexts, 0).recentRecords.length).toBe(Limits.contextMessages);
       for (const phase of Object.keys(jobs) as JobPhase[]) {
-        if (phase === JobPhase.QUEUED) continue;
+        if (phase === JobPhase.QUEUED || phase === JobPhase.ANSWERED) continue;
         expect(await h().store.findJob(ALICE, jobs[phase].id)).toEqual(jobs[phase]);
       }
     });
@@ -122,6 +128,7 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
         'WAITING_INPUT',
         null,
         null,
+        'ANSWERED',
       ]);
       expect(states.get(at(members, 6).conversationId)?.lastFinished).toBe(JobPhase.COMPLETED);
       expect(states.get(at(members, 0).conversationId)?.lastFinished).toBeNull();

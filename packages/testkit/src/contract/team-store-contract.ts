@@ -1,9 +1,12 @@
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract-cases.js';
 import { describeJobCases } from './job-contract-cases.js';
+import { describeMemberReadCases } from './member-read-contract-cases.js';
 import { describeRecordCases } from './record-contract-cases.js';
+import { describeRespondCases } from './respond-contract-cases.js';
 import { type OpenContractStore, useStoreHarness } from './store-harness.js';
 import { describeTeamCases } from './team-contract-cases.js';
+import { describeUsageCases } from './usage-contract-cases.js';
 
 /**
  * The `TeamStore` contract suite: run it against every adapter (in-memory, SQLite, PostgreSQL),
@@ -18,7 +21,10 @@ export function describeTeamStoreContract(name: string, open: OpenContractStore)
     const harness = useStoreHarness(open);
     describeTeamCases(harness);
     describeJobCases(harness);
+    describeRespondCases(harness);
     describeAdmissionCases(harness);
+    describeMemberReadCases(harness);
     describeRecordCases(harness);
+    describeUsageCases(harness);
   });
 }

@@ -106,7 +106,8 @@ export function admissionCandidates(
 ): AdmissionCandidate[] {
   const candidates: AdmissionCandidate[] = [];
   for (const head of conversationHeads(jobs).values()) {
-    if (head.phase !== JobPhase.QUEUED || teamStatus(head) !== TeamStatus.READY) continue;
+    const waitsForSlot = head.phase === JobPhase.QUEUED || head.phase === JobPhase.ANSWERED;
+    if (!waitsForSlot || teamStatus(head) !== TeamStatus.READY) continue;
     candidates.push({
       jobId: head.id,
       owner: head.owner,

@@ -45,6 +45,8 @@ export class MemoryStoreState {
   readonly recordSeqs = new Map<TeamId, number>();
   readonly events = new Map<TeamId, TeamEvent[]>();
   readonly conversations = new Map<ConversationId, ConversationMessage[]>();
+  /** Used answer keys: `jobId` NUL `clientRequestId` → fingerprint (see `respondToJob`). */
+  readonly responses = new Map<string, { readonly teamId: TeamId; readonly fingerprint: string }>();
   round: RoundState = EMPTY_ROUND;
   teamSeq = 0;
   jobSeq = 0;

@@ -93,6 +93,7 @@ export function deleteTeamIn(state: MemoryStoreState, owner: OwnerId, teamId: Te
     throw new DomainError(ErrorCode.PENDING_WORK, 'Cancel or complete pending requests first.');
   }
   for (const job of jobs) state.jobs.delete(job.id);
+  for (const [key, used] of state.responses) if (used.teamId === teamId) state.responses.delete(key);
   for (const member of state.rosters.get(teamId) ?? []) state.members.delete(member.id);
   for (const table of [state.rosters, state.records, state.recordSeqs, state.events, state.teams]) table.delete(teamId);
   // The log went with the team; live subscribers still hear that it changed (it is gone).

@@ -15,6 +15,8 @@ import {
   JobPhase,
   type Member,
   type MemberId,
+  type NewestFirstPage,
+  type NewestFirstPageRequest,
   type NewTeam,
   type OwnerId,
   type RecordId,
@@ -24,14 +26,20 @@ import {
   type Team,
   type TeamEvent,
   type TeamId,
+  type TeamReadFilter,
   type TeamStatus,
   type TeamStore,
   type TransitionOutcome,
+  type UsageEntry,
+  type UsageScope,
+  type UsageTotals,
 } from '@agent-teams/core';
 import { type AdmitArgs, admitIn, applyIn, type EnqueueArgs, enqueueIn } from './memory-store-job-writes.js';
 import { conversationHeads, matchesFilter } from './memory-store-jobs.js';
+import { pageRecordsIn, searchResultsIn } from './memory-store-reads.js';
 import { MemoryStoreState } from './memory-store-state.js';
 import { createTeamIn, deleteTeamIn, setTeamStatusIn, teamNotFound } from './memory-store-team-writes.js';
+import { usageTotalsIn } from './memory-store-usage.js';
 import { SequentialIds } from './sequential-ids.js';
 
 /** Options of {@link MemoryTeamStore}. */
@@ -56,6 +64,7 @@ function page<T>(items: readonly T[], first: number): SeqPage<T> {
  */
 export class MemoryTeamStore implements TeamStore {
   readonly #state: MemoryStoreState;
+  readonly #usage = new Map<string, UsageEntry>();
   #closed = false;
 
   constructor(options: MemoryTeamStoreOptions = {}) {
@@ -148,6 +157,35 @@ export class MemoryTeamStore implements TeamStore {
     return applyIn(this.#state, job, outcome, opts.now);
   }
 
+  async respondToJob(args: {
+    owner: OwnerId;
+    jobId: JobId;
+    clientRequestId: string;
+    fingerprint: string;
+    now: string;
+    decide: (job: Job) => TransitionOutcome;
+  }): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
+    const job = this.#state.jobs.get(args.jobId);
+    if (job === undefined || job.owner !== args.owner) {
+      throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+    }
+    const key = `${args.jobId}\u0000${args.clientRequestId}`;
+    const used = this.#state.responses.get(key);
+    if (used !== undefined) {
+      if (used.fingerprint !== args.fingerprint) {
+        throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This clientRequestId was used with another answer.', {
+          field: 'clientRequestId',
+        });
+      }
+      return { job, effects: [], replayed: true };
+    }
+    const outcome = args.decide(job);
+    if (!outcome.ok) throw outcome.error;
+    const applied = applyIn(this.#state, job, outcome, args.now);
+    this.#state.responses.set(key, { teamId: job.teamId, fingerprint: args.fingerprint });
+    return { job: applied.job, effects: applied.effects, replayed: false };
+  }
+
   async listActiveJobs(): Promise<readonly Job[]> {
     return [...this.#state.jobs.values()].filter((j) => ACTIVE_PHASES.includes(j.phase));
   }
@@ -198,10 +236,42 @@ export class MemoryTeamStore implements TeamStore {
     return recordIds.flatMap((id) => all.find((r) => r.id === id) ?? []);
   }
 
+  // ---- member read tools -----------------------------------------------------------------
+
+  async pageRecords(
+    teamId: TeamId,
+    filter: TeamReadFilter,
+    page: NewestFirstPageRequest,
+  ): Promise<NewestFirstPage<RecordMessage>> {
+    return pageRecordsIn(this.#state.records.get(teamId) ?? [], filter, page);
+  }
+
+  async searchResults(
+    teamId: TeamId,
+    filter: TeamReadFilter,
+    page: NewestFirstPageRequest,
+  ): Promise<NewestFirstPage<Job>> {
+    return searchResultsIn(
+      [...this.#state.jobs.values()].filter((j) => j.teamId === teamId),
+      filter,
+      page,
+    );
+  }
+
   // ---- event log ---------------------------------------------------------------------------
 
   async readEvents(teamId: TeamId, afterSeq: number, limit: number): Promise<readonly TeamEvent[]> {
     return (this.#state.events.get(teamId) ?? []).filter((e) => e.seq > afterSeq).slice(0, Math.max(0, limit));
+  }
+
+  // ---- usage -------------------------------------------------------------------------------
+
+  async recordUsage(entry: UsageEntry, _now: string): Promise<void> {
+    if (!this.#usage.has(entry.id)) this.#usage.set(entry.id, entry);
+  }
+
+  async usageTotals(scopes: readonly UsageScope[]): Promise<ReadonlyMap<string, UsageTotals>> {
+    return usageTotalsIn(this.#usage.values(), this.#state.jobs, scopes);
   }
 
   // ---- conversations -----------------------------------------------------------------------

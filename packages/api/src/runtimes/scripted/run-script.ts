@@ -10,6 +10,11 @@ export interface ScriptTurn {
   readonly receipt: { readonly fromMemberName: string; readonly result: string } | null;
   /** For an `answer` turn: what kind of question it answers and the raw answer value. */
   readonly answer: { readonly kind: InputKind; readonly value: unknown } | null;
+  /**
+   * For an `answer` turn: the human message written to the conversation (it names the question
+   * it answers); the directives still come from `text`, the raw answer. Absent on older rows.
+   */
+  readonly humanText?: string | null;
 }
 
 /** How a script ended (a `cancelled` script stopped at a cancellable wait). */
@@ -45,7 +50,7 @@ export interface ScriptResult {
 
 /** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
 export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
-  const messages: ConversationDraft[] = [message('USER', turn.text, null, env)];
+  const messages: ConversationDraft[] = [message('USER', turn.humanText ?? turn.text, null, env)];
   const directives = parseDirectives(turn.text);
   const lines: string[] = directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;

@@ -262,5 +262,6 @@ function answerTurn(asked: ScriptTurn, response: PendingResponse): ScriptTurn {
     memberName: asked.memberName,
     receipt: null,
     answer: { kind: response.kind, value: response.value },
+    humanText: response.message ?? null,
   };
 }

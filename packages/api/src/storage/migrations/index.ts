@@ -1,6 +1,9 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import type { DatabaseDialect } from '../open-database.js';
 import { initialMigration } from './0001-initial.js';
+import { collaborationMigration } from './0002-collaboration.js';
+import { jobResponsesMigration } from './0003-job-responses.js';
+import { openAiRuntimeMigration } from './0004-openai-runtime.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -17,6 +20,11 @@ export class StaticMigrationProvider implements MigrationProvider {
   }
 
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '0001-initial': initialMigration(this.#dialect) };
+    return {
+      '0001-initial': initialMigration(this.#dialect),
+      '0002-collaboration': collaborationMigration(),
+      '0003-job-responses': jobResponsesMigration(),
+      '0004-openai-runtime': openAiRuntimeMigration(this.#dialect),
+    };
   }
 }

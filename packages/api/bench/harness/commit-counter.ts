@@ -1,0 +1,105 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../../src/storage/database-types.js';
+import type { OpenedDatabase } from '../../src/storage/open-database.js';
+
+/** What one kind of commit wrote, e.g. `tx: insert jobs, insert record_messages, insert team_events`. */
+export type CommitLabel = string;
+
+/** Counts of statements and commits seen on one connection. */
+export interface CommitCounts {
+  readonly commits: ReadonlyMap<CommitLabel, number>;
+  readonly selects: number;
+  readonly writes: number;
+  readonly rollbacks: number;
+}
+
+/** A database that counts commits by what they wrote. */
+export interface CountingDatabase extends OpenedDatabase {
+  counts(): CommitCounts;
+  reset(): void;
+}
+
+const WRITE = /^\s*(insert\s+into|update|delete\s+from)\s+"?([a-z_]+)"?/i;
+
+/**
+ * Opens a SQLite file with the production pragmas of `openDatabase` (WAL, synchronous=FULL,
+ * busy_timeout, foreign_keys) and counts, at execution time on the one connection, every
+ * statement and every commit: an explicit COMMIT is labelled with the writes of its
+ * transaction; a write outside a transaction is an autocommit of its own.
+ *
+ * @remarks For the profile only (no single-server lock; the timed runs use `openDatabase`).
+ */
+export function openCountingDatabase(file: string): CountingDatabase {
+  mkdirSync(dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('foreign_keys = ON');
+  let commits = new Map<CommitLabel, number>();
+  let selects = 0;
+  let writes = 0;
+  let rollbacks = 0;
+  let open: string[] | null = null;
+  const commit = (label: CommitLabel) => commits.set(label, (commits.get(label) ?? 0) + 1);
+  const seen = (text: string) => {
+    const statement = text.trim().toLowerCase();
+    if (statement.startsWith('begin')) {
+      open = [];
+      return;
+    }
+    if (statement.startsWith('commit')) {
+      commit(`tx: ${[...new Set(open ?? [])].sort().join(', ') || '(no writes)'}`);
+      open = null;
+      return;
+    }
+    if (statement.startsWith('rollback')) {
+      rollbacks += 1;
+      open = null;
+      return;
+    }
+    const write = WRITE.exec(text);
+    if (write === null) {
+      selects += 1;
+      return;
+    }
+    writes += 1;
+    const what = `${(write[1] as string).split(/\s+/)[0]?.toLowerCase()} ${write[2]}`;
+    if (open === null) commit(`autocommit: ${what}`);
+    else open.push(what);
+  };
+  const counted = new Proxy(raw, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') return Reflect.get(target, property, receiver);
+      return (text: string) => {
+        const statement = target.prepare(text);
+        return new Proxy(statement, {
+          get(inner, name, innerReceiver) {
+            const value = Reflect.get(inner, name, innerReceiver);
+            if (name !== 'run' && name !== 'all' && name !== 'iterate' && name !== 'get') return value;
+            return (...args: unknown[]) => {
+              seen(text);
+              return (value as (...a: unknown[]) => unknown).apply(inner, args);
+            };
+          },
+        });
+      };
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: counted }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    close: () => db.destroy(),
+    counts: () => ({ commits: new Map(commits), selects, writes, rollbacks }),
+    reset() {
+      commits = new Map();
+      selects = 0;
+      writes = 0;
+      rollbacks = 0;
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { BenchTable } from './benchmark.js';
+
+/** Renders a Markdown table (pipes in cells escaped). */
+export function renderTable(table: BenchTable): string {
+  const cell = (value: string) => value.replaceAll('|', '\\|');
+  const lines = [
+    `| ${table.header.map(cell).join(' | ')} |`,
+    `| ${table.header.map(() => '---').join(' | ')} |`,
+    ...table.rows.map((row) => `| ${row.map(cell).join(' | ')} |`),
+  ];
+  return (table.title ? [`**${table.title}**`, '', ...lines] : lines).join('\n');
+}
+
+/** Renders a table for the console: columns padded to their widest cell. */
+export function renderConsoleTable(table: BenchTable): string {
+  const all = [table.header, ...table.rows];
+  const widths = table.header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
+  const line = (row: readonly string[]) => row.map((value, column) => value.padEnd(widths[column] ?? 0)).join('  ');
+  const body = [line(table.header), widths.map((width) => '-'.repeat(width)).join('  '), ...table.rows.map(line)];
+  return (table.title ? [table.title, ...body] : body).join('\n');
+}
+
+const start = (name: string) => `<!-- bench:${name}:start -->`;
+const end = (name: string) => `<!-- bench:${name}:end -->`;
+
+/**
+ * Replaces the block between `<!-- bench:NAME:start -->` and `<!-- bench:NAME:end -->` with
+ * `body`, or appends a new block at the end; text outside the markers is kept as it is.
+ */
+export function replaceSection(document: string, name: string, body: string): string {
+  const block = `${start(name)}\n${body.trim()}\n${end(name)}`;
+  const from = document.indexOf(start(name));
+  const to = document.indexOf(end(name));
+  if (from !== -1 && to > from) {
+    return document.slice(0, from) + block + document.slice(to + end(name).length);
+  }
+  const base = document.trimEnd();
+  return `${base}${base.length > 0 ? '\n\n' : ''}${block}\n`;
+}
+
+/** The body of a section, or null when the document has none. */
+export function readSection(document: string, name: string): string | null {
+  const from = document.indexOf(start(name));
+  const to = document.indexOf(end(name));
+  if (from === -1 || to <= from) return null;
+  return document.slice(from + start(name).length, to).trim();
+}

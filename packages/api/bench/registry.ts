@@ -1,0 +1,18 @@
+import { dispatchLatency } from './dispatch-latency.js';
+import { engineThroughput } from './engine-throughput.js';
+import type { Benchmark } from './harness/benchmark.js';
+import { liveFanout } from './live-fanout.js';
+import { memberTools } from './member-tools.js';
+import { planningPass } from './planning-pass.js';
+
+/**
+ * Every benchmark `pnpm bench` runs, in document order. A later issue adds its module here; its
+ * name is the marker of its section in docs/benchmarks.md.
+ */
+export const BENCHMARKS: readonly Benchmark[] = [
+  dispatchLatency,
+  engineThroughput,
+  planningPass,
+  liveFanout,
+  memberTools,
+];

@@ -1,0 +1,116 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readSection, replaceSection } from './harness/markdown.js';
+import { runBenchmarks } from './harness/run-all.js';
+import { percentile, summarize } from './harness/stats.js';
+import { BENCHMARKS } from './registry.js';
+import { parseBenchArgs } from './run-benchmarks.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-teams-bench-test-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const quiet = () => {};
+
+/**
+ * The foundation's benchmarks, run on the tiny scale in every `pnpm test`. Later benchmarks in the
+ * registry (live fan-out, ...) spawn servers and clients, too slow for a smoke run on 2 cores.
+ */
+const SMOKE = BENCHMARKS.filter((benchmark) =>
+  ['dispatch-latency', 'engine-throughput', 'planning-pass'].includes(benchmark.name),
+);
+
+describe('pnpm bench harness', () => {
+  it('runs every benchmark on a tiny configuration and rewrites only the marked sections', async () => {
+    const doc = join(dir, 'benchmarks.md');
+    const later = replaceSection('# Benchmarks\n\nHand-written intro.\n', 'later-issue', 'kept as it was');
+    writeFileSync(doc, later);
+
+    const { reports } = await runBenchmarks({
+      benchmarks: SMOKE,
+      scale: 'tiny',
+      docPath: doc,
+      print: quiet,
+      tempRoot: dir,
+    });
+
+    const dispatch = reports.get('dispatch-latency')?.metrics;
+    expect(dispatch?.samples).toBe(5);
+    expect(dispatch?.p50Ms).toBeGreaterThan(0);
+    expect(dispatch?.p99Ms).toBeGreaterThanOrEqual(dispatch?.p50Ms ?? Number.NaN);
+    const engine = reports.get('engine-throughput')?.metrics;
+    expect(engine?.liveCompleted).toBe(16);
+    expect(engine?.drainCompleted).toBe(16);
+    expect(engine?.rawCommitsPerSecond).toBeGreaterThan(0);
+    expect(engine?.liveJobsPerSecond).toBeGreaterThan(0);
+    // Every instant job costs at least its runtime row and its acknowledge+complete commit.
+    expect(engine?.commitsPerJob).toBeGreaterThanOrEqual(2);
+    const planning = reports.get('planning-pass')?.metrics;
+    expect(planning?.admitted).toBe(16);
+    expect(planning?.candidates).toBeGreaterThan(0);
+    // Which index SQLite picks on 60 rows is its cost model's business; the plans must be there.
+    expect(planning?.explainedQueries).toBeGreaterThanOrEqual(5);
+    expect(planning?.nonPartialJobsAccess).toBeGreaterThanOrEqual(0);
+
+    const written = readFileSync(doc, 'utf8');
+    expect(written.startsWith('# Benchmarks')).toBe(true);
+    expect(written).toContain('Hand-written intro.');
+    expect(readSection(written, 'later-issue')).toBe('kept as it was');
+    expect(readSection(written, 'header')).toContain('| SQLite |');
+    for (const benchmark of SMOKE) {
+      const section = readSection(written, benchmark.name);
+      expect(section).toContain('| --- |');
+      expect(section).toContain('Method:');
+    }
+    expect(readSection(written, 'planning-pass')).toContain('USING COVERING INDEX jobs_unfinished_');
+
+    // --only reruns one benchmark: its section changes, every other byte outside it stays.
+    const marked = replaceSection(written, 'planning-pass', 'stale');
+    writeFileSync(doc, marked);
+    await runBenchmarks({
+      benchmarks: SMOKE,
+      only: ['planning-pass'],
+      scale: 'tiny',
+      docPath: doc,
+      print: quiet,
+      tempRoot: dir,
+    });
+    const rerun = readFileSync(doc, 'utf8');
+    expect(readSection(rerun, 'planning-pass')).toContain('Method:');
+    expect(replaceSection(rerun, 'planning-pass', 'stale')).toBe(marked);
+  }, 180_000);
+
+  it('registers every benchmark once, under a name usable as a section marker', () => {
+    const names = BENCHMARKS.map((benchmark) => benchmark.name);
+    expect(SMOKE).toHaveLength(3);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9-]*$/);
+  });
+
+  it('rejects an unknown benchmark name before running anything', async () => {
+    const doc = join(dir, 'unknown.md');
+    await expect(
+      runBenchmarks({ benchmarks: BENCHMARKS, only: ['no-such-bench'], scale: 'tiny', docPath: doc, print: quiet }),
+    ).rejects.toThrow(/unknown benchmark/);
+    expect(() => readFileSync(doc)).toThrow();
+  });
+
+  it('parses the pnpm command line, ignoring "--" separators', () => {
+    expect(parseBenchArgs(['--', '--only', 'planning-pass,dispatch-latency', '--scale=tiny', '--no-write'])).toEqual({
+      only: ['planning-pass', 'dispatch-latency'],
+      scale: 'tiny',
+      docPath: null,
+    });
+    expect(() => parseBenchArgs(['--scale', 'huge'])).toThrow(/full or tiny/);
+    expect(() => parseBenchArgs(['--frobnicate'])).toThrow(/unknown argument/);
+  });
+
+  it('reports nearest-rank percentiles that are real samples', () => {
+    const samples = Array.from({ length: 300 }, (_, i) => 300 - i);
+    const sorted = [...samples].sort((a, b) => a - b);
+    expect(percentile(sorted, 50)).toBe(150);
+    expect(percentile(sorted, 99)).toBe(297);
+    expect(summarize(samples)).toMatchObject({ count: 300, min: 1, max: 300, p50: 150, p99: 297 });
+  });
+});

@@ -1,0 +1,97 @@
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { ToolCall } from './member-tools.js';
+
+/** Token counts the provider reported for one call. */
+export interface TokenUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+}
+
+/** One complete model answer: text, tool calls, why it stopped and what it cost. */
+export interface ModelAnswer {
+  readonly content: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly finishReason: string;
+  /** Null when the provider sent no usage block. */
+  readonly usage: TokenUsage | null;
+}
+
+/** Where streamed progress goes as it arrives. */
+export interface ProgressSink {
+  text(delta: string): void;
+  /** Called once per tool call, when its name is first known. */
+  tool(name: string): void;
+}
+
+/** Reads a provider `usage` object (OpenAI names), or null. */
+export function readUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined) {
+  if (usage === null || usage === undefined) return null;
+  return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
+}
+
+/**
+ * Assembles a streamed Chat Completions answer from its SSE chunks.
+ *
+ * @remarks Tool calls arrive as deltas keyed by `index`: the first delta of an index carries the
+ * id and name, later ones append to the JSON text of the arguments; several indexes interleave
+ * for parallel calls. A provider that omits ids gets `<idPrefix>_<index>`. Usage may come in a
+ * last chunk with no choices (`stream_options.include_usage`) or beside the finish reason.
+ */
+export class ChunkAccumulator {
+  readonly #idPrefix: string;
+  readonly #progress: ProgressSink;
+  #content = '';
+  readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
+  #finishReason: string | null = null;
+  #usage: TokenUsage | null = null;
+
+  constructor(idPrefix: string, progress: ProgressSink) {
+    this.#idPrefix = idPrefix;
+    this.#progress = progress;
+  }
+
+  /** Adds one chunk, reporting new text and newly named tool calls. */
+  push(chunk: ChatCompletionChunk): void {
+    this.#usage = readUsage(chunk.usage) ?? this.#usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      this.#content += delta.content;
+      this.#progress.text(delta.content);
+    }
+    for (const part of delta.tool_calls ?? []) {
+      const index = part.index ?? 0;
+      let call = this.#calls.get(index);
+      if (!call) {
+        call = { id: '', name: '', arguments: '' };
+        this.#calls.set(index, call);
+      }
+      if (part.id && call.id === '') call.id = part.id;
+      const name = part.function?.name;
+      if (name && call.name === '') {
+        call.name = name;
+        this.#progress.tool(name);
+      }
+      if (part.function?.arguments) call.arguments += part.function.arguments;
+    }
+    if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+  }
+
+  /** True once a chunk carried a finish reason (a stream without one was cut). */
+  get finished(): boolean {
+    return this.#finishReason !== null;
+  }
+
+  /** The assembled answer; call only when {@link finished}. */
+  answer(): ModelAnswer {
+    const toolCalls = [...this.#calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, call]) => ({
+        id: call.id || `${this.#idPrefix}_${index}`,
+        name: call.name,
+        arguments: call.arguments,
+      }));
+    return { content: this.#content, toolCalls, finishReason: this.#finishReason ?? 'unknown', usage: this.#usage };
+  }
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { buildContextWindow, ELIDED, NOT_EXECUTED, type StoredMessage, toTurns } from './context-window.js';
+
+const user = (content: string): StoredMessage => ({ role: 'user', content, toolCalls: null, toolCallId: null });
+const said = (content: string): StoredMessage => ({ role: 'assistant', content, toolCalls: null, toolCallId: null });
+const calls = (...ids: string[]): StoredMessage => ({
+  role: 'assistant',
+  content: null,
+  toolCalls: ids.map((id) => ({ id, name: 'read_team_context', arguments: '{}' })),
+  toolCallId: null,
+});
+const result = (id: string, content = '{"ok":true}'): StoredMessage => ({
+  role: 'tool',
+  content,
+  toolCalls: null,
+  toolCallId: id,
+});
+
+describe('toTurns', () => {
+  it('answers tool calls an ended turn left open and drops orphan tool results', () => {
+    const turns = toTurns([
+      said('cut-off history'),
+      user('a'),
+      calls('c1', 'c2'),
+      result('c1'),
+      result('zz'),
+      user('b'),
+    ]);
+    expect(turns).toHaveLength(2);
+    expect(turns[0]).toEqual([user('a'), calls('c1', 'c2'), result('c1'), result('c2', NOT_EXECUTED)]);
+    expect(turns[1]).toEqual([user('b')]);
+  });
+});
+
+describe('buildContextWindow', () => {
+  const history = [user('old '.repeat(400)), said('old answer'), user('recent'), said('recent answer'), user('now')];
+
+  it('sends everything when it fits', () => {
+    const window = buildContextWindow('sys', history, 100_000);
+    expect(window.droppedTurns).toBe(0);
+    expect(window.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(window.messages[0]?.content).toBe('sys');
+  });
+
+  it('drops whole older turns first, keeps the current turn and says so in the system prompt', () => {
+    const window = buildContextWindow('sys', history, 60);
+    expect(window.droppedTurns).toBe(1);
+    expect(window.messages.map((m) => m.content)).toEqual([
+      expect.stringContaining('1 earlier turn(s) of this conversation are not shown'),
+      'recent',
+      'recent answer',
+      'now',
+    ]);
+    expect(window.estimatedTokens).toBeLessThanOrEqual(60);
+  });
+
+  it('never leaves a gap: a turn that does not fit ends the history', () => {
+    const window = buildContextWindow(
+      'sys',
+      [user('small'), said('a'), user('big '.repeat(500)), said('b'), user('now')],
+      80,
+    );
+    expect(window.droppedTurns).toBe(2);
+    expect(window.messages.map((m) => m.role)).toEqual(['system', 'user']);
+  });
+
+  it('elides older tool results of an oversized current turn, keeping the latest round', () => {
+    const big = JSON.stringify({ text: 'x'.repeat(4_000) });
+    const turn = [user('now'), calls('c1'), result('c1', big), calls('c2'), result('c2', big)];
+    const window = buildContextWindow('sys', turn, 1_500);
+    expect(window.elidedToolResults).toBe(1);
+    const tools = window.messages.filter((m) => m.role === 'tool');
+    expect(tools.map((m) => m.content)).toEqual([ELIDED, big]);
+  });
+});

@@ -1,0 +1,162 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ToolCall } from './member-tools.js';
+
+/** A message of the persisted conversation, in the provider's shape. */
+export interface StoredMessage {
+  readonly role: 'user' | 'assistant' | 'tool';
+  readonly content: string | null;
+  /** Assistant only: the tool calls it made. */
+  readonly toolCalls: readonly ToolCall[] | null;
+  /** Tool only: the call it answers. */
+  readonly toolCallId: string | null;
+}
+
+/** The request messages and what the policy left out. */
+export interface ContextWindow {
+  readonly messages: ChatCompletionMessageParam[];
+  /** Whole earlier turns left out. */
+  readonly droppedTurns: number;
+  /** Tool results of the current turn replaced by a stub. */
+  readonly elidedToolResults: number;
+  /** Estimated tokens of what is sent. */
+  readonly estimatedTokens: number;
+}
+
+/** Answer given for a tool call that never ran (its turn was cancelled, failed or timed out). */
+export const NOT_EXECUTED = JSON.stringify({
+  error: { code: 'NOT_EXECUTED', message: 'The turn ended before this call ran.' },
+});
+/** Replaces an older tool result of the current turn when the turn alone exceeds the budget. */
+export const ELIDED = JSON.stringify({
+  elided: true,
+  message: 'This tool result was removed to fit the context window; call the tool again if you need it.',
+});
+
+const encoder = new TextEncoder();
+
+/** Estimated tokens of a message: UTF-8 bytes / 4 (a common rule of thumb), plus 4 per message. */
+export function estimateTokens(message: StoredMessage): number {
+  let bytes = encoder.encode(message.content ?? '').length;
+  for (const call of message.toolCalls ?? []) bytes += encoder.encode(call.name + call.arguments).length + 16;
+  return Math.ceil(bytes / 4) + 4;
+}
+
+/**
+ * Splits a conversation into turns (each starts at a user message) and makes every turn valid for
+ * the provider: each tool call gets exactly one answer right after its assistant message (a call
+ * left unanswered by an ended turn gets {@link NOT_EXECUTED}); tool messages answering no call are
+ * dropped. Messages before the first user message (a cut-off history) are dropped.
+ */
+export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
+  const turns: StoredMessage[][] = [];
+  let pending: { calls: readonly ToolCall[]; answered: Set<string> } | null = null;
+  const closePending = (turn: StoredMessage[]): void => {
+    if (pending === null) return;
+    for (const call of pending.calls) {
+      if (!pending.answered.has(call.id)) {
+        turn.push({ role: 'tool', content: NOT_EXECUTED, toolCalls: null, toolCallId: call.id });
+      }
+    }
+    pending = null;
+  };
+  for (const message of history) {
+    const turn = turns[turns.length - 1];
+    if (message.role === 'user') {
+      if (turn) closePending(turn);
+      turns.push([message]);
+      continue;
+    }
+    if (!turn) continue;
+    if (message.role === 'tool') {
+      const open: { calls: readonly ToolCall[]; answered: Set<string> } | null = pending;
+      if (open === null || message.toolCallId === null) continue;
+      if (!open.calls.some((call) => call.id === message.toolCallId) || open.answered.has(message.toolCallId)) continue;
+      open.answered.add(message.toolCallId);
+      turn.push(message);
+      continue;
+    }
+    closePending(turn);
+    turn.push(message);
+    if (message.toolCalls && message.toolCalls.length > 0) pending = { calls: message.toolCalls, answered: new Set() };
+  }
+  const last = turns[turns.length - 1];
+  if (last) closePending(last);
+  return turns;
+}
+
+/**
+ * The context policy: which part of a member's conversation goes with a model call.
+ *
+ * 1. The system prompt and the whole current turn (from its user message to now) always go.
+ * 2. Earlier turns are added newest first, whole, while the estimate stays within `maxTokens`;
+ *    the first that does not fit ends the history (no gaps). Whole turns keep every tool call
+ *    paired with its result. The system prompt then says how many turns were left out and that
+ *    the team's shared record can be read with the history tools.
+ * 3. If the current turn alone is over budget, its older tool results (all but the latest round)
+ *    are replaced, oldest first, by {@link ELIDED} until it fits or none is left.
+ */
+export function buildContextWindow(
+  system: string,
+  history: readonly StoredMessage[],
+  maxTokens: number,
+): ContextWindow {
+  const turns = toTurns(history);
+  const current = turns.pop() ?? [];
+  const systemTokens = Math.ceil(encoder.encode(system).length / 4) + 4;
+  const total = (messages: readonly StoredMessage[]) => messages.reduce((sum, m) => sum + estimateTokens(m), 0);
+
+  let elided = 0;
+  const currentTurn = [...current];
+  let used = systemTokens + total(currentTurn);
+  const lastAssistant = currentTurn.map((m) => m.role).lastIndexOf('assistant');
+  for (let i = 0; i < currentTurn.length && used > maxTokens; i += 1) {
+    const message = currentTurn[i] as StoredMessage;
+    if (message.role !== 'tool' || i > lastAssistant) continue;
+    const replaced: StoredMessage = { ...message, content: ELIDED };
+    used += estimateTokens(replaced) - estimateTokens(message);
+    currentTurn[i] = replaced;
+    elided += 1;
+  }
+
+  const kept: StoredMessage[][] = [];
+  for (let i = turns.length - 1; i >= 0; i -= 1) {
+    const turn = turns[i] as StoredMessage[];
+    const cost = total(turn);
+    if (used + cost > maxTokens) break;
+    used += cost;
+    kept.unshift(turn);
+  }
+  const droppedTurns = turns.length - kept.length;
+  const note =
+    droppedTurns > 0
+      ? `\n\n(${droppedTurns} earlier turn(s) of this conversation are not shown to fit the context window; ` +
+        'read_team_history and search_team_results still reach what the team recorded.)'
+      : '';
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: system + note },
+    ...kept.flat().map(toParam),
+    ...currentTurn.map(toParam),
+  ];
+  return { messages, droppedTurns, elidedToolResults: elided, estimatedTokens: used };
+}
+
+function toParam(message: StoredMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', content: message.content ?? '' };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content ?? '' };
+    case 'assistant':
+      return message.toolCalls && message.toolCalls.length > 0
+        ? {
+            role: 'assistant',
+            content: message.content === '' ? null : message.content,
+            tool_calls: message.toolCalls.map((call) => ({
+              id: call.id,
+              type: 'function' as const,
+              function: { name: call.name, arguments: call.arguments },
+            })),
+          }
+        : { role: 'assistant', content: message.content ?? '' };
+  }
+}

@@ -1,0 +1,247 @@
+import { randomUUID } from 'node:crypto';
+import type { ConversationId, InputRequest, JobId, UsageEntry } from '@agent-teams/core';
+import type { Kysely, Selectable } from 'kysely';
+import { appendConversation, type NewConversationMessage } from '../../storage/conversations.js';
+import type { Database, OpenAiMessagesTable, RuntimeRunsTable } from '../../storage/database-types.js';
+import { DriverErrorKind, StorageError } from '../../storage/driver-errors.js';
+import type { DatabaseDialect } from '../../storage/open-database.js';
+import { insertUsage } from '../../storage/usage.js';
+import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
+import type { StoredMessage } from './context-window.js';
+import type { ToolCall } from './member-tools.js';
+
+/** How a run ended. */
+export type RunOutcome =
+  | { readonly state: 'completed'; readonly answer: string }
+  | { readonly state: 'waiting'; readonly input: InputRequest; readonly toolCallId: string }
+  | { readonly state: 'failed'; readonly error: string }
+  | { readonly state: 'cancelled' };
+
+/** What `runtime_runs.state_json` holds for an `openai` run. */
+export interface OpenAiRunDoc {
+  /** Display name of the member, for the system prompt. */
+  readonly memberName: string;
+  readonly teamId: string;
+  readonly jobId: string;
+  /** When the run began (epoch ms) and its turn deadline, so a replay keeps the same deadline. */
+  readonly startedAtMs: number;
+  readonly timeoutMs: number;
+  readonly outcome: RunOutcome | null;
+  /** Set while the provider refuses the key: the next poll reports it (the team disconnects). */
+  readonly blocked: string | null;
+}
+
+/** A run row. */
+export type OpenAiRunRow = Selectable<RuntimeRunsTable>;
+
+/** A message to persist: the provider's shape and what `Member.conversation` shows of it. */
+export interface MessageDraft extends StoredMessage {
+  /** For a tool message: the tool it answers. */
+  readonly toolName: string | null;
+  /** For a user message: the readable text shown in the member's conversation. */
+  readonly displayText?: string;
+}
+
+/** A persisted message of a run. */
+export interface PersistedMessage extends MessageDraft {
+  readonly step: number;
+  readonly runId: string;
+}
+
+/** Reads a run row's document. */
+export function runDoc(row: OpenAiRunRow): OpenAiRunDoc {
+  return JSON.parse(row.state_json ?? 'null') as OpenAiRunDoc;
+}
+
+/**
+ * The `openai` runtime's persistence: its runs in `runtime_runs`, its provider-shaped messages in
+ * `openai_messages`, their readable projection in `conversation_messages` and the usage of each
+ * answered call in `model_usage`, each step written in ONE transaction.
+ *
+ * @remarks That one transaction is what makes the runtime idempotent: a model answer is durable,
+ * with its usage and its visible messages, before anything acts on it, so a replay after a crash
+ * continues from it instead of asking the provider again. `(run_id, step)` is unique, so a second
+ * execution of the same run (a replay racing the original) loses the write and stops.
+ */
+export class OpenAiRunStore {
+  readonly #ctx: StoreContext;
+
+  constructor(db: Kysely<Database>, dialect: DatabaseDialect) {
+    this.#ctx = { db, dialect, sink: null, ids: null };
+  }
+
+  async findByKey(runKey: string): Promise<OpenAiRunRow | null> {
+    return (
+      (await this.#ctx.db.selectFrom('runtime_runs').selectAll().where('run_key', '=', runKey).executeTakeFirst()) ??
+      null
+    );
+  }
+
+  async findById(runId: string): Promise<OpenAiRunRow | null> {
+    return (
+      (await this.#ctx.db.selectFrom('runtime_runs').selectAll().where('run_id', '=', runId).executeTakeFirst()) ?? null
+    );
+  }
+
+  /**
+   * Inserts a run with its first messages (the turn's input, or a person's answer); does nothing
+   * when the key exists. @returns true when this call inserted it.
+   */
+  async begin(args: {
+    runKey: string;
+    runId: string;
+    conversationId: ConversationId;
+    jobId: JobId;
+    doc: OpenAiRunDoc;
+    messages: readonly MessageDraft[];
+    now: string;
+  }): Promise<boolean> {
+    return runWrite(this.#ctx, args.now, async ({ trx }) => {
+      const inserted = await trx
+        .insertInto('runtime_runs')
+        .values({
+          run_key: args.runKey,
+          run_id: args.runId,
+          runtime: 'openai',
+          conversation_id: args.conversationId,
+          job_id: args.jobId,
+          state: 'running',
+          state_json: JSON.stringify(args.doc),
+          created_at: args.now,
+          updated_at: args.now,
+        })
+        .onConflict((conflict) => conflict.doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+      await writeMessages(trx, args.runId, args.conversationId, args.jobId, 0, args.messages, args.now);
+      return true;
+    });
+  }
+
+  /**
+   * Appends the messages of one step (a model answer with its usage, or tool results) at
+   * `firstStep`. @returns false when another execution already wrote that step.
+   */
+  async appendStep(args: {
+    runId: string;
+    conversationId: ConversationId;
+    jobId: JobId;
+    firstStep: number;
+    messages: readonly MessageDraft[];
+    usage: UsageEntry | null;
+    now: string;
+  }): Promise<boolean> {
+    try {
+      await runWrite(this.#ctx, args.now, async ({ trx }) => {
+        await writeMessages(trx, args.runId, args.conversationId, args.jobId, args.firstStep, args.messages, args.now);
+        if (args.usage !== null) await insertUsage(trx, args.usage, args.now);
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof StorageError && error.kind === DriverErrorKind.UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+  }
+
+  /** The messages of one run, in step order. */
+  async runMessages(runId: string): Promise<PersistedMessage[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('openai_messages')
+      .selectAll()
+      .where('run_id', '=', runId)
+      .orderBy('step')
+      .execute();
+    return rows.map(toPersisted);
+  }
+
+  /** The newest `limit` messages of a conversation, oldest first. */
+  async history(conversationId: string, limit: number): Promise<PersistedMessage[]> {
+    const rows = await this.#ctx.db
+      .selectFrom('openai_messages')
+      .selectAll()
+      .where('conversation_id', '=', conversationId)
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.reverse().map(toPersisted);
+  }
+
+  /** Moves a run from `from` to `state` with a new document; false when it was not in `from`. */
+  async transition(runId: string, from: string, state: string, doc: OpenAiRunDoc, now: string): Promise<boolean> {
+    const result = await this.#ctx.db
+      .updateTable('runtime_runs')
+      .set({ state, state_json: JSON.stringify(doc), updated_at: now })
+      .where('run_id', '=', runId)
+      .where('state', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}
+
+async function writeMessages(
+  trx: Kysely<Database>,
+  runId: string,
+  conversationId: ConversationId,
+  jobId: JobId,
+  firstStep: number,
+  messages: readonly MessageDraft[],
+  now: string,
+): Promise<void> {
+  if (messages.length === 0) return;
+  await trx
+    .insertInto('openai_messages')
+    .values(
+      messages.map((message, index) => ({
+        id: `omsg_${randomUUID()}`,
+        conversation_id: conversationId,
+        run_id: runId,
+        step: firstStep + index,
+        job_id: jobId,
+        role: message.role,
+        content: message.content,
+        tool_calls_json: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
+        tool_call_id: message.toolCallId,
+        tool_name: message.toolName,
+        created_at: now,
+      })),
+    )
+    .execute();
+  await appendConversation(
+    trx,
+    conversationId,
+    messages.flatMap((message) => visible(message, jobId)),
+    now,
+  );
+}
+
+/** What `Member.conversation` shows of a message: its text, and one entry per tool call. */
+function visible(message: MessageDraft, jobId: JobId): NewConversationMessage[] {
+  switch (message.role) {
+    case 'user':
+      return [{ role: 'USER', text: message.displayText ?? message.content, toolName: null, jobId }];
+    case 'tool':
+      return [{ role: 'TOOL', text: message.content, toolName: message.toolName, jobId }];
+    case 'assistant': {
+      const text: NewConversationMessage[] =
+        message.content !== null && message.content !== ''
+          ? [{ role: 'ASSISTANT', text: message.content, toolName: null, jobId }]
+          : [];
+      const calls = (message.toolCalls ?? []).map(
+        (call): NewConversationMessage => ({ role: 'ASSISTANT', text: call.arguments, toolName: call.name, jobId }),
+      );
+      return [...text, ...calls];
+    }
+  }
+}
+
+function toPersisted(row: Selectable<OpenAiMessagesTable>): PersistedMessage {
+  return {
+    role: row.role as PersistedMessage['role'],
+    content: row.content,
+    toolCalls: row.tool_calls_json === null ? null : (JSON.parse(row.tool_calls_json) as ToolCall[]),
+    toolCallId: row.tool_call_id,
+    toolName: row.tool_name,
+    step: row.step,
+    runId: row.run_id,
+  };
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../config/agent-teams-config.js';
+import { demoAgents } from '../../config/demo-config.js';
+import { parseConfig } from '../../config/parse-config.js';
+import { callCost, OpenAiDefaults, parseOpenAiSettings } from './openai-settings.js';
+
+const base = { model: 'gpt-4o-mini', baseUrl: 'https://api.openai.com/v1/' };
+
+describe('parseOpenAiSettings', () => {
+  it('fills the defaults and trims the base URL', () => {
+    expect(parseOpenAiSettings(base)).toEqual({
+      model: 'gpt-4o-mini',
+      baseUrl: 'https://api.openai.com/v1',
+      apiKeyEnv: null,
+      systemPrompt: null,
+      temperature: null,
+      maxToolRounds: OpenAiDefaults.maxToolRounds,
+      stream: true,
+      maxContextTokens: OpenAiDefaults.maxContextTokens,
+      pricing: null,
+    });
+  });
+
+  it('computes the cost of a call from the price per million tokens', () => {
+    const { pricing } = parseOpenAiSettings({ ...base, pricing: { inputPerMillion: 0.15, outputPerMillion: 0.6 } });
+    expect(callCost(pricing, 2_000_000, 1_000_000)).toBeCloseTo(0.9, 12);
+    expect(callCost(null, 2_000_000, 1_000_000)).toBe(0);
+  });
+});
+
+describe('parseConfig with runtime "openai"', () => {
+  const agent = (extra: Record<string, unknown>) => ({ agents: [{ name: 'a', runtime: 'openai', ...base, ...extra }] });
+
+  it('accepts every documented key', () => {
+    const settings = {
+      apiKeyEnv: 'OPENAI_API_KEY',
+      systemPrompt: 'Be brief.',
+      temperature: 0.2,
+      maxToolRounds: 4,
+      stream: false,
+      maxContextTokens: 8_000,
+      pricing: { inputPerMillion: 1, outputPerMillion: 2 },
+    };
+    expect(parseConfig(agent(settings), 'c.json').agents[0]?.settings).toEqual({ ...base, ...settings });
+  });
+
+  it.each([
+    [{ model: undefined }, /agents\[0\]\.model/],
+    [{ baseUrl: 'api.openai.com/v1' }, /agents\[0\]\.baseUrl/],
+    [{ baseUrl: 'ftp://x/v1' }, /agents\[0\]\.baseUrl/],
+    [{ apiKeyEnv: 'not a name' }, /agents\[0\]\.apiKeyEnv/],
+    [{ temperature: 3 }, /agents\[0\]\.temperature/],
+    [{ maxToolRounds: -1 }, /agents\[0\]\.maxToolRounds/],
+    [{ maxToolRounds: 2.5 }, /agents\[0\]\.maxToolRounds/],
+    [{ stream: 'yes' }, /agents\[0\]\.stream/],
+    [{ pricing: { inputPerMillion: -1, outputPerMillion: 1 } }, /agents\[0\]\.pricing\.inputPerMillion/],
+    [{ pricing: { inputPerMillion: 1 } }, /agents\[0\]\.pricing\.outputPerMillion/],
+    [{ pricing: { inputPerMillion: 1, outputPerMillion: 1, currency: 'EUR' } }, /agents\[0\]\.pricing\.currency/],
+  ])('refuses %j naming the key', (extra, message) => {
+    expect(() => parseConfig(agent(extra), 'c.json')).toThrow(ConfigError);
+    expect(() => parseConfig(agent(extra), 'c.json')).toThrow(message);
+  });
+});
+
+describe('demoAgents', () => {
+  it('keeps the scripted demo by default', () => {
+    expect(demoAgents({}).map((a) => a.runtime)).toEqual(['scripted', 'scripted', 'scripted']);
+  });
+
+  it('switches the demo agents to a real provider with one variable, with overridable defaults', () => {
+    const openai = demoAgents({ AGENT_TEAMS_DEMO_PROVIDER: 'openai' });
+    expect(openai.map((a) => a.runtime)).toEqual(['openai', 'openai', 'openai']);
+    expect(openai[0]?.settings).toMatchObject({
+      baseUrl: 'https://api.openai.com/v1',
+      model: 'gpt-4o-mini',
+      apiKeyEnv: 'OPENAI_API_KEY',
+    });
+    for (const agent of openai) expect(() => parseOpenAiSettings(agent.settings)).not.toThrow();
+    const ollama = demoAgents({
+      AGENT_TEAMS_DEMO_PROVIDER: 'openai',
+      AGENT_TEAMS_OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
+      AGENT_TEAMS_OPENAI_MODEL: 'llama3.1',
+    });
+    expect(ollama[1]?.settings).toMatchObject({ baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.1' });
+    expect(() => demoAgents({ AGENT_TEAMS_DEMO_PROVIDER: 'magic' })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,210 @@
+import {
+  type ConversationId,
+  InputKind,
+  type JobId,
+  Limits,
+  type MemberToolPort,
+  type TeamId,
+  truncateUtf8,
+} from '@agent-teams/core';
+import type OpenAI from 'openai';
+import { callModel } from './chat-call.js';
+import type { ProgressSink } from './chunk-accumulator.js';
+import { buildContextWindow } from './context-window.js';
+import { ASK_CLARIFICATION, executeMemberTool, MEMBER_TOOLS, parseArguments, type ToolCall } from './member-tools.js';
+import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome } from './openai-run-store.js';
+import { callCost, type OpenAiSettings } from './openai-settings.js';
+import { systemPrompt } from './turn-prompt.js';
+
+/** How many of a conversation's newest messages the context policy looks at. */
+export const HISTORY_LIMIT = 400;
+
+/** The answer of a turn whose model replied with no text. */
+export const EMPTY_ANSWER = 'Agent completed without a text answer.';
+
+/** What one execution of a run uses. */
+export interface TurnEnv {
+  readonly runId: string;
+  readonly runKey: string;
+  readonly teamId: TeamId;
+  readonly jobId: JobId;
+  readonly conversationId: ConversationId;
+  readonly memberName: string;
+  readonly settings: OpenAiSettings;
+  readonly client: OpenAI;
+  readonly tools: MemberToolPort;
+  readonly store: OpenAiRunStore;
+  readonly signal: AbortSignal;
+  readonly deadlineMs: number;
+  readonly nowMs: () => number;
+  readonly now: () => string;
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  readonly retryBaseMs: number;
+  readonly progress: ProgressSink;
+}
+
+/**
+ * Runs (or continues) one turn from what is persisted, until it ends: a final answer, a question
+ * for a person, a failure or a cancellation.
+ *
+ * @remarks A loop over persisted state, so the same code serves a fresh run and a replay after a
+ * restart: if the run's last message is a model answer with tool calls, the unanswered calls run
+ * (each result persisted on its own); if it is a final answer, the turn is complete without
+ * calling the provider again; otherwise the model is called, and its answer is persisted with its
+ * usage before anything acts on it. After `maxToolRounds` rounds of tool calls the model is called
+ * once more with tools disabled (`tool_choice: "none"`).
+ * @returns the outcome, or null when another execution of the same run wrote a step first.
+ * @throws ModelCallError of kind `access` (the key was refused), anything unexpected (storage).
+ */
+export async function runTurn(env: TurnEnv): Promise<RunOutcome | null> {
+  for (;;) {
+    if (env.signal.aborted) return { state: 'cancelled' };
+    const messages = await env.store.runMessages(env.runId);
+    const lastAssistantIndex = messages.map((m) => m.role).lastIndexOf('assistant');
+    const lastAssistant = messages[lastAssistantIndex];
+    if (lastAssistant) {
+      const calls = lastAssistant.toolCalls ?? [];
+      if (calls.length === 0) return { state: 'completed', answer: lastAssistant.content || EMPTY_ANSWER };
+      const answered = new Set(messages.slice(lastAssistantIndex + 1).map((m) => m.toolCallId));
+      const step = await answerCalls(env, calls, answered, messages.length);
+      if (step === null) return null;
+      if (step.ask !== null) return step.ask;
+      if (step.wrote) continue;
+    }
+    const outcome = await askModel(env, messages);
+    if (outcome !== 'continue') return outcome;
+  }
+}
+
+/** Runs the unanswered member tool calls; answers the question of the first `ask_clarification`. */
+async function answerCalls(
+  env: TurnEnv,
+  calls: readonly ToolCall[],
+  answered: ReadonlySet<string | null>,
+  firstStep: number,
+): Promise<{ wrote: boolean; ask: RunOutcome | null } | null> {
+  let step = firstStep;
+  let question: { call: ToolCall; text: string } | null = null;
+  for (const call of calls) {
+    if (answered.has(call.id)) continue;
+    let content: string;
+    if (call.name === ASK_CLARIFICATION) {
+      const text = parseArguments(call)?.question;
+      if (question === null && typeof text === 'string' && text.trim() !== '') {
+        question = { call, text: text.trim() };
+        continue;
+      }
+      content = JSON.stringify({
+        error: {
+          code: 'INVALID_ARGUMENTS',
+          message:
+            question === null ? 'ask_clarification needs a non-blank "question".' : 'Ask one question at a time.',
+        },
+      });
+    } else {
+      if (env.signal.aborted) return { wrote: step > firstStep, ask: { state: 'cancelled' } };
+      content = await executeMemberTool(call, env.tools, env.runKey);
+    }
+    const draft: MessageDraft = { role: 'tool', content, toolCalls: null, toolCallId: call.id, toolName: call.name };
+    if (!(await append(env, step, [draft], null))) return null;
+    step += 1;
+  }
+  if (question !== null) {
+    const input = {
+      kind: InputKind.CLARIFICATION,
+      requestId: `${env.runKey}:${question.call.id}`,
+      question: truncateUtf8(question.text, Limits.questionBytes).text,
+    };
+    return { wrote: step > firstStep, ask: { state: 'waiting', input, toolCallId: question.call.id } };
+  }
+  return { wrote: step > firstStep, ask: null };
+}
+
+/** Calls the model with the context window and persists its answer with the call's usage. */
+async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Promise<RunOutcome | 'continue' | null> {
+  const { settings } = env;
+  const rounds = messages.filter((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0).length;
+  const toolsAllowed = rounds < settings.maxToolRounds;
+  const history = await env.store.history(env.conversationId, HISTORY_LIMIT);
+  const window = buildContextWindow(
+    systemPrompt(settings.systemPrompt, env.memberName),
+    history,
+    settings.maxContextTokens,
+  );
+  const step = messages.length;
+  let answer: Awaited<ReturnType<typeof callModel>>;
+  try {
+    answer = await callModel({
+      client: env.client,
+      body: {
+        model: settings.model,
+        messages: window.messages,
+        ...(settings.maxToolRounds > 0
+          ? { tools: [...MEMBER_TOOLS], tool_choice: toolsAllowed ? 'auto' : 'none' }
+          : {}),
+        ...(settings.temperature === null ? {} : { temperature: settings.temperature }),
+      },
+      stream: settings.stream,
+      signal: env.signal,
+      deadlineMs: env.deadlineMs,
+      nowMs: env.nowMs,
+      retryBaseMs: env.retryBaseMs,
+      sleep: env.sleep,
+      progress: env.progress,
+      idPrefix: `call_${env.runId}_${step}`,
+    });
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ModelCallError') {
+      const kind = (error as Error & { kind: string }).kind;
+      if (kind === 'aborted') return { state: 'cancelled' };
+      if (kind === 'failed') return { state: 'failed', error: error.message };
+    }
+    throw error;
+  }
+  // Past the round limit, calls are not executed: the answer keeps its text only.
+  const toolCalls = toolsAllowed ? answer.toolCalls : [];
+  const draft: MessageDraft = {
+    role: 'assistant',
+    content: answer.content,
+    toolCalls: toolCalls.length > 0 ? toolCalls : null,
+    toolCallId: null,
+    toolName: null,
+  };
+  const inputTokens = answer.usage?.inputTokens ?? 0;
+  const outputTokens = answer.usage?.outputTokens ?? 0;
+  const usage = {
+    id: `usage_${env.runId}_${step}`,
+    teamId: env.teamId,
+    jobId: env.jobId,
+    conversationId: env.conversationId,
+    model: settings.model,
+    inputTokens,
+    outputTokens,
+    cost: callCost(settings.pricing, inputTokens, outputTokens),
+  };
+  if (!(await append(env, step, [draft], usage))) return null;
+  if (!toolsAllowed && answer.toolCalls.length > 0 && answer.content.trim() === '') {
+    return {
+      state: 'failed',
+      error: `The model still called tools after ${settings.maxToolRounds} rounds (maxToolRounds) and gave no answer.`,
+    };
+  }
+  return 'continue';
+}
+
+function append(
+  env: TurnEnv,
+  firstStep: number,
+  messages: readonly MessageDraft[],
+  usage: Parameters<OpenAiRunStore['appendStep']>[0]['usage'],
+): Promise<boolean> {
+  return env.store.appendStep({
+    runId: env.runId,
+    conversationId: env.conversationId,
+    jobId: env.jobId,
+    firstStep,
+    messages,
+    usage,
+    now: env.now(),
+  });
+}

@@ -1,0 +1,57 @@
+import type { JobId, UsageScope, UsageTotals } from '@agent-teams/core';
+import type { Builder } from './builder.js';
+import type { ApiContext } from './context.js';
+import type { Refs } from './refs.js';
+
+function load(ctx: ApiContext, scope: UsageScope): Promise<UsageTotals> {
+  return ctx.loaders.usage.load(scope);
+}
+
+/**
+ * Adds `Usage` (tokens and cost of model calls) and the additive fields `Job.usage`,
+ * `Job.chainUsage`, `Member.usage` and `Team.usage`.
+ *
+ * @remarks Cost is in the currency of the agents' configured `pricing` (0 for agents without
+ * pricing and for runtimes that make no model calls, such as `scripted`). A member's usage is
+ * that of its conversation, so it includes the receipt turns it ran; a chain's is every job of
+ * the handoff chain, requests and receipts.
+ */
+export function addUsage(builder: Builder, refs: Refs): void {
+  const Usage = builder.objectRef<UsageTotals>('Usage').implement({
+    description: 'Tokens and cost of the model calls made for a job, a handoff chain, a member or a team.',
+    fields: (t) => ({
+      inputTokens: t.exposeInt('inputTokens'),
+      outputTokens: t.exposeInt('outputTokens'),
+      cost: t.exposeFloat('cost', { description: "In the currency of the agents' configured pricing." }),
+      calls: t.exposeInt('calls', { description: 'Number of model calls summed.' }),
+    }),
+  });
+  builder.objectField(refs.Job, 'usage', (t) =>
+    t.field({
+      type: Usage,
+      description: "Usage of this job's own turns.",
+      resolve: (job, _args, ctx) => load(ctx, { kind: 'job', id: job.id }),
+    }),
+  );
+  builder.objectField(refs.Job, 'chainUsage', (t) =>
+    t.field({
+      type: Usage,
+      description: 'Usage of the whole handoff chain this job belongs to (every request and receipt).',
+      resolve: (job, _args, ctx) => load(ctx, { kind: 'chain', id: job.rootId as JobId }),
+    }),
+  );
+  builder.objectField(refs.Member, 'usage', (t) =>
+    t.field({
+      type: Usage,
+      description: "Usage of every turn in this member's conversation (receipts it ran included).",
+      resolve: (member, _args, ctx) => load(ctx, { kind: 'conversation', id: member.conversationId }),
+    }),
+  );
+  builder.objectField(refs.Team, 'usage', (t) =>
+    t.field({
+      type: Usage,
+      description: 'Usage of every turn of the team.',
+      resolve: (team, _args, ctx) => load(ctx, { kind: 'team', id: team.id }),
+    }),
+  );
+}

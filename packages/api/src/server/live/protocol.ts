@@ -1,0 +1,98 @@
+/**
+ * The graphql-transport-ws protocol (graphql-ws 6), server side: message shapes and close codes.
+ *
+ * @remarks The protocol is small (connection_init/ack, ping/pong, subscribe, next, error,
+ * complete); implementing it here lets the server send one serialized payload to many
+ * subscribers. The codes below 4100 are the protocol's own, so the stock graphql-ws client reacts
+ * to them as documented there; 4100 is ours.
+ */
+export const CloseCode = {
+  /** A message that is not valid JSON or not a protocol message. */
+  BAD_REQUEST: 4400,
+  /** `subscribe` before `connection_ack`. */
+  UNAUTHORIZED: 4401,
+  /** No, unknown or revoked credentials (at init, or re-checked at delivery). */
+  FORBIDDEN: 4403,
+  /** No `connection_init` within the init timeout. */
+  INIT_TIMEOUT: 4408,
+  /** A `subscribe` reused the id of a running operation. */
+  SUBSCRIBER_EXISTS: 4409,
+  /** A second `connection_init`. */
+  TOO_MANY_INIT: 4429,
+  /** The server failed unexpectedly. */
+  INTERNAL_ERROR: 4500,
+  /**
+   * The client did not read fast enough (its send buffer passed the high-water mark): reconnect
+   * and resubscribe `teamEvents` with `afterSeq` = the last seq received; nothing is lost.
+   */
+  RESUME: 4100,
+  /** A message larger than the maximum (64 KiB); sent by `ws` itself. */
+  MESSAGE_TOO_BIG: 1009,
+  /** The server is shutting down. */
+  GOING_AWAY: 1001,
+} as const;
+
+/** The subprotocol spoken. */
+export const SUBPROTOCOL = 'graphql-transport-ws';
+
+/** A `subscribe` message's payload. */
+export interface SubscribePayload {
+  readonly query: string;
+  readonly operationName?: string | null;
+  readonly variables?: Record<string, unknown> | null;
+  readonly extensions?: Record<string, unknown> | null;
+}
+
+/** A message a client may send. */
+export type ClientMessage =
+  | { readonly type: 'connection_init'; readonly payload?: Record<string, unknown> | null }
+  | { readonly type: 'ping' | 'pong'; readonly payload?: Record<string, unknown> | null }
+  | { readonly type: 'subscribe'; readonly id: string; readonly payload: SubscribePayload }
+  | { readonly type: 'complete'; readonly id: string };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Parses one text frame; null when it is not a valid client message (close with 4400). */
+export function parseClientMessage(text: string): ClientMessage | null {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!isRecord(message)) return null;
+  const payloadOk = message.payload === undefined || message.payload === null || isRecord(message.payload);
+  switch (message.type) {
+    case 'connection_init':
+    case 'ping':
+    case 'pong':
+      return payloadOk ? (message as ClientMessage) : null;
+    case 'subscribe': {
+      const { id, payload } = message;
+      if (typeof id !== 'string' || id === '' || !isRecord(payload) || typeof payload.query !== 'string') return null;
+      if (payload.variables != null && !isRecord(payload.variables)) return null;
+      if (payload.operationName != null && typeof payload.operationName !== 'string') return null;
+      return message as ClientMessage;
+    }
+    case 'complete':
+      return typeof message.id === 'string' && message.id !== '' ? (message as ClientMessage) : null;
+    default:
+      return null;
+  }
+}
+
+/** `next` frame text around an already-serialized ExecutionResult: only the id differs. */
+export function nextFrame(id: string, payloadJson: string): string {
+  return `{"id":${JSON.stringify(id)},"type":"next","payload":${payloadJson}}`;
+}
+
+/** `error` frame text (the operation failed before producing results). */
+export function errorFrame(id: string, errors: readonly unknown[]): string {
+  return JSON.stringify({ id, type: 'error', payload: errors });
+}
+
+/** `complete` frame text. */
+export function completeFrame(id: string): string {
+  return `{"id":${JSON.stringify(id)},"type":"complete"}`;
+}

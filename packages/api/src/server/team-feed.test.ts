@@ -1,0 +1,112 @@
+import { asOwnerId, asTeamId, type Core, DomainError, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import { describe, expect, it } from 'vitest';
+import { createEventHub } from './event-hub.js';
+import { createTeamFeeds, FEED_RING_SIZE } from './team-feed.js';
+
+const owner = asOwnerId('alice');
+const teamId = asTeamId('team_1');
+
+/** A log the fake core reads from; `commit` appends without publishing. */
+function fakeLog() {
+  const log: TeamEvent[] = [];
+  let reads = 0;
+  const event = (seq: number): TeamEvent => ({
+    teamId,
+    owner,
+    seq,
+    kind: TeamEventKind.TEAM_CHANGED,
+    jobId: null,
+    recordId: null,
+    memberId: null,
+    createdAt: '2026-11-30T00:00:00.000Z',
+  });
+  const core = {
+    events: {
+      read: async (_owner: unknown, _team: unknown, afterSeq: number, limit: number) => {
+        reads += 1;
+        return log.filter((e) => e.seq > afterSeq).slice(0, limit);
+      },
+    },
+    teams: { get: async () => ({ id: teamId }) },
+  } as unknown as Core;
+  return {
+    core,
+    commit: (seq: number) => {
+      const e = event(seq);
+      log.push(e);
+      return e;
+    },
+    drop: (upTo: number) => log.splice(0, log.filter((e) => e.seq <= upTo).length),
+    get reads() {
+      return reads;
+    },
+  };
+}
+
+async function take(iterator: AsyncIterator<{ seq: number }>, count: number): Promise<number[]> {
+  const seqs: number[] = [];
+  while (seqs.length < count) {
+    const step = await iterator.next();
+    if (step.done) break;
+    seqs.push(step.value.seq);
+  }
+  return seqs;
+}
+
+describe('team feeds', () => {
+  it('delivers in seq order when batches are published out of commit order, filling gaps from the log', async () => {
+    const hub = createEventHub();
+    const log = fakeLog();
+    const feeds = createTeamFeeds({ core: log.core, eventHub: hub, loadView: async (e) => ({ seq: e.seq }) });
+    const cursor = feeds.follow(owner, teamId, 0, 0);
+    const reading = take(cursor, 4);
+    const [one, two, three, four] = [1, 2, 3, 4].map((seq) => log.commit(seq)) as TeamEvent[];
+    hub.published([three as TeamEvent]);
+    hub.published([one as TeamEvent, two as TeamEvent]);
+    hub.published([four as TeamEvent]);
+    expect(await reading).toEqual([1, 2, 3, 4]);
+    await cursor.return?.();
+    expect(feeds.size).toBe(0);
+  });
+
+  it('shares one view object per event between subscribers and loads it once', async () => {
+    const hub = createEventHub();
+    const log = fakeLog();
+    let loads = 0;
+    const feeds = createTeamFeeds({
+      core: log.core,
+      eventHub: hub,
+      loadView: async (e) => {
+        loads += 1;
+        return { seq: e.seq };
+      },
+    });
+    const a = feeds.follow(owner, teamId, 0, 0);
+    const b = feeds.follow(owner, teamId, 0, 0);
+    const [first, second] = [a.next(), b.next()];
+    hub.published([log.commit(1)]);
+    const [x, y] = await Promise.all([first, second]);
+    expect(x.value).toBe(y.value);
+    expect(loads).toBe(1);
+    await a.return?.();
+    await b.return?.();
+  });
+
+  it('replays from the log what the ring no longer holds, and fails with RESUME_EXPIRED past retention', async () => {
+    const hub = createEventHub();
+    const log = fakeLog();
+    const feeds = createTeamFeeds({ core: log.core, eventHub: hub, loadView: async (e) => ({ seq: e.seq }) });
+    const live = feeds.follow(owner, teamId, 0, 0);
+    const total = FEED_RING_SIZE + 50;
+    for (let seq = 1; seq <= total; seq += 1) hub.published([log.commit(seq)]);
+    expect(await take(live, total)).toHaveLength(total);
+    const behind = feeds.follow(owner, teamId, 0, total);
+    expect(await take(behind, total)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    log.drop(10);
+    const expired = feeds.follow(owner, teamId, 0, total);
+    const error = await expired.next().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).code).toBe('RESUME_EXPIRED');
+    for (const cursor of [live, behind, expired]) await cursor.return?.();
+  });
+});

@@ -1,0 +1,64 @@
+import type { Plugin } from 'graphql-yoga';
+
+/** The built widget bundle the server hands out at `/widget.js`. */
+export interface WidgetBundle {
+  /** The ES module (`packages/widget/dist/widget.js`), which defines the element when loaded. */
+  readonly script: string;
+}
+
+/** Escapes a value for an HTML attribute. */
+function attribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/**
+ * The demo page at `/`: the widget embedded with one script tag, carrying the development token
+ * when there is one (otherwise the page asks for a token and keeps it in memory only).
+ */
+export function widgetDemoPage(devToken: string | null): string {
+  const token = devToken ? ` token="${attribute(devToken)}"` : '';
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Agent Teams</title>
+    <style>body{margin:0;padding:16px;font-family:system-ui,sans-serif}@media (max-width:480px){body{padding:0}}</style>
+    <script type="module" src="/widget.js"></script>
+  </head>
+  <body>
+    <agent-teams-widget endpoint="/graphql"${token}></agent-teams-widget>${
+      devToken
+        ? ''
+        : `
+    <form id="token-form"><label>Token <input id="token" type="password" autocomplete="off"></label> <button>Use</button></form>
+    <script type="module">
+      document.getElementById('token-form').addEventListener('submit', (event) => {
+        event.preventDefault();
+        // Remount with the token (kept in memory only, never in the URL or storage).
+        const widget = document.createElement('agent-teams-widget');
+        widget.setAttribute('endpoint', '/graphql');
+        widget.token = document.getElementById('token').value;
+        document.querySelector('agent-teams-widget').replaceWith(widget);
+      });
+    </script>`
+    }
+  </body>
+</html>
+`;
+}
+
+/** A Yoga plugin answering `GET /widget.js` with the bundle (so it also works through `yoga.fetch`). */
+export function useWidgetBundle(bundle: WidgetBundle): Plugin {
+  return {
+    onRequest({ request, url, endResponse, fetchAPI }) {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || url.pathname !== '/widget.js') return;
+      endResponse(
+        new fetchAPI.Response(bundle.script, {
+          status: 200,
+          headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { openDatabase } from '../../src/storage/open-database.js';
+import { context, openAiAgent, RecordingTools, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
+
+// The runtime's step transactions and its unique (run, step) guard on the real PostgreSQL server.
+const ADMIN_URL = process.env.AGENT_TEAMS_TEST_PG_ADMIN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DATABASE = `agent_teams_openai_${randomBytes(6).toString('hex')}`;
+const url = new URL(ADMIN_URL);
+url.pathname = `/${DATABASE}`;
+
+async function admin(query: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(query);
+  } finally {
+    await client.end();
+  }
+}
+
+beforeAll(async () => {
+  await admin(`CREATE DATABASE ${DATABASE}`);
+  const database = await openDatabase(url.toString());
+  try {
+    await migrateToLatest(database.db, database.dialect);
+  } finally {
+    await database.close();
+  }
+});
+afterAll(() => admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
+
+const fixture = useRuntimeFixture(async () => {
+  const database = await openDatabase(url.toString(), { poolSize: 4 });
+  await sql`TRUNCATE runtime_runs, openai_messages, model_usage, conversation_messages RESTART IDENTITY`.execute(
+    database.db,
+  );
+  return database;
+});
+
+describe('OpenAiRuntime on PostgreSQL', () => {
+  it('runs a streamed turn with parallel tool calls and records usage', async () => {
+    const { provider, runtime, database } = fixture();
+    provider.enqueue(
+      {
+        kind: 'answer',
+        toolCalls: [
+          { id: 'call_a', name: 'read_team_context', arguments: '{}' },
+          { id: 'call_b', name: 'read_team_context', arguments: '{}' },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 2 },
+      },
+      { kind: 'answer', content: 'done', usage: { prompt_tokens: 20, completion_tokens: 3 } },
+    );
+    const tools = new RecordingTools({ read_team_context: { goal: 'g' } });
+    const ctx = context('job_1', openAiAgent(), tools);
+    const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+    expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'done' });
+    expect(tools.calls).toHaveLength(2);
+    const usage = await database.db
+      .selectFrom('model_usage')
+      .select(['input_tokens', 'output_tokens', 'cost'])
+      .orderBy('id')
+      .execute();
+    expect(usage.map((u) => [Number(u.input_tokens), Number(u.output_tokens)])).toEqual([
+      [10, 2],
+      [20, 3],
+    ]);
+  });
+
+  it('replays a run whose outcome was lost without asking the provider again', async () => {
+    const { provider, runtime, restart, database } = fixture();
+    provider.enqueue({ kind: 'answer', content: 'once' });
+    const ctx = context('job_1', openAiAgent());
+    const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+    await settle(runtime, runId, ctx);
+    await database.db.updateTable('runtime_runs').set({ state: 'running' }).where('run_id', '=', runId).execute();
+    expect(await settle(restart(), runId, ctx)).toEqual({ state: 'completed', answer: 'once' });
+    expect(provider.requests).toHaveLength(1);
+  });
+});

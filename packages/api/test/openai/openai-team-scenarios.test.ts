@@ -1,0 +1,178 @@
+import { JobPhase, type UsageScope } from '@agent-teams/core';
+import type { FakeReply } from '@agent-teams/testkit/msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OWNER, openTeamHarness, type TeamHarness, waitFor } from './openai-team-harness.js';
+
+const server = setupServer();
+let h: TeamHarness;
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+beforeEach(async () => {
+  h = await openTeamHarness(server);
+});
+afterEach(async () => {
+  await h.close();
+  server.resetHandlers();
+});
+
+const say = (content: string, input: number, output: number): FakeReply => ({
+  kind: 'answer',
+  content,
+  usage: { prompt_tokens: input, completion_tokens: output },
+});
+
+async function finished(id: string) {
+  return waitFor(async () => {
+    const job = await h.job(id as never);
+    return [JobPhase.COMPLETED, JobPhase.FAILED, JobPhase.CANCELLED].includes(job.phase as never) ? job : null;
+  }, `job ${id} to finish`);
+}
+
+describe('a team of two openai agents', () => {
+  it('hands off through send_member, delivers the receipt, and rolls usage up per job, member, chain and team', async () => {
+    h.provider.respondWith((body) => {
+      const last = body.messages[body.messages.length - 1];
+      if (body.model === 'model-review') return say('Looks good to me.', 40, 8);
+      if (last?.role === 'user' && last.content?.includes('"kind":"receipt"'))
+        return say('Reviewer approved; shipping.', 200, 10);
+      if (last?.role === 'tool') return say('Asked the reviewer.', 120, 6);
+      return {
+        kind: 'answer',
+        toolCalls: [
+          {
+            id: 'call_send',
+            name: 'send_member',
+            arguments: JSON.stringify({ member: 'reviewer', text: 'Please review the plan' }),
+          },
+        ],
+        usage: { prompt_tokens: 100, completion_tokens: 12 },
+      };
+    });
+    const { team, lead, reviewer } = await h.team();
+    const request = await h.send(team, lead, 'Plan the release');
+    expect(await finished(request.id)).toMatchObject({ phase: 'COMPLETED', result: { text: 'Asked the reviewer.' } });
+
+    const jobs = await waitFor(async () => {
+      const page = await h.store.listJobs(team.id, {}, { first: 10, afterSeq: null });
+      const done = page.items.filter((j) => j.phase === JobPhase.COMPLETED);
+      return done.length === 3 ? page.items : null;
+    }, 'the handoff and its receipt to complete');
+    const handoff = jobs.find((j) => j.kind === 'REQUEST' && j.memberId === reviewer.id);
+    const receipt = jobs.find((j) => j.kind === 'RECEIPT');
+    expect(handoff).toMatchObject({ parentId: request.id, rootId: request.id, text: 'Please review the plan' });
+    expect(handoff?.result?.text).toBe('Looks good to me.');
+    expect(receipt).toMatchObject({ parentId: handoff?.id, conversationId: lead.conversationId });
+    expect(receipt?.result?.text).toBe('Reviewer approved; shipping.');
+
+    // The receipt reached the lead's model as user-role data with its provenance.
+    const receiptCall = h.provider.requests.find((r) => r.body.messages.at(-1)?.content?.includes('"kind":"receipt"'));
+    const payload = JSON.parse(receiptCall?.body.messages.at(-1)?.content?.split('\n').slice(1).join('\n') ?? '{}');
+    expect(payload).toMatchObject({ kind: 'receipt', from_member: 'reviewer', result: 'Looks good to me.' });
+
+    const scopes: UsageScope[] = [
+      { kind: 'job', id: request.id },
+      { kind: 'job', id: handoff?.id as never },
+      { kind: 'job', id: receipt?.id as never },
+      { kind: 'chain', id: request.id },
+      { kind: 'conversation', id: lead.conversationId },
+      { kind: 'conversation', id: reviewer.conversationId },
+      { kind: 'team', id: team.id },
+    ];
+    const totals = await h.core.usage.totals(scopes);
+    const rounded = totals.map((t) => ({ ...t, cost: Math.round(t.cost * 1e9) / 1e9 }));
+    expect(rounded).toEqual([
+      { inputTokens: 220, outputTokens: 18, cost: 0.000256, calls: 2 },
+      { inputTokens: 40, outputTokens: 8, cost: 0.00056, calls: 1 },
+      { inputTokens: 200, outputTokens: 10, cost: 0.00022, calls: 1 },
+      { inputTokens: 460, outputTokens: 36, cost: 0.001036, calls: 4 },
+      { inputTokens: 420, outputTokens: 28, cost: 0.000476, calls: 3 },
+      { inputTokens: 40, outputTokens: 8, cost: 0.00056, calls: 1 },
+      { inputTokens: 460, outputTokens: 36, cost: 0.001036, calls: 4 },
+    ]);
+
+    // The lead's persisted conversation holds every message, tool call and tool result, in order.
+    const conversation = await h.store.listConversation(lead.conversationId, { first: 50, afterSeq: null });
+    expect(conversation.items.map((m) => `${m.role}:${m.toolName ?? ''}`)).toEqual([
+      'USER:',
+      'ASSISTANT:send_member',
+      'TOOL:send_member',
+      'ASSISTANT:',
+      'USER:',
+      'ASSISTANT:',
+    ]);
+    expect(JSON.parse(conversation.items[1]?.text ?? '{}')).toMatchObject({ member: 'reviewer' });
+    expect(JSON.parse(conversation.items[2]?.text ?? '{}')).toMatchObject({ id: handoff?.id });
+
+    // Events: every job's changes were logged; progress carried text deltas and the tool name.
+    const events = await h.store.readEvents(team.id, 0, 500);
+    for (const job of jobs) expect(events.some((e) => e.kind === 'JOB_CHANGED' && e.jobId === job.id)).toBe(true);
+    expect(h.progress.some((p) => p.progress.type === 'tool' && p.progress.name === 'send_member')).toBe(true);
+    expect(
+      h.progress
+        .filter((p) => p.job.id === handoff?.id && p.progress.type === 'text')
+        .map((p) => (p.progress.type === 'text' ? p.progress.delta : ''))
+        .join(''),
+    ).toBe('Looks good to me.');
+  });
+
+  it('waits for a clarification and finishes with the answer given through respond', async () => {
+    h.provider.respondWith((body) => {
+      const last = body.messages.at(-1);
+      if (last?.role === 'tool') return say(`Using ${JSON.parse(last.content ?? '{}').answer}.`, 30, 3);
+      return {
+        kind: 'answer',
+        toolCalls: [{ id: 'call_ask', name: 'ask_clarification', arguments: '{"question":"Which region?"}' }],
+        usage: { prompt_tokens: 20, completion_tokens: 2 },
+      };
+    });
+    const { team, lead } = await h.team();
+    const job = await h.send(team, lead, 'Deploy');
+    const waiting = await waitFor(async () => {
+      const current = await h.job(job.id);
+      return current.phase === JobPhase.WAITING_INPUT ? current : null;
+    }, 'the clarification');
+    expect(waiting.pendingInput).toMatchObject({ kind: 'CLARIFICATION', question: 'Which region?' });
+    await h.core.jobs.respond(OWNER, { jobId: job.id, response: 'EU', clientRequestId: 'answer-1' });
+    expect(await finished(job.id)).toMatchObject({ phase: 'COMPLETED', result: { text: 'Using EU.' } });
+    const [usage] = await h.core.usage.totals([{ kind: 'job', id: job.id }]);
+    expect(usage).toMatchObject({ inputTokens: 50, outputTokens: 5, calls: 2 });
+    const conversation = await h.store.listConversation(lead.conversationId, { first: 50, afterSeq: null });
+    expect(conversation.items.map((m) => `${m.role}:${m.toolName ?? ''}`)).toEqual([
+      'USER:',
+      'ASSISTANT:ask_clarification',
+      'TOOL:ask_clarification',
+      'ASSISTANT:',
+    ]);
+  });
+
+  it('cancels a running turn, aborting its HTTP request, and the member answers the next request', async () => {
+    h.provider.enqueue({ kind: 'hang' }, say('Fresh start.', 10, 2));
+    const { team, lead } = await h.team();
+    const job = await h.send(team, lead, 'Think for a long time');
+    await waitFor(() => h.provider.openStreams === 1, 'the model call to start');
+    await h.core.jobs.cancel(OWNER, job.id);
+    expect(await finished(job.id)).toMatchObject({ phase: 'CANCELLED' });
+    await waitFor(() => h.provider.closedStreams === 1, 'the HTTP request to be aborted');
+    const next = await h.send(team, lead, 'Something quick');
+    expect(await finished(next.id)).toMatchObject({ phase: 'COMPLETED', result: { text: 'Fresh start.' } });
+    const roles = h.provider.requests[1]?.body.messages.map((m) => m.role);
+    expect(roles).toEqual(['system', 'user', 'user']);
+  });
+
+  it('disconnects the team on an invalid key and continues the same turn after reconnectTeam', async () => {
+    h.provider.enqueue(
+      { kind: 'error', status: 401, message: 'Incorrect API key provided' },
+      say('Back online.', 5, 1),
+    );
+    const { team, lead } = await h.team();
+    const job = await h.send(team, lead, 'Status?');
+    await waitFor(async () => (await h.core.teams.get(OWNER, team.id))?.status === 'DISCONNECTED', 'the disconnect');
+    expect((await h.job(job.id)).phase).not.toBe(JobPhase.FAILED);
+    await h.core.teams.reconnect(OWNER, team.id);
+    h.scheduler.wake();
+    expect(await finished(job.id)).toMatchObject({ phase: 'COMPLETED', result: { text: 'Back online.' } });
+    expect(h.provider.requests).toHaveLength(2);
+  });
+});

@@ -1,0 +1,27 @@
+import { asJobId, type TeamId } from '../model/ids.js';
+import { invokeMemberTool, memberToolsForJob } from '../tools/member-tools.js';
+import { readHistory, readResult, readResults } from '../tools/team-reads.js';
+import type { Core, CoreDeps } from './core-types.js';
+
+/** GraphQL names the id filters `filter.memberId` / `filter.jobId`. */
+const GRAPHQL_FIELDS = { memberId: 'memberId', jobId: 'jobId' } as const;
+
+/** Builds the `history` use cases: the owner's reads of the tools' data (a `Team` is already scoped). */
+export function historyService(deps: CoreDeps): Core['history'] {
+  const rosterOf = async (teamId: TeamId) => new Map((await deps.store.listMembers([teamId])).map((m) => [m.id, m]));
+  return {
+    page: async (team, args) => (await readHistory(deps.store, team, args, GRAPHQL_FIELDS)).view,
+    results: async (team, args) =>
+      (await readResults(deps.store, team, await rosterOf(team.id), args, GRAPHQL_FIELDS)).view,
+    result: async (team, jobId) =>
+      (await readResult(deps.store, team, await rosterOf(team.id), asJobId(jobId)))?.view ?? null,
+  };
+}
+
+/** Builds the `tools` use cases. */
+export function toolService(deps: CoreDeps): Core['tools'] {
+  return {
+    invoke: (jobId, name, args) => invokeMemberTool(deps, jobId, name, args),
+    forJob: (jobId) => memberToolsForJob(deps, jobId),
+  };
+}

@@ -1,0 +1,140 @@
+import { teamContextJson } from '../context/team-context.js';
+import { ErrorCode } from '../errors/codes.js';
+import { DomainError } from '../errors/domain-error.js';
+import { Limits } from '../limits/limits.js';
+import { asJobId, type JobId } from '../model/ids.js';
+import { isTerminal } from '../model/job.js';
+import type { MemberToolPort } from '../ports/agent-runtime.js';
+import type { CoreDeps } from '../services/core-types.js';
+import { sendMember, type ToolCaller } from '../services/handoff-service.js';
+import type { TeamReadArgs } from './read-args.js';
+import { readHistory, readResult, readResults } from './team-reads.js';
+
+/** The member tools of the contract, in the order agents are shown them. */
+export const MEMBER_TOOL_NAMES = [
+  'send_member',
+  'read_team_context',
+  'read_team_history',
+  'search_team_results',
+  'read_team_result',
+] as const;
+export type MemberToolName = (typeof MEMBER_TOOL_NAMES)[number];
+
+/** The arguments each tool accepts (`team_id` everywhere: it must name the caller's team). */
+const ALLOWED_ARGS: Readonly<Record<MemberToolName, readonly string[]>> = {
+  send_member: ['team_id', 'member_id', 'member', 'text', 'request_id'],
+  read_team_context: ['team_id'],
+  read_team_history: ['team_id', 'member_id', 'job_id', 'query', 'limit', 'cursor'],
+  search_team_results: ['team_id', 'member_id', 'job_id', 'query', 'limit', 'cursor'],
+  read_team_result: ['team_id', 'job_id'],
+};
+
+const forbidden = (message: string): DomainError => new DomainError(ErrorCode.FORBIDDEN, message);
+
+/**
+ * The caller bound to `jobId`: the job must exist and be unfinished, and run in a current member
+ * conversation of its team. Anything else is FORBIDDEN (a finished job's tools are closed).
+ */
+export async function resolveToolCaller(deps: CoreDeps, jobId: JobId): Promise<ToolCaller> {
+  const [job] = await deps.store.findJobs([jobId]);
+  if (job === undefined || isTerminal(job.phase)) {
+    throw forbidden('This member run has ended; its member tools are closed.');
+  }
+  const [[team], roster] = await Promise.all([
+    deps.store.findTeams([job.teamId]),
+    deps.store.listMembers([job.teamId]),
+  ]);
+  if (team === undefined) throw forbidden('This member run has ended; its member tools are closed.');
+  const member = roster.find((m) => m.conversationId === job.conversationId);
+  if (member === undefined) throw forbidden('Only member conversations of the team can use the member tools.');
+  return { team, member, roster, job };
+}
+
+function argsObject(name: MemberToolName, args: unknown): Readonly<Record<string, unknown>> {
+  if (args === null || args === undefined) return {};
+  if (typeof args !== 'object' || Array.isArray(args)) {
+    throw new DomainError(ErrorCode.INVALID_INPUT, 'Tool arguments must be a JSON object.', { field: 'arguments' });
+  }
+  const record = args as Record<string, unknown>;
+  const unexpected = Object.keys(record).find((key) => !ALLOWED_ARGS[name].includes(key));
+  if (unexpected !== undefined) {
+    throw new DomainError(ErrorCode.INVALID_INPUT, `${name} does not take "${unexpected}".`, { field: unexpected });
+  }
+  return record;
+}
+
+function readArgs(args: Readonly<Record<string, unknown>>): TeamReadArgs {
+  const text = (key: string) => {
+    const value = args[key];
+    if (value === undefined || value === null) return null;
+    if (typeof value !== 'string') {
+      throw new DomainError(ErrorCode.INVALID_INPUT, `${key} must be a string.`, { field: key });
+    }
+    return value;
+  };
+  const limit = args.limit;
+  if (limit !== undefined && limit !== null && typeof limit !== 'number') {
+    throw new DomainError(ErrorCode.INVALID_INPUT, `limit must be between 1 and ${Limits.pageSize.max}.`, {
+      field: 'limit',
+      min: 1,
+      max: Limits.pageSize.max,
+    });
+  }
+  return {
+    memberId: text('member_id'),
+    jobId: text('job_id'),
+    query: text('query'),
+    limit: (limit as number | null | undefined) ?? null,
+    cursor: text('cursor'),
+  };
+}
+
+/**
+ * Calls a member tool as the caller bound to `jobId`, with JSON arguments; answers JSON with
+ * snake_case keys (see the contract's "Member tools"). Read tools never start a run.
+ * @throws DomainError FORBIDDEN (caller or `team_id`), INVALID_INPUT (name or arguments), and
+ * each tool's own codes.
+ */
+export async function invokeMemberTool(deps: CoreDeps, jobId: JobId, name: string, args: unknown): Promise<unknown> {
+  if (!(MEMBER_TOOL_NAMES as readonly string[]).includes(name)) {
+    throw new DomainError(ErrorCode.INVALID_INPUT, `There is no member tool "${name}".`, { field: 'name' });
+  }
+  const tool = name as MemberToolName;
+  const input = argsObject(tool, args);
+  const caller = await resolveToolCaller(deps, jobId);
+  if (input.team_id !== undefined && input.team_id !== null && input.team_id !== caller.team.id) {
+    throw forbidden('The member tools of this run reach only its own team.');
+  }
+  const roster = new Map(caller.roster.map((m) => [m.id, m]));
+  switch (tool) {
+    case 'send_member':
+      return sendMember(deps, caller, {
+        memberId: input.member_id,
+        member: input.member,
+        text: input.text,
+        requestId: input.request_id,
+      });
+    case 'read_team_context': {
+      const records = await deps.store.recentRecords(caller.team.id, Limits.contextMessages);
+      return teamContextJson(caller.team, caller.roster, records);
+    }
+    case 'read_team_history':
+      return (await readHistory(deps.store, caller.team, readArgs(input))).json;
+    case 'search_team_results':
+      return (await readResults(deps.store, caller.team, roster, readArgs(input))).json;
+    case 'read_team_result': {
+      const jobIdArg = input.job_id;
+      if (typeof jobIdArg !== 'string' || jobIdArg.length === 0) {
+        throw new DomainError(ErrorCode.INVALID_INPUT, 'job_id must be a job id.', { field: 'job_id' });
+      }
+      const found = await readResult(deps.store, caller.team, roster, asJobId(jobIdArg));
+      if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'No such job in this team.', { field: 'job_id' });
+      return found.json;
+    }
+  }
+}
+
+/** The member tools bound to one job, as a runtime receives them. */
+export function memberToolsForJob(deps: CoreDeps, jobId: JobId): MemberToolPort {
+  return { invoke: (name, args) => invokeMemberTool(deps, jobId, name, args) };
+}

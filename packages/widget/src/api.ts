@@ -1,0 +1,116 @@
+import { Client, type CombinedError, fetchExchange } from '@urql/core';
+import { createLiveSocket, type LiveSocket } from './ws-client.js';
+
+/** Where and as whom the widget talks to the server. */
+export interface Connection {
+  readonly endpoint: string;
+  /** Resolves the bearer token (attribute, property or the host's async callback). */
+  readonly token: () => Promise<string | null>;
+}
+
+/** A failed GraphQL operation with the server's `extensions.code` (or NETWORK). */
+export class WidgetError extends Error {
+  constructor(
+    readonly code: string,
+    readonly field?: string,
+  ) {
+    super(`[agent-teams/widget] ${code}`);
+  }
+}
+
+/** The widget's GraphQL access: urql for queries and mutations, graphql-ws for subscriptions. */
+export interface Api {
+  query<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  mutate<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  readonly live: LiveSocket;
+  readonly client: Client;
+  dispose(): void;
+}
+
+/** Derives the WebSocket URL (same path, ws/wss) from the GraphQL endpoint and the page's URL. */
+export function socketUrl(endpoint: string, base: string): string {
+  const url = new URL(endpoint, base);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
+}
+
+/**
+ * Builds the client. Every fetch carries the current token and an abort signal that `dispose()`
+ * fires, so nothing is left in flight after the widget goes away.
+ */
+export function createApi(connection: Connection): Api {
+  const aborter = new AbortController();
+  const authorization = async () => {
+    const token = await connection.token();
+    return token ? `Bearer ${token}` : null;
+  };
+  const client = new Client({
+    url: new URL(connection.endpoint, document.baseURI).toString(),
+    exchanges: [fetchExchange],
+    requestPolicy: 'network-only',
+    preferGetMethod: false,
+    fetch: async (input, init) => {
+      const headers = new Headers(init?.headers);
+      const auth = await authorization();
+      if (auth) headers.set('authorization', auth);
+      return fetch(input, { ...init, headers, signal: aborter.signal });
+    },
+  });
+  const live = createLiveSocket(socketUrl(connection.endpoint, document.baseURI), authorization);
+  const unwrap = <T>(result: { data?: unknown; error?: CombinedError }): T => {
+    if (result.error) {
+      const first = result.error.graphQLErrors[0];
+      const ext = first?.extensions as { code?: string; field?: string } | undefined;
+      if (first) throw new WidgetError(ext?.code ?? 'UNEXPECTED', ext?.field);
+      throw new WidgetError('NETWORK');
+    }
+    return result.data as T;
+  };
+  return {
+    client,
+    live,
+    query: async (query, variables = {}) => unwrap(await client.query(query, variables).toPromise()),
+    mutate: async (query, variables = {}) => unwrap(await client.mutation(query, variables).toPromise()),
+    dispose() {
+      aborter.abort();
+      live.dispose();
+    },
+  };
+}
+
+/** The job fields every card needs. */
+export const JOB_FIELDS = `id kind status text error createdAt finishedAt conversationId
+  member { id name conversationId }
+  requester { member { id name } conversationId }
+  parent { id kind text member { id name } }
+  input { kind question payload }
+  result { available text truncated }`;
+
+export const TEAMS_QUERY = `query Teams { viewer { id teams(first: 20) { edges { node { id name } } } } }`;
+export const AGENTS_QUERY = `query Agents { agents(first: 100) { edges { node { id name title description } } } }`;
+export const TEAM_QUERY = `query Team($id: ID!) { team(id: $id) { id name goal status
+  members { id name label status conversationId agent { id title name } } } }`;
+/**
+ * One page of the activity feed. 25 per page keeps the document under the server's cost limit
+ * (graphql-armor multiplies a literal `first` into the cost); the feed follows `endCursor`.
+ */
+export const ACTIVITY_QUERY = `query Activity($id: ID!, $revision: String, $after: String) { team(id: $id) { id
+  activity(revision: $revision, first: 25, after: $after) {
+    __typename
+    ... on ActivityUnchanged { revision }
+    ... on ActivityPage { revision jobs { pageInfo { hasNextPage endCursor }
+      edges { node { ${JOB_FIELDS} receipt { id kind status error } } } } }
+  }
+  members { id status } } }`;
+export const TEAM_EVENTS = `subscription Events($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
+  __typename seq
+  ... on JobChanged { job { ${JOB_FIELDS} } }
+  ... on MemberChanged { member { id status } }
+  ... on TeamChanged { team { id name goal status } } } }`;
+export const JOB_PROGRESS = `subscription Progress($jobId: ID!) { jobProgress(jobId: $jobId) { textDelta } }`;
+export const CREATE_TEAM = `mutation Create($input: CreateTeamInput!) { createTeam(input: $input) { team { id name } } }`;
+export const DELETE_TEAM = `mutation Delete($input: DeleteTeamInput!) { deleteTeam(input: $input) { deletedTeamId } }`;
+export const RECONNECT_TEAM = `mutation Reconnect($input: ReconnectTeamInput!) { reconnectTeam(input: $input) { team { id status } } }`;
+export const SEND_REQUEST = `mutation Send($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id } } }`;
+export const RESPOND = `mutation Respond($input: RespondInput!) { respond(input: $input) { job { id status } } }`;
+export const CANCEL_JOB = `mutation Cancel($input: CancelJobInput!) { cancelJob(input: $input) { job { id status } } }`;

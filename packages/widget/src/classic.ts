@@ -1,0 +1,4 @@
+// Entry of the classic-script build: defines the element and exports nothing (no global object).
+import { defineElement } from './element.js';
+
+defineElement();

@@ -1,0 +1,126 @@
+import { Provider } from '@urql/solid';
+import { createSignal, ErrorBoundary } from 'solid-js';
+import { render } from 'solid-js/web';
+import { createApi } from './api.js';
+import { stringsFor } from './i18n.js';
+import { STYLES } from './styles.js';
+import { App } from './ui/app.js';
+import { WidgetContext } from './ui/context.js';
+
+/** Options of {@link mount} (and, as attributes, of `<agent-teams-widget>`). */
+export interface WidgetOptions {
+  /** GraphQL URL (absolute or relative to the page); the WebSocket URL is derived from it. */
+  endpoint: string;
+  /** Bearer token; kept in memory only. */
+  token?: string | null;
+  /** Called before each request and connection when the host mints short-lived tokens. */
+  getToken?: () => Promise<string | null> | string | null;
+  /** `en` (default) or `zh`. */
+  locale?: string;
+  /** `light`, `dark` or `auto` (follows `prefers-color-scheme`, the default). */
+  theme?: 'light' | 'dark' | 'auto';
+  /** Id of a team to open first. */
+  team?: string;
+  /** Lets the host open a member's conversation (a link hook; nothing happens without it). */
+  onOpenConversation?: (conversationId: string, memberName: string) => void;
+}
+
+/** A mounted widget. */
+export interface WidgetHandle {
+  /** Closes sockets, aborts requests, stops timers and removes every node the widget added. */
+  dispose(): void;
+  /** Changes options in place; a new endpoint remounts, other options apply live. */
+  update(options: Partial<WidgetOptions>): void;
+}
+
+/**
+ * Renders the widget into `target` inside its own shadow root.
+ *
+ * @remarks A container element (with an open shadow root) is appended to `target`, or `target`
+ * itself is used when it is a ShadowRoot; the host's CSS cannot reach in and the widget's cannot
+ * leak out.
+ */
+export function mount(target: Element | ShadowRoot, options: WidgetOptions): WidgetHandle {
+  if (!target || typeof (target as Node).appendChild !== 'function') {
+    throw new TypeError('[agent-teams/widget] mount() needs an Element or a ShadowRoot');
+  }
+  if (!options?.endpoint) throw new TypeError('[agent-teams/widget] mount() needs options.endpoint');
+  let current = { ...options };
+  let container: HTMLElement | null = null;
+  let root: ShadowRoot;
+  if (target instanceof ShadowRoot) root = target;
+  else {
+    container = document.createElement('div');
+    container.className = 'agent-teams';
+    target.appendChild(container);
+    root = container.attachShadow({ mode: 'open' });
+  }
+  const holder = document.createElement('div');
+  root.appendChild(holder);
+
+  const [opts, setOpts] = createSignal(current);
+  let teardown: (() => void) | null = null;
+
+  const start = () => {
+    const api = createApi({
+      endpoint: current.endpoint,
+      token: async () => {
+        const o = opts();
+        return o.getToken ? ((await o.getToken()) ?? null) : (o.token ?? null);
+      },
+    });
+    const [status, setStatus] = createSignal('');
+    const t = () => stringsFor(opts().locale);
+    const stopRender = render(
+      () => (
+        <WidgetContext.Provider
+          value={{
+            api,
+            t,
+            setStatus,
+            openConversation: (id, name) => opts().onOpenConversation?.(id, name),
+          }}
+        >
+          <Provider value={api.client}>
+            <style>{STYLES}</style>
+            <div class="root" data-theme={opts().theme ?? 'auto'} lang={opts().locale?.startsWith('zh') ? 'zh' : 'en'}>
+              <div class="top">
+                <p>{t().intro}</p>
+                <p class="status" role="status" hidden={status() === ''}>
+                  {status()}
+                </p>
+              </div>
+              <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
+                <App initialTeam={opts().team} endpoint={current.endpoint} />
+              </ErrorBoundary>
+            </div>
+          </Provider>
+        </WidgetContext.Provider>
+      ),
+      holder,
+    );
+    teardown = () => {
+      stopRender();
+      api.dispose();
+    };
+  };
+  start();
+
+  return {
+    dispose() {
+      teardown?.();
+      teardown = null;
+      holder.remove();
+      container?.remove();
+    },
+    update(next) {
+      const endpointChanged = next.endpoint !== undefined && next.endpoint !== current.endpoint;
+      current = { ...current, ...next };
+      setOpts(current);
+      if (endpointChanged && teardown) {
+        teardown();
+        start();
+      }
+    },
+  };
+}

@@ -1,0 +1,138 @@
+import { createSignal, ErrorBoundary, For, Match, onMount, Show, Switch } from 'solid-js';
+import { TEAMS_QUERY, WidgetError } from '../api.js';
+import { useWidget } from './context.js';
+import { CreateForm } from './create-form.js';
+import { Workspace } from './workspace.js';
+
+interface TeamItem {
+  id: string;
+  name: string;
+}
+
+/**
+ * Remembers the last opened team id for this endpoint so reopening the page reopens it. Only the
+ * id is stored (never the token); storage that throws (sandboxed frames) is simply not used.
+ */
+function rememberLastTeam(endpoint: string) {
+  const key = `agent-teams-widget:last-team:${endpoint}`;
+  return {
+    read: (): string | null => {
+      try {
+        return localStorage.getItem(key);
+      } catch {
+        return null;
+      }
+    },
+    write: (id: string | null) => {
+      try {
+        if (id) localStorage.setItem(key, id);
+        else localStorage.removeItem(key);
+      } catch {
+        // Storage unavailable: the newest team opens instead.
+      }
+    },
+  };
+}
+
+/** The whole widget: teams navigation, the create form and the team workspace. */
+export function App(props: { initialTeam?: string | undefined; endpoint: string }) {
+  const { api, t, setStatus } = useWidget();
+  const [teams, setTeams] = createSignal<TeamItem[]>([]);
+  const [selected, setSelected] = createSignal<string | null>(null);
+  const [view, setView] = createSignal<'loading' | 'create' | 'team'>('loading');
+  const lastTeam = rememberLastTeam(props.endpoint);
+
+  const loadTeams = async () => {
+    const data = await api.query<{ viewer: { teams: { edges: { node: TeamItem }[] } } }>(TEAMS_QUERY);
+    const list = data.viewer.teams.edges.map((edge) => edge.node);
+    setTeams(list);
+    return list;
+  };
+
+  onMount(async () => {
+    try {
+      const list = await loadTeams();
+      const wanted = [props.initialTeam, lastTeam.read()].map((id) => list.find((team) => team.id === id));
+      const first = wanted[0] ?? wanted[1] ?? list[0];
+      if (first) open(first.id);
+      else setView('create');
+    } catch (error) {
+      setStatus(t().error(error instanceof WidgetError ? error.code : 'NETWORK'));
+      setView('create');
+    }
+  });
+
+  const open = (id: string) => {
+    lastTeam.write(id);
+    setSelected(id);
+    setView('team');
+  };
+
+  return (
+    <div class="layout">
+      <nav aria-label={t().yourTeams}>
+        <p class="eyebrow">{t().yourTeams}</p>
+        <For each={teams()} fallback={<p class="muted">{t().teamsEmpty}</p>}>
+          {(team) => (
+            <button
+              type="button"
+              class="team-btn"
+              aria-current={view() === 'team' && selected() === team.id ? 'page' : undefined}
+              onClick={() => {
+                setStatus('');
+                open(team.id);
+              }}
+            >
+              <span class="avatar" aria-hidden="true">
+                {[...team.name][0]?.toUpperCase()}
+              </span>
+              <span>{team.name}</span>
+            </button>
+          )}
+        </For>
+        <button
+          type="button"
+          class="new"
+          onClick={() => {
+            setStatus('');
+            setView('create');
+          }}
+        >
+          {t().newTeam}
+        </button>
+        <p class="tip">{t().tip}</p>
+      </nav>
+      <main>
+        <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
+          <Switch>
+            <Match when={view() === 'create'}>
+              <CreateForm
+                onCreated={async (id) => {
+                  await loadTeams().catch(() => {});
+                  open(id);
+                }}
+              />
+            </Match>
+            <Match when={view() === 'team' && selected()} keyed>
+              {(id) => (
+                <Workspace
+                  teamId={id}
+                  onDeleted={async () => {
+                    const list = await loadTeams().catch(() => teams());
+                    setTeams(list.filter((team) => team.id !== id));
+                    lastTeam.write(null);
+                    setSelected(null);
+                    setView('create');
+                  }}
+                />
+              )}
+            </Match>
+          </Switch>
+        </ErrorBoundary>
+        <Show when={view() === 'loading'}>
+          <p class="muted">…</p>
+        </Show>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Browser tests: Debian's Chromium driven by playwright-core against the real api server.
+export default defineConfig({
+  test: {
+    name: 'widget-e2e',
+    environment: 'node',
+    include: ['e2e/**/*.e2e.test.ts'],
+    globalSetup: ['./e2e/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
