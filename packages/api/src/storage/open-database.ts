@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database-types.js';
 import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 
 export { DatabaseInUseError } from './database-in-use-error.js';
 
@@ -68,7 +69,7 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     lock?.release();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
   let closed = false;
   return {
     db,
