@@ -76,6 +76,13 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`agent-teams: ${error.message}\n`);
     process.exit(1);
   }
+  const listenError = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (listenError.code === 'EADDRINUSE' || listenError.code === 'EACCES') {
+    const where = `${listenError.address ?? 'the host'}:${listenError.port ?? '?'}`;
+    const why = listenError.code === 'EADDRINUSE' ? 'is already in use' : 'may not be used by this user';
+    process.stderr.write(`agent-teams: ${where} ${why}; choose another with --port (or AGENT_TEAMS_PORT)\n`);
+    process.exit(1);
+  }
   process.stderr.write(`agent-teams: failed to start: ${(error as Error).stack ?? String(error)}\n`);
   process.exit(1);
 });
