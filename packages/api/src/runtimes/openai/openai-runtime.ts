@@ -16,6 +16,7 @@ import type { Kysely } from 'kysely';
 import OpenAI from 'openai';
 import type { Database } from '../../storage/database-types.js';
 import type { DatabaseDialect } from '../../storage/open-database.js';
+import { RunNotices } from '../run-notices.js';
 import { abortableSleep } from '../scripted/abortable-sleep.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
@@ -41,8 +42,6 @@ interface Execution {
   cancelled: boolean;
 }
 
-const ENDED_CACHE_SIZE = 1_000;
-
 /**
  * The `openai` agent runtime: drives any OpenAI-compatible Chat Completions API (OpenAI,
  * DeepSeek, Ollama, vLLM, LM Studio, OpenRouter) through the official `openai` client.
@@ -60,14 +59,13 @@ export class OpenAiRuntime implements AgentRuntime {
   readonly #deps: OpenAiRuntimeDeps;
   readonly #store: OpenAiRunStore;
   readonly #executions = new Map<string, Execution>();
-  readonly #calls = new Map<string, Promise<{ runId: RunId }>>();
-  readonly #ended = new Map<string, RunState>();
-  readonly #listeners = new Set<(notice: RuntimeNotice) => void>();
+  readonly #notices: RunNotices;
   readonly #clients = new Map<string, OpenAI>();
   #disposed = false;
 
   constructor(deps: OpenAiRuntimeDeps) {
     this.#deps = deps;
+    this.#notices = new RunNotices(deps.logger);
     this.#store = new OpenAiRunStore(deps.db, deps.dialect);
   }
 
@@ -140,7 +138,7 @@ export class OpenAiRuntime implements AgentRuntime {
   }
 
   async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
-    const ended = this.#ended.get(args.runId);
+    const ended = this.#notices.ended(args.runId);
     if (ended) return ended;
     const row = await this.#store.findById(args.runId);
     if (!row) return { state: 'failed', error: `unknown run ${args.runId}` };
@@ -154,7 +152,7 @@ export class OpenAiRuntime implements AgentRuntime {
       await this.#store.transition(args.runId, 'blocked', 'running', { ...doc, blocked: null }, this.#now());
       throw new RuntimeError('access', doc.blocked ?? 'The model provider refused the API key.');
     }
-    return this.#remember(args.runId, stateOf(doc.outcome));
+    return this.#notices.remember(args.runId, stateOf(doc.outcome));
   }
 
   async cancel(args: { runId: RunId; context: RunContext }): Promise<void> {
@@ -168,35 +166,30 @@ export class OpenAiRuntime implements AgentRuntime {
     if (row?.state !== 'running' && row?.state !== 'blocked') return;
     const doc: OpenAiRunDoc = { ...runDoc(row), outcome: { state: 'cancelled' }, blocked: null };
     if (await this.#store.transition(args.runId, row.state, 'cancelled', doc, this.#now())) {
-      this.#remember(args.runId, { state: 'cancelled' });
-      this.#emit({ type: 'settled', runId: args.runId });
+      this.#notices.remember(args.runId, { state: 'cancelled' });
+      this.#notices.emit({ type: 'settled', runId: args.runId });
     }
   }
 
   subscribe(listener: (notice: RuntimeNotice) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#notices.subscribe(listener);
   }
 
   /** Stops every execution without recording an outcome, as a crash would (tests, shutdown). */
   dispose(): void {
     this.#disposed = true;
     for (const execution of this.#executions.values()) execution.controller.abort();
-    this.#listeners.clear();
+    this.#notices.clear();
   }
 
   /** Joins concurrent calls for one key, so a retried call never starts a turn twice. */
   #once(runKey: string, context: RunContext, call: () => Promise<{ runId: RunId }>): Promise<{ runId: RunId }> {
-    const inFlight = this.#calls.get(runKey);
-    if (inFlight) return inFlight;
-    const promise = (async () => {
+    return this.#notices.once(runKey, async () => {
       const existing = await this.#store.findByKey(runKey);
       if (!existing) return call();
       if (existing.state === 'running') this.#ensureExecuting(existing, context);
       return { runId: asRunId(existing.run_id) };
-    })().finally(() => this.#calls.delete(runKey));
-    this.#calls.set(runKey, promise);
-    return promise;
+    });
   }
 
   #settings(context: RunContext): OpenAiSettings {
@@ -255,7 +248,7 @@ export class OpenAiRuntime implements AgentRuntime {
     const execution: Execution = { controller: new AbortController(), cancelled: false };
     this.#executions.set(runId, execution);
     const progress = (notice: { type: 'text'; delta: string } | { type: 'tool'; name: string }) =>
-      this.#emit({
+      this.#notices.emit({
         type: 'progress',
         progress:
           notice.type === 'text'
@@ -299,7 +292,7 @@ export class OpenAiRuntime implements AgentRuntime {
           if (
             await this.#store.transition(runId, 'running', 'blocked', { ...doc, blocked: error.message }, this.#now())
           ) {
-            this.#emit({ type: 'settled', runId });
+            this.#notices.emit({ type: 'settled', runId });
           }
           return;
         }
@@ -314,33 +307,14 @@ export class OpenAiRuntime implements AgentRuntime {
       if (this.#disposed && !execution.cancelled) return;
       if (execution.cancelled) outcome = { state: 'cancelled' };
       if (await this.#store.transition(runId, 'running', outcome.state, { ...doc, outcome }, this.#now())) {
-        this.#remember(runId, stateOf(outcome));
-        this.#emit({ type: 'settled', runId });
+        this.#notices.remember(runId, stateOf(outcome));
+        this.#notices.emit({ type: 'settled', runId });
       }
     })()
       .catch((error: unknown) => {
         this.#deps.logger.error('openai run could not record its outcome', { runId, error: String(error) });
       })
       .finally(() => this.#executions.delete(runId));
-  }
-
-  #remember(runId: string, state: RunState): RunState {
-    if (this.#ended.size >= ENDED_CACHE_SIZE) {
-      const oldest = this.#ended.keys().next().value;
-      if (oldest !== undefined) this.#ended.delete(oldest);
-    }
-    this.#ended.set(runId, state);
-    return state;
-  }
-
-  #emit(notice: RuntimeNotice): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(notice);
-      } catch (error) {
-        this.#deps.logger.warn('runtime listener failed', { error: String(error) });
-      }
-    }
   }
 
   #now(): string {

@@ -15,6 +15,7 @@ import {
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database-types.js';
+import { RunNotices } from '../run-notices.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { needsBackground, parseDirectives } from './parse-directives.js';
 import { type RunRow, RunRows, readDocument } from './run-rows.js';
@@ -36,9 +37,6 @@ interface Execution {
   cancelled: boolean;
 }
 
-/** Finished states kept in memory, so the poll after an instant start costs no query. */
-const ENDED_CACHE_SIZE = 1_000;
-
 /**
  * The deterministic `scripted` agent runtime (contract: "The `scripted` runtime").
  *
@@ -54,13 +52,12 @@ export class ScriptedRuntime implements AgentRuntime {
   readonly #deps: ScriptedRuntimeDeps;
   readonly #rows: RunRows;
   readonly #executions = new Map<string, Execution>();
-  readonly #calls = new Map<string, Promise<{ runId: RunId }>>();
-  readonly #ended = new Map<string, RunState>();
-  readonly #listeners = new Set<(notice: RuntimeNotice) => void>();
+  readonly #notices: RunNotices;
   #disposed = false;
 
   constructor(deps: ScriptedRuntimeDeps) {
     this.#deps = deps;
+    this.#notices = new RunNotices(deps.logger);
     this.#rows = new RunRows(deps.db);
   }
 
@@ -91,7 +88,7 @@ export class ScriptedRuntime implements AgentRuntime {
   }
 
   async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
-    const ended = this.#ended.get(args.runId);
+    const ended = this.#notices.ended(args.runId);
     if (ended) return ended;
     const row = await this.#rows.findById(args.runId);
     if (!row) return { state: 'failed', error: `unknown run ${args.runId}` };
@@ -99,7 +96,10 @@ export class ScriptedRuntime implements AgentRuntime {
       this.#ensureExecuting(row, args.context);
       return { state: 'running' };
     }
-    return this.#remember(args.runId, readDocument(row).outcome ?? { state: 'failed', error: 'run has no outcome' });
+    return this.#notices.remember(
+      args.runId,
+      readDocument(row).outcome ?? { state: 'failed', error: 'run has no outcome' },
+    );
   }
 
   async cancel(args: { runId: RunId; context: RunContext }): Promise<void> {
@@ -120,29 +120,24 @@ export class ScriptedRuntime implements AgentRuntime {
   }
 
   subscribe(listener: (notice: RuntimeNotice) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#notices.subscribe(listener);
   }
 
   /** Stops every execution without recording an outcome, as a crash would (tests, shutdown). */
   dispose(): void {
     this.#disposed = true;
     for (const execution of this.#executions.values()) execution.controller.abort();
-    this.#listeners.clear();
+    this.#notices.clear();
   }
 
   /** Joins concurrent calls for one key, so a retried call never runs a turn twice. */
   #once(runKey: string, context: RunContext, call: () => Promise<{ runId: RunId }>): Promise<{ runId: RunId }> {
-    const inFlight = this.#calls.get(runKey);
-    if (inFlight) return inFlight;
-    const promise = (async () => {
+    return this.#notices.once(runKey, async () => {
       const existing = await this.#rows.findByKey(runKey);
       if (!existing) return call();
       if (existing.state === 'running') this.#ensureExecuting(existing, context);
       return { runId: asRunId(existing.run_id) };
-    })().finally(() => this.#calls.delete(runKey));
-    this.#calls.set(runKey, promise);
-    return promise;
+    });
   }
 
   async #begin(runKey: string, turn: ScriptTurn, context: RunContext): Promise<{ runId: RunId }> {
@@ -205,7 +200,7 @@ export class ScriptedRuntime implements AgentRuntime {
       creditMs,
       streamIntervalMs: this.#deps.streamIntervalMs ?? 20,
       progress: (event: { type: 'text'; delta: string } | { type: 'tool'; name: string }) =>
-        this.#emit({
+        this.#notices.emit({
           type: 'progress',
           progress:
             event.type === 'text'
@@ -216,32 +211,13 @@ export class ScriptedRuntime implements AgentRuntime {
   }
 
   async #settle(runId: RunId, result: ScriptResult, context: RunContext): Promise<void> {
-    this.#remember(runId, result.outcome);
+    this.#notices.remember(runId, result.outcome);
     try {
       await this.#deps.store.appendConversation(context.conversationId, result.messages, this.#now());
     } catch (error) {
       this.#deps.logger.error('scripted run could not append its conversation', { runId, error: String(error) });
     }
-    this.#emit({ type: 'settled', runId });
-  }
-
-  #remember(runId: string, state: RunState): RunState {
-    if (this.#ended.size >= ENDED_CACHE_SIZE) {
-      const oldest = this.#ended.keys().next().value;
-      if (oldest !== undefined) this.#ended.delete(oldest);
-    }
-    this.#ended.set(runId, state);
-    return state;
-  }
-
-  #emit(notice: RuntimeNotice): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(notice);
-      } catch (error) {
-        this.#deps.logger.warn('runtime listener failed', { error: String(error) });
-      }
-    }
+    this.#notices.emit({ type: 'settled', runId });
   }
 
   #now(): string {

@@ -1,0 +1,66 @@
+import type { Logger, RunId, RunState, RuntimeNotice } from '@agent-teams/core';
+
+/** Finished states kept in memory, so the poll after an instant start costs no query. */
+const ENDED_CACHE_SIZE = 1_000;
+
+/**
+ * The bookkeeping every runtime shares: listeners for pushed notices, a bounded cache of ended
+ * runs, and single-flight joining of concurrent calls for one run key (so a retried call never
+ * starts a turn twice). Durable state stays in each runtime's own tables.
+ */
+export class RunNotices {
+  readonly #listeners = new Set<(notice: RuntimeNotice) => void>();
+  readonly #ended = new Map<string, RunState>();
+  readonly #calls = new Map<string, Promise<{ runId: RunId }>>();
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /** Registers a listener; returns its unsubscribe function. */
+  subscribe(listener: (notice: RuntimeNotice) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Delivers a notice to every listener; a failing listener is logged, never thrown. */
+  emit(notice: RuntimeNotice): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(notice);
+      } catch (error) {
+        this.#logger.warn('runtime listener failed', { error: String(error) });
+      }
+    }
+  }
+
+  /** Drops every listener (dispose). */
+  clear(): void {
+    this.#listeners.clear();
+  }
+
+  /** The cached final state of a run, if it ended in this process recently. */
+  ended(runId: string): RunState | undefined {
+    return this.#ended.get(runId);
+  }
+
+  /** Caches a run's final state (oldest entry evicted past the bound) and returns it. */
+  remember(runId: string, state: RunState): RunState {
+    if (this.#ended.size >= ENDED_CACHE_SIZE) {
+      const oldest = this.#ended.keys().next().value;
+      if (oldest !== undefined) this.#ended.delete(oldest);
+    }
+    this.#ended.set(runId, state);
+    return state;
+  }
+
+  /** Joins concurrent calls for one run key: the second caller gets the first call's promise. */
+  once(runKey: string, call: () => Promise<{ runId: RunId }>): Promise<{ runId: RunId }> {
+    const inFlight = this.#calls.get(runKey);
+    if (inFlight) return inFlight;
+    const promise = call().finally(() => this.#calls.delete(runKey));
+    this.#calls.set(runKey, promise);
+    return promise;
+  }
+}
