@@ -69,6 +69,10 @@ export interface JobsTable {
   started_at: string | null;
   finished_at: string | null;
   updated_at: string;
+  /** The server incarnation driving this active job, or null (migration 0005). */
+  lease_server: Generated<string | null>;
+  /** Fencing token: incremented by every claim of the job (migration 0005). */
+  lease_fence: Generated<SeqValue>;
 }
 
 /** `record_messages`: the shared record, newest 100 kept per team. */
@@ -96,6 +100,18 @@ export interface TeamEventsTable {
   record_id: string | null;
   member_id: string | null;
   created_at: string;
+  /** Database-wide increasing id on PostgreSQL (`bigserial`); NULL on SQLite (migration 0005). */
+  change_id: Generated<SeqValue | null>;
+}
+
+/** `server_leases`: one row per running server incarnation, kept alive by its heartbeat (migration 0005). */
+export interface ServerLeasesTable {
+  server_id: string;
+  host: string;
+  started_at: string;
+  renewed_at: string;
+  /** Past this (milliseconds since the epoch, the servers' clocks) the server counts as dead. */
+  expires_at_ms: SeqValue;
 }
 
 /** `conversation_messages`: member conversations; kept when a team is deleted. */
@@ -191,4 +207,5 @@ export interface Database {
   openai_messages: OpenAiMessagesTable;
   model_usage: ModelUsageTable;
   job_responses: JobResponsesTable;
+  server_leases: ServerLeasesTable;
 }

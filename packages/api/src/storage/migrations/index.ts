@@ -4,6 +4,7 @@ import { initialMigration } from './0001-initial.js';
 import { collaborationMigration } from './0002-collaboration.js';
 import { jobResponsesMigration } from './0003-job-responses.js';
 import { openAiRuntimeMigration } from './0004-openai-runtime.js';
+import { leasesAndChangeFeedMigration } from './0005-leases-and-change-feed.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -25,6 +26,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0002-collaboration': collaborationMigration(),
       '0003-job-responses': jobResponsesMigration(),
       '0004-openai-runtime': openAiRuntimeMigration(this.#dialect),
+      '0005-leases-and-change-feed': leasesAndChangeFeedMigration(this.#dialect),
     };
   }
 }
