@@ -92,6 +92,8 @@ export type {
   EnqueueSnapshot,
   FreezeContext,
   JobFilter,
+  JobLease,
+  LeasedJob,
   NewestFirstPage,
   NewestFirstPageRequest,
   NewRequest,

@@ -32,6 +32,8 @@ export interface AdvanceDeps {
   readonly stepTimeoutMs: number;
   /** Told which job a run belongs to (settled notices and progress are keyed by run id). */
   readonly track: (runId: RunId, job: Job) => void;
+  /** True while this server holds the job's lease; a job it does not hold is left alone. */
+  readonly holds: (jobId: JobId) => boolean;
 }
 
 /** When the scheduler should look at the job again without being told (its turn deadline). */
@@ -49,6 +51,8 @@ const NOTHING: StepReport = { wakeAtMs: null };
  * classifies them. Nothing is reported complete that a runtime did not report complete.
  */
 export async function advanceJob(d: AdvanceDeps, jobId: JobId): Promise<StepReport> {
+  // Another server drives it: touching its run here (a poll replays a scripted run) would run it twice.
+  if (!d.holds(jobId)) return NOTHING;
   const [job] = await d.store.findJobs([jobId]);
   if (!job || !ACTIVE_PHASES.includes(job.phase)) return NOTHING;
   const target = await d.targets.resolve(job);

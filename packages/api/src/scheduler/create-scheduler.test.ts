@@ -15,7 +15,9 @@ function countingStore(delayMs: number) {
       stats.concurrent -= 1;
       return [];
     },
-    listActiveJobs: async () => [],
+    renewServerLease: async () => {},
+    claimActiveJobs: async () => [],
+    releaseServerLeases: async () => {},
     findTeams: async () => [],
   } as unknown as TeamStore;
   return { store, stats };

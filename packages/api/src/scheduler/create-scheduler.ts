@@ -2,10 +2,13 @@ import {
   type AgentCatalog,
   type AgentRuntime,
   type Clock,
+  DomainError,
+  ErrorCode,
   type EventSink,
   type IdGenerator,
   type Job,
   type JobId,
+  type JobLease,
   type Logger,
   type MemberToolPort,
   nowTimestamp,
@@ -33,7 +36,37 @@ export interface SchedulerOptions {
   readonly stepTimeoutMs?: number;
   /** How long `stop()` waits for in-flight steps (default 8 s). */
   readonly stopTimeoutMs?: number;
+  /** This server's lease on the jobs it drives (several servers on one database). */
+  readonly lease?: SchedulerLeaseOptions;
 }
+
+/**
+ * How this server holds the jobs it drives: each active job is driven by exactly one server, the
+ * holder of its lease; a server that stops renewing loses its jobs to the others.
+ */
+export interface SchedulerLeaseOptions {
+  /** This server incarnation's id, unique per process start (default `local`). */
+  readonly serverId: string;
+  /** Shown in `server_leases` for operators. */
+  readonly host: string;
+  /** A server that has not renewed for this long counts as dead; its jobs are claimed (default 15 s). */
+  readonly ttlMs: number;
+  /** How often the lease is renewed (default 5 s; must stay well under `ttlMs`). */
+  readonly heartbeatMs: number;
+  /**
+   * True when no other server can share the database (SQLite: one server per file): the first
+   * pass takes over every active job at once instead of waiting for a dead holder's lease to expire.
+   */
+  readonly exclusive?: boolean;
+}
+
+/** Leases of a scheduler built without options: one local server, claims only orphans. */
+export const DEFAULT_LEASE: SchedulerLeaseOptions = {
+  serverId: 'local',
+  host: 'local',
+  ttlMs: 15_000,
+  heartbeatMs: 5_000,
+};
 
 /** Progress of a job's run, with the job it belongs to (feeds `jobProgress`). */
 export interface JobProgressEvent {
@@ -55,6 +88,8 @@ export interface SchedulerDeps {
   readonly wakeSink?: WakeSink;
   /** Told about runtime progress (text deltas, tool calls) of the jobs being driven. */
   readonly onProgress?: (event: JobProgressEvent) => void;
+  /** Called after `stop()` released this server's leases (tell the other servers to claim them). */
+  readonly onLeasesReleased?: () => void;
   readonly options?: SchedulerOptions;
 }
 
@@ -76,6 +111,11 @@ export interface Scheduler {
 }
 
 const RUN_INDEX_SIZE = 2_000;
+
+/** The error of a step for a job this server does not hold (any more). */
+function lostLease(jobId: JobId): DomainError {
+  return new DomainError(ErrorCode.STALE_LEASE, `This server no longer holds job ${jobId}.`, { field: 'jobId' });
+}
 
 /**
  * Creates the scheduler: on each pass it admits what the planner allows (freezing input and run
@@ -101,12 +141,34 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   /** The active jobs of the last pass, by id. */
   let driven = new Map<JobId, Job>();
   const detachSink = deps.wakeSink?.attach(() => wake());
+  const lease = deps.options?.lease ?? DEFAULT_LEASE;
+  /** The fencing token of every job this server holds, as of the last claim. */
+  let leases = new Map<JobId, JobLease>();
+  let renewedAtMs: number | null = null;
+  let firstClaim = true;
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
 
   const tctx = () => ({ now: nowTimestamp(deps.clock), ids: deps.ids });
-  const apply: ApplyCommands = (jobId, guard, steps) =>
-    deps.store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, tctx()) : unchanged(job)), {
+  const apply: ApplyCommands = (jobId, guard, steps) => {
+    const held = leases.get(jobId);
+    if (held === undefined) return Promise.reject(lostLease(jobId));
+    return deps.store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, tctx()) : unchanged(job)), {
       now: nowTimestamp(deps.clock),
+      lease: held,
     });
+  };
+  async function renew(): Promise<void> {
+    const nowMs = deps.clock.nowMs();
+    await deps.store.renewServerLease({
+      serverId: lease.serverId,
+      host: lease.host,
+      now: nowTimestamp(deps.clock),
+      expiresAtMs: nowMs + lease.ttlMs,
+    });
+    renewedAtMs = nowMs;
+  }
+  const renewSafely = () =>
+    renew().catch((error: unknown) => deps.logger.error('lease renewal failed', { error: String(error) }));
   const track = (runId: RunId, job: Job): void => {
     runs.delete(runId);
     runs.set(runId, job);
@@ -131,7 +193,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   };
   const targets = new JobTargets({ ...deps, onRuntime });
   const stepTimeoutMs = deps.options?.stepTimeoutMs ?? 10_000;
-  const advance = { store: deps.store, targets, clock: deps.clock, apply, stepTimeoutMs, track };
+  const holds = (jobId: JobId) => leases.has(jobId);
+  const advance = { store: deps.store, targets, clock: deps.clock, apply, stepTimeoutMs, track, holds };
   const driver = new JobDriver({ advance, store: deps.store, clock: deps.clock, logger: deps.logger, timer });
 
   async function admit(): Promise<void> {
@@ -142,6 +205,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const context = tctx();
       await deps.store.admit({
         now: context.now,
+        serverId: lease.serverId,
         plan: planAdmissions,
         freeze: (ctx) => freezeJob(ctx, agents, deps.runtimes, context),
       });
@@ -155,9 +219,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
 
   async function pass(): Promise<void> {
     try {
+      // Renew before claiming: a claim by a server whose own lease lapsed would be lost at once.
+      if (renewedAtMs === null || deps.clock.nowMs() - renewedAtMs >= lease.heartbeatMs) await renew();
       await admit();
       if (stopped) return;
-      const active = await deps.store.listActiveJobs();
+      const held = await deps.store.claimActiveJobs({
+        serverId: lease.serverId,
+        nowMs: deps.clock.nowMs(),
+        takeOver: firstClaim && lease.exclusive === true,
+      });
+      firstClaim = false;
+      leases = new Map(held.map((entry) => [entry.job.id, entry.lease]));
+      const active = held.map((entry) => entry.job);
       const teamIds = [...new Set(active.map((job) => job.teamId))];
       const teams = teamIds.length === 0 ? [] : await deps.store.findTeams(teamIds);
       // A disconnected team's active jobs keep their state until the team is reconnected.
@@ -206,6 +279,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     async start() {
       if (started) return;
       started = true;
+      heartbeat = setInterval(() => void renewSafely(), lease.heartbeatMs);
+      heartbeat.unref();
       await runPass();
     },
     wake,
@@ -226,12 +301,24 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (stopped) return;
       stopped = true;
       timer.stop();
+      if (heartbeat !== null) clearInterval(heartbeat);
       detachSink?.();
       for (const unsubscribe of subscriptions.values()) unsubscribe();
       subscriptions.clear();
       await passRunning;
       const drained = await driver.stop(stopTimeoutMs);
       if (!drained) deps.logger.warn('scheduler stopped with steps still running', { waitedMs: stopTimeoutMs });
+      // Steps still running past the wait are fenced off by the release: their writes are refused.
+      leases = new Map();
+      if (!started) return;
+      try {
+        await deps.store.releaseServerLeases(lease.serverId);
+        deps.onLeasesReleased?.();
+      } catch (error) {
+        deps.logger.error('releasing leases failed; other servers claim them when they expire', {
+          error: String(error),
+        });
+      }
     },
     eventSink: {
       published(events) {

@@ -1,6 +1,8 @@
 import {
   ACTIVE_PHASES,
   type Clock,
+  ErrorCode,
+  isDomainError,
   type Job,
   type JobId,
   type Logger,
@@ -100,6 +102,15 @@ export class JobDriver {
   }
 
   async #handle(job: Job, error: unknown): Promise<void> {
+    if (isDomainError(error, ErrorCode.STALE_LEASE)) {
+      // Another server claimed the job (this one was paused or cut off past its lease): it is theirs.
+      this.#deps.logger.warn('job lost to another server; not driving it any more', {
+        teamId: job.teamId,
+        jobId: job.id,
+      });
+      this.#backoff.succeeded(job.id);
+      return;
+    }
     if (!(error instanceof RuntimeError)) {
       this.#retry(job, error, 'scheduler step failed; retrying');
       return;

@@ -18,6 +18,7 @@ import {
   TeamStatus,
   type TransitionOutcome,
 } from '@agent-teams/core';
+import { leaseAdmitted } from './job-leases.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyTransition } from './job-writes.js';
 import { recentRecords } from './record-reads.js';
@@ -30,6 +31,8 @@ const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED
 
 /** Arguments of a planning pass (see `TeamStore.admit`). */
 export interface AdmitArgs {
+  /** The admitting server: each admitted job is leased to it. */
+  readonly serverId?: string;
   readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
   readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
 }
@@ -103,6 +106,7 @@ async function freezeOne(
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
+  if (args.serverId !== undefined) await leaseAdmitted(scope, jobId, args.serverId);
   return { job: await applyTransition(scope, job, outcome), effects: outcome.effects };
 }
 

@@ -9,6 +9,7 @@ import {
   type JobEffect,
   type JobId,
   JobKind,
+  type JobLease,
   JobPhase,
   type MemberId,
   type NewReceipt,
@@ -20,6 +21,7 @@ import {
 } from '@agent-teams/core';
 import type { Selectable } from 'kysely';
 import type { TeamsTable } from './database-types.js';
+import { checkLease } from './job-leases.js';
 import { appendRecord } from './record-writes.js';
 import { jobInsertRow, jobStateColumns, toJob, toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
@@ -154,6 +156,7 @@ export async function updateJob(
   jobId: JobId,
   decide: (job: Job) => TransitionOutcome,
   owner: OwnerId | undefined,
+  lease?: JobLease,
 ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
   const located = await scope.trx
     .selectFrom('jobs')
@@ -164,8 +167,15 @@ export async function updateJob(
     throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
   }
   await scope.lockTeam(located.team_id as TeamId);
-  const row = await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+  const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
+  // A fenced write locks the job row, so a claim by another server either happened before (the
+  // fence check refuses) or waits until this write committed (and then skips or re-claims it).
+  const row = await (lease !== undefined && scope.dialect === 'postgres'
+    ? query.forUpdate()
+    : query
+  ).executeTakeFirst();
   if (row === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
+  if (lease !== undefined) checkLease(row, lease);
   const job = toJob(row);
   const outcome = decide(job);
   if (!outcome.ok) throw outcome.error;

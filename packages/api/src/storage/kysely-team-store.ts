@@ -12,7 +12,9 @@ import type {
   JobEffect,
   JobFilter,
   JobId,
+  JobLease,
   JobPhase,
+  LeasedJob,
   Member,
   MemberId,
   NewestFirstPage,
@@ -38,6 +40,7 @@ import type { Kysely } from 'kysely';
 import * as admission from './admission.js';
 import * as conversations from './conversations.js';
 import type { Database } from './database-types.js';
+import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
 import * as jobWrites from './job-writes.js';
 import * as memberToolReads from './member-tool-reads.js';
@@ -175,9 +178,9 @@ export class KyselyTeamStore implements TeamStore {
   updateJob(
     jobId: JobId,
     decide: (job: Job) => TransitionOutcome,
-    opts: { now: string; owner?: OwnerId },
+    opts: { now: string; owner?: OwnerId; lease?: JobLease },
   ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
-    return runWrite(this.#ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner));
+    return runWrite(this.#ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease));
   }
 
   respondToJob(args: {
@@ -211,10 +214,24 @@ export class KyselyTeamStore implements TeamStore {
 
   admit(args: {
     now: string;
+    serverId?: string;
     plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
     freeze: (ctx: FreezeContext) => TransitionOutcome;
   }): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]> {
     return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
+  }
+
+  renewServerLease(args: { serverId: string; host: string; now: string; expiresAtMs: number }): Promise<void> {
+    return runWrite(this.#ctx, args.now, (scope) => jobLeases.renewServerLease(scope, args));
+  }
+
+  claimActiveJobs(args: { serverId: string; nowMs: number; takeOver?: boolean }): Promise<readonly LeasedJob[]> {
+    // No caller's `now` here: a claim writes no timestamp, only the holder and the fence.
+    return runWrite(this.#ctx, new Date(args.nowMs).toISOString(), (scope) => jobLeases.claimActiveJobs(scope, args));
+  }
+
+  releaseServerLeases(serverId: string): Promise<void> {
+    return runWrite(this.#ctx, new Date(0).toISOString(), (scope) => jobLeases.releaseServerLeases(scope, serverId));
   }
 
   recentRecords(teamId: TeamId, limit: number): Promise<readonly RecordMessage[]> {

@@ -50,7 +50,7 @@ afterAll(async () => {
 
 describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
   const database = await openDatabase(TEST_URL, { poolSize: 4 });
-  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage RESTART IDENTITY CASCADE`.execute(
+  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases RESTART IDENTITY CASCADE`.execute(
     database.db,
   );
   await database.db

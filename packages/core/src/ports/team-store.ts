@@ -120,6 +120,23 @@ export interface NewestFirstPage<T> {
   readonly anchorFound: boolean;
 }
 
+/**
+ * The lease a server holds on an active job when several servers share one database: the server
+ * incarnation that drives the job and the fencing token. Every claim of the job increments the
+ * fence, so a server that lost the job (it was paused or cut off past its lease) can no longer
+ * write it.
+ */
+export interface JobLease {
+  readonly serverId: string;
+  readonly fence: number;
+}
+
+/** An active job with the lease its claiming server now holds on it. */
+export interface LeasedJob {
+  readonly job: Job;
+  readonly lease: JobLease;
+}
+
 /** A message of a member's conversation (written by runtimes, read by `Member.conversation`). */
 export interface ConversationMessage {
   readonly id: string;
@@ -198,13 +215,15 @@ export interface TeamStore {
    * Applies one state-machine step atomically: loads the job (NOT_FOUND when absent or, if
    * `owner` is given, another owner's), calls `decide` (normally the core's `transition`),
    * persists the next job and the persistent effects (APPEND_RECORD, CREATE_RECEIPT), appends
-   * events, bumps the revision. A decide that returns the job unchanged writes nothing.
+   * events, bumps the revision. A decide that returns the job unchanged writes nothing. With
+   * `lease` (the scheduler driving the job), throws STALE_LEASE and writes nothing unless the job is
+   * still held by that server with that fence.
    * @returns the next job and all effects (the caller performs the runtime ones).
    */
   updateJob(
     jobId: JobId,
     decide: (job: Job) => TransitionOutcome,
-    opts: { now: string; owner?: OwnerId },
+    opts: { now: string; owner?: OwnerId; lease?: JobLease },
   ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }>;
   /**
    * Records a person's answer atomically, idempotent by (job, `clientRequestId`): when that key
@@ -242,13 +261,32 @@ export interface TeamStore {
    * conversation of a READY team, the persisted round state), calls `plan`, persists the new
    * round state, and applies `freeze` to each admitted job (FREEZE for a QUEUED job, RESUME for an
    * ANSWERED one: `freeze` returns the transition outcome).
+   * With `serverId`, each admitted job is leased to that server (its fence incremented).
    * @returns the admitted jobs, now ADMITTING or RESUMING, with their effects (START_RUN, RESUME_RUN).
    */
   admit(args: {
     now: string;
+    serverId?: string;
     plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
     freeze: (ctx: FreezeContext) => TransitionOutcome;
   }): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]>;
+
+  // ---- leases (many servers on one database) ---------------------------------------------
+  /** Registers or renews a server incarnation's lease until `expiresAtMs` (an upsert). */
+  renewServerLease(args: { serverId: string; host: string; now: string; expiresAtMs: number }): Promise<void>;
+  /**
+   * Claims for `serverId` every active job no live server holds (no holder, or a holder whose
+   * server lease is missing or expired at `nowMs`; with `takeOver`, every active job whatever its
+   * holder: for a server that knows it is alone on the database), incrementing each claimed job's
+   * fence. Rows another server is claiming at the same moment are skipped: they are its.
+   * @returns every active job `serverId` holds now, with its lease, in creation order.
+   */
+  claimActiveJobs(args: { serverId: string; nowMs: number; takeOver?: boolean }): Promise<readonly LeasedJob[]>;
+  /**
+   * Gives up a server's leases at once (graceful shutdown): its active jobs have no holder any more
+   * and its server lease is removed, so any other server claims them at its next pass.
+   */
+  releaseServerLeases(serverId: string): Promise<void>;
 
   // ---- shared record -----------------------------------------------------------------------
   /** The newest `limit` record messages of a team, oldest first. */

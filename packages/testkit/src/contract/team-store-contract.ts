@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract-cases.js';
 import { describeJobCases } from './job-contract-cases.js';
+import { describeLeaseCases } from './lease-contract-cases.js';
 import { describeMemberReadCases } from './member-read-contract-cases.js';
 import { describeRecordCases } from './record-contract-cases.js';
 import { describeRespondCases } from './respond-contract-cases.js';
@@ -23,6 +24,7 @@ export function describeTeamStoreContract(name: string, open: OpenContractStore)
     describeJobCases(harness);
     describeRespondCases(harness);
     describeAdmissionCases(harness);
+    describeLeaseCases(harness);
     describeMemberReadCases(harness);
     describeRecordCases(harness);
     describeUsageCases(harness);

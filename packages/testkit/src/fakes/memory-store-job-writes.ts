@@ -17,6 +17,7 @@ import {
   truncateUtf8,
 } from '@agent-teams/core';
 import { admissionCandidates, receiptJob, requestJob, sameJob } from './memory-store-jobs.js';
+import { leaseJob } from './memory-store-leases.js';
 import type { MemoryStoreState, TeamWrite } from './memory-store-state.js';
 import { teamOf } from './memory-store-team-writes.js';
 
@@ -110,6 +111,7 @@ export function applyIn(
 /** Arguments of `TeamStore.admit`. */
 export interface AdmitArgs {
   readonly now: string;
+  readonly serverId?: string;
   readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
   readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
 }
@@ -135,6 +137,7 @@ export function admitIn(state: MemoryStoreState, args: AdmitArgs): { job: Job; e
     const outcome = args.freeze({ job, team, members, recentRecords });
     if (!outcome.ok) continue;
     const applied = applyIn(state, job, outcome, args.now);
+    if (args.serverId !== undefined) leaseJob(state, jobId, args.serverId);
     admitted.push({ job: applied.job, effects: applied.effects });
   }
   return admitted;

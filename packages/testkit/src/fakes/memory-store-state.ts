@@ -47,6 +47,10 @@ export class MemoryStoreState {
   readonly conversations = new Map<ConversationId, ConversationMessage[]>();
   /** Used answer keys: `jobId` NUL `clientRequestId` → fingerprint (see `respondToJob`). */
   readonly responses = new Map<string, { readonly teamId: TeamId; readonly fingerprint: string }>();
+  /** Server incarnations' leases: server id → host and expiry (ms since the epoch). */
+  readonly serverLeases = new Map<string, { readonly host: string; readonly expiresAtMs: number }>();
+  /** Who drives each job that was ever claimed or admitted with a server id, and its fence. */
+  readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
   round: RoundState = EMPTY_ROUND;
   teamSeq = 0;
   jobSeq = 0;

@@ -12,7 +12,9 @@ import {
   type JobFilter,
   type JobId,
   JobKind,
+  type JobLease,
   JobPhase,
+  type LeasedJob,
   type Member,
   type MemberId,
   type NewestFirstPage,
@@ -36,6 +38,7 @@ import {
 } from '@agent-teams/core';
 import { type AdmitArgs, admitIn, applyIn, type EnqueueArgs, enqueueIn } from './memory-store-job-writes.js';
 import { conversationHeads, matchesFilter } from './memory-store-jobs.js';
+import { checkLeaseIn, claimIn, releaseIn } from './memory-store-leases.js';
 import { pageRecordsIn, searchResultsIn } from './memory-store-reads.js';
 import { MemoryStoreState } from './memory-store-state.js';
 import { createTeamIn, deleteTeamIn, setTeamStatusIn, teamNotFound } from './memory-store-team-writes.js';
@@ -146,12 +149,13 @@ export class MemoryTeamStore implements TeamStore {
   async updateJob(
     jobId: JobId,
     decide: (job: Job) => TransitionOutcome,
-    opts: { now: string; owner?: OwnerId },
+    opts: { now: string; owner?: OwnerId; lease?: JobLease },
   ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
     const job = this.#state.jobs.get(jobId);
     if (job === undefined || (opts.owner !== undefined && job.owner !== opts.owner)) {
       throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
     }
+    if (opts.lease !== undefined) checkLeaseIn(this.#state, jobId, opts.lease);
     const outcome = decide(job);
     if (!outcome.ok) throw outcome.error;
     return applyIn(this.#state, job, outcome, opts.now);
@@ -223,6 +227,20 @@ export class MemoryTeamStore implements TeamStore {
 
   async admit(args: AdmitArgs): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]> {
     return admitIn(this.#state, args);
+  }
+
+  // ---- leases ------------------------------------------------------------------------------
+
+  async renewServerLease(args: { serverId: string; host: string; now: string; expiresAtMs: number }): Promise<void> {
+    this.#state.serverLeases.set(args.serverId, { host: args.host, expiresAtMs: args.expiresAtMs });
+  }
+
+  async claimActiveJobs(args: { serverId: string; nowMs: number; takeOver?: boolean }): Promise<readonly LeasedJob[]> {
+    return claimIn(this.#state, args);
+  }
+
+  async releaseServerLeases(serverId: string): Promise<void> {
+    releaseIn(this.#state, serverId);
   }
 
   // ---- shared record -----------------------------------------------------------------------

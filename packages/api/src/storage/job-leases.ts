@@ -1,0 +1,112 @@
+import { ACTIVE_PHASES, DomainError, ErrorCode, type JobLease, type LeasedJob } from '@agent-teams/core';
+import type { Selectable } from 'kysely';
+import type { JobsTable } from './database-types.js';
+import { UNFINISHED } from './job-reads.js';
+import { toJob } from './row-mappers.js';
+import type { WriteScope } from './write-transaction.js';
+
+/** Registers or renews a server incarnation's lease (one upsert of its row). */
+export async function renewServerLease(
+  scope: WriteScope,
+  args: { serverId: string; host: string; expiresAtMs: number },
+): Promise<void> {
+  await scope.trx
+    .insertInto('server_leases')
+    .values({
+      server_id: args.serverId,
+      host: args.host,
+      started_at: scope.now,
+      renewed_at: scope.now,
+      expires_at_ms: args.expiresAtMs,
+    })
+    .onConflict((oc) =>
+      oc.column('server_id').doUpdateSet({ renewed_at: scope.now, expires_at_ms: args.expiresAtMs, host: args.host }),
+    )
+    .execute();
+}
+
+/**
+ * Claims the active jobs no live server holds, then answers every active job `serverId` holds.
+ *
+ * @remarks PostgreSQL: the candidates are locked `FOR UPDATE SKIP LOCKED`, so two servers claiming
+ * at once split the orphans instead of queueing on each other's rows, and a row being written by
+ * its (live) holder is simply not a candidate this time. The claim bumps `lease_fence`, which is
+ * the fencing token every later write of the old holder is checked against. SQLite: one server
+ * per file, and the write lock serializes everything anyway.
+ */
+export async function claimActiveJobs(
+  scope: WriteScope,
+  args: { serverId: string; nowMs: number; takeOver?: boolean },
+): Promise<LeasedJob[]> {
+  let candidates = scope.trx
+    .selectFrom('jobs as j')
+    .select('j.id')
+    .where('j.unfinished', '=', UNFINISHED)
+    .where('j.phase', 'in', ACTIVE_PHASES)
+    .where((eb) => {
+      const notMine = eb.or([eb('j.lease_server', 'is', null), eb('j.lease_server', '!=', args.serverId)]);
+      if (args.takeOver === true) return notMine;
+      const holderAlive = eb.exists(
+        eb
+          .selectFrom('server_leases as s')
+          .select('s.server_id')
+          .whereRef('s.server_id', '=', 'j.lease_server')
+          .where('s.expires_at_ms', '>', args.nowMs),
+      );
+      return eb.and([notMine, eb.not(holderAlive)]);
+    });
+  if (scope.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+  const orphans = (await candidates.execute()).map((row) => row.id);
+  if (orphans.length > 0) {
+    await scope.trx
+      .updateTable('jobs')
+      .set((eb) => ({ lease_server: args.serverId, lease_fence: eb('lease_fence', '+', 1) }))
+      .where('id', 'in', orphans)
+      .execute();
+  }
+  const held = await scope.trx
+    .selectFrom('jobs')
+    .selectAll()
+    .where('unfinished', '=', UNFINISHED)
+    .where('phase', 'in', ACTIVE_PHASES)
+    .where('lease_server', '=', args.serverId)
+    .orderBy('seq')
+    .execute();
+  return held.map((row) => ({ job: toJob(row), lease: leaseOf(row, args.serverId) }));
+}
+
+/** Leases an admitted job to the admitting server (admission runs under the planning lock). */
+export async function leaseAdmitted(scope: WriteScope, jobId: string, serverId: string): Promise<void> {
+  await scope.trx
+    .updateTable('jobs')
+    .set((eb) => ({ lease_server: serverId, lease_fence: eb('lease_fence', '+', 1) }))
+    .where('id', '=', jobId)
+    .execute();
+}
+
+/** Gives up every lease of a server and removes its server row. */
+export async function releaseServerLeases(scope: WriteScope, serverId: string): Promise<void> {
+  await scope.trx
+    .updateTable('jobs')
+    .set({ lease_server: null })
+    .where('unfinished', '=', UNFINISHED)
+    .where('lease_server', '=', serverId)
+    .execute();
+  await scope.trx.deleteFrom('server_leases').where('server_id', '=', serverId).execute();
+}
+
+/**
+ * Refuses a write by a server that no longer holds the job: the row must name the same server and
+ * fence as the lease the writer holds.
+ */
+export function checkLease(row: Pick<Selectable<JobsTable>, 'lease_server' | 'lease_fence'>, lease: JobLease): void {
+  if (row.lease_server !== lease.serverId || Number(row.lease_fence) !== lease.fence) {
+    throw new DomainError(ErrorCode.STALE_LEASE, 'This server no longer holds the job; another server drives it.', {
+      field: 'jobId',
+    });
+  }
+}
+
+function leaseOf(row: Pick<Selectable<JobsTable>, 'lease_fence'>, serverId: string): JobLease {
+  return { serverId, fence: Number(row.lease_fence) };
+}

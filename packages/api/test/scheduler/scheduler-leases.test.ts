@@ -1,0 +1,296 @@
+import {
+  type AgentRuntime,
+  asOwnerId,
+  type Core,
+  createCore,
+  type Job,
+  type JobId,
+  JobPhase,
+  RecordKind,
+  type TeamStore,
+} from '@agent-teams/core';
+import { MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRandomIds } from '../../src/adapters/random-ids.js';
+import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
+import { createUnavailableTools } from '../../src/adapters/unavailable-tools.js';
+import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
+import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
+import { createWakeSink } from '../../src/scheduler/wake-sink.js';
+import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { TEST_AGENTS, waitFor, wrapRuntime } from './scheduler-harness.js';
+
+// Two schedulers ("servers") in one process on one real PostgreSQL database, each with its own
+// connection pool, store, scripted runtime and lease. The two-process suite in test/cluster covers
+// the same with real processes and signals; this one can pause a server between two statements.
+
+const OWNER = asOwnerId('alice');
+const clock = { nowMs: () => Date.now() };
+
+/** A store whose calls wait while paused, as a stopped process's would (calls already running finish). */
+function pausable(store: KyselyTeamStore): { store: TeamStore; pause(): void; resume(): void } {
+  let gate: Promise<void> | null = null;
+  let open = () => {};
+  const proxy = new Proxy(store, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        while (gate !== null) await gate;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return {
+    store: proxy as TeamStore,
+    pause() {
+      gate ??= new Promise<void>((resolve) => {
+        open = resolve;
+      });
+    },
+    resume() {
+      gate = null;
+      open();
+    },
+  };
+}
+
+interface Server {
+  readonly id: string;
+  readonly database: OpenedDatabase;
+  readonly core: Core;
+  readonly scheduler: Scheduler;
+  readonly runtime: ScriptedRuntime;
+  readonly logger: MemoryLogger;
+  readonly paused: ReturnType<typeof pausable>;
+  /** Job ids whose runs this server started, polled or resumed. */
+  readonly touched: Set<string>;
+  released: number;
+  close(): Promise<void>;
+}
+
+let pg: FreshPostgres;
+const open: Server[] = [];
+
+beforeAll(async () => {
+  pg = await createFreshPostgres('agent_teams_leases');
+});
+afterEach(async () => {
+  for (const server of open.splice(0)) await server.close();
+});
+afterAll(async () => {
+  await pg.drop();
+});
+
+async function startServer(id: string, lease: { ttlMs: number; heartbeatMs: number }): Promise<Server> {
+  const database = await openDatabase(pg.url, { poolSize: 4 });
+  const logger = new MemoryLogger();
+  const ids = createRandomIds();
+  const wakeSink = createWakeSink();
+  const kysely = new KyselyTeamStore(database.db, database.dialect, { events: wakeSink, ids });
+  const paused = pausable(kysely);
+  const runtime = new ScriptedRuntime({ db: database.db, store: paused.store, clock, logger, streamIntervalMs: 5 });
+  const touched = new Set<string>();
+  const touch = (jobId: string) => touched.add(jobId);
+  const watched: AgentRuntime = wrapRuntime(runtime, {
+    start: (args) => (touch(args.context.jobId), runtime.start(args)),
+    poll: (args) => (touch(args.context.jobId), runtime.poll(args)),
+    resume: (args) => (touch(args.context.jobId), runtime.resume(args)),
+  });
+  const runtimes = createRuntimeRegistry([watched]);
+  const catalog = new StaticCatalog(TEST_AGENTS);
+  const core = createCore({ store: paused.store, catalog, runtimes, clock, ids, logger });
+  const server: Server = {
+    id,
+    database,
+    core,
+    runtime,
+    logger,
+    paused,
+    touched,
+    released: 0,
+    scheduler: createScheduler({
+      store: paused.store,
+      runtimes,
+      catalog,
+      clock,
+      ids,
+      logger,
+      tools: () => createUnavailableTools(),
+      wakeSink,
+      onLeasesReleased: () => {
+        server.released += 1;
+      },
+      // Without the cross-server wake-up (main.ts wires it), the other server's passes come from this net.
+      options: { safetyNetMs: 100, lease: { serverId: id, host: 'test', ...lease } },
+    }),
+    async close() {
+      paused.resume();
+      await server.scheduler.stop();
+      runtime.dispose();
+      await database.close();
+    },
+  };
+  await server.scheduler.start();
+  open.push(server);
+  return server;
+}
+
+let teamCounter = 0;
+async function teamWithMembers(core: Core, size: number) {
+  teamCounter += 1;
+  const team = await core.teams.create(OWNER, {
+    clientRequestId: `team-${teamCounter}`,
+    name: `Team ${teamCounter}`,
+    goal: 'Leases',
+    members: Array.from({ length: size }, (_, index) => ({ name: `m${index}`, agentId: 'researcher' })),
+  });
+  return { team, members: [...(await core.teams.members([team.id]))] };
+}
+
+async function send(core: Core, teamId: Job['teamId'], memberIds: readonly Job['memberId'][], text: string) {
+  teamCounter += 1;
+  return core.requests.send(OWNER, {
+    teamId,
+    memberIds: memberIds as never,
+    text,
+    clientRequestId: `req-${teamCounter}`,
+  });
+}
+
+async function jobsOf(server: Server, ids: readonly JobId[]): Promise<Job[]> {
+  const found = await Promise.all(ids.map((id) => server.core.jobs.get(OWNER, id)));
+  return found.filter((job): job is Job => job !== null);
+}
+
+async function allFinished(server: Server, ids: readonly JobId[], phase: JobPhase = JobPhase.COMPLETED) {
+  return waitFor(
+    async () => {
+      const jobs = await jobsOf(server, ids);
+      return jobs.length === ids.length && jobs.every((job) => job.phase === phase) ? jobs : null;
+    },
+    `${ids.length} jobs ${phase}`,
+    30_000,
+  );
+}
+
+/** Terminal records per job, and assistant messages per job in the members' conversations. */
+async function outcomesOf(server: Server, jobs: readonly Job[]) {
+  const db = server.database.db;
+  const records = await db
+    .selectFrom('record_messages')
+    .select(['job_id', 'kind'])
+    .where('kind', '=', RecordKind.COMPLETED)
+    .where(
+      'job_id',
+      'in',
+      jobs.map((job) => job.id),
+    )
+    .execute();
+  const replies = await db
+    .selectFrom('conversation_messages')
+    .select('job_id')
+    .where('role', '=', 'ASSISTANT')
+    .where(
+      'job_id',
+      'in',
+      jobs.map((job) => job.id),
+    )
+    .execute();
+  const count = (rows: readonly { job_id: string | null }[]) => {
+    const counts = new Map<string, number>();
+    for (const row of rows) counts.set(row.job_id ?? '', (counts.get(row.job_id ?? '') ?? 0) + 1);
+    return jobs.map((job) => counts.get(job.id) ?? 0);
+  };
+  return { results: count(records), replies: count(replies) };
+}
+
+describe('job leases across two schedulers on one PostgreSQL database', () => {
+  it('drives every job from exactly one server', { timeout: 60_000 }, async () => {
+    const a = await startServer('server-a', { ttlMs: 5_000, heartbeatMs: 1_000 });
+    const b = await startServer('server-b', { ttlMs: 5_000, heartbeatMs: 1_000 });
+    const { team, members } = await teamWithMembers(a.core, 6);
+    const sent = [
+      ...(await send(
+        a.core,
+        team.id,
+        members.slice(0, 3).map((m) => m.id),
+        '!sleep 150\n!reply via a',
+      )),
+      ...(await send(
+        b.core,
+        team.id,
+        members.slice(3).map((m) => m.id),
+        '!sleep 150\n!reply via b',
+      )),
+    ];
+    const ids = sent.map((job) => job.id);
+    await allFinished(a, ids);
+    for (const id of ids) expect([a.touched.has(id), b.touched.has(id)].filter(Boolean)).toHaveLength(1);
+    const { results, replies } = await outcomesOf(a, await jobsOf(a, ids));
+    expect(results).toEqual(ids.map(() => 1));
+    expect(replies).toEqual(ids.map(() => 1));
+  });
+
+  it('reclaims a stalled server’s jobs after its lease expires and refuses its late writes', {
+    timeout: 60_000,
+  }, async () => {
+    const a = await startServer('server-a', { ttlMs: 1_500, heartbeatMs: 300 });
+    const b = await startServer('server-b', { ttlMs: 1_500, heartbeatMs: 300 });
+    const { team, members } = await teamWithMembers(a.core, 4);
+    const sent = await send(
+      a.core,
+      team.id,
+      members.map((m) => m.id),
+      '!sleep 800\n!reply finished',
+    );
+    const ids = sent.map((job) => job.id);
+    // Only server a drives them: it admitted them, and b's passes find them held by a live server.
+    await waitFor(async () => (await jobsOf(a, ids)).every((job) => job.phase === JobPhase.RUNNING), 'running');
+    expect(ids.every((id) => a.touched.has(id) && !b.touched.has(id))).toBe(true);
+
+    // Server a stalls (a stopped process): its store calls wait, its runs are lost as in a crash.
+    a.paused.pause();
+    a.runtime.dispose();
+    const done = await allFinished(b, ids);
+    expect(done.map((job) => job.result?.text)).toEqual(ids.map(() => 'slept 800 ms\nfinished'));
+    expect(ids.every((id) => b.touched.has(id))).toBe(true);
+
+    // Server a wakes up: whatever it still wanted to write is refused, nothing changes.
+    a.paused.resume();
+    a.scheduler.wake();
+    await a.scheduler.idle();
+    const after = await jobsOf(b, ids);
+    expect(after.map((job) => [job.phase, job.result?.text, job.finishedAt])).toEqual(
+      done.map((job) => [job.phase, job.result?.text, job.finishedAt]),
+    );
+    const { results, replies } = await outcomesOf(b, after);
+    expect(results).toEqual(ids.map(() => 1));
+    expect(replies).toEqual(ids.map(() => 1));
+  });
+
+  it('hands its jobs over at once on a graceful stop, long before the lease would expire', {
+    timeout: 60_000,
+  }, async () => {
+    const a = await startServer('server-a', { ttlMs: 600_000, heartbeatMs: 5_000 });
+    const b = await startServer('server-b', { ttlMs: 600_000, heartbeatMs: 5_000 });
+    const { team, members } = await teamWithMembers(a.core, 3);
+    const sent = await send(
+      a.core,
+      team.id,
+      members.map((m) => m.id),
+      '!sleep 600\n!reply handed over',
+    );
+    const ids = sent.map((job) => job.id);
+    await waitFor(async () => (await jobsOf(a, ids)).every((job) => job.phase === JobPhase.RUNNING), 'running');
+    await a.close();
+    open.splice(open.indexOf(a), 1);
+    expect(a.released).toBe(1);
+    const done = await allFinished(b, ids);
+    expect(done.map((job) => job.result?.text)).toEqual(ids.map(() => 'slept 600 ms\nhanded over'));
+    const leases = await b.database.db.selectFrom('server_leases').select('server_id').execute();
+    expect(leases.map((row) => row.server_id)).toEqual(['server-b']);
+  });
+});

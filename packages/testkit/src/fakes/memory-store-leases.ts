@@ -1,0 +1,47 @@
+import { ACTIVE_PHASES, DomainError, ErrorCode, type JobId, type JobLease, type LeasedJob } from '@agent-teams/core';
+import type { MemoryStoreState } from './memory-store-state.js';
+
+/** Leases a job to a server, incrementing its fence (a claim or an admission). */
+export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string): void {
+  const fence = (state.jobLeases.get(jobId)?.fence ?? 0) + 1;
+  state.jobLeases.set(jobId, { serverId, fence });
+}
+
+/** `TeamStore.claimActiveJobs`: claims the orphans, answers what the server holds. */
+export function claimIn(
+  state: MemoryStoreState,
+  args: { serverId: string; nowMs: number; takeOver?: boolean },
+): LeasedJob[] {
+  const alive = (serverId: string | null): boolean => {
+    if (serverId === null) return false;
+    const lease = state.serverLeases.get(serverId);
+    return lease !== undefined && lease.expiresAtMs > args.nowMs;
+  };
+  const held: LeasedJob[] = [];
+  for (const job of state.jobs.values()) {
+    if (!ACTIVE_PHASES.includes(job.phase)) continue;
+    const holder = state.jobLeases.get(job.id)?.serverId ?? null;
+    if (holder !== args.serverId && (args.takeOver === true || !alive(holder))) leaseJob(state, job.id, args.serverId);
+    const lease = state.jobLeases.get(job.id);
+    if (lease?.serverId === args.serverId) held.push({ job, lease: { serverId: args.serverId, fence: lease.fence } });
+  }
+  return held;
+}
+
+/** `TeamStore.releaseServerLeases`: the server's jobs lose their holder, its lease row goes. */
+export function releaseIn(state: MemoryStoreState, serverId: string): void {
+  for (const [jobId, lease] of state.jobLeases) {
+    if (lease.serverId === serverId) state.jobLeases.set(jobId, { serverId: null, fence: lease.fence });
+  }
+  state.serverLeases.delete(serverId);
+}
+
+/** Refuses a fenced write unless the job is still held by that server with that fence. */
+export function checkLeaseIn(state: MemoryStoreState, jobId: JobId, lease: JobLease): void {
+  const current = state.jobLeases.get(jobId);
+  if (current?.serverId !== lease.serverId || current.fence !== lease.fence) {
+    throw new DomainError(ErrorCode.STALE_LEASE, 'This server no longer holds the job; another server drives it.', {
+      field: 'jobId',
+    });
+  }
+}
