@@ -1,40 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 import { context, openAiAgent, RecordingTools, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
 
 // The runtime's step transactions and its unique (run, step) guard on the real PostgreSQL server.
-const ADMIN_URL = process.env.AGENT_TEAMS_TEST_PG_ADMIN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `agent_teams_openai_${randomBytes(6).toString('hex')}`;
-const url = new URL(ADMIN_URL);
-url.pathname = `/${DATABASE}`;
-
-async function admin(query: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(query);
-  } finally {
-    await client.end();
-  }
-}
-
+let pg: FreshPostgres;
 beforeAll(async () => {
-  await admin(`CREATE DATABASE ${DATABASE}`);
-  const database = await openDatabase(url.toString());
-  try {
-    await migrateToLatest(database.db, database.dialect);
-  } finally {
-    await database.close();
-  }
+  pg = await createFreshPostgres('agent_teams_openai');
 });
-afterAll(() => admin(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
+afterAll(() => pg.drop());
 
 const fixture = useRuntimeFixture(async () => {
-  const database = await openDatabase(url.toString(), { poolSize: 4 });
+  const database = await openDatabase(pg.url, { poolSize: 4 });
   await sql`TRUNCATE runtime_runs, openai_messages, model_usage, conversation_messages RESTART IDENTITY`.execute(
     database.db,
   );

@@ -1,55 +1,21 @@
-import { randomBytes } from 'node:crypto';
 import { asAgentId, asOwnerId } from '@agent-teams/core';
 import { describeTeamStoreContract, SequentialIds } from '@agent-teams/testkit';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 
 // A fresh database per run, dropped afterwards. An unreachable server fails the run: a skipped
 // PostgreSQL suite would let the multi-server store rot unnoticed.
-const ADMIN_URL = process.env.AGENT_TEAMS_TEST_PG_ADMIN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const DATABASE = `agent_teams_test_${randomBytes(6).toString('hex')}`;
-const url = new URL(ADMIN_URL);
-url.pathname = `/${DATABASE}`;
-const TEST_URL = url.toString();
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new Error(
-      `PostgreSQL is required for this suite and is unreachable at ${ADMIN_URL} ` +
-        '(start it, or point AGENT_TEAMS_TEST_PG_ADMIN at a server where the user may CREATE DATABASE)',
-      { cause: error },
-    );
-  }
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
-
+let pg: FreshPostgres;
 beforeAll(async () => {
-  await admin((client) => client.query(`CREATE DATABASE ${DATABASE}`));
-  const database = await openDatabase(TEST_URL);
-  try {
-    await migrateToLatest(database.db, database.dialect);
-  } finally {
-    await database.close();
-  }
+  pg = await createFreshPostgres('agent_teams_test');
 });
-
-afterAll(async () => {
-  await admin((client) => client.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`));
-});
+afterAll(() => pg.drop());
 
 describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
-  const database = await openDatabase(TEST_URL, { poolSize: 4 });
+  const database = await openDatabase(pg.url, { poolSize: 4 });
   await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases RESTART IDENTITY CASCADE`.execute(
     database.db,
   );
@@ -64,7 +30,7 @@ describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
 describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
   it('answers racing sends of one key on two servers with one job', async () => {
     const ids = new SequentialIds();
-    const [a, b] = await Promise.all([openDatabase(TEST_URL), openDatabase(TEST_URL)]);
+    const [a, b] = await Promise.all([openDatabase(pg.url), openDatabase(pg.url)]);
     // Sequential ids restart at 1: clear what the contract suite's last case left behind.
     await sql`TRUNCATE teams RESTART IDENTITY CASCADE`.execute(a.db);
     const stores = [a, b].map((d) => new KyselyTeamStore(d.db, d.dialect, { close: d.close }));
