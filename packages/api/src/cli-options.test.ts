@@ -19,6 +19,9 @@ describe('parseServeOptions', () => {
       database: 'postgres://db/x',
       config: 'env.json',
       allowedOrigins: [],
+      eventPollMs: 250,
+      leaseTtlMs: 15_000,
+      heartbeatMs: 5_000,
     });
     expect(parseServeOptions(['--port', '0', '--database', ':memory:', '--config', 'flag.json'], env)).toEqual({
       port: 0,
@@ -26,6 +29,9 @@ describe('parseServeOptions', () => {
       database: ':memory:',
       config: 'flag.json',
       allowedOrigins: [],
+      eventPollMs: 250,
+      leaseTtlMs: 15_000,
+      heartbeatMs: 5_000,
     });
   });
 
@@ -41,5 +47,32 @@ describe('parseServeOptions', () => {
     expect(() => parseServeOptions(['--port', '-1'], {})).toThrow(UsageError);
     expect(() => parseServeOptions([], { AGENT_TEAMS_PORT: 'eighty' })).toThrow(/AGENT_TEAMS_PORT/);
     expect(parseServeOptions(['--port', '65535'], {}).port).toBe(65535);
+  });
+
+  it('reads the event poll, lease TTL and heartbeat from flags or their environment twins', () => {
+    const env = {
+      AGENT_TEAMS_EVENT_POLL_MS: '100',
+      AGENT_TEAMS_LEASE_TTL_MS: '3000',
+      AGENT_TEAMS_HEARTBEAT_MS: '1000',
+    };
+    expect(parseServeOptions([], env)).toMatchObject({ eventPollMs: 100, leaseTtlMs: 3_000, heartbeatMs: 1_000 });
+    expect(parseServeOptions(['--event-poll', '10', '--lease-ttl', '600000', '--heartbeat', '250'], env)).toMatchObject(
+      { eventPollMs: 10, leaseTtlMs: 600_000, heartbeatMs: 250 },
+    );
+  });
+
+  it('refuses an event poll outside 10..250 ms and a lease TTL outside 1000..600000 ms, naming the source', () => {
+    expect(() => parseServeOptions(['--event-poll', '9'], {})).toThrow(/--event-poll/);
+    expect(() => parseServeOptions(['--event-poll', '251'], {})).toThrow(UsageError);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_EVENT_POLL_MS: '1.5' })).toThrow(/AGENT_TEAMS_EVENT_POLL_MS/);
+    expect(() => parseServeOptions(['--lease-ttl', '999', '--heartbeat', '100'], {})).toThrow(/--lease-ttl/);
+    expect(() => parseServeOptions(['--lease-ttl', '600001'], {})).toThrow(UsageError);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_HEARTBEAT_MS: 'soon' })).toThrow(/AGENT_TEAMS_HEARTBEAT_MS/);
+  });
+
+  it('refuses a heartbeat that is not below half the lease TTL', () => {
+    expect(() => parseServeOptions(['--lease-ttl', '10000', '--heartbeat', '5000'], {})).toThrow(UsageError);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_LEASE_TTL_MS: '8000' })).toThrow(/half the lease TTL/);
+    expect(parseServeOptions(['--lease-ttl', '10000', '--heartbeat', '4999'], {}).heartbeatMs).toBe(4_999);
   });
 });

@@ -13,6 +13,12 @@ export interface ServeOptions {
    * origins and the server's own origin are always allowed.
    */
   readonly allowedOrigins: readonly string[];
+  /** PostgreSQL: how often other servers' events are read at least (ms, 10..250). */
+  readonly eventPollMs: number;
+  /** How long a server's lease lasts without a heartbeat before others may take its jobs (ms). */
+  readonly leaseTtlMs: number;
+  /** How often a server renews its lease (ms, below half the lease TTL). */
+  readonly heartbeatMs: number;
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -20,6 +26,16 @@ export const SERVE_DEFAULTS = {
   port: 4000,
   host: '127.0.0.1',
   database: './data/teams.sqlite',
+  eventPollMs: 250,
+  leaseTtlMs: 15_000,
+  heartbeatMs: 5_000,
+} as const;
+
+/** Accepted ranges of the numeric `serve` options (ms); the heartbeat must also stay below TTL / 2. */
+export const SERVE_LIMITS = {
+  eventPollMs: { min: 10, max: 250 },
+  leaseTtlMs: { min: 1_000, max: 600_000 },
+  heartbeatMs: { min: 100, max: 299_999 },
 } as const;
 
 /** A command line that cannot be run; printed with the usage and exit code 2. */
@@ -48,6 +64,12 @@ Options of serve (each has an environment twin; flags win):
   --allowed-origins <list>  comma-separated browser origins allowed to open the WebSocket, or *
                                                                 AGENT_TEAMS_ALLOWED_ORIGINS (default: loopback and
                                                                                        the server's own origin only)
+  --event-poll <ms>  PostgreSQL: read other servers' events at least this often (10..250)
+                                                                AGENT_TEAMS_EVENT_POLL_MS (default ${SERVE_DEFAULTS.eventPollMs})
+  --lease-ttl <ms>   a server silent this long loses its jobs to the others (1000..600000)
+                                                                AGENT_TEAMS_LEASE_TTL_MS (default ${SERVE_DEFAULTS.leaseTtlMs})
+  --heartbeat <ms>   how often a server renews its lease (100 or more, below half the lease TTL)
+                                                                AGENT_TEAMS_HEARTBEAT_MS (default ${SERVE_DEFAULTS.heartbeatMs})
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
 `;
@@ -57,6 +79,17 @@ function parsePort(value: string, source: string): number {
   const port = Number(value);
   if (port > 65_535) throw new UsageError(`${source} must be a whole number from 0 to 65535, got "${value}"`);
   return port;
+}
+
+/** A whole number of milliseconds within `range`, from a flag or its environment twin. */
+function parseMs(value: string, source: string, range: { readonly min: number; readonly max: number }): number {
+  const ms = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(ms >= range.min && ms <= range.max)) {
+    throw new UsageError(
+      `${source} must be a whole number of milliseconds from ${range.min} to ${range.max}, got "${value}"`,
+    );
+  }
+  return ms;
 }
 
 /** Parses `serve` flags and merges the environment twins and defaults. */
@@ -71,6 +104,9 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         database: { type: 'string' },
         config: { type: 'string' },
         'allowed-origins': { type: 'string' },
+        'event-poll': { type: 'string' },
+        'lease-ttl': { type: 'string' },
+        heartbeat: { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -80,6 +116,20 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
   }
   const portText = values.port ?? env.AGENT_TEAMS_PORT;
   const nonBlank = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
+  // A flag wins over its environment twin; the error names whichever was used.
+  const ms = (flag: string, envName: string, range: { min: number; max: number }, fallback: number) => {
+    const fromFlag = nonBlank(values[flag]);
+    const text = fromFlag ?? nonBlank(env[envName]);
+    return text === undefined ? fallback : parseMs(text.trim(), fromFlag ? `--${flag}` : envName, range);
+  };
+  const leaseTtlMs = ms('lease-ttl', 'AGENT_TEAMS_LEASE_TTL_MS', SERVE_LIMITS.leaseTtlMs, SERVE_DEFAULTS.leaseTtlMs);
+  const heartbeatMs = ms('heartbeat', 'AGENT_TEAMS_HEARTBEAT_MS', SERVE_LIMITS.heartbeatMs, SERVE_DEFAULTS.heartbeatMs);
+  // Below half the TTL, so one late or lost heartbeat never costs a live server its lease.
+  if (heartbeatMs * 2 >= leaseTtlMs) {
+    throw new UsageError(
+      `the heartbeat (--heartbeat / AGENT_TEAMS_HEARTBEAT_MS, ${heartbeatMs} ms) must be below half the lease TTL (--lease-ttl / AGENT_TEAMS_LEASE_TTL_MS, ${leaseTtlMs} ms)`,
+    );
+  }
   return {
     port:
       portText === undefined ? SERVE_DEFAULTS.port : parsePort(portText, values.port ? '--port' : 'AGENT_TEAMS_PORT'),
@@ -90,5 +140,8 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       .split(',')
       .map((origin) => origin.trim())
       .filter((origin) => origin !== ''),
+    eventPollMs: ms('event-poll', 'AGENT_TEAMS_EVENT_POLL_MS', SERVE_LIMITS.eventPollMs, SERVE_DEFAULTS.eventPollMs),
+    leaseTtlMs,
+    heartbeatMs,
   };
 }

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createCore, type EventSink, type Logger, type MemberToolPort, type TeamEvent } from '@agent-teams/core';
 import { createConfigCatalog } from './adapters/config-catalog.js';
@@ -8,6 +10,7 @@ import { createRuntimeRegistry } from './adapters/runtime-registry.js';
 import { createSystemClock } from './adapters/system-clock.js';
 import { createTokenAuth } from './adapters/token-auth.js';
 import type { ServeOptions } from './cli-options.js';
+import { type ClusterChanges, createClusterChanges } from './cluster/create-cluster-changes.js';
 import { loadConfig } from './config/load-config.js';
 import { OpenAiRuntime } from './runtimes/openai/openai-runtime.js';
 import { ScriptedRuntime } from './runtimes/scripted/scripted-runtime.js';
@@ -68,15 +71,19 @@ export async function startAgentTeams(
   const { config, devToken } = await loadConfig(options.config, { host: options.host, env });
   const clock = createSystemClock();
   const ids = createRandomIds();
+  // This process's identity among the servers sharing a database: its leases and its wake-ups.
+  const serverId = `srv_${randomBytes(8).toString('hex')}`;
   const catalog = createConfigCatalog(config.agents);
   const database = await openDatabase(options.database);
+  let cluster: ClusterChanges | null = null;
   try {
     await migrateToLatest(database.db, database.dialect);
     const hub = createEventHub();
-    let wake: EventSink = { published: () => {} };
+    // Filled in once the scheduler and the cluster feed exist; the store is built before them.
+    let sinks: readonly EventSink[] = [hub];
     const store = new KyselyTeamStore(database.db, database.dialect, {
       ids,
-      events: { published: (events) => fanOut([hub, wake], logger).published(events) },
+      events: { published: (events) => fanOut(sinks, logger).published(events) },
     });
     const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
     const openai = new OpenAiRuntime({ db: database.db, dialect: database.dialect, clock, logger, env });
@@ -95,8 +102,34 @@ export async function startAgentTeams(
         ...core.tools.forJob(job.id),
         issueToken: () => memberRunTokens.issue(job),
       }),
+      // Other servers claim the released jobs at once instead of waiting for the leases to expire.
+      onLeasesReleased: () => cluster?.announce(),
+      options: {
+        lease: {
+          serverId,
+          host: hostname(),
+          ttlMs: options.leaseTtlMs,
+          heartbeatMs: options.heartbeatMs,
+          exclusive: database.dialect === 'sqlite',
+        },
+      },
     });
-    wake = scheduler.eventSink;
+    const local = fanOut([hub, scheduler.eventSink], logger);
+    sinks = [local];
+    if (database.dialect === 'postgres') {
+      // Other servers' commits reach the same listeners as local ones: team feeds, inboxes, the scheduler.
+      cluster = createClusterChanges({
+        connectionString: options.database,
+        db: database.db,
+        serverId,
+        logger,
+        clock,
+        target: local,
+        onWake: () => scheduler.wake(),
+        pollMs: options.eventPollMs,
+      });
+      sinks = [local, cluster.localSink];
+    }
     const server = createServer({
       core,
       authenticate: createTokenAuth(config.tokens),
@@ -123,6 +156,7 @@ export async function startAgentTeams(
       devToken: devToken ?? undefined,
       ...widgetAssets(devToken, logger),
     });
+    await cluster?.start();
     await scheduler.start();
     // Creations interrupted by a stop finish in the background (logged, never thrown).
     void resumeCreatingTeams({ store, core, logger });
@@ -134,6 +168,7 @@ export async function startAgentTeams(
       close: () => {
         closing ??= (async () => {
           await scheduler.stop();
+          await cluster?.stop();
           scripted.dispose();
           openai.dispose();
           await server.close();
@@ -144,6 +179,7 @@ export async function startAgentTeams(
       },
     };
   } catch (error) {
+    await cluster?.stop();
     await database.close();
     throw error;
   }

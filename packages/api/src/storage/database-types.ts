@@ -114,6 +114,17 @@ export interface ServerLeasesTable {
   expires_at_ms: SeqValue;
 }
 
+/** `team_deletions`: a tombstone per deleted team, read by other servers' change feeds (migration 0005). */
+export interface TeamDeletionsTable {
+  team_id: string;
+  owner: string;
+  /** The seq the deletion was announced with (one past the team's last event). */
+  seq: number;
+  /** From the change id sequence of `team_events` on PostgreSQL; NULL on SQLite. */
+  change_id: Generated<SeqValue | null>;
+  created_at: string;
+}
+
 /** `conversation_messages`: member conversations; kept when a team is deleted. */
 export interface ConversationMessagesTable {
   seq: Generated<SeqValue>;
@@ -208,4 +219,5 @@ export interface Database {
   model_usage: ModelUsageTable;
   job_responses: JobResponsesTable;
   server_leases: ServerLeasesTable;
+  team_deletions: TeamDeletionsTable;
 }

@@ -135,14 +135,27 @@ export async function deleteTeam(scope: WriteScope, owner: OwnerId, teamId: Team
     throw new DomainError(ErrorCode.PENDING_WORK, 'The team has unfinished jobs; cancel them or let them finish');
   }
   await scope.trx.deleteFrom('teams').where('id', '=', teamId).execute();
+  const seq = Number(row.last_event_seq) + 1;
+  // Other servers' subscribers learn of the deletion from this tombstone (the log is gone); a day
+  // of tombstones is plenty for a feed that polls every 250 ms.
+  await scope.trx.deleteFrom('team_deletions').where('created_at', '<', dayBefore(scope.now)).execute();
+  await scope.trx
+    .insertInto('team_deletions')
+    .values({ team_id: teamId, owner, seq, created_at: scope.now })
+    .onConflict((oc) => oc.column('team_id').doUpdateSet({ owner, seq, created_at: scope.now }))
+    .execute();
   scope.events.announce({
     teamId,
     owner,
-    seq: Number(row.last_event_seq) + 1,
+    seq,
     kind: TeamEventKind.TEAM_CHANGED,
     jobId: null,
     recordId: null,
     memberId: null,
     createdAt: scope.now,
   });
+}
+
+function dayBefore(now: string): string {
+  return new Date(Date.parse(now) - 24 * 60 * 60 * 1_000).toISOString();
 }

@@ -12,6 +12,8 @@ import type { DatabaseDialect } from '../open-database.js';
  * - `team_events.change_id`: a database-wide, increasing id of every logged event (PostgreSQL
  *   only; SQLite allows one server per file and leaves it NULL). Other servers read new events by
  *   it, so a lost wake-up never loses an event.
+ * - `team_deletions`: a tombstone per deleted team (its log goes with it), numbered from the same
+ *   change id sequence on PostgreSQL, so other servers learn of the deletion through the same feed.
  */
 export function leasesAndChangeFeedMigration(dialect: DatabaseDialect): Migration {
   return {
@@ -42,6 +44,19 @@ export function leasesAndChangeFeedMigration(dialect: DatabaseDialect): Migratio
         .execute();
       if (dialect === 'postgres') {
         await db.schema.createIndex('team_events_change_id_idx').on('team_events').column('change_id').execute();
+      }
+      await db.schema
+        .createTable('team_deletions')
+        .addColumn('team_id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('change_id', dialect === 'postgres' ? 'bigint' : 'integer', (c) =>
+          dialect === 'postgres' ? c.notNull().defaultTo(sql`nextval('team_events_change_id_seq')`) : c,
+        )
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      if (dialect === 'postgres') {
+        await db.schema.createIndex('team_deletions_change_id_idx').on('team_deletions').column('change_id').execute();
       }
     },
   };

@@ -1,0 +1,240 @@
+import { type Clock, type EventSink, type Logger, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Database, TeamEventsTable } from '../storage/database-types.js';
+import { toEvent } from '../storage/row-mappers.js';
+import { ChangeCursor } from './change-cursor.js';
+import { CHANGES_CHANNEL } from './change-notifier.js';
+import { CoalescedTask } from './coalesced-task.js';
+import { type Backoff, DedicatedPgClient } from './dedicated-pg-client.js';
+import { OwnEvents } from './own-events.js';
+
+/** Rows read per round trip; a full page is followed by another at once. */
+const PAGE = 500;
+
+/** One row of the feed: an event with its team's owner. */
+type ChangeRow = Selectable<TeamEventsTable> & { readonly owner: string };
+
+/** What a {@link ChangeFollower} reads from and hands events to. */
+export interface ChangeFollowerOptions {
+  readonly db: Kysely<Database>;
+  readonly connectionString: string;
+  readonly serverId: string;
+  readonly logger: Logger;
+  readonly clock: Pick<Clock, 'nowMs'>;
+  /** Receives the events other servers committed, in change id order. */
+  readonly target: EventSink;
+  readonly pollMs: number;
+  readonly gapTimeoutMs: number;
+  /** LISTEN for wake-ups (false: polling alone). */
+  readonly listen: boolean;
+  /** Called on every wake-up from another server, with or without new events. */
+  readonly onWake?: () => void;
+  readonly backoff?: Backoff;
+}
+
+/** Counters of a follower (benchmarks, tests). */
+export interface ChangeFollowerStats {
+  readonly polls: number;
+  /** Events handed to the target. */
+  readonly delivered: number;
+  /** Events read back that this server had published itself. */
+  readonly skippedOwn: number;
+  /** Wake-ups received from other servers. */
+  readonly wakes: number;
+  readonly pendingGaps: number;
+  readonly abandonedGaps: number;
+  /** Every change id up to this one was delivered or given up. */
+  readonly position: number;
+}
+
+/**
+ * Follows the database-wide change feed (`team_events.change_id`) and hands the events other
+ * servers committed to the local fan-out, as if they had been committed here.
+ *
+ * @remarks The table is the data; a notification (or `pollMs` passing) only triggers a read, so
+ * a lost notification costs at most one poll interval. Reads go through the pool, so they go on
+ * while the LISTEN connection reconnects. One read at a time; wake-ups during a read make one
+ * more. Starts at the newest change id: subscribers replay history from the log themselves.
+ *
+ * Own events are skipped by `teamId#seq` ({@link noteLocal}). The local publish always comes
+ * first: `runWrite` publishes in the same microtask chain as its COMMIT's reply, so no read
+ * result can be handled in between.
+ */
+export class ChangeFollower {
+  readonly #opts: ChangeFollowerOptions;
+  readonly #own = new OwnEvents();
+  readonly #task: CoalescedTask;
+  readonly #listener: DedicatedPgClient | null;
+  #cursor: ChangeCursor | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = false;
+  #polls = 0;
+  #delivered = 0;
+  #skippedOwn = 0;
+  #wakes = 0;
+
+  constructor(opts: ChangeFollowerOptions) {
+    this.#opts = opts;
+    this.#task = new CoalescedTask(() => this.#poll());
+    this.#listener = opts.listen
+      ? new DedicatedPgClient({
+          connectionString: opts.connectionString,
+          logger: opts.logger,
+          name: 'agent-teams-listen',
+          backoff: opts.backoff,
+          onConnect: async (client) => {
+            await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+          },
+          // Notifications sent while the connection was down are lost: catch up now.
+          onReady: () => this.wake(),
+          onNotification: (message) => {
+            if (message.channel !== CHANGES_CHANNEL || message.payload === opts.serverId) return;
+            this.#wakes += 1;
+            this.wake();
+            try {
+              opts.onWake?.();
+            } catch (error) {
+              opts.logger.error('change wake-up listener failed', { error });
+            }
+          },
+        })
+      : null;
+  }
+
+  /** A snapshot of the counters. */
+  get stats(): ChangeFollowerStats {
+    return {
+      polls: this.#polls,
+      delivered: this.#delivered,
+      skippedOwn: this.#skippedOwn,
+      wakes: this.#wakes,
+      pendingGaps: this.#cursor?.gaps.length ?? 0,
+      abandonedGaps: this.#cursor?.abandoned ?? 0,
+      position: this.#cursor?.position ?? 0,
+    };
+  }
+
+  /** Places the cursor at the newest change, starts listening (best effort) and polling. */
+  async start(): Promise<void> {
+    const row = await this.#opts.db
+      .selectFrom('team_events')
+      .select((eb) => eb.fn.max('change_id').as('newest'))
+      .executeTakeFirst();
+    this.#cursor = new ChangeCursor(Number(row?.newest ?? 0), { gapTimeoutMs: this.#opts.gapTimeoutMs });
+    await this.#listener?.start();
+    this.#schedule();
+  }
+
+  /** Remembers events this server committed, so reading them back skips them. */
+  noteLocal(events: readonly TeamEvent[]): void {
+    this.#own.add(events, this.#opts.clock.nowMs());
+  }
+
+  /** Asks for a read now (coalesced with the one in flight). */
+  wake(): void {
+    if (this.#stopped || this.#cursor === null) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#task.request();
+  }
+
+  /** Stops polling, waits for the read in flight and closes the LISTEN connection. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#task.stop();
+    await this.#listener?.stop();
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#task.request();
+    }, this.#opts.pollMs);
+    this.#timer.unref();
+  }
+
+  async #poll(): Promise<void> {
+    const cursor = this.#cursor;
+    if (cursor === null) return;
+    this.#polls += 1;
+    try {
+      cursor.expire(this.#opts.clock.nowMs());
+      for (;;) {
+        const { rows, more } = await this.#read(cursor);
+        this.#deliver(cursor, rows);
+        if (!more || this.#stopped) break;
+      }
+    } catch (error) {
+      this.#opts.logger.warn('change feed read failed', { error });
+    } finally {
+      this.#schedule();
+    }
+  }
+
+  /**
+   * The next page of changes: logged events and deletion tombstones (numbered from the same
+   * sequence), merged in change id order. When either read filled its page, only the ids up to the
+   * smaller of the two last ids are returned, so nothing above them is skipped by the cursor.
+   */
+  async #read(cursor: ChangeCursor): Promise<{ rows: ChangeRow[]; more: boolean }> {
+    const gaps = cursor.gaps;
+    const news = (column: 'e.change_id' | 'd.change_id') =>
+      sql<boolean>`(${sql.ref(column)} > ${cursor.highest}${gaps.length === 0 ? sql`` : sql` OR ${sql.ref(column)} = ANY(${gaps}::bigint[])`})`;
+    const [events, deletions] = await Promise.all([
+      this.#opts.db
+        .selectFrom('team_events as e')
+        .innerJoin('teams as t', 't.id', 'e.team_id')
+        .selectAll('e')
+        .select('t.owner')
+        .where(news('e.change_id'))
+        .orderBy('e.change_id')
+        .limit(PAGE)
+        .execute(),
+      this.#opts.db
+        .selectFrom('team_deletions as d')
+        .select(['d.team_id', 'd.owner', 'd.seq', 'd.change_id', 'd.created_at'])
+        .where(news('d.change_id'))
+        .orderBy('d.change_id')
+        .limit(PAGE)
+        .execute(),
+    ]);
+    const tombstones: ChangeRow[] = deletions.map((row) => ({
+      ...row,
+      kind: TeamEventKind.TEAM_CHANGED,
+      job_id: null,
+      record_id: null,
+      member_id: null,
+    }));
+    const lastOf = (rows: readonly ChangeRow[]) =>
+      rows.length < PAGE ? Number.POSITIVE_INFINITY : Number(rows[rows.length - 1]?.change_id);
+    const upTo = Math.min(lastOf(events), lastOf(tombstones));
+    const rows = [...events, ...tombstones]
+      .filter((row) => Number(row.change_id) <= upTo)
+      .sort((a, b) => Number(a.change_id) - Number(b.change_id));
+    return { rows, more: upTo !== Number.POSITIVE_INFINITY };
+  }
+
+  #deliver(cursor: ChangeCursor, rows: readonly ChangeRow[]): void {
+    const nowMs = this.#opts.clock.nowMs();
+    const events: TeamEvent[] = [];
+    for (const row of rows) {
+      if (!cursor.accept(Number(row.change_id), nowMs)) continue;
+      if (this.#own.has(row.team_id, Number(row.seq), nowMs)) {
+        this.#skippedOwn += 1;
+        continue;
+      }
+      events.push(toEvent(row));
+    }
+    if (events.length === 0) return;
+    this.#delivered += events.length;
+    try {
+      this.#opts.target.published(events);
+    } catch (error) {
+      this.#opts.logger.error('remote event listener failed', { error });
+    }
+  }
+}

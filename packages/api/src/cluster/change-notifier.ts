@@ -1,0 +1,90 @@
+import type { EventSink, Logger, TeamEvent } from '@agent-teams/core';
+import { CoalescedTask } from './coalesced-task.js';
+import { type Backoff, DedicatedPgClient } from './dedicated-pg-client.js';
+
+/** The PostgreSQL channel servers wake each other on; the payload is the sender's server id. */
+export const CHANGES_CHANNEL = 'agent_teams_changes';
+
+/** What a {@link ChangeNotifier} needs. */
+export interface ChangeNotifierOptions {
+  readonly connectionString: string;
+  readonly serverId: string;
+  readonly logger: Logger;
+  readonly backoff?: Backoff;
+}
+
+/**
+ * Tells the other servers "something changed" after local commits: an {@link EventSink} for the
+ * local fan-out that sends `pg_notify` on its own connection.
+ *
+ * @remarks A notify is only a wake-up; the events themselves are read from `team_events`. It is
+ * sent outside every write transaction (inside one, PostgreSQL serializes all committing
+ * notifiers on one lock) and coalesced: at most one in flight, and whatever arrives meanwhile
+ * becomes exactly one more. `published` never waits and never throws. A lost notify (no
+ * connection, failed query) only delays the others until their next poll.
+ */
+export class ChangeNotifier implements EventSink {
+  readonly #opts: ChangeNotifierOptions;
+  readonly #client: DedicatedPgClient;
+  readonly #task: CoalescedTask;
+  /** A wake-up asked for while there was no connection; sent once it is back. */
+  #waiting = false;
+  #sent = 0;
+
+  constructor(opts: ChangeNotifierOptions) {
+    this.#opts = opts;
+    this.#client = new DedicatedPgClient({
+      connectionString: opts.connectionString,
+      logger: opts.logger,
+      name: 'agent-teams-notify',
+      backoff: opts.backoff,
+      onReady: () => {
+        if (this.#waiting) this.notify();
+      },
+    });
+    this.#task = new CoalescedTask(() => this.#send());
+  }
+
+  /** Notifies sent so far (benchmarks). */
+  get sent(): number {
+    return this.#sent;
+  }
+
+  /** Connects (a failure is logged and retried in the background). */
+  async start(): Promise<void> {
+    await this.#client.start();
+  }
+
+  published(events: readonly TeamEvent[]): void {
+    if (events.length > 0) this.notify();
+  }
+
+  /** Asks for one wake-up of the other servers, with or without new events. */
+  notify(): void {
+    this.#task.request();
+  }
+
+  /** Sends what was already asked for, then closes the connection. */
+  async stop(): Promise<void> {
+    await this.#task.stop();
+    await this.#client.stop();
+  }
+
+  async #send(): Promise<void> {
+    const client = this.#client.ready;
+    if (client === null) {
+      this.#waiting = true;
+      return;
+    }
+    this.#waiting = false;
+    try {
+      await client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, this.#opts.serverId]);
+      this.#sent += 1;
+    } catch (error) {
+      this.#opts.logger.warn('change notify failed', { error });
+      // Sent again once reconnected: cheap, and it spares the others a poll interval.
+      this.#waiting = true;
+      this.#client.reset(error);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import type { Clock, EventSink, Logger } from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/database-types.js';
+import { ChangeFollower, type ChangeFollowerStats } from './change-follower.js';
+import { ChangeNotifier } from './change-notifier.js';
+import type { Backoff } from './dedicated-pg-client.js';
+
+/** The polling fallback's bounds: the issue allows at most 250 ms between reads. */
+export const EVENT_POLL_MS = { min: 10, max: 250, default: 250 } as const;
+/** How long a missing change id is waited for by default before it counts as rolled back. */
+export const DEFAULT_GAP_TIMEOUT_MS = 10_000;
+
+/** What {@link createClusterChanges} is built from. */
+export interface ClusterChangesOptions {
+  /** The `postgres://` URL: LISTEN and NOTIFY need connections of their own. */
+  readonly connectionString: string;
+  /** The database's pool, for reading the feed. */
+  readonly db: Kysely<Database>;
+  /** This server incarnation's id; wake-ups it sent itself are ignored. */
+  readonly serverId: string;
+  readonly logger: Logger;
+  /** Receives other servers' events (in the server: the same fan-out as local commits). */
+  readonly target: EventSink;
+  /** Called on every wake-up from another server, even without new events. */
+  readonly onWake?: () => void;
+  /** Read at least this often (10..250 ms, default 250). */
+  readonly pollMs?: number;
+  /** How long a missing change id is waited for (default 10 s). */
+  readonly gapTimeoutMs?: number;
+  /** Send and listen for wake-ups (default true); false leaves polling alone. */
+  readonly notify?: boolean;
+  /** Times the gap and own-event bounds (default: the system clock). */
+  readonly clock?: Pick<Clock, 'nowMs'>;
+  readonly backoff?: Backoff;
+}
+
+/** Counters of the cluster change feed (benchmarks, tests). */
+export interface ClusterChangeStats extends ChangeFollowerStats {
+  /** Wake-ups sent to the other servers. */
+  readonly notifies: number;
+}
+
+/** Live events across servers on one PostgreSQL database. */
+export interface ClusterChanges {
+  /** Put into the local fan-out: remembers own events and wakes the other servers. */
+  readonly localSink: EventSink;
+  /** Reads the newest change id, connects, starts polling. */
+  start(): Promise<void>;
+  /** Sends what was asked for, stops polling and closes its connections. */
+  stop(): Promise<void>;
+  /** Wakes the other servers without an event (e.g. after releasing leases). */
+  announce(): void;
+  /** Asks for a read now (tests, benchmarks); polling does it on its own otherwise. */
+  poll(): void;
+  readonly stats: ClusterChangeStats;
+}
+
+/**
+ * Builds the cross-server change feed: a notifier for local commits and a follower that hands
+ * other servers' events to `target`.
+ *
+ * @remarks LISTEN/NOTIFY is only a coalesced wake-up; the events always come from `team_events`
+ * by `change_id`, polled every `pollMs` anyway, so a lost notification costs at most one poll.
+ */
+export function createClusterChanges(opts: ClusterChangesOptions): ClusterChanges {
+  const pollMs = opts.pollMs ?? EVENT_POLL_MS.default;
+  if (!Number.isInteger(pollMs) || pollMs < EVENT_POLL_MS.min || pollMs > EVENT_POLL_MS.max) {
+    throw new RangeError(
+      `[agent-teams/api] pollMs must be a whole number from ${EVENT_POLL_MS.min} to ${EVENT_POLL_MS.max}, got ${pollMs}`,
+    );
+  }
+  const gapTimeoutMs = opts.gapTimeoutMs ?? DEFAULT_GAP_TIMEOUT_MS;
+  if (!(gapTimeoutMs > 0)) throw new RangeError(`[agent-teams/api] gapTimeoutMs must be positive, got ${gapTimeoutMs}`);
+  const notify = opts.notify ?? true;
+  const clock = opts.clock ?? { nowMs: () => Date.now() };
+  const notifier = notify
+    ? new ChangeNotifier({
+        connectionString: opts.connectionString,
+        serverId: opts.serverId,
+        logger: opts.logger,
+        backoff: opts.backoff,
+      })
+    : null;
+  const follower = new ChangeFollower({
+    db: opts.db,
+    connectionString: opts.connectionString,
+    serverId: opts.serverId,
+    logger: opts.logger,
+    clock,
+    target: opts.target,
+    pollMs,
+    gapTimeoutMs,
+    listen: notify,
+    onWake: opts.onWake,
+    backoff: opts.backoff,
+  });
+  return {
+    localSink: {
+      published(events) {
+        if (events.length === 0) return;
+        // Remembered first, so the follower skips them when it reads them back from the log.
+        follower.noteLocal(events);
+        notifier?.published(events);
+      },
+    },
+    async start() {
+      await Promise.all([follower.start(), notifier?.start()]);
+    },
+    async stop() {
+      await Promise.all([follower.stop(), notifier?.stop()]);
+    },
+    announce() {
+      notifier?.notify();
+    },
+    poll() {
+      follower.wake();
+    },
+    get stats() {
+      return { ...follower.stats, notifies: notifier?.sent ?? 0 };
+    },
+  };
+}
