@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import solid from 'vite-plugin-solid';
 
@@ -12,7 +13,12 @@ export default defineConfig(() => {
     plugins: [solid()],
     // Vite picks the `development` export condition unless NODE_ENV is production, which would
     // bundle Solid's dev build (bigger, and it sets a `Solid$$` global): ask for production.
-    resolve: { conditions: ['module', 'browser', 'production'] },
+    resolve: {
+      conditions: ['module', 'browser', 'production'],
+      // urql needs only a document's header and text from graphql.web (src/graphql-web-shim.ts):
+      // the full parser and printer were 2.8 KiB gzip of the bundle (docs/decisions/0050).
+      alias: { '@0no-co/graphql.web': fileURLToPath(new URL('src/graphql-web-shim.ts', import.meta.url)) },
+    },
     // @urql/core, wonka and graphql.web read process.env.NODE_ENV (stack.md G8).
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     build: {
@@ -26,9 +32,14 @@ export default defineConfig(() => {
         name: 'AgentTeamsWidget',
         fileName: () => (iife ? 'widget.iife.js' : 'widget.js'),
       },
-      // Lib mode does not whitespace-minify ES output by itself (G8).
+      // Lib mode does not whitespace-minify ES output by itself (G8). Pure annotations would only
+      // help a bundler re-bundling the file, which cannot drop anything from it (loading it defines
+      // the element), and they cost about 90 B gzip; legal comments stay.
       // bundlerTimings off: on a busy 2-core machine it prints timing advice on every build.
-      rolldownOptions: { output: { minify: true }, checks: { bundlerTimings: false } },
+      rolldownOptions: {
+        output: { minify: true, comments: { legal: true, annotation: false, jsdoc: false } },
+        checks: { bundlerTimings: false },
+      },
     },
   };
 });

@@ -1,13 +1,20 @@
+import { fileURLToPath } from 'node:url';
 import solid from 'vite-plugin-solid';
 import { defineConfig } from 'vitest/config';
 
-// Component tests: jsdom + @solidjs/testing-library, msw answering GraphQL.
+// Component tests: jsdom + @solidjs/testing-library, msw answering GraphQL; graphql.web is
+// aliased to the widget's stand-in as in the build (vite.config.ts), so urql runs as shipped.
 export default defineConfig({
   plugins: [solid()],
+  resolve: {
+    alias: { '@0no-co/graphql.web': fileURLToPath(new URL('src/graphql-web-shim.ts', import.meta.url)) },
+  },
   test: {
     name: 'widget',
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['./src/test-setup.ts'],
+    // Inlined so Vite resolves its imports, and the graphql.web alias applies inside it.
+    server: { deps: { inline: ['@urql/core'] } },
   },
 });

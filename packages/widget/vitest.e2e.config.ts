@@ -7,6 +7,9 @@ export default defineConfig({
     environment: 'node',
     include: ['e2e/**/*.e2e.test.ts'],
     globalSetup: ['./e2e/global-setup.ts'],
+    // One file at a time: each starts a server and Chromium, and the scripted agents' sleeps
+    // must not compete for a small machine's cores with another file's.
+    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

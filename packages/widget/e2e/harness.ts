@@ -80,3 +80,15 @@ export const DIST = join(repoRoot, 'packages/widget/dist');
 
 /** Where screenshots go (git-ignored). */
 export const ARTIFACTS = join(repoRoot, 'packages/widget/test-results');
+
+/** Runs a GraphQL operation on the test server as the development token's owner; throws on errors. */
+export async function graphql<T>(server: TestServer, query: string, variables: Record<string, unknown> = {}) {
+  const response = await fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: T; errors?: unknown[] };
+  if (body.errors?.length || !body.data) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}

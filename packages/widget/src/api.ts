@@ -18,6 +18,11 @@ export class WidgetError extends Error {
   }
 }
 
+/** The `extensions.code` of a failed operation, or NETWORK for anything else (what the status line shows). */
+export function errorCode(error: unknown): string {
+  return error instanceof WidgetError ? error.code : 'NETWORK';
+}
+
 /** The widget's GraphQL access: urql for queries and mutations, graphql-ws for subscriptions. */
 export interface Api {
   query<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
@@ -79,22 +84,23 @@ export function createApi(connection: Connection): Api {
 }
 
 /** The job fields every card needs. */
-export const JOB_FIELDS = `id kind status text error createdAt finishedAt conversationId
+export const JOB_FIELDS = `id kind status text error createdAt conversationId
   member { id name conversationId }
-  requester { member { id name } conversationId }
-  parent { id kind text member { id name } }
+  requester { member { id name } }
+  parent { id text }
   input { kind question payload }
-  result { available text truncated }`;
+  result { text }`;
 
 export const TEAMS_QUERY = `query Teams { viewer { id teams(first: 20) { edges { node { id name } } } } }`;
 export const AGENTS_QUERY = `query Agents { agents(first: 100) { edges { node { id name title description } } } }`;
 export const TEAM_QUERY = `query Team($id: ID!) { team(id: $id) { id name goal status
-  members { id name label status conversationId agent { id title name } } } }`;
+  members { id name status conversationId agent { title name } } } }`;
 /**
- * One page of the activity feed. 25 per page keeps the document under the server's cost limit
+ * One page of the activity feed, with the team's event seq read before it (where the feed's
+ * first `teamEvents` subscription starts). 25 per page keeps the document under the server's cost limit
  * (graphql-armor multiplies a literal `first` into the cost); the feed follows `endCursor`.
  */
-export const ACTIVITY_QUERY = `query Activity($id: ID!, $revision: String, $after: String) { team(id: $id) { id
+export const ACTIVITY_QUERY = `query Activity($id: ID!, $revision: String, $after: String) { team(id: $id) { id lastEventSeq
   activity(revision: $revision, first: 25, after: $after) {
     __typename
     ... on ActivityUnchanged { revision }
@@ -105,8 +111,7 @@ export const ACTIVITY_QUERY = `query Activity($id: ID!, $revision: String, $afte
 export const TEAM_EVENTS = `subscription Events($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
   __typename seq
   ... on JobChanged { job { ${JOB_FIELDS} } }
-  ... on MemberChanged { member { id status } }
-  ... on TeamChanged { team { id name goal status } } } }`;
+  ... on MemberChanged { member { id status } } } }`;
 export const JOB_PROGRESS = `subscription Progress($jobId: ID!) { jobProgress(jobId: $jobId) { textDelta } }`;
 export const CREATE_TEAM = `mutation Create($input: CreateTeamInput!) { createTeam(input: $input) { team { id name } } }`;
 export const DELETE_TEAM = `mutation Delete($input: DeleteTeamInput!) { deleteTeam(input: $input) { deletedTeamId } }`;

@@ -4,6 +4,7 @@ import { mount, type WidgetHandle, type WidgetOptions } from './mount.js';
 export const ELEMENT_NAME = 'agent-teams-widget';
 
 const ATTRIBUTES = ['endpoint', 'token', 'locale', 'theme', 'team'] as const;
+const PROPERTIES = ['token', 'getToken', 'onOpenConversation'] as const;
 
 /**
  * Defines `<agent-teams-widget endpoint token locale theme team>` (once; safe to call again).
@@ -63,6 +64,15 @@ export function defineElement(): void {
 
     connectedCallback() {
       if (this.#handle) return;
+      // A host script may set a property on the element before this module defined it (module
+      // scripts run late); that own property hides the accessor, so move it onto the accessor.
+      for (const name of PROPERTIES) {
+        if (Object.hasOwn(this, name)) {
+          const value = this[name];
+          delete this[name];
+          (this as Record<(typeof PROPERTIES)[number], unknown>)[name] = value;
+        }
+      }
       const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
       this.#handle = mount(root, this.#options());
     }

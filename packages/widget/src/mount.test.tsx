@@ -11,13 +11,12 @@ const job = {
   text: '<img src=x onerror="alert(1)">',
   error: null,
   createdAt: '2026-11-30T04:00:00.000Z',
-  finishedAt: '2026-11-30T04:00:01.000Z',
   conversationId: 'c1',
   member: { id: 'm1', name: 'Review', conversationId: 'c1' },
-  requester: { member: { id: 'm2', name: 'Research' }, conversationId: 'c2' },
-  parent: { id: 'j0', kind: 'REQUEST', text: 'Original task', member: null },
+  requester: { member: { id: 'm2', name: 'Research' } },
+  parent: { id: 'j0', text: 'Original task' },
   input: null,
-  result: { available: true, text: '<b>bold</b>', truncated: false },
+  result: { text: '<b>bold</b>' },
 };
 
 describe('mount and the element', () => {

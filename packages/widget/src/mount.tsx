@@ -1,4 +1,3 @@
-import { Provider } from '@urql/solid';
 import { createSignal, ErrorBoundary } from 'solid-js';
 import { render } from 'solid-js/web';
 import { createApi } from './api.js';
@@ -81,20 +80,18 @@ export function mount(target: Element | ShadowRoot, options: WidgetOptions): Wid
             openConversation: (id, name) => opts().onOpenConversation?.(id, name),
           }}
         >
-          <Provider value={api.client}>
-            <style>{STYLES}</style>
-            <div class="root" data-theme={opts().theme ?? 'auto'} lang={opts().locale?.startsWith('zh') ? 'zh' : 'en'}>
-              <div class="top">
-                <p>{t().intro}</p>
-                <p class="status" role="status" hidden={status() === ''}>
-                  {status()}
-                </p>
-              </div>
-              <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
-                <App initialTeam={opts().team} endpoint={current.endpoint} />
-              </ErrorBoundary>
+          <style>{STYLES}</style>
+          <div class="root" data-theme={opts().theme ?? 'auto'} lang={opts().locale?.startsWith('zh') ? 'zh' : 'en'}>
+            <div class="top">
+              <p>{t().intro}</p>
+              <p class="status" role="status" hidden={status() === ''}>
+                {status()}
+              </p>
             </div>
-          </Provider>
+            <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
+              <App initialTeam={opts().team} endpoint={current.endpoint} />
+            </ErrorBoundary>
+          </div>
         </WidgetContext.Provider>
       ),
       holder,

@@ -1,9 +1,9 @@
 import { graphql, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { createRoot } from 'solid-js';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApi } from './api.js';
-import { createTeamFeed, type JobView } from './team-feed.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type Api, createApi } from './api.js';
+import { createTeamFeed, type JobView, POLL_MS } from './team-feed.js';
 
 const endpoint = 'http://widget.test/graphql';
 const job = (id: string, createdAt: string): JobView => ({
@@ -13,16 +13,17 @@ const job = (id: string, createdAt: string): JobView => ({
   text: id,
   error: null,
   createdAt,
-  finishedAt: createdAt,
   conversationId: null,
   member: { id: 'm1', name: 'Research', conversationId: 'c1' },
-  requester: { member: null, conversationId: null },
+  requester: { member: null },
   parent: null,
   input: null,
-  result: { available: true, text: 'ok', truncated: false },
+  result: { text: 'ok' },
 });
 
 const calls: Record<string, unknown>[] = [];
+/** `Team.lastEventSeq` the mock answers with. */
+let head = 7;
 const server = setupServer(
   graphql.link(endpoint).query('Activity', ({ variables }) => {
     calls.push(variables);
@@ -31,6 +32,7 @@ const server = setupServer(
         data: {
           team: {
             id: 't1',
+            lastEventSeq: head,
             members: [{ id: 'm1', status: 'RUNNING' }],
             activity: { __typename: 'ActivityUnchanged', revision: 'rev-1' },
           },
@@ -52,6 +54,7 @@ const server = setupServer(
       data: {
         team: {
           id: 't1',
+          lastEventSeq: head,
           members: [{ id: 'm1', status: 'IDLE' }],
           activity: {
             __typename: 'ActivityPage',
@@ -66,29 +69,116 @@ const server = setupServer(
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterAll(() => server.close());
 
+type Sink = Parameters<Api['live']['subscribe']>[2];
+
+/** A feed on the mock server whose socket is a spy: returns the feed and every subscription made. */
+function openFeed(api: Api) {
+  const subscriptions: { variables: Record<string, unknown>; sink: Sink }[] = [];
+  vi.spyOn(api.live, 'subscribe').mockImplementation((_query, variables, sink) => {
+    subscriptions.push({ variables, sink });
+    return () => {};
+  });
+  let dispose = () => {};
+  const feed = createRoot((d) => {
+    dispose = d;
+    return createTeamFeed(api, 't1', () => {});
+  });
+  return { feed, subscriptions, dispose };
+}
+
+beforeEach(() => {
+  calls.length = 0;
+  head = 7;
+});
+afterEach(() => {
+  server.resetHandlers();
+  vi.useRealTimers();
+});
+
 describe('createTeamFeed', () => {
   it('follows activity pages, pairs receipts with their requests and stops on dispose', async () => {
     const api = createApi({ endpoint, token: async () => 't' });
-    const subscribe = vi.spyOn(api.live, 'subscribe').mockReturnValue(() => {});
-    await createRoot(async (dispose) => {
-      const feed = createTeamFeed(api, 't1', () => {});
-      await vi.waitFor(() => expect(feed.state.order).toEqual(['j1', 'j2']));
-      expect(calls).toEqual([
-        { id: 't1', revision: null, after: null },
-        { id: 't1', revision: null, after: 'c1' },
-      ]);
-      expect(feed.state.receipts.j1?.status).toBe('COMPLETED');
-      expect(feed.state.memberStatus.m1).toBe('IDLE');
-      await vi.waitFor(() =>
-        expect(subscribe).toHaveBeenCalledWith(expect.any(String), { teamId: 't1', afterSeq: 0 }, expect.anything()),
-      );
-      await feed.refresh();
-      expect(calls.at(-1)).toEqual({ id: 't1', revision: 'rev-1', after: null });
-      expect(calls).toHaveLength(3);
-      expect(feed.state.order).toEqual(['j1', 'j2']);
-      expect(feed.state.memberStatus.m1).toBe('RUNNING');
-      dispose();
-    });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(feed.order()).toEqual(['j1', 'j2']));
+    expect(calls).toEqual([
+      { id: 't1', revision: null, after: null },
+      { id: 't1', revision: null, after: 'c1' },
+    ]);
+    expect(feed.receipt('j1')?.status).toBe('COMPLETED');
+    expect(feed.memberStatus('m1')).toBe('IDLE');
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    await feed.refresh();
+    expect(calls.at(-1)).toEqual({ id: 't1', revision: 'rev-1', after: null });
+    expect(calls).toHaveLength(3);
+    expect(feed.order()).toEqual(['j1', 'j2']);
+    expect(feed.memberStatus('m1')).toBe('RUNNING');
+    dispose();
+    api.dispose();
+  });
+
+  it("subscribes from the team's lastEventSeq read with the snapshot, not from 0", async () => {
+    const api = createApi({ endpoint, token: async () => 't' });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    expect(subscriptions[0]?.variables).toEqual({ teamId: 't1', afterSeq: 7 });
+    // An event at or below the start is already in the snapshot; the next one is applied.
+    subscriptions[0]?.sink.next({ teamEvents: { seq: 7, job: job('old', '2026-01-01T00:00:00Z') } });
+    subscriptions[0]?.sink.next({ teamEvents: { seq: 8, job: job('j3', '2026-01-01T00:00:03Z') } });
+    expect(feed.order()).toEqual(['j1', 'j2', 'j3']);
+    dispose();
+    api.dispose();
+  });
+
+  it('resumes from the last applied seq after a drop, even when the head moved on', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const api = createApi({ endpoint, token: async () => 't' });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    subscriptions[0]?.sink.next({ teamEvents: { seq: 8, member: { id: 'm1', status: 'RUNNING' } } });
+    head = 12;
+    subscriptions[0]?.sink.error({ dropped: true });
+    expect(feed.live()).toBe('polling');
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(2));
+    expect(subscriptions[1]?.variables).toEqual({ teamId: 't1', afterSeq: 8 });
+    dispose();
+    api.dispose();
+  });
+
+  it('starts again from the new head after RESUME_EXPIRED, once the feed is read again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const api = createApi({ endpoint, token: async () => 't' });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    head = 40;
+    const readsBefore = calls.length;
+    subscriptions[0]?.sink.error({ dropped: false, code: 'RESUME_EXPIRED' });
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(2));
+    expect(calls.length).toBeGreaterThan(readsBefore);
+    expect(subscriptions[1]?.variables).toEqual({ teamId: 't1', afterSeq: 40 });
+    subscriptions[1]?.sink.next({ teamEvents: { seq: 41, member: { id: 'm1', status: 'QUEUED' } } });
+    expect(feed.live()).toBe('live');
+    expect(feed.memberStatus('m1')).toBe('QUEUED');
+    dispose();
+    api.dispose();
+  });
+
+  it('replays from 0 when the first read is incomplete, so a missing page is not lost', async () => {
+    let failed = false;
+    server.use(
+      graphql.link(endpoint).query('Activity', ({ variables }) => {
+        if (variables.after == null || failed) return undefined;
+        failed = true;
+        return HttpResponse.json({ errors: [{ message: 'x', extensions: { code: 'UNEXPECTED' } }] });
+      }),
+    );
+    const api = createApi({ endpoint, token: async () => 't' });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    expect(subscriptions[0]?.variables).toEqual({ teamId: 't1', afterSeq: 0 });
+    expect(feed.order()).toEqual(['j1']);
+    dispose();
     api.dispose();
   });
 });

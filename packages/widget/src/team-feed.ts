@@ -1,6 +1,6 @@
-import { createSignal, onCleanup } from 'solid-js';
-import { createStore, reconcile } from 'solid-js/store';
+import { createSignal, onCleanup, untrack } from 'solid-js';
 import { ACTIVITY_QUERY, type Api, TEAM_EVENTS } from './api.js';
+import { createKeyedSignals } from './keyed-signals.js';
 
 /** A job as the widget reads it (see `JOB_FIELDS`). */
 export interface JobView {
@@ -10,13 +10,13 @@ export interface JobView {
   text: string;
   error: string | null;
   createdAt: string;
-  finishedAt: string | null;
   conversationId: string | null;
   member: { id: string; name: string; conversationId: string } | null;
-  requester: { member: { id: string; name: string } | null; conversationId: string | null };
-  parent: { id: string; kind: string; text: string; member: { id: string; name: string } | null } | null;
+  requester: { member: { id: string; name: string } | null };
+  parent: { id: string; text: string } | null;
   input: { kind: 'CLARIFICATION' | 'INTERRUPT'; question: string | null; payload: unknown } | null;
-  result: { available: boolean; text: string | null; truncated: boolean | null };
+  /** `text` is null once the result left the retained record. */
+  result: { text: string | null };
   /** From the activity query: only what the card shows of the receipt. */
   receipt?: ReceiptView | null;
 }
@@ -34,15 +34,9 @@ export const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 /** How updates currently arrive. */
 export type LiveState = 'connecting' | 'live' | 'polling';
 
-interface FeedState {
-  order: string[];
-  requests: Record<string, JobView>;
-  receipts: Record<string, ReceiptView>;
-  memberStatus: Record<string, string>;
-}
-
 type ActivityData = {
   team: {
+    lastEventSeq: number;
     activity:
       | { __typename: 'ActivityUnchanged'; revision: string }
       | {
@@ -55,19 +49,30 @@ type ActivityData = {
 };
 
 /** Poll period while the socket is down, and the retry period of the socket itself. */
-const POLL_MS = 2000;
+export const POLL_MS = 2000;
 
 /**
  * The live state of one team's activity: graphql-ws `teamEvents` resumed from the last `seq`,
  * falling back to polling `Team.activity` with `revision` while the socket is down.
  *
- * @remarks Jobs are merged into a store with `reconcile`, so cards keep their DOM (open details,
+ * @remarks The first subscription starts at `Team.lastEventSeq` as read with the activity
+ * snapshot (the team row is read before its jobs, so nothing after that seq is missing from the
+ * snapshot), so the log is not replayed from 0; later ones resume from the last `seq` applied.
+ * RESUME_EXPIRED (the log no longer holds that seq) refetches and starts again from the head.
+ * Jobs are replaced per key ({@link createKeyedSignals}), so cards keep their DOM (open details,
  * typed answers) across updates. Must be called inside a Solid owner; cleanup stops everything.
  */
 export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
-  const [state, setState] = createStore<FeedState>({ order: [], requests: {}, receipts: {}, memberStatus: {} });
+  const [order, setOrder] = createSignal<string[]>([]);
+  const requests = createKeyedSignals<JobView>();
+  const receipts = createKeyedSignals<ReceiptView>();
+  const memberStatus = createKeyedSignals<string>();
   const [live, setLive] = createSignal<LiveState>('connecting');
   let lastSeq = 0;
+  /** `Team.lastEventSeq` of the last complete read; null until one succeeds. */
+  let headSeq: number | null = null;
+  /** Set until the first subscription and after RESUME_EXPIRED: start from `headSeq`. */
+  let resync = true;
   let revision: string | null = null;
   let stopped = false;
   let unsubscribe: (() => void) | null = null;
@@ -76,22 +81,18 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
 
   const upsert = (job: JobView) => {
     if (job.kind === 'RECEIPT') {
-      if (job.parent) setState('receipts', job.parent.id, { id: job.id, status: job.status, error: job.error });
+      if (job.parent) receipts.set(job.parent.id, { id: job.id, status: job.status, error: job.error });
       return;
     }
     const { receipt, ...request } = job;
-    if (receipt) setState('receipts', job.id, reconcile(receipt));
-    if (!state.requests[job.id]) {
-      setState('requests', job.id, request as JobView);
-      const order = [...state.order, job.id].sort((a, b) => {
-        const x = state.requests[a]?.createdAt ?? '';
-        const y = state.requests[b]?.createdAt ?? '';
-        return x < y ? -1 : x > y ? 1 : 0;
-      });
-      setState('order', order);
-    } else {
-      setState('requests', job.id, reconcile(request as JobView));
-    }
+    if (receipt) receipts.set(job.id, receipt);
+    const known = untrack(() => requests.get(job.id)) !== undefined;
+    requests.set(job.id, request);
+    if (known) return;
+    const createdAt = (id: string) => untrack(() => requests.get(id))?.createdAt ?? '';
+    setOrder((ids) =>
+      [...ids, job.id].sort((a, b) => (createdAt(a) < createdAt(b) ? -1 : createdAt(a) > createdAt(b) ? 1 : 0)),
+    );
   };
 
   /** Reads the activity page (skipped by the server when `revision` still matches). */
@@ -101,6 +102,7 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
         // The first page answers Unchanged when `revision` still matches; otherwise follow pages.
         let after: string | null = null;
         let pageRevision: string | null = revision;
+        let head = 0;
         do {
           const data: ActivityData = await api.query<ActivityData>(ACTIVITY_QUERY, {
             id: teamId,
@@ -111,14 +113,17 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
           if (!data.team) return onGone();
           const activity = data.team.activity;
           if (after === null) {
-            for (const member of data.team.members) setState('memberStatus', member.id, member.status);
+            for (const member of data.team.members) memberStatus.set(member.id, member.status);
             revision = activity.revision;
+            head = data.team.lastEventSeq;
           }
           if (activity.__typename !== 'ActivityPage') break;
           for (const edge of activity.jobs.edges) upsert(edge.node);
           after = activity.jobs.pageInfo.hasNextPage ? activity.jobs.pageInfo.endCursor : null;
           pageRevision = null;
         } while (after !== null);
+        // Only a complete read may move the starting point: a missing page would never be replayed.
+        headSeq = head;
       } finally {
         refreshing = null;
       }
@@ -133,26 +138,34 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
 
   const subscribe = () => {
     if (stopped) return;
+    if (resync) {
+      if (headSeq !== null) lastSeq = headSeq;
+      resync = false;
+    }
     unsubscribe = api.live.subscribe(
       TEAM_EVENTS,
       { teamId, afterSeq: lastSeq },
       {
         next(data) {
           const event = data.teamEvents as {
-            __typename: string;
             seq: number;
             job?: JobView;
             member?: { id: string; status: string };
           };
           if (event.seq <= lastSeq) return;
           lastSeq = event.seq;
+          setLive('live');
           if (event.job) upsert(event.job);
-          if (event.member) setState('memberStatus', event.member.id, event.member.status);
+          if (event.member) memberStatus.set(event.member.id, event.member.status);
         },
         error({ code }) {
           unsubscribe = null;
           if (stopped) return;
           if (code === 'NOT_FOUND') return onGone();
+          if (code === 'RESUME_EXPIRED') {
+            resync = true;
+            headSeq = null;
+          }
           setLive('polling');
           poll();
         },
@@ -190,7 +203,12 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
   onCleanup(stop);
 
   return {
-    state,
+    /** Request ids, oldest first. */
+    order,
+    request: requests.get,
+    /** The receipt of a request, by the request's id. */
+    receipt: receipts.get,
+    memberStatus: memberStatus.get,
     live,
     refresh,
     /** Drops the socket and subscribes again from the last seq (the Manage menu's Reconnect). */

@@ -23,6 +23,10 @@ export function addTeam(builder: Builder, refs: Refs): void {
         description: 'Changes whenever anything a client can see of the team changes.',
         resolve: (team) => String(team.revision),
       }),
+      lastEventSeq: t.exposeInt('lastEventSeq', {
+        description:
+          "The seq of the team's newest event (0 before any): subscribe to teamEvents with afterSeq set to it to get only what happens after this read.",
+      }),
       createdAt: t.field({ type: 'DateTime', resolve: (team) => team.createdAt }),
       members: t.field({
         type: [refs.Member],

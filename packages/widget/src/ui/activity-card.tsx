@@ -1,5 +1,5 @@
 import { createEffect, createMemo, createSignal, onCleanup, onMount, Show } from 'solid-js';
-import { CANCEL_JOB, JOB_PROGRESS, RESPOND, WidgetError } from '../api.js';
+import { CANCEL_JOB, errorCode, JOB_PROGRESS, RESPOND } from '../api.js';
 import { createRetryKey } from '../ids.js';
 import { checkText, LIMITS, utf8Bytes } from '../limits.js';
 import { type JobView, type ReceiptView, TERMINAL } from '../team-feed.js';
@@ -66,7 +66,7 @@ export function ActivityCard(props: {
       await api.mutate(CANCEL_JOB, { input: { jobId: props.job.id } });
       props.onChange();
     } catch (error) {
-      setStatus(t().error(error instanceof WidgetError ? error.code : 'NETWORK'));
+      setStatus(t().error(errorCode(error)));
     }
   };
 
@@ -98,7 +98,7 @@ export function ActivityCard(props: {
       setAnswer('');
       props.onChange();
     } catch (error) {
-      setAnswerError(t().error(error instanceof WidgetError ? error.code : 'NETWORK'));
+      setAnswerError(t().error(errorCode(error)));
     } finally {
       setBusy(false);
     }

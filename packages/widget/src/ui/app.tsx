@@ -1,5 +1,5 @@
-import { createSignal, ErrorBoundary, For, Match, onMount, Show, Switch } from 'solid-js';
-import { TEAMS_QUERY, WidgetError } from '../api.js';
+import { createSignal, ErrorBoundary, For, onMount, Show } from 'solid-js';
+import { errorCode, TEAMS_QUERY } from '../api.js';
 import { useWidget } from './context.js';
 import { CreateForm } from './create-form.js';
 import { Workspace } from './workspace.js';
@@ -57,7 +57,7 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
       if (first) open(first.id);
       else setView('create');
     } catch (error) {
-      setStatus(t().error(error instanceof WidgetError ? error.code : 'NETWORK'));
+      setStatus(t().error(errorCode(error)));
       setView('create');
     }
   });
@@ -104,30 +104,28 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
       </nav>
       <main>
         <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
-          <Switch>
-            <Match when={view() === 'create'}>
-              <CreateForm
-                onCreated={async (id) => {
-                  await loadTeams().catch(() => {});
-                  open(id);
+          <Show when={view() === 'create'}>
+            <CreateForm
+              onCreated={async (id) => {
+                await loadTeams().catch(() => {});
+                open(id);
+              }}
+            />
+          </Show>
+          <Show when={view() === 'team' && selected()} keyed>
+            {(id) => (
+              <Workspace
+                teamId={id}
+                onDeleted={async () => {
+                  const list = await loadTeams().catch(() => teams());
+                  setTeams(list.filter((team) => team.id !== id));
+                  lastTeam.write(null);
+                  setSelected(null);
+                  setView('create');
                 }}
               />
-            </Match>
-            <Match when={view() === 'team' && selected()} keyed>
-              {(id) => (
-                <Workspace
-                  teamId={id}
-                  onDeleted={async () => {
-                    const list = await loadTeams().catch(() => teams());
-                    setTeams(list.filter((team) => team.id !== id));
-                    lastTeam.write(null);
-                    setSelected(null);
-                    setView('create');
-                  }}
-                />
-              )}
-            </Match>
-          </Switch>
+            )}
+          </Show>
         </ErrorBoundary>
         <Show when={view() === 'loading'}>
           <p class="muted">…</p>

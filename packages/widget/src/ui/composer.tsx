@@ -1,5 +1,5 @@
 import { createMemo, createSignal, For, Show } from 'solid-js';
-import { WidgetError } from '../api.js';
+import { errorCode } from '../api.js';
 import { createRetryKey } from '../ids.js';
 import { checkText, LIMITS } from '../limits.js';
 import { useWidget } from './context.js';
@@ -85,7 +85,7 @@ export function Composer(props: {
       if (text() === value) setText('');
       if (JSON.stringify([...props.recipients].sort()) === JSON.stringify([...ids].sort())) props.setRecipients([]);
     } catch (error) {
-      setStatus(t().error(error instanceof WidgetError ? error.code : 'NETWORK'));
+      setStatus(t().error(errorCode(error)));
     } finally {
       setSending(false);
     }

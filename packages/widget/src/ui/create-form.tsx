@@ -1,6 +1,5 @@
-import { createQuery } from '@urql/solid';
 import { createEffect, createMemo, createSignal, For, Show } from 'solid-js';
-import { AGENTS_QUERY, CREATE_TEAM, WidgetError } from '../api.js';
+import { AGENTS_QUERY, CREATE_TEAM, errorCode } from '../api.js';
 import { createRetryKey } from '../ids.js';
 import { checkText, deriveMemberNames, LIMITS, type TextLimit } from '../limits.js';
 import { useWidget } from './context.js';
@@ -15,15 +14,25 @@ interface AgentItem {
 /** "Build your team": name, goal and 2–8 agents from the catalog (never invented ones). */
 export function CreateForm(props: { onCreated: (teamId: string) => void }) {
   const { api, t, setStatus } = useWidget();
-  // The catalog through @urql/solid: a failed read shows an error and a retry, never agents.
-  const [agents, reexecute] = createQuery<{ agents: { edges: { node: AgentItem }[] } }>({
-    query: AGENTS_QUERY,
-    requestPolicy: 'network-only',
-  });
-  const catalog = createMemo(() =>
-    agents.error ? null : (agents.data?.agents.edges.map((edge) => edge.node) ?? null),
-  );
-  const catalogState = () => (agents.fetching ? 'loading' : catalog() ? 'ready' : agents.error ? 'error' : 'loading');
+  // A failed read shows an error and a retry, never agents; only the latest read counts.
+  const [catalog, setCatalog] = createSignal<AgentItem[] | null>(null);
+  const [catalogState, setCatalogState] = createSignal<'loading' | 'ready' | 'error'>('loading');
+  let reads = 0;
+  const loadCatalog = async () => {
+    const read = ++reads;
+    setCatalogState('loading');
+    try {
+      const data = await api.query<{ agents: { edges: { node: AgentItem }[] } }>(AGENTS_QUERY);
+      if (read !== reads) return;
+      setCatalog(data.agents.edges.map((edge) => edge.node));
+      setCatalogState('ready');
+    } catch {
+      if (read !== reads) return;
+      setCatalog(null);
+      setCatalogState('error');
+    }
+  };
+  void loadCatalog();
   const [search, setSearch] = createSignal('');
   const [chosen, setChosen] = createSignal<string[]>([]);
   const [name, setName] = createSignal('');
@@ -31,7 +40,6 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
   const [busy, setBusy] = createSignal(false);
   const createKey = createRetryKey();
 
-  const loadCatalog = () => reexecute({ requestPolicy: 'network-only' });
   // Keep only the chosen agents that still exist after a reload.
   createEffect(() => {
     const list = catalog();
@@ -74,7 +82,7 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
       createKey.rotate();
       props.onCreated(data.createTeam.team.id);
     } catch (error) {
-      setStatus(t().error(error instanceof WidgetError ? error.code : 'NETWORK'));
+      setStatus(t().error(errorCode(error)));
     } finally {
       setBusy(false);
     }

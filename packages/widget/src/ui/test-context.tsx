@@ -1,4 +1,3 @@
-import { Provider } from '@urql/solid';
 import type { JSX } from 'solid-js';
 import { createApi } from '../api.js';
 import { stringsFor } from '../i18n.js';
@@ -23,7 +22,7 @@ export function withContext(ui: () => JSX.Element, locale = 'en') {
         openConversation: (id) => opened.push(id),
       }}
     >
-      <Provider value={api.client}>{ui()}</Provider>
+      {ui()}
     </WidgetContext.Provider>
   );
   return { view, status, opened, api };

@@ -1,5 +1,5 @@
-import { createMemo, createResource, createSignal, For, Show } from 'solid-js';
-import { DELETE_TEAM, RECONNECT_TEAM, SEND_REQUEST, TEAM_QUERY, WidgetError } from '../api.js';
+import { createMemo, createSignal, For, Show } from 'solid-js';
+import { DELETE_TEAM, errorCode, RECONNECT_TEAM, SEND_REQUEST, TEAM_QUERY } from '../api.js';
 import { createTeamFeed, type JobView } from '../team-feed.js';
 import { ActivityCard } from './activity-card.js';
 import { Composer, type MemberOption } from './composer.js';
@@ -16,21 +16,20 @@ interface TeamData {
 /** One team: header with the Manage menu, members, the live activity feed and the composer. */
 export function Workspace(props: { teamId: string; onDeleted: () => void }) {
   const { api, t, setStatus, openConversation } = useWidget();
-  const report = (error: unknown) => setStatus(t().error(error instanceof WidgetError ? error.code : 'NETWORK'));
-  const [team, { refetch }] = createResource(
-    () => props.teamId,
-    async (id) => (await api.query<{ team: TeamData | null }>(TEAM_QUERY, { id })).team,
-  );
+  const report = (error: unknown) => setStatus(t().error(errorCode(error)));
+  // A failed read keeps what is shown and reports in the status line (a new read replaces it).
+  const [team, setTeam] = createSignal<TeamData | null>(null);
+  const loadTeam = () =>
+    api.query<{ team: TeamData | null }>(TEAM_QUERY, { id: props.teamId }).then((data) => setTeam(data.team), report);
+  void loadTeam();
   const feed = createTeamFeed(api, props.teamId, () => props.onDeleted());
   const [recipients, setRecipients] = createSignal<string[]>([]);
   let menu: HTMLDetailsElement | undefined;
   const closeMenu = () => menu?.removeAttribute('open');
   const [confirming, setConfirming] = createSignal(false);
   const members = () => team()?.members ?? [];
-  const memberStatus = (id: string, fallback: string) => feed.state.memberStatus[id] ?? fallback;
-  const waiting = createMemo(
-    () => feed.state.order.filter((id) => feed.state.requests[id]?.status === 'WAITING_INPUT').length,
-  );
+  const memberStatus = (id: string, fallback: string) => feed.memberStatus(id) ?? fallback;
+  const waiting = createMemo(() => feed.order().filter((id) => feed.request(id)?.status === 'WAITING_INPUT').length);
   let feedEl: HTMLElement | undefined;
 
   const addRecipient = (id: string) => setRecipients((ids) => (ids.includes(id) ? ids : [...ids, id]));
@@ -87,7 +86,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                   onClick={() => {
                     setStatus('');
                     closeMenu();
-                    void refetch();
+                    void loadTeam();
                     void feed.refresh().catch(report);
                   }}
                 >
@@ -158,11 +157,11 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                 {feed.live() === 'polling' ? t().polling : feed.live() === 'live' ? t().live : '…'}
               </p>
               <section class="feed" aria-label={t().activity} ref={feedEl}>
-                <For each={feed.state.order} fallback={<p class="muted">{t().emptyFeed}</p>}>
+                <For each={feed.order()} fallback={<p class="muted">{t().emptyFeed}</p>}>
                   {(id) => (
                     <ActivityCard
-                      job={feed.state.requests[id] as JobView}
-                      receipt={feed.state.receipts[id]}
+                      job={feed.request(id) as JobView}
+                      receipt={feed.receipt(id)}
                       onChange={() => feed.live() !== 'live' && void feed.refresh().catch(() => {})}
                       scrollBox={() => feedEl}
                     />
