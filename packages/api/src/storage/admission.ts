@@ -18,6 +18,8 @@ import {
   TeamStatus,
   type TransitionOutcome,
 } from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import type { Database } from './database-types.js';
 import { leaseAdmitted } from './job-leases.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyTransition } from './job-writes.js';
@@ -108,6 +110,27 @@ async function freezeOne(
   if (outcome.job === job) return null;
   if (args.serverId !== undefined) await leaseAdmitted(scope, jobId, args.serverId);
   return { job: await applyTransition(scope, job, outcome), effects: outcome.effects };
+}
+
+/**
+ * True when a planning pass could change something: a job waits for a slot, or the stored round
+ * still names owners (a pass with no candidates empties it). Read without any lock, so an idle
+ * pass takes neither the planning lock nor a commit; a job enqueued meanwhile publishes an event
+ * that wakes the next pass.
+ */
+export async function admissionMayChange(db: Kysely<Database>): Promise<boolean> {
+  const waiting = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('unfinished', '=', UNFINISHED)
+    .where('phase', 'in', ADMISSIBLE_PHASES)
+    .limit(1)
+    .executeTakeFirst();
+  if (waiting !== undefined) return true;
+  const row = await db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).executeTakeFirst();
+  if (row === undefined) return false;
+  const round = JSON.parse(row.round_json) as RoundState;
+  return round.rotation.length > 0 || round.served.length > 0;
 }
 
 /**

@@ -212,12 +212,13 @@ export class KyselyTeamStore implements TeamStore {
     return jobReads.listWaitingJobs(this.#ctx.db, owner, page);
   }
 
-  admit(args: {
+  async admit(args: {
     now: string;
     serverId?: string;
     plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
     freeze: (ctx: FreezeContext) => TransitionOutcome;
   }): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]> {
+    if (!(await admission.admissionMayChange(this.#ctx.db))) return [];
     return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
   }
 

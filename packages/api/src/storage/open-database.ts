@@ -24,7 +24,18 @@ export interface OpenedDatabase {
 export interface OpenDatabaseOptions {
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
+  /**
+   * PostgreSQL: a session that sits inside an open transaction this long is ended by the server
+   * (`idle_in_transaction_session_timeout`, default 5 s). Every write transaction here takes
+   * milliseconds; one left open means its process stalled (paused, swapped out, cut off), and its
+   * row locks (the planning lock above all) must not hold every other server up for longer.
+   * Keep it well under the lease TTL.
+   */
+  readonly stalledTransactionMs?: number;
 }
+
+/** Default of {@link OpenDatabaseOptions.stalledTransactionMs}. */
+export const STALLED_TRANSACTION_MS = 5_000;
 
 /** True when the target names a PostgreSQL database rather than a SQLite file. */
 export function isPostgresTarget(target: string): boolean {
@@ -42,7 +53,15 @@ export function isPostgresTarget(target: string): boolean {
  */
 export async function openDatabase(target: string, opts: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
   if (isPostgresTarget(target)) {
-    const pool = new pg.Pool({ connectionString: target, max: opts.poolSize ?? 10 });
+    const pool = new pg.Pool({
+      connectionString: target,
+      max: opts.poolSize ?? 10,
+      idle_in_transaction_session_timeout: opts.stalledTransactionMs ?? STALLED_TRANSACTION_MS,
+    });
+    // An idle pooled connection the server closed (restart, the timeout above after a stall) is
+    // dropped by the pool; the next query takes a new one. Without a listener the event would
+    // crash the process.
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     // Fail here, with the driver's reason, rather than on the first request.
     try {
