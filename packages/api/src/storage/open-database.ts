@@ -58,10 +58,14 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
       max: opts.poolSize ?? 10,
       idle_in_transaction_session_timeout: opts.stalledTransactionMs ?? STALLED_TRANSACTION_MS,
     });
-    // An idle pooled connection the server closed (restart, the timeout above after a stall) is
-    // dropped by the pool; the next query takes a new one. Without a listener the event would
-    // crash the process.
+    // A connection the server closed (a restart, the timeout above after a stall) must not crash
+    // the process: idle ones are dropped by the pool ('error' on the pool); a checked-out one
+    // ('error' on the client, which the pool does not watch while it is lent out) fails its
+    // current or next query, which the caller sees, and the pool discards it on release.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     // Fail here, with the driver's reason, rather than on the first request.
     try {
