@@ -1,19 +1,24 @@
 /**
  * The client side of the `live` benchmark, run in its own process (`fork`): opens N WebSockets
  * speaking graphql-transport-ws, each subscribed to one team's `teamEvents`, and records when
- * each event arrives (wall clock, `performance.timeOrigin + performance.now()`, comparable across
- * processes on one machine).
+ * each event arrives on the machine's monotonic clock (`process.hrtime`, CLOCK_MONOTONIC: one
+ * clock for every process of the machine, so the server's commit times compare directly).
  *
- * @remarks The clients speak the protocol directly (init, subscribe, pong) rather than through
- * the graphql-ws client library, so the client process spends as little CPU per message as
- * possible and the numbers describe the server. The protocol itself is exercised with the real
- * graphql-ws client in `test/live/`.
+ * @remarks The clients speak the protocol directly (init, subscribe, pong) over a minimal
+ * WebSocket client ({@link RawWebSocket}) rather than through graphql-ws and `ws`, and read a
+ * `next` frame's seq from its bytes instead of parsing the JSON, so the client process spends as
+ * little CPU per message as possible: it shares the machine's two cores with the server, and a
+ * busy client would add its own queueing to the latency. Its CPU and event-loop delay are reported, so a run shows which side was the
+ * bottleneck. The protocol itself is exercised with the real graphql-ws client in `test/live/`.
  *
  * IPC: parent → `{ type: 'start', url, token, teamId, afterSeq, count }`; child → `{ type: 'ready' }`
  * when every socket is acknowledged and subscribed; parent → `{ type: 'count', seq }`; child →
- * `{ type: 'counted', n }`; parent → `{ type: 'report' }`; child → `{ type: 'received', bySeq, errors }`.
+ * `{ type: 'counted', n }`; parent → `{ type: 'report' }`; child → `{ type: 'received', bySeq,
+ * errors, cpuMicros, loopDelay }` (CPU and event-loop delay since the last `ready`).
  */
-import WebSocket from 'ws';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { loopDelayOf, monotonicMs } from './live-clock.js';
+import { RawWebSocket } from './live-raw-socket.js';
 
 interface Start {
   readonly type: 'start';
@@ -28,53 +33,79 @@ const QUERY = `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $
   __typename seq ... on JobChanged { job { id status } } ... on MemberChanged { member { id name status } }
   ... on RecordAppended { message { id kind text } } } }`;
 
-const now = () => performance.timeOrigin + performance.now();
+/**
+ * Both servers serialize a `next` as `{"id":…,"type":"next","payload":…}` (graphql-ws with
+ * `JSON.stringify` in that key order, ours spliced the same way) and the document asks for
+ * `__typename` then `seq`, so the first `"seq":` of a next frame is the event's seq: a quote
+ * inside a JSON string is escaped, so the key cannot come from a text field.
+ */
+const NEXT_PREFIX = Buffer.from('{"id":"1","type":"next","payload":');
+const SEQ_KEY = Buffer.from('"seq":');
+const ZERO = 0x30;
+
 const bySeq = new Map<number, number[]>();
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 let errors = 0;
-const sockets: WebSocket[] = [];
+let cpuAtReady: NodeJS.CpuUsage | null = null;
+const sockets: RawWebSocket[] = [];
+
+/** The seq of a `next` frame of subscription "1", or -1 for any other frame. */
+function nextSeq(data: Buffer): number {
+  if (data.length <= NEXT_PREFIX.length || data.compare(NEXT_PREFIX, 0, NEXT_PREFIX.length, 0, NEXT_PREFIX.length)) {
+    return -1;
+  }
+  let at = data.indexOf(SEQ_KEY, NEXT_PREFIX.length);
+  if (at < 0) return Number.NaN;
+  at += SEQ_KEY.length;
+  let seq = 0;
+  for (let digit = (data[at] ?? 0) - ZERO; digit >= 0 && digit <= 9; digit = (data[++at] ?? 0) - ZERO) {
+    seq = seq * 10 + digit;
+  }
+  return seq;
+}
+
+function record(seq: number, at: number): void {
+  let times = bySeq.get(seq);
+  if (!times) {
+    times = [];
+    bySeq.set(seq, times);
+  }
+  times.push(at);
+}
 
 function open(message: Start, onReady: () => void): void {
-  const socket = new WebSocket(message.url, 'graphql-transport-ws', { perMessageDeflate: false });
-  sockets.push(socket);
-  socket.on('open', () =>
-    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${message.token}` } })),
-  );
-  socket.on('message', (data) => {
-    const at = now();
-    const frame = JSON.parse(data.toString()) as {
-      type: string;
-      payload?: { data?: { teamEvents?: { seq: number } } };
-    };
-    if (frame.type === 'next') {
-      const seq = frame.payload?.data?.teamEvents?.seq;
-      if (seq === undefined) {
+  const socket: RawWebSocket = new RawWebSocket(message.url, 'graphql-transport-ws', {
+    onOpen: () =>
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${message.token}` } })),
+    onText: (data) => {
+      const at = monotonicMs();
+      const seq = nextSeq(data);
+      if (seq >= 0) return record(seq, at);
+      if (Number.isNaN(seq)) {
         errors += 1;
         return;
       }
-      let times = bySeq.get(seq);
-      if (!times) {
-        times = [];
-        bySeq.set(seq, times);
+      const frame = JSON.parse(data.toString()) as { type: string };
+      if (frame.type === 'connection_ack') {
+        socket.send(
+          JSON.stringify({
+            id: '1',
+            type: 'subscribe',
+            payload: { query: QUERY, variables: { teamId: message.teamId, afterSeq: message.afterSeq } },
+          }),
+        );
+        onReady();
+      } else if (frame.type === 'ping') {
+        socket.send('{"type":"pong"}');
+      } else if (frame.type !== 'pong') {
+        errors += 1;
       }
-      times.push(at);
-    } else if (frame.type === 'connection_ack') {
-      socket.send(
-        JSON.stringify({
-          id: '1',
-          type: 'subscribe',
-          payload: { query: QUERY, variables: { teamId: message.teamId, afterSeq: message.afterSeq } },
-        }),
-      );
-      onReady();
-    } else if (frame.type === 'ping') {
-      socket.send('{"type":"pong"}');
-    } else if (frame.type === 'error') {
+    },
+    onError: () => {
       errors += 1;
-    }
+    },
   });
-  socket.on('error', () => {
-    errors += 1;
-  });
+  sockets.push(socket);
 }
 
 async function start(message: Start): Promise<void> {
@@ -91,6 +122,9 @@ async function start(message: Start): Promise<void> {
     if (Date.now() > deadline) throw new Error(`only ${ready} of ${message.count} clients connected`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  cpuAtReady = process.cpuUsage();
+  loopDelay.reset();
+  loopDelay.enable();
   process.send?.({ type: 'ready' });
 }
 
@@ -102,7 +136,15 @@ process.on('message', (message: { type: string; seq?: number }) => {
   } else if (message.type === 'count') {
     process.send?.({ type: 'counted', n: bySeq.get(message.seq ?? -1)?.length ?? 0 });
   } else if (message.type === 'report') {
-    process.send?.({ type: 'received', bySeq: Object.fromEntries(bySeq), errors });
+    const cpu = process.cpuUsage(cpuAtReady ?? undefined);
+    loopDelay.disable();
+    process.send?.({
+      type: 'received',
+      bySeq: Object.fromEntries(bySeq),
+      errors,
+      cpuMicros: cpu.user + cpu.system,
+      loopDelay: loopDelayOf(loopDelay),
+    });
   } else if (message.type === 'stop') {
     for (const socket of sockets) socket.terminate();
     setTimeout(() => process.exit(0), 100);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
 import { ms, type Summary, summarize, waitUntil } from './harness/stats.js';
+import type { LoopDelay } from './live-clock.js';
 import { LIVE_BENCH_TOKEN } from './live-server-process.js';
 
 const SIZES = {
@@ -22,6 +23,11 @@ interface EngineResult {
   readonly heapBytesPerSocket: number;
   readonly eventsPerSecond: number;
   readonly clientErrors: number;
+  /** Event-loop delay of the server process while events were delivered. */
+  readonly serverLoopDelay: LoopDelay;
+  /** CPU of the clients process per delivery, and its event-loop delay (is the client the bottleneck?). */
+  readonly clientCpuMicrosPerDelivery: number;
+  readonly clientLoopDelay: LoopDelay;
 }
 
 /** Waits for one IPC message of `type` from a child. */
@@ -95,13 +101,19 @@ async function measure(ctx: BenchContext, engine: Engine): Promise<EngineResult>
       50,
     );
     server.send({ type: 'finish' });
-    const finished = await nextMessage<{ committedAt: Record<string, number>; cpuMicros: number; elapsedMs: number }>(
-      server,
-      'finished',
-      60_000,
-    );
+    const finished = await nextMessage<{
+      committedAt: Record<string, number>;
+      cpuMicros: number;
+      elapsedMs: number;
+      loopDelay: LoopDelay;
+    }>(server, 'finished', 60_000);
     clients.send({ type: 'report' });
-    const report = await nextMessage<{ bySeq: Record<string, number[]>; errors: number }>(clients, 'received', 60_000);
+    const report = await nextMessage<{
+      bySeq: Record<string, number[]>;
+      errors: number;
+      cpuMicros: number;
+      loopDelay: LoopDelay;
+    }>(clients, 'received', 60_000);
     const latencies: number[] = [];
     let measuredEvents = 0;
     for (const [seqText, at] of Object.entries(finished.committedAt)) {
@@ -119,6 +131,15 @@ async function measure(ctx: BenchContext, engine: Engine): Promise<EngineResult>
       heapBytesPerSocket: ran.heapBytesPerSocket,
       eventsPerSecond: measuredEvents / (finished.elapsedMs / 1000),
       clientErrors: report.errors,
+      serverLoopDelay: finished.loopDelay,
+      // Every event the clients received since they were subscribed (warm-up included).
+      clientCpuMicrosPerDelivery:
+        report.cpuMicros /
+        Math.max(
+          1,
+          Object.values(report.bySeq).reduce((n, times) => n + times.length, 0),
+        ),
+      clientLoopDelay: report.loopDelay,
     };
   } finally {
     clients.send({ type: 'stop' });
@@ -171,13 +192,28 @@ export const liveFanout: Benchmark = {
             r.eventsPerSecond.toFixed(1),
           ]),
         },
+        {
+          title: 'Both processes while events were delivered',
+          header: [
+            'Path',
+            'server event-loop delay p99 / max',
+            'clients process CPU per delivery',
+            'clients event-loop delay p99 / max',
+          ],
+          rows: results.map((r) => [
+            label(r.engine),
+            `${ms(r.serverLoopDelay.p99)} / ${ms(r.serverLoopDelay.max)}`,
+            `${r.clientCpuMicrosPerDelivery.toFixed(1)} µs`,
+            `${ms(r.clientLoopDelay.p99)} / ${ms(r.clientLoopDelay.max)}`,
+          ]),
+        },
       ],
       method: [
         `${size.subscribers} WebSocket clients (one socket each) in a separate Node process subscribe to one team's \`teamEvents\` (same document and variables); the server commits requests to that team at ${size.eventsPerSecond} events/s for about ${size.seconds} s (each request commits several events in one transaction).`,
-        'Latency: from just after the commit (the store publishes the events) to the `next` message handled by each client, on the wall clock (`performance.timeOrigin + now()`) of both processes on one machine.',
-        "CPU per delivery: the server process's user+system CPU from the first measured commit until every client had the last event, divided by deliveries (it includes the writes themselves, a small share).",
+        "Latency: from just after the commit (the store publishes the events) to the `next` message read by each client, on the machine's monotonic clock (`process.hrtime`, CLOCK_MONOTONIC, the same clock in both processes). The clients read a frame's seq from its bytes (no JSON parse) so they add as little CPU as possible; their CPU per delivery and event-loop delay are in the second table (delay there is time an arrived message waited for the client, counted in the latency).",
+        "CPU per delivery: the server process's user+system CPU from the first measured commit until every client had the last event, divided by deliveries (it includes the socket writes: on this VM the `write` system calls, one per socket per commit on our path, are most of it).",
         'RSS per idle socket: the server process RSS once every client is subscribed, minus its RSS when a tenth of them were (each 1 s after the sockets were acknowledged, after a full GC), divided by the sockets opened in between. RSS moves in pages and the allocator may return memory meanwhile, so it is noisy (it can even come out negative); the heap column (V8 heap used + external memory, same points) is the stable lower bound.',
-        'Each path runs in its own server process (same schema, store, team feed and database wiring; only the WebSocket engine differs), one after the other in the same run; the clients speak graphql-transport-ws directly with `ws`, in a third process.',
+        'Each path runs in its own server process (same schema, store, team feed and database wiring; only the WebSocket engine differs), one after the other in the same run; the clients speak graphql-transport-ws directly over a minimal WebSocket client (`live-raw-socket.ts`: frames read in place, no stream machinery), in a third process.',
         `The 2-core machine is shared with other work while benchmarks run; compare the two rows of one run, not runs with each other.`,
       ],
       notes: [
@@ -193,6 +229,8 @@ export const liveFanout: Benchmark = {
         stockP99Ms: stock.latency.p99,
         stockCpuMicros: stock.cpuMicrosPerDelivery,
         stockRssKiB: stock.rssBytesPerSocket / 1024,
+        sharedServerLoopDelayP99Ms: shared.serverLoopDelay.p99,
+        sharedClientCpuMicros: shared.clientCpuMicrosPerDelivery,
         deliveries: shared.deliveries,
         expected: shared.expected,
       },

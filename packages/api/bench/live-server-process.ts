@@ -8,8 +8,10 @@
  * child → `{ type: 'baselined' }`; parent (all clients subscribed) → `{ type: 'run',
  * eventsPerSecond, seconds }`; child → `{ type: 'ran', lastSeq, firstMeasured, rssBytesPerSocket }`;
  * parent (once every client has the last event) → `{ type: 'finish' }`; child → `{ type: 'finished',
- * committedAt, cpuMicros, elapsedMs }`.
+ * committedAt, cpuMicros, elapsedMs, loopDelay }` (commit times on the monotonic clock of
+ * `live-clock.ts`, taken when the store publishes a commit's events, right after it committed).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Logger, TeamEvent } from '@agent-teams/core';
@@ -18,10 +20,10 @@ import { type AgentTeamsServer, createServer } from '../src/server/create-server
 import { createEventHub } from '../src/server/event-hub.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { type BenchStack, benchOwner, openBenchStack } from './harness/bench-stack.js';
+import { loopDelayOf, monotonicMs } from './live-clock.js';
 
 export const LIVE_BENCH_TOKEN = 'tok-live-bench';
 const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
-const wallNow = () => performance.timeOrigin + performance.now();
 
 function collectGarbage(): void {
   try {
@@ -52,6 +54,7 @@ let heapBefore = 0;
 let baselineSockets = 0;
 let cpu: NodeJS.CpuUsage | null = null;
 let started = 0;
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 const owner = benchOwner(0);
 
 async function open(message: { engine: 'shared' | 'graphql-ws'; database: string; subscribers: number }) {
@@ -60,7 +63,7 @@ async function open(message: { engine: 'shared' | 'graphql-ws'; database: string
   const hub = createEventHub();
   stack = await openBenchStack(await openDatabase(message.database), {
     onEvents: (events: readonly TeamEvent[]) => {
-      const at = wallNow();
+      const at = monotonicMs();
       for (const event of events) if (event.teamId === watched) committedAt.set(event.seq, at);
       hub.published(events);
     },
@@ -118,6 +121,7 @@ async function run(message: { eventsPerSecond: number; seconds: number }) {
   // A team holds at most 100 requests.
   const commits = Math.min(90, Math.round((message.seconds * 1000) / intervalMs));
   cpu = process.cpuUsage();
+  loopDelay.enable();
   started = performance.now();
   for (let i = 0; i < commits; i += 1) {
     const wait = started + i * intervalMs - performance.now();
@@ -136,11 +140,13 @@ async function run(message: { eventsPerSecond: number; seconds: number }) {
 async function finish() {
   const used = process.cpuUsage(cpu ?? undefined);
   const elapsedMs = performance.now() - started;
+  loopDelay.disable();
   process.send?.({
     type: 'finished',
     committedAt: Object.fromEntries(committedAt),
     cpuMicros: used.user + used.system,
     elapsedMs,
+    loopDelay: loopDelayOf(loopDelay),
   });
   await server?.close();
   await stack?.close();

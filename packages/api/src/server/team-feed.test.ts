@@ -1,6 +1,7 @@
 import { asOwnerId, asTeamId, type Core, DomainError, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { createEventHub } from './event-hub.js';
+import { PULL_READY, type ReadyEvents } from './live/ready-events.js';
 import { createTeamFeeds, FEED_RING_SIZE } from './team-feed.js';
 
 const owner = asOwnerId('alice');
@@ -108,5 +109,67 @@ describe('team feeds', () => {
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).code).toBe('RESUME_EXPIRED');
     for (const cursor of [live, behind, expired]) await cursor.return?.();
+  });
+
+  it('loads every appended view once, before any subscriber asks for it', async () => {
+    const hub = createEventHub();
+    const log = fakeLog();
+    const loaded: number[] = [];
+    const feeds = createTeamFeeds({
+      core: log.core,
+      eventHub: hub,
+      loadView: async (e) => {
+        loaded.push(e.seq);
+        return { seq: e.seq };
+      },
+    });
+    const cursor = feeds.follow(owner, teamId, 0, 0);
+    hub.published([log.commit(1), log.commit(2), log.commit(3)]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loaded).toEqual([1, 2, 3]);
+    expect(await take(cursor, 3)).toEqual([1, 2, 3]);
+    expect(loaded).toEqual([1, 2, 3]);
+    await cursor.return?.();
+  });
+
+  it("hands a commit's loaded events over synchronously after one wake, in order, skipping gone entities", async () => {
+    const hub = createEventHub();
+    const log = fakeLog();
+    const feeds = createTeamFeeds({
+      core: log.core,
+      eventHub: hub,
+      // The entity of event 2 no longer exists: it is skipped, as by next().
+      loadView: async (e) => (e.seq === 2 ? null : { seq: e.seq }),
+    });
+    const cursor = feeds.follow(owner, teamId, 0, 0) as AsyncIterableIterator<{ seq: number }> &
+      ReadyEvents<{ seq: number }>;
+    expect(cursor[PULL_READY]()).toBeUndefined();
+    const first = cursor.next();
+    hub.published([log.commit(1), log.commit(2), log.commit(3), log.commit(4)]);
+    expect((await first).value).toEqual({ seq: 1 });
+    expect([cursor[PULL_READY](), cursor[PULL_READY]()].map((step) => step?.value)).toEqual([{ seq: 3 }, { seq: 4 }]);
+    expect(cursor[PULL_READY]()).toBeUndefined();
+    await cursor.return?.();
+    expect(cursor[PULL_READY]()).toBeUndefined();
+  });
+
+  it('reports a failed view load to the subscriber that reaches it', async () => {
+    const hub = createEventHub();
+    const log = fakeLog();
+    const feeds = createTeamFeeds({
+      core: log.core,
+      eventHub: hub,
+      loadView: async (e) => {
+        if (e.seq === 2) throw new Error('database gone');
+        return { seq: e.seq };
+      },
+    });
+    const cursor = feeds.follow(owner, teamId, 0, 0) as AsyncIterableIterator<{ seq: number }> &
+      ReadyEvents<{ seq: number }>;
+    hub.published([log.commit(1), log.commit(2)]);
+    expect((await cursor.next()).value).toEqual({ seq: 1 });
+    expect(cursor[PULL_READY]()).toBeUndefined();
+    await expect(cursor.next()).rejects.toThrow('database gone');
+    await cursor.return?.();
   });
 });

@@ -1,16 +1,9 @@
-import { type Core, DomainError, type OwnerId, type TeamEvent, type TeamId } from '@agent-teams/core';
+import type { Core, OwnerId, TeamEvent, TeamId } from '@agent-teams/core';
 import type { EventHub } from './event-hub.js';
+import { type CursorFeed, FeedCursor, FeedEntry, READ_PAGE } from './team-feed-cursor.js';
 
 /** Events each team feed keeps in memory for subscribers that are a little behind. */
 export const FEED_RING_SIZE = 256;
-/** Events read from the log per round trip (gap fill and replay). */
-const READ_PAGE = 100;
-
-/** One event of a feed, with its view loaded at most once and shared by every subscriber. */
-interface FeedEntry<V> {
-  readonly event: TeamEvent;
-  view: Promise<V | null> | null;
-}
 
 /** What a feed needs: the log, and how an event becomes what `teamEvents` resolves. */
 export interface TeamFeedDeps<V> {
@@ -71,12 +64,14 @@ export function createTeamFeeds<V extends object>(deps: TeamFeedDeps<V>): TeamFe
   };
 }
 
-class TeamFeed<V> {
+/** One watched team: its ring of recent events, the cursors following it, and the gap filling. */
+class TeamFeed<V> implements CursorFeed<V> {
   readonly #ring: FeedEntry<V>[] = [];
   #lastSeq: number;
   #filling = false;
   #dirty = false;
   #ended = false;
+  #wakeScheduled = false;
   #cursors = 0;
   readonly #waiters = new Set<() => void>();
 
@@ -106,25 +101,12 @@ class TeamFeed<V> {
     return first === undefined || seq < first ? undefined : this.#ring[seq - first];
   }
 
-  view(entry: FeedEntry<V>): Promise<V | null> {
-    entry.view ??= this.deps.loadView(entry.event).then(async (view) => {
-      if (view === null && (await this.deps.core.teams.get(this.owner, this.teamId)) === null) this.#end();
-      return view;
-    });
-    return entry.view;
+  addWaiter(wake: () => void): void {
+    this.#waiters.add(wake);
   }
 
-  /** Resolves at the next append or end, or when `cancel` is called. */
-  changed(): { promise: Promise<void>; cancel: () => void } {
-    let cancel = () => {};
-    const promise = new Promise<void>((resolve) => {
-      this.#waiters.add(resolve);
-      cancel = () => {
-        this.#waiters.delete(resolve);
-        resolve();
-      };
-    });
-    return { promise, cancel };
+  removeWaiter(wake: () => void): void {
+    this.#waiters.delete(wake);
   }
 
   published(event: TeamEvent): void {
@@ -132,10 +114,19 @@ class TeamFeed<V> {
       this.#dirty = true;
     } else if (event.seq === this.#lastSeq + 1) {
       this.#append(event);
-      this.#wake();
     } else if (event.seq > this.#lastSeq + 1) {
       this.#fill();
     }
+  }
+
+  /** Up to one page of logged events after `afterSeq`. */
+  readLog(afterSeq: number): Promise<readonly TeamEvent[]> {
+    return this.deps.core.events.read(this.owner, this.teamId, afterSeq, READ_PAGE);
+  }
+
+  /** A replayed event's view (older than the ring: loaded per cursor, not shared). */
+  loadView(event: TeamEvent): Promise<V | null> {
+    return this.deps.loadView(event);
   }
 
   cursor(afterSeq: number): AsyncIterableIterator<V> {
@@ -149,11 +140,35 @@ class TeamFeed<V> {
     });
   }
 
+  /**
+   * Appends an event and starts loading its view at once; subscribers are woken when it loaded.
+   *
+   * @remarks Loading on append keeps the view load off the delivery path: the views of a
+   * commit's events load together while nobody waits, instead of each one after the previous
+   * event reached every subscriber. Waking once the views are there (coalesced to one wake per
+   * turn of the event loop) lets each subscriber take the whole commit in one synchronous pass.
+   */
   #append(event: TeamEvent): void {
-    this.#ring.push({ event, view: null });
+    this.#ring.push(new FeedEntry(event, this.#loadEntryView, this.#wakeSoon));
     if (this.#ring.length > FEED_RING_SIZE) this.#ring.shift();
     this.#lastSeq = event.seq;
   }
+
+  /** The event's view; a null view of a team that no longer exists ends the feed. */
+  readonly #loadEntryView = async (event: TeamEvent): Promise<V | null> => {
+    const view = await this.deps.loadView(event);
+    if (view === null && (await this.deps.core.teams.get(this.owner, this.teamId)) === null) this.#end();
+    return view;
+  };
+
+  readonly #wakeSoon = (): void => {
+    if (this.#wakeScheduled) return;
+    this.#wakeScheduled = true;
+    setImmediate(() => {
+      this.#wakeScheduled = false;
+      this.#wake();
+    });
+  };
 
   #wake(): void {
     const waiters = [...this.#waiters];
@@ -175,9 +190,8 @@ class TeamFeed<V> {
         do {
           this.#dirty = false;
           for (;;) {
-            const events = await this.deps.core.events.read(this.owner, this.teamId, this.#lastSeq, READ_PAGE);
+            const events = await this.readLog(this.#lastSeq);
             for (const event of events) if (event.seq === this.#lastSeq + 1) this.#append(event);
-            if (events.length > 0) this.#wake();
             if (events.length < READ_PAGE) break;
           }
         } while (this.#dirty && !this.#ended);
@@ -188,80 +202,5 @@ class TeamFeed<V> {
         this.#filling = false;
       }
     })();
-  }
-}
-
-/** One subscriber's position in a feed; replays from the log what the ring no longer holds. */
-class FeedCursor<V> implements AsyncIterableIterator<V> {
-  #seq: number;
-  #closed = false;
-  #replay: TeamEvent[] = [];
-  #cancelWait: (() => void) | null = null;
-  readonly #feed: TeamFeed<V>;
-  readonly #release: () => void;
-
-  constructor(feed: TeamFeed<V>, afterSeq: number, release: () => void) {
-    this.#feed = feed;
-    this.#seq = afterSeq;
-    this.#release = release;
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<V> {
-    return this;
-  }
-
-  async next(): Promise<IteratorResult<V>> {
-    const feed = this.#feed;
-    while (!this.#closed) {
-      const want = this.#seq + 1;
-      const entry = feed.entry(want);
-      if (entry) {
-        this.#seq = want;
-        const view = await feed.view(entry);
-        if (view !== null && !this.#closed) return { done: false, value: view };
-      } else if (want <= feed.lastSeq) {
-        const view = await this.#replayOne(want);
-        if (view !== null && !this.#closed) return { done: false, value: view };
-      } else if (feed.ended) {
-        break;
-      } else {
-        const { promise, cancel } = feed.changed();
-        this.#cancelWait = cancel;
-        await promise;
-        this.#cancelWait = null;
-      }
-    }
-    return this.#finish();
-  }
-
-  async return(): Promise<IteratorResult<V>> {
-    return this.#finish();
-  }
-
-  #finish(): IteratorResult<V> {
-    if (!this.#closed) {
-      this.#closed = true;
-      this.#cancelWait?.();
-      this.#release();
-    }
-    return { done: true, value: undefined };
-  }
-
-  /** Delivers `want` from the log: it is older than the ring holds. */
-  async #replayOne(want: number): Promise<V | null> {
-    while (this.#replay.length > 0 && (this.#replay[0]?.seq ?? want) < want) this.#replay.shift();
-    if (this.#replay.length === 0) {
-      this.#replay = [
-        ...(await this.#feed.deps.core.events.read(this.#feed.owner, this.#feed.teamId, want - 1, READ_PAGE)),
-      ];
-    }
-    const event = this.#replay.shift();
-    if (event?.seq !== want) {
-      throw new DomainError('RESUME_EXPIRED', 'Events after this seq are no longer retained; refetch the team.', {
-        field: 'afterSeq',
-      });
-    }
-    this.#seq = want;
-    return this.#feed.deps.loadView(event);
   }
 }

@@ -3,7 +3,9 @@ import type { Duplex } from 'node:stream';
 import type { Logger, OwnerId } from '@agent-teams/core';
 import type { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
-import { LiveConnection, type PrepareDocument } from './live-connection.js';
+import type { LiveConnectionDeps, PrepareDocument } from './connection-deps.js';
+import { startKeepAlive } from './keep-alive.js';
+import { LiveConnection } from './live-connection.js';
 import { LIVE_DEFAULTS, type LiveOptions } from './live-options.js';
 import { createOriginPolicy } from './origin-policy.js';
 import { SUBPROTOCOL } from './protocol.js';
@@ -50,7 +52,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
   });
   const connections = new Set<LiveConnection>();
   const shared = new SharedResults();
-  const connectionDeps = {
+  const connectionDeps: LiveConnectionDeps = {
     options,
     shared,
     ownerCounts: new Map<OwnerId, number>(),
@@ -77,10 +79,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
     });
   };
   server.on('upgrade', onUpgrade);
-  const keepAlive = setInterval(() => {
-    for (const connection of connections) connection.tick();
-  }, options.keepAliveMs);
-  keepAlive.unref();
+  const stopKeepAlive = startKeepAlive(connections, options.keepAliveMs);
 
   return {
     get connections() {
@@ -91,7 +90,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
     },
     async close() {
       server.off('upgrade', onUpgrade);
-      clearInterval(keepAlive);
+      stopKeepAlive();
       await Promise.all([...connections].map((connection) => connection.shutdown()));
       connections.clear();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { completeFrame, nextFrame, parseClientMessage } from './protocol.js';
+import { completeFrame, nextFrame, nextFrameBytes, nextFramePrefix, parseClientMessage } from './protocol.js';
 
 describe('parseClientMessage', () => {
   it('accepts the client messages of graphql-transport-ws', () => {
@@ -42,5 +42,12 @@ describe('frames', () => {
       payload: { data: { a: 'x"y' } },
     });
     expect(JSON.parse(completeFrame('2'))).toEqual({ id: '2', type: 'complete' });
+  });
+
+  it('builds the same next frame as bytes from a prefix and a shared payload, multi-byte text included', () => {
+    const payload = JSON.stringify({ data: { a: 'é → 😀 "q"' } });
+    const bytes = nextFrameBytes(nextFramePrefix('ü"1'), Buffer.from(payload));
+    expect(bytes.toString('utf8')).toBe(nextFrame('ü"1', payload));
+    expect(JSON.parse(bytes.toString('utf8')).payload).toEqual({ data: { a: 'é → 😀 "q"' } });
   });
 });

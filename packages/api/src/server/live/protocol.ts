@@ -87,6 +87,25 @@ export function nextFrame(id: string, payloadJson: string): string {
   return `{"id":${JSON.stringify(id)},"type":"next","payload":${payloadJson}}`;
 }
 
+const CLOSE_BRACE = 0x7d;
+
+/** The bytes of a `next` frame up to its payload: computed once per operation. */
+export function nextFramePrefix(id: string): Buffer {
+  return Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+}
+
+/**
+ * A `next` frame as bytes: the operation's prefix, a serialized payload shared by every
+ * subscriber of the group, and the closing brace (one copy, no re-encoding of the payload).
+ */
+export function nextFrameBytes(prefix: Buffer, payload: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(prefix.length + payload.length + 1);
+  prefix.copy(frame, 0);
+  payload.copy(frame, prefix.length);
+  frame[frame.length - 1] = CLOSE_BRACE;
+  return frame;
+}
+
 /** `error` frame text (the operation failed before producing results). */
 export function errorFrame(id: string, errors: readonly unknown[]): string {
   return JSON.stringify({ id, type: 'error', payload: errors });

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { WebSocket } from 'ws';
+import { FrameWriter } from './frame-writer.js';
+import { encodeNextFrames } from './ws-frames.js';
+
+/** A `ws` socket stand-in: what reaches the TCP socket, and what goes through `ws.send`. */
+function fakeSocket() {
+  const log: (string | Buffer)[] = [];
+  const socket = {
+    OPEN: 1,
+    readyState: 1,
+    extensions: '',
+    bufferedAmount: 0,
+    _socket: { write: (data: Buffer) => log.push(data) },
+    send: (text: string) => log.push(text),
+  };
+  return { socket, ws: socket as unknown as WebSocket, log };
+}
+
+const prefix = Buffer.from('{"id":"1","type":"next","payload":');
+const payload = (n: number) => Buffer.from(`{"data":{"n":${n}}}`);
+
+describe('FrameWriter', () => {
+  it('writes the pending next frames of a burst with one write, after frames sent before them', () => {
+    const { ws, log } = fakeSocket();
+    const writer = new FrameWriter(ws, 1024, () => {});
+    writer.sendNext(prefix, payload(1));
+    writer.sendNext(prefix, payload(2));
+    expect(log).toEqual([]);
+    // Any other frame goes after the pending ones.
+    writer.send('{"id":"1","type":"complete"}');
+    expect(log).toEqual([encodeNextFrames([prefix, payload(1), prefix, payload(2)]), '{"id":"1","type":"complete"}']);
+    writer.flush();
+    expect(log).toHaveLength(2);
+  });
+
+  it('flushes on the next turn when asked to, unless a flush came first', async () => {
+    const { ws, log } = fakeSocket();
+    const writer = new FrameWriter(ws, 1024, () => {});
+    writer.sendNext(prefix, payload(1));
+    writer.flushSoon();
+    writer.sendNext(prefix, payload(2));
+    expect(log).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual([encodeNextFrames([prefix, payload(1), prefix, payload(2)])]);
+    writer.sendNext(prefix, payload(3));
+    writer.flushSoon();
+    writer.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toHaveLength(2);
+  });
+
+  it('reports a slow consumer when its socket buffer, or a burst alone, passes the high-water mark', () => {
+    const { socket, ws } = fakeSocket();
+    const slow: number[] = [];
+    const writer = new FrameWriter(ws, 200, (buffered) => slow.push(buffered));
+    socket.bufferedAmount = 250;
+    writer.sendNext(prefix, payload(1));
+    expect(slow).toEqual([]);
+    writer.flush();
+    expect(slow).toEqual([250]);
+    socket.bufferedAmount = 0;
+    for (let n = 0; n < 5; n += 1) writer.sendNext(prefix, payload(n));
+    expect(slow).toHaveLength(2);
+    expect(slow[1]).toBeGreaterThan(200);
+  });
+
+  it('sends nothing once the socket is closing', () => {
+    const { socket, ws, log } = fakeSocket();
+    const writer = new FrameWriter(ws, 1024, () => {});
+    writer.sendNext(prefix, payload(1));
+    socket.readyState = 2;
+    writer.flush();
+    writer.send('{"type":"pong"}');
+    expect(log).toEqual([]);
+  });
+});

@@ -1,0 +1,22 @@
+/**
+ * Key of an optional method of a subscription's event iterator that hands over the next event
+ * when it is already available, without a promise.
+ *
+ * @remarks A burst (one commit is several events) then reaches a socket in one synchronous pass:
+ * the connection takes every ready event, writes them and flushes the socket once, before it
+ * moves on to the next socket. Through `next()` alone, each event costs every subscriber a few
+ * promise hops and the deliveries interleave event by event, so nothing can be flushed until the
+ * whole burst is done. Sources without the method (`inboxChanged`, `jobProgress`) work unchanged.
+ */
+export const PULL_READY: unique symbol = Symbol('agent-teams.live.pullReady');
+
+/** An event iterator that can hand over ready events synchronously. */
+export interface ReadyEvents<T> {
+  /** The next event if it is ready now; `undefined` when the caller has to await `next()`. */
+  [PULL_READY](): IteratorResult<T> | undefined;
+}
+
+/** Whether the iterator can hand over ready events synchronously. */
+export function hasReadyEvents<T>(iterator: AsyncIterator<T>): iterator is AsyncIterator<T> & ReadyEvents<T> {
+  return typeof (iterator as Partial<ReadyEvents<T>>)[PULL_READY] === 'function';
+}

@@ -1,0 +1,54 @@
+/**
+ * WebSocket frames (RFC 6455 §5.2) of graphql-transport-ws `next` messages, server to client:
+ * final, text, unmasked. Several messages become one buffer, written with one call.
+ *
+ * @remarks `ws` frames each message separately (a header buffer plus the data, two writes per
+ * message into the socket); for a burst of small messages to a thousand sockets that framing is
+ * a good part of the CPU, so the fan-out frames its own messages. Each message is the
+ * operation's prefix (`{"id":…,"type":"next","payload":`), the shared payload bytes and `}`.
+ */
+export function encodeNextFrames(parts: readonly Buffer[]): Buffer {
+  let total = 0;
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const length = messageLength(parts, i);
+    total += headerLength(length) + length;
+  }
+  const out = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const prefix = parts[i] as Buffer;
+    const payload = parts[i + 1] as Buffer;
+    offset = writeHeader(out, offset, messageLength(parts, i));
+    offset += prefix.copy(out, offset);
+    offset += payload.copy(out, offset);
+    out[offset++] = CLOSE_BRACE;
+  }
+  return out;
+}
+
+const FIN_TEXT = 0x81;
+const CLOSE_BRACE = 0x7d;
+
+function messageLength(parts: readonly Buffer[], i: number): number {
+  return (parts[i]?.length ?? 0) + (parts[i + 1]?.length ?? 0) + 1;
+}
+
+function headerLength(length: number): number {
+  return length < 126 ? 2 : length < 65_536 ? 4 : 10;
+}
+
+function writeHeader(out: Buffer, offset: number, length: number): number {
+  out[offset] = FIN_TEXT;
+  if (length < 126) {
+    out[offset + 1] = length;
+    return offset + 2;
+  }
+  if (length < 65_536) {
+    out[offset + 1] = 126;
+    out.writeUInt16BE(length, offset + 2);
+    return offset + 4;
+  }
+  out[offset + 1] = 127;
+  out.writeBigUInt64BE(BigInt(length), offset + 2);
+  return offset + 10;
+}

@@ -1,0 +1,137 @@
+import { DomainError, type TeamEvent } from '@agent-teams/core';
+import { PULL_READY, type ReadyEvents } from './live/ready-events.js';
+
+/** Events read from the log per round trip (gap fill and replay). */
+export const READ_PAGE = 100;
+
+/** One event of a feed, with its view loaded once (as soon as it is appended) and shared. */
+export class FeedEntry<V> {
+  /** True once `view` resolved to `value`: cursors then take it without awaiting. */
+  loaded = false;
+  value: V | null = null;
+  /** The view; it rejects when loading failed (the cursor that reaches it reports the error). */
+  readonly view: Promise<V | null>;
+
+  constructor(
+    readonly event: TeamEvent,
+    load: (event: TeamEvent) => Promise<V | null>,
+    onSettled: () => void,
+  ) {
+    this.view = load(event).then((view) => {
+      this.value = view;
+      this.loaded = true;
+      onSettled();
+      return view;
+    });
+    this.view.catch(onSettled);
+  }
+}
+
+/** What a cursor reads: the feed's in-memory ring, its progress, and the log behind it. */
+export interface CursorFeed<V> {
+  /** The seq of the last event appended. */
+  readonly lastSeq: number;
+  /** True once the feed stopped (no cursors left, the team is gone, or the log failed). */
+  readonly ended: boolean;
+  /** The entry of `seq` when the ring still holds it. */
+  entry(seq: number): FeedEntry<V> | undefined;
+  /** Calls `wake` once, when newly appended views loaded (or failed) or the feed ended. */
+  addWaiter(wake: () => void): void;
+  removeWaiter(wake: () => void): void;
+  /** Up to one page of logged events after `afterSeq`. */
+  readLog(afterSeq: number): Promise<readonly TeamEvent[]>;
+  /** Loads a replayed event's view (not shared: it is not in the ring). */
+  loadView(event: TeamEvent): Promise<V | null>;
+}
+
+/** One subscriber's position in a feed; replays from the log what the ring no longer holds. */
+export class FeedCursor<V> implements AsyncIterableIterator<V>, ReadyEvents<V> {
+  #seq: number;
+  #closed = false;
+  #replay: TeamEvent[] = [];
+  /** Resolves the pending wait, if any. */
+  #wake: (() => void) | null = null;
+  // One executor per cursor rather than closures per wait: a fan-out waits 1,000 cursors per commit.
+  readonly #waitExecutor = (resolve: () => void): void => {
+    this.#wake = resolve;
+    this.#feed.addWaiter(resolve);
+  };
+  readonly #feed: CursorFeed<V>;
+  readonly #release: () => void;
+
+  constructor(feed: CursorFeed<V>, afterSeq: number, release: () => void) {
+    this.#feed = feed;
+    this.#seq = afterSeq;
+    this.#release = release;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<V> {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<V>> {
+    const feed = this.#feed;
+    while (!this.#closed) {
+      const want = this.#seq + 1;
+      const entry = feed.entry(want);
+      if (entry) {
+        this.#seq = want;
+        const view = entry.loaded ? entry.value : await entry.view;
+        if (view !== null && !this.#closed) return { done: false, value: view };
+      } else if (want <= feed.lastSeq) {
+        const view = await this.#replayOne(want);
+        if (view !== null && !this.#closed) return { done: false, value: view };
+      } else if (feed.ended) {
+        break;
+      } else {
+        await new Promise<void>(this.#waitExecutor);
+        this.#wake = null;
+      }
+    }
+    return this.#finish();
+  }
+
+  /** The next event when the ring holds it with its view loaded; otherwise `next()` must wait. */
+  [PULL_READY](): IteratorResult<V> | undefined {
+    for (;;) {
+      const entry = this.#closed ? undefined : this.#feed.entry(this.#seq + 1);
+      if (!entry?.loaded) return undefined;
+      this.#seq += 1;
+      // A null view (the entity is gone) is skipped, as `next()` does.
+      if (entry.value !== null) return { done: false, value: entry.value };
+    }
+  }
+
+  async return(): Promise<IteratorResult<V>> {
+    return this.#finish();
+  }
+
+  #finish(): IteratorResult<V> {
+    if (!this.#closed) {
+      this.#closed = true;
+      const wake = this.#wake;
+      if (wake) {
+        this.#feed.removeWaiter(wake);
+        wake();
+      }
+      this.#release();
+    }
+    return { done: true, value: undefined };
+  }
+
+  /** Delivers `want` from the log: it is older than the ring holds. */
+  async #replayOne(want: number): Promise<V | null> {
+    while (this.#replay.length > 0 && (this.#replay[0]?.seq ?? want) < want) this.#replay.shift();
+    if (this.#replay.length === 0) {
+      this.#replay = [...(await this.#feed.readLog(want - 1))];
+    }
+    const event = this.#replay.shift();
+    if (event?.seq !== want) {
+      throw new DomainError('RESUME_EXPIRED', 'Events after this seq are no longer retained; refetch the team.', {
+        field: 'afterSeq',
+      });
+    }
+    this.#seq = want;
+    return this.#feed.loadView(event);
+  }
+}
