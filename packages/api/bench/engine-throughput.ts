@@ -7,7 +7,8 @@ import { openCountingDatabase } from './harness/commit-counter.js';
 import { rawCommitRate } from './harness/raw-commit-rate.js';
 import { ms, rate, waitUntil } from './harness/stats.js';
 
-interface Shape {
+/** The workload of one engine run (see `SHAPES`). */
+export interface Shape {
   readonly owners: number;
   readonly teamsPerOwner: number;
   readonly size: number;
@@ -18,7 +19,8 @@ interface Shape {
   readonly rawMs: number;
 }
 
-const SHAPES: Record<BenchScale, Shape> = {
+/** The workload by scale; `postgres-engine` runs the same one on PostgreSQL. */
+export const SHAPES: Record<BenchScale, Shape> = {
   full: {
     owners: 5,
     teamsPerOwner: 10,
@@ -38,7 +40,7 @@ const GOAL = 0.25;
 type Target = { owner: OwnerId; team: Awaited<ReturnType<BenchStack['teams']>>[number] };
 
 /** One engine run: the jobs it finished and how long that took. */
-interface EngineRun {
+export interface EngineRun {
   readonly jobs: number;
   readonly seconds: number;
   readonly completed: number;
@@ -90,15 +92,22 @@ async function completedCount(stack: BenchStack): Promise<number> {
   return Number(row.n);
 }
 
+/** Called right before and right after an engine run's timed window (e.g. to read other processes' CPU). */
+export interface WindowProbe {
+  start(): Promise<void>;
+  end(): Promise<void>;
+}
+
 /**
  * Live: the scheduler runs while the requests are sent one after the other (enqueue commits are
  * inside the timed window). Drain: all requests are enqueued first, then the scheduler starts.
  */
-async function engineRun(
+export async function engineRun(
   database: OpenedDatabase,
   shape: Shape,
   mode: 'live' | 'drain',
   jobs: number,
+  probe?: WindowProbe,
 ): Promise<EngineRun> {
   const stack = await openBenchStack(database);
   try {
@@ -108,21 +117,25 @@ async function engineRun(
       await sendJobs(stack, targets, shape.warmupJobs, shape);
       await drained(stack, 'warm-up jobs', 60_000);
       const before = await completedCount(stack);
+      await probe?.start();
       const started = performance.now();
       const cpu = process.cpuUsage();
       await sendJobs(stack, targets, jobs, shape);
       await drained(stack, 'timed jobs', 300_000);
       const seconds = (performance.now() - started) / 1000;
       const cpuMs = cpuMsSince(cpu);
+      await probe?.end();
       return { jobs, seconds, completed: (await completedCount(stack)) - before, cpuMs };
     }
     await sendJobs(stack, targets, jobs, shape);
+    await probe?.start();
     const started = performance.now();
     const cpu = process.cpuUsage();
     await stack.scheduler.start();
     await drained(stack, 'queued jobs', 300_000);
     const seconds = (performance.now() - started) / 1000;
     const cpuMs = cpuMsSince(cpu);
+    await probe?.end();
     return { jobs, seconds, completed: await completedCount(stack), cpuMs };
   } finally {
     await stack.close();

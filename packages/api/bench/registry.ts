@@ -1,9 +1,13 @@
+import { clusterDispatch } from './cluster-dispatch.js';
+import { clusterEvents } from './cluster-events.js';
 import { dispatchLatency } from './dispatch-latency.js';
 import { engineThroughput } from './engine-throughput.js';
 import type { Benchmark } from './harness/benchmark.js';
+import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { memberTools } from './member-tools.js';
 import { planningPass } from './planning-pass.js';
+import { postgresEngine } from './postgres-engine.js';
 
 /**
  * Every benchmark `pnpm bench` runs, in document order. A later issue adds its module here; its
@@ -15,4 +19,8 @@ export const BENCHMARKS: readonly Benchmark[] = [
   planningPass,
   liveFanout,
   memberTools,
+  clusterDispatch,
+  postgresEngine,
+  clusterEvents,
+  leaseClaims,
 ];
