@@ -1,6 +1,6 @@
 import { ACTIVE_PHASES, DomainError, ErrorCode, type JobLease, type LeasedJob } from '@agent-teams/core';
-import type { Selectable } from 'kysely';
-import type { JobsTable } from './database-types.js';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { Database, JobsTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { toJob } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
@@ -38,30 +38,36 @@ export async function claimActiveJobs(
   scope: WriteScope,
   args: { serverId: string; nowMs: number; takeOver?: boolean },
 ): Promise<LeasedJob[]> {
+  // The orphan test, used twice: to pick the candidates, and again in the UPDATE.
+  const orphaned = (eb: ExpressionBuilder<Database & { j: Database['jobs'] }, 'j'>) => {
+    const notMine = eb.or([eb('j.lease_server', 'is', null), eb('j.lease_server', '!=', args.serverId)]);
+    if (args.takeOver === true) return notMine;
+    const holderAlive = eb.exists(
+      eb
+        .selectFrom('server_leases as s')
+        .select('s.server_id')
+        .whereRef('s.server_id', '=', 'j.lease_server')
+        .where('s.expires_at_ms', '>', args.nowMs),
+    );
+    return eb.and([notMine, eb.not(holderAlive)]);
+  };
   let candidates = scope.trx
     .selectFrom('jobs as j')
     .select('j.id')
     .where('j.unfinished', '=', UNFINISHED)
     .where('j.phase', 'in', ACTIVE_PHASES)
-    .where((eb) => {
-      const notMine = eb.or([eb('j.lease_server', 'is', null), eb('j.lease_server', '!=', args.serverId)]);
-      if (args.takeOver === true) return notMine;
-      const holderAlive = eb.exists(
-        eb
-          .selectFrom('server_leases as s')
-          .select('s.server_id')
-          .whereRef('s.server_id', '=', 'j.lease_server')
-          .where('s.expires_at_ms', '>', args.nowMs),
-      );
-      return eb.and([notMine, eb.not(holderAlive)]);
-    });
+    .where(orphaned);
   if (scope.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
   const orphans = (await candidates.execute()).map((row) => row.id);
   if (orphans.length > 0) {
+    // Checked again: under READ COMMITTED, a row another server claimed and committed between
+    // this statement's snapshot and its lock is re-checked against the old anti-join result and
+    // would pass; the UPDATE is a new statement with a new snapshot, and the rows are locked now.
     await scope.trx
-      .updateTable('jobs')
-      .set((eb) => ({ lease_server: args.serverId, lease_fence: eb('lease_fence', '+', 1) }))
-      .where('id', 'in', orphans)
+      .updateTable('jobs as j')
+      .set((eb) => ({ lease_server: args.serverId, lease_fence: eb('j.lease_fence', '+', 1) }))
+      .where('j.id', 'in', orphans)
+      .where(orphaned)
       .execute();
   }
   const held = await scope.trx
