@@ -117,15 +117,16 @@ export async function startAgentTeams(
     const local = fanOut([hub, scheduler.eventSink], logger);
     sinks = [local];
     if (database.dialect === 'postgres') {
-      // Other servers' commits reach the same listeners as local ones: team feeds, inboxes, the scheduler.
+      // Other servers' commits reach the team feeds and inboxes like local ones.
       cluster = createClusterChanges({
         connectionString: options.database,
         db: database.db,
         serverId,
         logger,
         clock,
-        target: local,
-        onWake: () => scheduler.wake(),
+        // Other servers' events: the same listeners, but the scheduler only steps the jobs it holds.
+        target: fanOut([hub, scheduler.remoteSink], logger),
+        onWake: () => scheduler.nudge(),
         pollMs: options.eventPollMs,
       });
       sinks = [local, cluster.localSink];

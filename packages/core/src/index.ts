@@ -87,6 +87,7 @@ export { nowTimestamp, toTimestamp } from './ports/clock.js';
 export type { EventSink, TeamEvent } from './ports/event-sink.js';
 export { TeamEventKind } from './ports/event-sink.js';
 export type {
+  AdmittedJob,
   ConversationMessage,
   EnqueueDecision,
   EnqueueSnapshot,

@@ -152,8 +152,8 @@ export function openClusterStack(database: OpenedDatabase, opts: ClusterStackOpt
       serverId: opts.serverId,
       logger: silent,
       clock,
-      target: local,
-      onWake: () => scheduler.wake(),
+      target: fanOut(() => [hub, scheduler.remoteSink]),
+      onWake: () => scheduler.nudge(),
       pollMs: opts.cluster.pollMs,
       notify: opts.cluster.notify,
     });

@@ -1,4 +1,5 @@
 import {
+  type AdmittedJob,
   type AgentCatalog,
   type AgentRuntime,
   type Clock,
@@ -16,6 +17,7 @@ import {
   type RunId,
   type RunProgress,
   type RuntimeRegistry,
+  TeamEventKind,
   TeamStatus,
   type TeamStore,
 } from '@agent-teams/core';
@@ -100,6 +102,11 @@ export interface Scheduler {
   /** Asks for a pass soon; wake-ups coalesce and passes never overlap. */
   wake(): void;
   /**
+   * Another server changed something (or released its leases): a pass that claims what is free
+   * and drives what it newly holds, without admission.
+   */
+  nudge(): void;
+  /**
    * Resolves once nothing is pending: no pass running or scheduled and no job step queued or
    * running (tests and tools that need a quiescent point; the server never waits on it).
    */
@@ -108,6 +115,8 @@ export interface Scheduler {
   stop(): Promise<void>;
   /** A sink that wakes this scheduler (for a store built after it). */
   readonly eventSink: EventSink;
+  /** Events committed by other servers: steps for the jobs held here that they name. */
+  readonly remoteSink: EventSink;
 }
 
 const RUN_INDEX_SIZE = 2_000;
@@ -146,6 +155,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let leases = new Map<JobId, JobLease>();
   let renewedAtMs: number | null = null;
   let firstClaim = true;
+  /** True when the next pass must run admission (set by every local wake-up and the timers). */
+  let admitWanted = true;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
 
   const tctx = () => ({ now: nowTimestamp(deps.clock), ids: deps.ids });
@@ -197,23 +208,25 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const advance = { store: deps.store, targets, clock: deps.clock, apply, stepTimeoutMs, track, holds };
   const driver = new JobDriver({ advance, store: deps.store, clock: deps.clock, logger: deps.logger, timer });
 
-  async function admit(): Promise<void> {
+  async function admit(): Promise<readonly AdmittedJob[]> {
     const notBefore = admission.notBefore('admit');
-    if (notBefore !== null && notBefore > deps.clock.nowMs()) return;
+    if (notBefore !== null && notBefore > deps.clock.nowMs()) return [];
     try {
       const agents = new Map((await deps.catalog.list()).map((agent) => [agent.id, agent]));
       const context = tctx();
-      await deps.store.admit({
+      const admitted = await deps.store.admit({
         now: context.now,
         serverId: lease.serverId,
         plan: planAdmissions,
         freeze: (ctx) => freezeJob(ctx, agents, deps.runtimes, context),
       });
       admission.succeeded('admit');
+      return admitted;
     } catch (error) {
       const retryAt = admission.failed('admit', deps.clock.nowMs());
       deps.logger.error('admission pass failed; retrying', { retryAt, error: String(error) });
       timer.wakeAt(retryAt);
+      return [];
     }
   }
 
@@ -221,8 +234,23 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     try {
       // Renew before claiming: a claim by a server whose own lease lapsed would be lost at once.
       if (renewedAtMs === null || deps.clock.nowMs() - renewedAtMs >= lease.heartbeatMs) await renew();
-      await admit();
+      // Only this server's own changes and the timers can make admission necessary: whatever adds
+      // a waiting job or frees a slot wakes the server that wrote it. Another server's change
+      // (a nudge) only needs the claim, which also picks up leases it released.
+      const full = admitWanted;
+      admitWanted = false;
+      const admitted = full ? await admit() : [];
       if (stopped) return;
+      // Start what was just admitted at once, without waiting for the claim's round trips.
+      const started = new Set<JobId>();
+      for (const entry of admitted) {
+        if (entry.lease === undefined) continue;
+        leases.set(entry.job.id, entry.lease);
+        driven.set(entry.job.id, entry.job);
+        started.add(entry.job.id);
+        driver.request(entry.job);
+      }
+      const before = leases;
       const held = await deps.store.claimActiveJobs({
         serverId: lease.serverId,
         nowMs: deps.clock.nowMs(),
@@ -238,7 +266,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         teams.filter((team) => team.status === TeamStatus.DISCONNECTED).map((team) => team.id),
       );
       driven = new Map(active.map((job) => [job.id, job]));
-      for (const job of active) if (!disconnected.has(job.teamId)) driver.request(job);
+      for (const job of active) {
+        if (started.has(job.id) || disconnected.has(job.teamId)) continue;
+        // A nudge drives only what it newly holds; jobs held already move on their own signals.
+        if (full || !before.has(job.id)) driver.request(job);
+      }
     } catch (error) {
       deps.logger.error('scheduler pass failed', { error: String(error) });
     } finally {
@@ -252,7 +284,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       passRunning = null;
       if (passAgain && !stopped) {
         passAgain = false;
-        wake();
+        // A wake-up that arrived meanwhile already asked for admission.
+        nudge();
       }
     });
     passRunning = current;
@@ -260,6 +293,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   }
 
   function wake(): void {
+    admitWanted = true;
+    nudge();
+  }
+
+  function nudge(): void {
     if (!started || stopped) return;
     if (passRunning) {
       passAgain = true;
@@ -284,6 +322,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       await runPass();
     },
     wake,
+    nudge,
     async idle() {
       const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
       for (;;) {
@@ -323,6 +362,18 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     eventSink: {
       published(events) {
         if (events.length > 0) wake();
+      },
+    },
+    remoteSink: {
+      published(events) {
+        let teamChanged = false;
+        for (const event of events) {
+          const job = event.jobId === null ? undefined : driven.get(event.jobId);
+          if (job !== undefined && leases.has(job.id)) driver.request(job);
+          if (event.kind === TeamEventKind.TEAM_CHANGED) teamChanged = true;
+        }
+        // A team reconnected elsewhere: its jobs held here resume driving.
+        if (teamChanged) nudge();
       },
     },
   };

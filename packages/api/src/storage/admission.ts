@@ -3,6 +3,7 @@ import {
   type AdmissionCandidate,
   type AdmissionPlan,
   type AdmissionSnapshot,
+  type AdmittedJob,
   asConversationId,
   asJobId,
   asOwnerId,
@@ -87,11 +88,7 @@ async function readRound(scope: WriteScope): Promise<RoundState> {
   return JSON.parse(row.round_json) as RoundState;
 }
 
-async function freezeOne(
-  scope: WriteScope,
-  jobId: JobId,
-  args: AdmitArgs,
-): Promise<{ job: Job; effects: readonly JobEffect[] } | null> {
+async function freezeOne(scope: WriteScope, jobId: JobId, args: AdmitArgs): Promise<AdmittedJob | null> {
   const teamId = (
     await scope.trx.selectFrom('jobs').select('team_id').where('id', '=', jobId).executeTakeFirstOrThrow()
   ).team_id;
@@ -108,8 +105,8 @@ async function freezeOne(
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
-  if (args.serverId !== undefined) await leaseAdmitted(scope, jobId, args.serverId);
-  return { job: await applyTransition(scope, job, outcome), effects: outcome.effects };
+  const lease = args.serverId === undefined ? undefined : await leaseAdmitted(scope, jobId, args.serverId);
+  return { job: await applyTransition(scope, job, outcome), effects: outcome.effects, lease };
 }
 
 /**
@@ -138,10 +135,7 @@ export async function admissionMayChange(db: Kysely<Database>): Promise<boolean>
  * admitted job. Serialized across servers by the scheduler row lock (PostgreSQL) or the write
  * lock (SQLite).
  */
-export async function admit(
-  scope: WriteScope,
-  args: AdmitArgs,
-): Promise<{ job: Job; effects: readonly JobEffect[] }[]> {
+export async function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
   const round = await readRound(scope);
   const active = await scope.trx
     .selectFrom('jobs')
@@ -157,7 +151,7 @@ export async function admit(
     .where('id', '=', 1)
     .execute();
   const eligible = new Set<string>(candidates.map((candidate) => candidate.jobId));
-  const admitted: { job: Job; effects: readonly JobEffect[] }[] = [];
+  const admitted: AdmittedJob[] = [];
   for (const jobId of plan.admit) {
     // Only candidates, once each: a planner bug must not admit a blocked or finished job.
     if (!eligible.delete(jobId)) continue;

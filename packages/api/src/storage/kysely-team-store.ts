@@ -1,6 +1,7 @@
 import type {
   AdmissionPlan,
   AdmissionSnapshot,
+  AdmittedJob,
   ConversationId,
   ConversationMessage,
   EnqueueDecision,
@@ -217,7 +218,7 @@ export class KyselyTeamStore implements TeamStore {
     serverId?: string;
     plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
     freeze: (ctx: FreezeContext) => TransitionOutcome;
-  }): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]> {
+  }): Promise<readonly AdmittedJob[]> {
     if (!(await admission.admissionMayChange(this.#ctx.db))) return [];
     return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
   }

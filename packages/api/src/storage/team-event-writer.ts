@@ -14,6 +14,11 @@ import type { Database } from './database-types.js';
 const KEEP_EVENTS = 1_000;
 /** Events younger than this are kept regardless of count (a day of `afterSeq` replay). */
 const KEEP_EVENTS_MS = 24 * 60 * 60 * 1_000;
+/**
+ * A team's log is pruned when its seq passes a multiple of this: one range delete per 64 events
+ * instead of one per transaction (retention is a floor, so a few dozen more events kept is fine).
+ */
+const PRUNE_EVERY = 64;
 
 /** What an event points at. */
 export interface EventRefs {
@@ -28,8 +33,8 @@ export interface EventRefs {
  *
  * @remarks The per-team seq comes from `teams.last_event_seq`, incremented by an `UPDATE ...
  * RETURNING` in the same transaction, so concurrent writers on PostgreSQL serialize on the team
- * row and seqs stay gap-free and strictly increasing. Old events are pruned at the first event
- * of a team per transaction: one range delete on the primary key.
+ * row and seqs stay gap-free and strictly increasing. Old events are pruned whenever a team's seq
+ * reaches a multiple of {@link PRUNE_EVERY}: one range delete on the primary key.
  */
 export class TeamEventWriter {
   readonly #trx: Kysely<Database>;
@@ -78,7 +83,7 @@ export class TeamEventWriter {
       memberId: refs.memberId ?? null,
       createdAt: this.#now,
     };
-    if (first) await this.#prune(teamId, event.seq);
+    if (event.seq % PRUNE_EVERY === 0) await this.#prune(teamId, event.seq);
     await this.#trx
       .insertInto('team_events')
       .values({

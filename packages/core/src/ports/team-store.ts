@@ -131,6 +131,14 @@ export interface JobLease {
   readonly fence: number;
 }
 
+/** A job one planning pass admitted, with its effects and the admitting server's lease. */
+export interface AdmittedJob {
+  readonly job: Job;
+  readonly effects: readonly JobEffect[];
+  /** Present when the pass was given a `serverId`. */
+  readonly lease?: JobLease;
+}
+
 /** An active job with the lease its claiming server now holds on it. */
 export interface LeasedJob {
   readonly job: Job;
@@ -262,14 +270,15 @@ export interface TeamStore {
    * round state, and applies `freeze` to each admitted job (FREEZE for a QUEUED job, RESUME for an
    * ANSWERED one: `freeze` returns the transition outcome).
    * With `serverId`, each admitted job is leased to that server (its fence incremented).
-   * @returns the admitted jobs, now ADMITTING or RESUMING, with their effects (START_RUN, RESUME_RUN).
+   * @returns the admitted jobs, now ADMITTING or RESUMING, with their effects (START_RUN, RESUME_RUN)
+   * and, with `serverId`, the lease the server now holds on each.
    */
   admit(args: {
     now: string;
     serverId?: string;
     plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
     freeze: (ctx: FreezeContext) => TransitionOutcome;
-  }): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]>;
+  }): Promise<readonly AdmittedJob[]>;
 
   // ---- leases (many servers on one database) ---------------------------------------------
   /** Registers or renews a server incarnation's lease until `expiresAtMs` (an upsert). */

@@ -2,6 +2,7 @@ import {
   ACTIVE_PHASES,
   type AdmissionPlan,
   type AdmissionSnapshot,
+  type AdmittedJob,
   type ConversationId,
   type EnqueueDecision,
   type EnqueueSnapshot,
@@ -117,7 +118,7 @@ export interface AdmitArgs {
 }
 
 /** `TeamStore.admit`: one planning pass; persists the round state and freezes each admitted job. */
-export function admitIn(state: MemoryStoreState, args: AdmitArgs): { job: Job; effects: readonly JobEffect[] }[] {
+export function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
   const active = [...state.jobs.values()].filter((j) => ACTIVE_PHASES.includes(j.phase)).length;
   const candidates = admissionCandidates(
     state.jobs.values(),
@@ -126,7 +127,7 @@ export function admitIn(state: MemoryStoreState, args: AdmitArgs): { job: Job; e
   const plan = args.plan({ active, candidates, round: state.round, capacity: Limits.activeJobs });
   state.round = plan.round;
   const eligible = new Set(candidates.map((c) => c.jobId));
-  const admitted: { job: Job; effects: readonly JobEffect[] }[] = [];
+  const admitted: AdmittedJob[] = [];
   // The planner is trusted for fairness, not for safety: never exceed the slots or admit twice.
   for (const jobId of plan.admit.slice(0, Math.max(0, Limits.activeJobs - active))) {
     const job = state.jobs.get(jobId);
@@ -137,8 +138,8 @@ export function admitIn(state: MemoryStoreState, args: AdmitArgs): { job: Job; e
     const outcome = args.freeze({ job, team, members, recentRecords });
     if (!outcome.ok) continue;
     const applied = applyIn(state, job, outcome, args.now);
-    if (args.serverId !== undefined) leaseJob(state, jobId, args.serverId);
-    admitted.push({ job: applied.job, effects: applied.effects });
+    const lease = args.serverId === undefined ? undefined : leaseJob(state, jobId, args.serverId);
+    admitted.push({ job: applied.job, effects: applied.effects, lease });
   }
   return admitted;
 }

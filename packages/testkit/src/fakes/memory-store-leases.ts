@@ -2,9 +2,10 @@ import { ACTIVE_PHASES, DomainError, ErrorCode, type JobId, type JobLease, type 
 import type { MemoryStoreState } from './memory-store-state.js';
 
 /** Leases a job to a server, incrementing its fence (a claim or an admission). */
-export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string): void {
+export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string): JobLease {
   const fence = (state.jobLeases.get(jobId)?.fence ?? 0) + 1;
   state.jobLeases.set(jobId, { serverId, fence });
+  return { serverId, fence };
 }
 
 /** `TeamStore.claimActiveJobs`: claims the orphans, answers what the server holds. */

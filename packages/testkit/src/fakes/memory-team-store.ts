@@ -1,5 +1,6 @@
 import {
   ACTIVE_PHASES,
+  type AdmittedJob,
   type ConversationId,
   type ConversationMessage,
   DomainError,
@@ -225,7 +226,7 @@ export class MemoryTeamStore implements TeamStore {
 
   // ---- scheduling --------------------------------------------------------------------------
 
-  async admit(args: AdmitArgs): Promise<readonly { job: Job; effects: readonly JobEffect[] }[]> {
+  async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
     return admitIn(this.#state, args);
   }
 
