@@ -16,14 +16,14 @@ import {
   JobPhase,
   Limits,
   type RoundState,
+  type TeamId,
   TeamStatus,
   type TransitionOutcome,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './database-types.js';
-import { leaseAdmitted } from './job-leases.js';
 import { UNFINISHED } from './job-reads.js';
-import { applyTransition } from './job-writes.js';
+import { applyAdmission, applyTransition } from './job-writes.js';
 import { recentRecords } from './record-reads.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { listMembers } from './team-reads.js';
@@ -88,11 +88,13 @@ async function readRound(scope: WriteScope): Promise<RoundState> {
   return JSON.parse(row.round_json) as RoundState;
 }
 
-async function freezeOne(scope: WriteScope, jobId: JobId, args: AdmitArgs): Promise<AdmittedJob | null> {
-  const teamId = (
-    await scope.trx.selectFrom('jobs').select('team_id').where('id', '=', jobId).executeTakeFirstOrThrow()
-  ).team_id;
-  const teamRow = await scope.lockTeam(asTeamId(teamId));
+async function freezeOne(
+  scope: WriteScope,
+  jobId: JobId,
+  teamId: TeamId,
+  args: AdmitArgs,
+): Promise<AdmittedJob | null> {
+  const teamRow = await scope.lockTeam(teamId);
   const row = await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
   // Changed since the candidates were read (cancelled by another server): not admitted.
   if (teamRow === undefined || row === undefined || !ADMISSIBLE_PHASES.includes(row.phase)) return null;
@@ -105,8 +107,9 @@ async function freezeOne(scope: WriteScope, jobId: JobId, args: AdmitArgs): Prom
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
-  const lease = args.serverId === undefined ? undefined : await leaseAdmitted(scope, jobId, args.serverId);
-  return { job: await applyTransition(scope, job, outcome), effects: outcome.effects, lease };
+  if (args.serverId === undefined) return { job: await applyTransition(scope, job, outcome), effects: outcome.effects };
+  const admitted = await applyAdmission(scope, job, outcome, args.serverId);
+  return { ...admitted, effects: outcome.effects };
 }
 
 /**
@@ -150,12 +153,14 @@ export async function admit(scope: WriteScope, args: AdmitArgs): Promise<Admitte
     .set({ round_json: JSON.stringify(plan.round), updated_at: scope.now })
     .where('id', '=', 1)
     .execute();
-  const eligible = new Set<string>(candidates.map((candidate) => candidate.jobId));
+  const eligible = new Map<string, TeamId>(candidates.map((candidate) => [candidate.jobId, candidate.teamId]));
   const admitted: AdmittedJob[] = [];
   for (const jobId of plan.admit) {
     // Only candidates, once each: a planner bug must not admit a blocked or finished job.
-    if (!eligible.delete(jobId)) continue;
-    const frozen = await freezeOne(scope, jobId, args);
+    const teamId = eligible.get(jobId);
+    if (teamId === undefined) continue;
+    eligible.delete(jobId);
+    const frozen = await freezeOne(scope, jobId, teamId, args);
     if (frozen !== null) admitted.push(frozen);
   }
   return admitted;

@@ -81,17 +81,6 @@ export async function claimActiveJobs(
   return held.map((row) => ({ job: toJob(row), lease: leaseOf(row, args.serverId) }));
 }
 
-/** Leases an admitted job to the admitting server (admission runs under the planning lock). */
-export async function leaseAdmitted(scope: WriteScope, jobId: string, serverId: string): Promise<JobLease> {
-  const row = await scope.trx
-    .updateTable('jobs')
-    .set((eb) => ({ lease_server: serverId, lease_fence: eb('lease_fence', '+', 1) }))
-    .where('id', '=', jobId)
-    .returning('lease_fence')
-    .executeTakeFirstOrThrow();
-  return leaseOf(row, serverId);
-}
-
 /** Gives up every lease of a server and removes its server row. */
 export async function releaseServerLeases(scope: WriteScope, serverId: string): Promise<void> {
   await scope.trx

@@ -20,7 +20,7 @@ import {
   type TransitionOutcome,
 } from '@agent-teams/core';
 import type { Selectable } from 'kysely';
-import type { TeamsTable } from './database-types.js';
+import type { JobsTable, TeamsTable } from './database-types.js';
 import { checkLease } from './job-leases.js';
 import { appendRecord } from './record-writes.js';
 import { jobInsertRow, jobStateColumns, toJob, toTeam, withoutSeq } from './row-mappers.js';
@@ -250,9 +250,38 @@ export async function applyTransition(
   current: Job,
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
 ): Promise<Job> {
+  return toJob(await writeTransition(scope, current, outcome, undefined));
+}
+
+/** {@link applyTransition} for an admitted job that also leases it to `serverId`, in the same statement. */
+export async function applyAdmission(
+  scope: WriteScope,
+  current: Job,
+  outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
+  serverId: string,
+): Promise<{ job: Job; lease: JobLease }> {
+  const row = await writeTransition(scope, current, outcome, serverId);
+  return { job: toJob(row), lease: { serverId, fence: Number(row.lease_fence) } };
+}
+
+async function writeTransition(
+  scope: WriteScope,
+  current: Job,
+  outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
+  leaseTo: string | undefined,
+): Promise<Selectable<JobsTable>> {
   const next = outcome.job;
   if (next.id !== current.id) throw new Error('[agent-teams/api] a transition must return the same job');
-  await scope.trx.updateTable('jobs').set(jobStateColumns(next, scope.now)).where('id', '=', current.id).execute();
+  // The row as stored comes back with the update; the effects below never change it.
+  const stored = await scope.trx
+    .updateTable('jobs')
+    .set((eb) => ({
+      ...jobStateColumns(next, scope.now),
+      ...(leaseTo === undefined ? {} : { lease_server: leaseTo, lease_fence: eb('lease_fence', '+', 1) }),
+    }))
+    .where('id', '=', current.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await scope.events.emit(current.teamId, TeamEventKind.JOB_CHANGED, { jobId: current.id });
   if (next.phase !== current.phase && current.memberId !== null) {
     await scope.events.emit(current.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: current.memberId });
@@ -274,7 +303,7 @@ export async function applyTransition(
       await insertReceipt(scope, current, effect.receipt);
     }
   }
-  return readJob(scope, current.id);
+  return stored;
 }
 
 /** Inserts the receipt of a finished request (unique per request by index). */

@@ -27,13 +27,20 @@ export interface EventRefs {
   readonly memberId?: MemberId | null;
 }
 
+/** An event emitted in the transaction and not yet written. */
+interface PendingEvent {
+  readonly teamId: TeamId;
+  readonly kind: TeamEventKind;
+  readonly refs: EventRefs;
+}
+
 /**
  * Appends a transaction's events to the team event logs and bumps each touched team's revision
  * once; collects the events to publish after commit.
  *
  * @remarks The per-team seq comes from `teams.last_event_seq`, incremented by an `UPDATE ...
- * RETURNING` in the same transaction, so concurrent writers on PostgreSQL serialize on the team
- * row and seqs stay gap-free and strictly increasing. Old events are pruned whenever a team's seq
+ * RETURNING` in the same transaction (at {@link TeamEventWriter.flush}), so concurrent writers on
+ * PostgreSQL serialize on the team row and seqs stay gap-free and strictly increasing. Old events are pruned whenever a team's seq
  * reaches a multiple of {@link PRUNE_EVERY}: one range delete on the primary key.
  */
 export class TeamEventWriter {
@@ -42,61 +49,89 @@ export class TeamEventWriter {
   readonly #touched = new Set<string>();
   readonly #emitted = new Set<string>();
   readonly #events: TeamEvent[] = [];
+  readonly #pending: PendingEvent[] = [];
 
   constructor(trx: Kysely<Database>, now: string) {
     this.#trx = trx;
     this.#now = now;
   }
 
-  /** The events appended so far (published by the caller after commit). */
+  /** The events written so far (published by the caller after commit; see {@link flush}). */
   get events(): readonly TeamEvent[] {
     return this.#events;
   }
 
   /**
-   * Appends one event to a team's log; the same event (kind and subject) twice in one
-   * transaction is logged once, since a subscriber re-reads the subject either way.
+   * Appends one event to a team's log (written at {@link flush}); the same event (kind and
+   * subject) twice in one transaction is logged once, since a subscriber re-reads the subject
+   * either way.
    */
   async emit(teamId: TeamId, kind: TeamEventKind, refs: EventRefs = {}): Promise<void> {
     const key = [teamId, kind, refs.jobId ?? '', refs.recordId ?? '', refs.memberId ?? ''].join('\u0000');
     if (this.#emitted.has(key)) return;
     this.#emitted.add(key);
-    const first = !this.#touched.has(teamId);
-    this.#touched.add(teamId);
-    const team = await this.#trx
-      .updateTable('teams')
-      .set((eb) => ({
-        last_event_seq: eb('last_event_seq', '+', 1),
-        revision: first ? eb('revision', '+', 1) : eb.ref('revision'),
-        updated_at: this.#now,
-      }))
-      .where('id', '=', teamId)
-      .returning(['owner', 'last_event_seq'])
-      .executeTakeFirstOrThrow();
-    const event: TeamEvent = {
-      teamId,
-      owner: asOwnerId(team.owner),
-      seq: Number(team.last_event_seq),
-      kind,
-      jobId: refs.jobId ?? null,
-      recordId: refs.recordId ?? null,
-      memberId: refs.memberId ?? null,
-      createdAt: this.#now,
-    };
-    if (event.seq % PRUNE_EVERY === 0) await this.#prune(teamId, event.seq);
-    await this.#trx
-      .insertInto('team_events')
-      .values({
-        team_id: teamId,
-        seq: event.seq,
-        kind,
-        job_id: event.jobId,
-        record_id: event.recordId,
-        member_id: event.memberId,
-        created_at: this.#now,
-      })
-      .execute();
-    this.#events.push(event);
+    this.#pending.push({ teamId, kind, refs });
+  }
+
+  /**
+   * Writes the pending events: per team, one `UPDATE ... RETURNING` that takes all their seqs and
+   * bumps the revision (once per transaction), and one multi-row insert. The store calls it
+   * before COMMIT, and before reading a team row it changed in the same transaction. Writing a
+   * transaction's events together costs two statements per team instead of two per event.
+   */
+  async flush(): Promise<void> {
+    if (this.#pending.length === 0) return;
+    const pending = this.#pending.splice(0);
+    const byTeam = new Map<TeamId, PendingEvent[]>();
+    for (const entry of pending) {
+      const list = byTeam.get(entry.teamId);
+      if (list) list.push(entry);
+      else byTeam.set(entry.teamId, [entry]);
+    }
+    for (const [teamId, entries] of byTeam) {
+      const first = !this.#touched.has(teamId);
+      this.#touched.add(teamId);
+      const team = await this.#trx
+        .updateTable('teams')
+        .set((eb) => ({
+          last_event_seq: eb('last_event_seq', '+', entries.length),
+          revision: first ? eb('revision', '+', 1) : eb.ref('revision'),
+          updated_at: this.#now,
+        }))
+        .where('id', '=', teamId)
+        .returning(['owner', 'last_event_seq'])
+        .executeTakeFirstOrThrow();
+      const last = Number(team.last_event_seq);
+      const events: TeamEvent[] = entries.map((entry, index) => ({
+        teamId,
+        owner: asOwnerId(team.owner),
+        seq: last - entries.length + 1 + index,
+        kind: entry.kind,
+        jobId: entry.refs.jobId ?? null,
+        recordId: entry.refs.recordId ?? null,
+        memberId: entry.refs.memberId ?? null,
+        createdAt: this.#now,
+      }));
+      // Pruned whenever the seqs pass a multiple of PRUNE_EVERY.
+      if (Math.floor(last / PRUNE_EVERY) > Math.floor((last - entries.length) / PRUNE_EVERY)) {
+        await this.#prune(teamId, last);
+      }
+      await this.#trx
+        .insertInto('team_events')
+        .values(
+          events.map((event) => ({
+            team_id: teamId,
+            seq: event.seq,
+            kind: event.kind,
+            job_id: event.jobId,
+            record_id: event.recordId,
+            member_id: event.memberId,
+            created_at: this.#now,
+          })),
+        )
+        .execute();
+      this.#events.push(...events);
+    }
   }
 
   /** Publishes an event after commit without logging it (the log itself is being deleted). */

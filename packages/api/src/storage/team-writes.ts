@@ -15,6 +15,8 @@ import { toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
 async function readTeam(scope: WriteScope, teamId: TeamId): Promise<Team> {
+  // The events of this transaction move the team's revision and seq: write them first.
+  await scope.events.flush();
   const row = await scope.trx.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirstOrThrow();
   return withoutSeq(toTeam(row));
 }

@@ -97,7 +97,9 @@ async function runOnce<T>(
   if (ctx.dialect === 'postgres') {
     return ctx.db.transaction().execute(async (trx) => {
       const scope = new WriteScope(trx, ctx, now);
-      return { result: await work(scope), scope };
+      const result = await work(scope);
+      await scope.events.flush();
+      return { result, scope };
     });
   }
   return ctx.db.connection().execute(async (conn) => {
@@ -105,6 +107,7 @@ async function runOnce<T>(
     try {
       const scope = new WriteScope(conn, ctx, now);
       const result = await work(scope);
+      await scope.events.flush();
       await sql`COMMIT`.execute(conn);
       return { result, scope };
     } catch (error) {
