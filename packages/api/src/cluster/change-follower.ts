@@ -3,7 +3,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, TeamEventsTable } from '../storage/database-types.js';
 import { toEvent } from '../storage/row-mappers.js';
 import { ChangeCursor } from './change-cursor.js';
-import { CHANGES_CHANNEL } from './change-notifier.js';
+import { CHANGES_CHANNEL, RELEASED } from './change-notifier.js';
 import { CoalescedTask } from './coalesced-task.js';
 import { type Backoff, DedicatedPgClient } from './dedicated-pg-client.js';
 import { OwnEvents } from './own-events.js';
@@ -27,7 +27,7 @@ export interface ChangeFollowerOptions {
   readonly gapTimeoutMs: number;
   /** LISTEN for wake-ups (false: polling alone). */
   readonly listen: boolean;
-  /** Called on every wake-up from another server, with or without new events. */
+  /** Called when another server announces it released its leases. */
   readonly onWake?: () => void;
   readonly backoff?: Backoff;
 }
@@ -88,9 +88,13 @@ export class ChangeFollower {
           // Notifications sent while the connection was down are lost: catch up now.
           onReady: () => this.wake(),
           onNotification: (message) => {
-            if (message.channel !== CHANGES_CHANNEL || message.payload === opts.serverId) return;
+            if (message.channel !== CHANGES_CHANNEL) return;
+            const [sender, what] = (message.payload ?? '').split(' ');
+            if (sender === opts.serverId) return;
             this.#wakes += 1;
             this.wake();
+            // Only a release matters to the scheduler; new events reach it through the target.
+            if (what !== RELEASED) return;
             try {
               opts.onWake?.();
             } catch (error) {

@@ -2,7 +2,13 @@ import type { EventSink, Logger, TeamEvent } from '@agent-teams/core';
 import { CoalescedTask } from './coalesced-task.js';
 import { type Backoff, DedicatedPgClient } from './dedicated-pg-client.js';
 
-/** The PostgreSQL channel servers wake each other on; the payload is the sender's server id. */
+/** The payload suffix of a wake-up sent after releasing leases. */
+export const RELEASED = 'released';
+
+/**
+ * The PostgreSQL channel servers wake each other on. The payload is the sender's server id,
+ * followed by ` released` when the sender has just given up its job leases.
+ */
 export const CHANGES_CHANNEL = 'agent_teams_changes';
 
 /** What a {@link ChangeNotifier} needs. */
@@ -29,6 +35,7 @@ export class ChangeNotifier implements EventSink {
   readonly #task: CoalescedTask;
   /** A wake-up asked for while there was no connection; sent once it is back. */
   #waiting = false;
+  #released = false;
   #sent = 0;
 
   constructor(opts: ChangeNotifierOptions) {
@@ -64,6 +71,12 @@ export class ChangeNotifier implements EventSink {
     this.#task.request();
   }
 
+  /** Tells the other servers this one released its leases (they claim the jobs at once). */
+  notifyReleased(): void {
+    this.#released = true;
+    this.#task.request();
+  }
+
   /** Sends what was already asked for, then closes the connection. */
   async stop(): Promise<void> {
     await this.#task.stop();
@@ -78,7 +91,10 @@ export class ChangeNotifier implements EventSink {
     }
     this.#waiting = false;
     try {
-      await client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, this.#opts.serverId]);
+      const released = this.#released;
+      this.#released = false;
+      const payload = released ? `${this.#opts.serverId} ${RELEASED}` : this.#opts.serverId;
+      await client.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, payload]);
       this.#sent += 1;
     } catch (error) {
       this.#opts.logger.warn('change notify failed', { error });

@@ -21,7 +21,7 @@ export interface ClusterChangesOptions {
   readonly logger: Logger;
   /** Receives other servers' events (in the server: the same fan-out as local commits). */
   readonly target: EventSink;
-  /** Called on every wake-up from another server, even without new events. */
+  /** Called when another server announces it released its leases (claim them now). */
   readonly onWake?: () => void;
   /** Read at least this often (10..250 ms, default 250). */
   readonly pollMs?: number;
@@ -48,7 +48,7 @@ export interface ClusterChanges {
   start(): Promise<void>;
   /** Sends what was asked for, stops polling and closes its connections. */
   stop(): Promise<void>;
-  /** Wakes the other servers without an event (e.g. after releasing leases). */
+  /** Tells the other servers this one released its leases, so they claim its jobs at once. */
   announce(): void;
   /** Asks for a read now (tests, benchmarks); polling does it on its own otherwise. */
   poll(): void;
@@ -110,7 +110,7 @@ export function createClusterChanges(opts: ClusterChangesOptions): ClusterChange
       await Promise.all([follower.stop(), notifier?.stop()]);
     },
     announce() {
-      notifier?.notify();
+      notifier?.notifyReleased();
     },
     poll() {
       follower.wake();
