@@ -248,7 +248,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         leases.set(entry.job.id, entry.lease);
         driven.set(entry.job.id, entry.job);
         started.add(entry.job.id);
-        driver.request(entry.job);
+        driver.request(entry.job, true);
       }
       const before = leases;
       const held = await deps.store.claimActiveJobs({

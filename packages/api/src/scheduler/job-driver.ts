@@ -46,8 +46,11 @@ export class JobDriver {
     this.#deps = deps;
   }
 
-  /** Queues a step for `job` unless one is queued or running (then it runs once more after). */
-  request(job: Job): void {
+  /**
+   * Queues a step for `job` unless one is queued or running (then it runs once more after).
+   * `fresh`: the job is exactly as just stored, so the step may skip reading it again.
+   */
+  request(job: Job, fresh = false): void {
     if (this.#stopped) return;
     const running = this.#inFlight.get(job.id);
     if (running) {
@@ -63,7 +66,7 @@ export class JobDriver {
     this.#inFlight.set(job.id, entry);
     void this.#queues.enqueue(job.teamId, async () => {
       try {
-        await this.#step(job);
+        await this.#step(job, fresh);
       } finally {
         this.#inFlight.delete(job.id);
         if (entry.again) this.request(job);
@@ -87,9 +90,9 @@ export class JobDriver {
     return this.#queues.drain(timeoutMs);
   }
 
-  async #step(job: Job): Promise<void> {
+  async #step(job: Job, fresh: boolean): Promise<void> {
     try {
-      const report = await advanceJob(this.#deps.advance, job.id);
+      const report = await advanceJob(this.#deps.advance, job.id, fresh ? job : undefined);
       this.#backoff.succeeded(job.id);
       if (report.wakeAtMs !== null) this.#deps.timer.wakeAt(report.wakeAtMs);
     } catch (error) {

@@ -148,11 +148,15 @@ export async function admit(scope: WriteScope, args: AdmitArgs): Promise<Admitte
     .executeTakeFirstOrThrow();
   const candidates = await readCandidates(scope);
   const plan = args.plan({ active: Number(active.n), candidates, round, capacity: Limits.activeJobs });
-  await scope.trx
-    .updateTable('scheduler_state')
-    .set({ round_json: JSON.stringify(plan.round), updated_at: scope.now })
-    .where('id', '=', 1)
-    .execute();
+  const next = JSON.stringify(plan.round);
+  // The row lock is held either way; an unchanged round needs no write.
+  if (next !== JSON.stringify(round)) {
+    await scope.trx
+      .updateTable('scheduler_state')
+      .set({ round_json: next, updated_at: scope.now })
+      .where('id', '=', 1)
+      .execute();
+  }
   const eligible = new Map<string, TeamId>(candidates.map((candidate) => [candidate.jobId, candidate.teamId]));
   const admitted: AdmittedJob[] = [];
   for (const jobId of plan.admit) {
