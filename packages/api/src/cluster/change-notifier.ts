@@ -76,7 +76,10 @@ export class ChangeNotifier implements EventSink {
   published(events: readonly TeamEvent[]): void {
     if (events.length === 0 || this.#delay !== null) return;
     const delayMs = this.#opts.delayMs ?? NOTIFY_DELAY_MS;
-    if (delayMs <= 0) return this.notify();
+    if (delayMs <= 0) {
+      this.notify();
+      return;
+    }
     this.#delay = setTimeout(() => {
       this.#delay = null;
       this.notify();

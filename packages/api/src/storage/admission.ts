@@ -10,8 +10,6 @@ import {
   asTeamId,
   EMPTY_ROUND,
   type FreezeContext,
-  type Job,
-  type JobEffect,
   type JobId,
   JobPhase,
   Limits,

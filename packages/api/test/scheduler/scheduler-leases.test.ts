@@ -95,9 +95,18 @@ async function startServer(id: string, lease: { ttlMs: number; heartbeatMs: numb
   const touched = new Set<string>();
   const touch = (jobId: string) => touched.add(jobId);
   const watched: AgentRuntime = wrapRuntime(runtime, {
-    start: (args) => (touch(args.context.jobId), runtime.start(args)),
-    poll: (args) => (touch(args.context.jobId), runtime.poll(args)),
-    resume: (args) => (touch(args.context.jobId), runtime.resume(args)),
+    start: (args) => {
+      touch(args.context.jobId);
+      return runtime.start(args);
+    },
+    poll: (args) => {
+      touch(args.context.jobId);
+      return runtime.poll(args);
+    },
+    resume: (args) => {
+      touch(args.context.jobId);
+      return runtime.resume(args);
+    },
   });
   const runtimes = createRuntimeRegistry([watched]);
   const catalog = new StaticCatalog(TEST_AGENTS);
