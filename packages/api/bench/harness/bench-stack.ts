@@ -1,6 +1,5 @@
 import {
   type AgentDefinition,
-  type AgentRuntime,
   asAgentId,
   asOwnerId,
   type Core,
@@ -26,6 +25,7 @@ import { createWakeSink } from '../../src/scheduler/wake-sink.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { watchStarts } from './start-watch.js';
 
 /** The agents of the benchmarks: the three demo agents on the scripted runtime. */
 export const BENCH_AGENTS: readonly AgentDefinition[] = ['researcher', 'reviewer', 'writer'].map((name) => ({
@@ -93,21 +93,7 @@ export async function openBenchStack(database: OpenedDatabase, opts: BenchStackO
   });
   const runtime = new ScriptedRuntime({ db: database.db, store, clock, logger: silent });
   const onStart = opts.onStart;
-  const inner: AgentRuntime = runtime;
-  const seen: AgentRuntime = onStart
-    ? {
-        name: runtime.name,
-        ensureConversation: (args) => inner.ensureConversation(args),
-        start: (args) => {
-          onStart(args.context.jobId, performance.now());
-          return inner.start(args);
-        },
-        resume: (args) => inner.resume(args),
-        poll: (args) => inner.poll(args),
-        cancel: (args) => inner.cancel(args),
-        subscribe: (listener) => inner.subscribe(listener),
-      }
-    : runtime;
+  const seen = watchStarts(runtime, onStart && ((jobId) => onStart(jobId, performance.now())));
   const runtimes = createRuntimeRegistry([seen]);
   const catalog = createConfigCatalog(BENCH_AGENTS);
   const core = createCore({ store, catalog, runtimes, clock, ids, logger: silent });

@@ -1,13 +1,5 @@
 import { hostname } from 'node:os';
-import {
-  type AgentRuntime,
-  type Core,
-  createCore,
-  type EventSink,
-  type JobId,
-  type Logger,
-  type TeamEvent,
-} from '@agent-teams/core';
+import { type Core, createCore, type EventSink, type JobId, type Logger, type TeamEvent } from '@agent-teams/core';
 import { createConfigCatalog } from '../../src/adapters/config-catalog.js';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
@@ -20,6 +12,7 @@ import { createEventHub, type EventHub } from '../../src/server/event-hub.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
 import { BENCH_AGENTS } from './bench-stack.js';
+import { watchStarts } from './start-watch.js';
 
 /** The bearer token of owner `bench-owner-0` on the benchmark servers that listen for HTTP. */
 export const CLUSTER_BENCH_TOKEN = 'tok-cluster-bench';
@@ -104,22 +97,7 @@ export function openClusterStack(database: OpenedDatabase, opts: ClusterStackOpt
     },
   });
   const runtime = new ScriptedRuntime({ db: database.db, store, clock, logger: silent });
-  const onStart = opts.onStart;
-  const inner: AgentRuntime = runtime;
-  const seen: AgentRuntime = onStart
-    ? {
-        name: runtime.name,
-        ensureConversation: (args) => inner.ensureConversation(args),
-        start: (args) => {
-          onStart(args.context.jobId);
-          return inner.start(args);
-        },
-        resume: (args) => inner.resume(args),
-        poll: (args) => inner.poll(args),
-        cancel: (args) => inner.cancel(args),
-        subscribe: (listener) => inner.subscribe(listener),
-      }
-    : runtime;
+  const seen = watchStarts(runtime, opts.onStart);
   const runtimes = createRuntimeRegistry([seen]);
   const catalog = createConfigCatalog(BENCH_AGENTS);
   const core = createCore({ store, catalog, runtimes, clock, ids, logger: silent });
