@@ -6,11 +6,12 @@
  * a part's cost is gzip(bundle) − gzip(bundle without that part's characters), both ASCII-escaped
  * and gzipped at level 9 like `build.ts`. Gzip is not additive (shared words compress across
  * parts), so the costs do not sum to the total; each says what removing that part would save.
- * `FEATURES` groups the files of one feature, measured the same way, removed together. Output
+ * `FEATURES` groups the files of one feature, measured the same way, removed together; views in
+ * a chunk of their own are priced by the chunk's gzip size. Output
  * without a mapping (the lines of a multi-line template literal, such as the stylesheet after its
  * first line) belongs to the part of the mapped character before it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const FEATURES: Record<string, readonly string[]> = {
   'team state and Reconnect banner': ['ui/team-state-banner.tsx'],
   'member list and status legend': ['ui/member-list.tsx', 'ui/status-legend.tsx'],
-  'conversation view': ['ui/conversation-dialog.tsx', 'ui/conversation-entry.tsx', 'conversation-pages.ts'],
   'answers with inputRequestId (requests and receipts)': ['ui/answer-form.tsx'],
   'tool-call previews (shared progress)': ['ui/job-live.tsx', 'job-progress.ts'],
   'usage and cost': ['ui/usage-summary.tsx', 'usage-format.ts'],
@@ -47,8 +47,11 @@ function gzip(code: string): number {
   return gzipSync(Buffer.from(asciiOnly(code)), { level: 9 }).length;
 }
 
-/** Builds the ES bundle with a source map into a temporary folder; returns code and owners per character. */
-async function attributed(): Promise<{ code: string; owner: string[] }> {
+/**
+ * Builds the ES bundle with a source map into a temporary folder; returns its code, the part
+ * owning each character, and the gzip size of each on-demand chunk.
+ */
+async function attributed(): Promise<{ code: string; owner: string[]; chunks: { file: string; gzip: number }[] }> {
   const out = mkdtempSync(join(tmpdir(), 'widget-size-'));
   try {
     process.env.WIDGET_FORMAT = 'es';
@@ -75,7 +78,10 @@ async function attributed(): Promise<{ code: string; owner: string[] }> {
     });
     let previous = '(unmapped)';
     for (let i = 0; i < owner.length; i++) owner[i] = previous = owner[i] ?? previous;
-    return { code, owner: owner as string[] };
+    const chunks = readdirSync(out)
+      .filter((file) => file.endsWith('.js') && file !== 'widget.js')
+      .map((file) => ({ file, gzip: gzip(readFileSync(join(out, file), 'utf8')) }));
+    return { code, owner: owner as string[], chunks };
   } finally {
     delete process.env.WIDGET_FORMAT;
     rmSync(out, { recursive: true, force: true });
@@ -83,7 +89,7 @@ async function attributed(): Promise<{ code: string; owner: string[] }> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { code, owner } = await attributed();
+  const { code, owner, chunks } = await attributed();
   const total = gzip(code);
   const without = (parts: ReadonlySet<string>) =>
     total -
@@ -103,4 +109,6 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const [feature, files] of Object.entries(FEATURES)) {
     console.log(`| ${feature} | ${files.join(', ')} | ${without(new Set(files))} |`);
   }
+  console.log('\n| chunk loaded on demand | gzip B |\n|---|---:|');
+  for (const chunk of chunks) console.log(`| ${chunk.file} | ${chunk.gzip} |`);
 }

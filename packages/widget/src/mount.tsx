@@ -79,7 +79,10 @@ export function mount(target: Element | ShadowRoot, options: WidgetOptions): Wid
       createEffect(() => {
         const locale = opts().locale;
         let wanted = true;
-        void loadStrings(locale).then((table) => wanted && setStrings(() => table));
+        // Chinese that cannot be loaded (offline, a chunk not copied) falls back to English.
+        void loadStrings(locale)
+          .catch(() => ENGLISH)
+          .then((table) => wanted && setStrings(() => table));
         onCleanup(() => {
           wanted = false;
         });

@@ -99,7 +99,7 @@ main{padding:12px 14px;min-width:0}
 .row{display:flex;gap:8px;align-items:center;flex-wrap:wrap}
 .grow{flex:1;min-width:0}
 .ws{display:grid;grid-template-columns:170px minmax(0,1fr);gap:12px}
-.head{display:flex;justify-content:space-between;gap:8px;align-items:flex-start;flex-wrap:wrap}
+.head{display:flex;justify-content:space-between;gap:8px;align-items:flex-start;flex-wrap:wrap}.workspace>.head>.grow{flex-basis:240px}
 .goal{max-height:100px;overflow:auto;color:var(--muted-fg);white-space:pre-wrap;overflow-wrap:anywhere;margin:0 0 8px}
 .state{margin:0;font-size:12px;font-weight:600;border:1px solid currentColor;border-radius:999px;padding:1px 8px;white-space:nowrap}
 .READY{color:var(--ok)}.CREATING{color:var(--warn)}.DISCONNECTED{color:var(--danger)}.CLOSED{color:var(--muted-fg)}

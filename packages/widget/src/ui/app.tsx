@@ -104,6 +104,7 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
           onClick={() => {
             setStatus('');
             setView('create');
+            form.load();
           }}
         >
           {t().nav.newTeam}
