@@ -37,7 +37,16 @@ export default defineConfig(() => {
       // the element), and they cost about 90 B gzip; legal comments stay.
       // bundlerTimings off: on a busy 2-core machine it prints timing advice on every build.
       rolldownOptions: {
-        output: { minify: true, comments: { legal: true, annotation: false, jsdoc: false } },
+        // Lets the entry export what its chunks import from it (Solid, the contexts), so shared code
+        // stays in widget.js instead of a third file every page would load first.
+        preserveEntrySignatures: 'allow-extension' as const,
+        output: {
+          minify: true,
+          comments: { legal: true, annotation: false, jsdoc: false },
+          // The module loads parts it may never need (the Chinese strings, the conversation view)
+          // as chunks beside it; the classic script has no module loader, so it carries them.
+          ...(iife ? { codeSplitting: false } : { chunkFileNames: 'widget-[name]-[hash].js' }),
+        },
         checks: { bundlerTimings: false },
       },
     },

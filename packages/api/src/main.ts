@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCore, type EventSink, type Logger, type MemberToolPort, type TeamEvent } from '@agent-teams/core';
 import { createConfigCatalog } from './adapters/config-catalog.js';
@@ -18,7 +19,7 @@ import { createScheduler } from './scheduler/create-scheduler.js';
 import { resumeCreatingTeams } from './scheduler/resume-creations.js';
 import { createServer } from './server/create-server.js';
 import { createEventHub } from './server/event-hub.js';
-import { type WidgetBundle, widgetDemoPage } from './server/widget-assets.js';
+import { WIDGET_CHUNK, type WidgetBundle, widgetDemoPage } from './server/widget-assets.js';
 import { KyselyTeamStore } from './storage/kysely-team-store.js';
 import { migrateToLatest } from './storage/migrate.js';
 import { openDatabase } from './storage/open-database.js';
@@ -47,8 +48,9 @@ function fanOut(sinks: readonly EventSink[], logger: Logger): EventSink {
 }
 
 /**
- * The built widget (`packages/widget/dist/widget.js`, made by `pnpm --filter @agent-teams/widget
- * build`) and the demo page embedding it; without a build, the plain home page stays at `/`.
+ * The built widget (`packages/widget/dist/widget.js` and its on-demand chunks, made by
+ * `pnpm --filter @agent-teams/widget build`) and the demo page embedding it; without a build, the
+ * plain home page stays at `/`.
  */
 function widgetAssets(devToken: string | null, logger: Logger): { widgetBundle?: WidgetBundle; pageHtml?: string } {
   const file = fileURLToPath(new URL('../../widget/dist/widget.js', import.meta.url));
@@ -56,7 +58,13 @@ function widgetAssets(devToken: string | null, logger: Logger): { widgetBundle?:
     logger.info('widget bundle not built; serving the plain home page', { file });
     return {};
   }
-  return { widgetBundle: { script: readFileSync(file, 'utf8') }, pageHtml: widgetDemoPage(devToken) };
+  const dir = dirname(file);
+  const chunks = new Map(
+    readdirSync(dir)
+      .filter((name) => WIDGET_CHUNK.test(name))
+      .map((name) => [name, readFileSync(join(dir, name), 'utf8')] as const),
+  );
+  return { widgetBundle: { script: readFileSync(file, 'utf8'), chunks }, pageHtml: widgetDemoPage(devToken) };
 }
 
 /**

@@ -1,13 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** The development token the test server accepts. */
+/** The token the test server accepts (the development token, or the config's only token). */
 export const TOKEN = 'e2e-token';
 
 /** A real api server (the CLI in a child process) with the scripted demo agents on a temp SQLite file. */
@@ -17,14 +17,29 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** What {@link startServer} may change. */
+export interface ServerOptions {
+  /** Agents of a configuration file (auth is {@link TOKEN}); the demo agents without it. */
+  readonly agents?: readonly Record<string, unknown>[];
+  /** Extra environment variables (an `apiKeyEnv`'s key). */
+  readonly env?: Record<string, string>;
+}
+
 /** Starts `agent-teams serve --port 0` and resolves once it prints its `listening on` line. */
-export async function startServer(): Promise<TestServer> {
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'widget-e2e-'));
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'packages/api/src/cli.ts', 'serve', '--port', '0', '--database', join(dir, 'teams.sqlite')],
-    { cwd: repoRoot, env: { ...process.env, AGENT_TEAMS_DEV_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = ['--import', 'tsx', 'packages/api/src/cli.ts', 'serve', '--port', '0'];
+  args.push('--database', join(dir, 'teams.sqlite'));
+  if (options.agents) {
+    const config = join(dir, 'agent-teams.config.json');
+    writeFileSync(config, JSON.stringify({ auth: { tokens: { [TOKEN]: 'e2e' } }, agents: options.agents }));
+    args.push('--config', config);
+  }
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: { ...process.env, AGENT_TEAMS_DEV_TOKEN: TOKEN, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
@@ -75,13 +90,44 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** The plain-HTTP, non-loopback origin of `server` that pages load from. */
+export function originOf(server: TestServer): string {
+  return `http://team-preview.test:${server.port}`;
+}
+
+/** The element as a host embeds it: the endpoint and the token passed explicitly. */
+export function widgetTag(attributes = ''): string {
+  return `<agent-teams-widget endpoint="/graphql" token="${TOKEN}"${attributes ? ` ${attributes}` : ''}></agent-teams-widget>`;
+}
+
+/**
+ * A host page on the server's origin holding `html`, with the widget module added after
+ * `beforeLoad` ran in it (as a host script that runs first would). Page errors go to `errors`.
+ */
+export async function hostPage(
+  context: BrowserContext,
+  server: TestServer,
+  html: string,
+  options: { errors?: string[]; beforeLoad?: (page: Page) => Promise<void> } = {},
+): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (error) => options.errors?.push(error.message));
+  await page.goto(`${originOf(server)}/health`);
+  await page.evaluate((markup) => {
+    document.body.innerHTML = markup;
+  }, html);
+  await options.beforeLoad?.(page);
+  await page.addScriptTag({ type: 'module', url: '/widget.js' });
+  return page;
+}
+
 /** The built bundles. */
 export const DIST = join(repoRoot, 'packages/widget/dist');
 
 /** Where screenshots go (git-ignored). */
 export const ARTIFACTS = join(repoRoot, 'packages/widget/test-results');
 
-/** Runs a GraphQL operation on the test server as the development token's owner; throws on errors. */
+/** Runs a GraphQL operation on the test server as the token's owner; throws on errors. */
 export async function graphql<T>(server: TestServer, query: string, variables: Record<string, unknown> = {}) {
   const response = await fetch(`${server.url}/graphql`, {
     method: 'POST',
@@ -91,4 +137,28 @@ export async function graphql<T>(server: TestServer, query: string, variables: R
   const body = (await response.json()) as { data?: T; errors?: unknown[] };
   if (body.errors?.length || !body.data) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
   return body.data;
+}
+
+/** Creates a team of the given members (catalog ids) through the API; returns its id and member ids. */
+export async function createTeam(
+  server: TestServer,
+  name: string,
+  members: { name: string; agentId: string }[],
+): Promise<{ id: string; members: { id: string; name: string }[] }> {
+  const data = await graphql<{ createTeam: { team: { id: string; members: { id: string; name: string }[] } } }>(
+    server,
+    'mutation Create($input: CreateTeamInput!) { createTeam(input: $input) { team { id members { id name } } } }',
+    { input: { clientRequestId: `e2e-${name}`, name, goal: `Goal of ${name}`, members } },
+  );
+  return data.createTeam.team;
+}
+
+/** Sends a request through the API (as another client of the same owner would). */
+export async function sendRequest(server: TestServer, teamId: string, memberId: string, text: string) {
+  const data = await graphql<{ sendRequest: { jobs: { id: string }[] } }>(
+    server,
+    'mutation Send($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id } } }',
+    { input: { teamId, memberIds: [memberId], text, clientRequestId: `e2e-${text.slice(0, 40)}-${Date.now()}` } },
+  );
+  return data.sendRequest.jobs[0]?.id ?? '';
 }

@@ -1,11 +1,17 @@
 import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphql, launchBrowser, startServer, type TestServer, TOKEN } from './harness.js';
+import {
+  createTeam,
+  graphql,
+  launchBrowser,
+  hostPage as openHostPage,
+  startServer,
+  type TestServer,
+  TOKEN,
+} from './harness.js';
 
 /** The storage key under which the widget remembers the last team for `endpoint="/graphql"`. */
 const LAST_TEAM_KEY = 'agent-teams-widget:last-team:/graphql';
-
-const CREATE_TEAM = `mutation Create($input: CreateTeamInput!) { createTeam(input: $input) { team { id } } }`;
 
 /**
  * How a host page embeds the element: the `team` attribute, and the `getToken` property with a
@@ -15,48 +21,24 @@ describe('embedding the element in Chromium', () => {
   let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
-  let origin: string;
   const pageErrors: string[] = [];
   const teams: Record<'older' | 'newer', string> = { older: '', newer: '' };
 
-  async function createTeam(name: string): Promise<string> {
-    const data = await graphql<{ createTeam: { team: { id: string } } }>(server, CREATE_TEAM, {
-      input: {
-        clientRequestId: `embed-${name}`,
-        name,
-        goal: `Goal of ${name}`,
-        members: [
-          { name: 'Research', agentId: 'researcher' },
-          { name: 'Review', agentId: 'reviewer' },
-        ],
-      },
-    });
-    return data.createTeam.team.id;
-  }
+  const members = [
+    { name: 'Research', agentId: 'researcher' },
+    { name: 'Review', agentId: 'reviewer' },
+  ];
 
-  /**
-   * A page of the server's origin (a plain-HTTP, non-loopback name) holding `html`; `beforeLoad`
-   * runs in the page before the widget module is added, as a host script that runs first would.
-   */
-  async function hostPage(html: string, beforeLoad: (page: Page) => Promise<void> = async () => {}): Promise<Page> {
-    const page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(`${origin}/health`);
-    await page.evaluate((markup) => {
-      document.body.innerHTML = markup;
-    }, html);
-    await beforeLoad(page);
-    await page.addScriptTag({ type: 'module', url: '/widget.js' });
-    return page;
-  }
+  /** A host page on the server's origin holding `html` (see the harness's `hostPage`). */
+  const hostPage = (html: string, beforeLoad?: (page: Page) => Promise<void>) =>
+    openHostPage(context, server, html, { errors: pageErrors, ...(beforeLoad ? { beforeLoad } : {}) });
 
   beforeAll(async () => {
     server = await startServer();
-    origin = `http://team-preview.test:${server.port}`;
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    teams.older = await createTeam('Older team');
-    teams.newer = await createTeam('Newer team');
+    teams.older = (await createTeam(server, 'Older team', members)).id;
+    teams.newer = (await createTeam(server, 'Newer team', members)).id;
   });
 
   afterAll(async () => {

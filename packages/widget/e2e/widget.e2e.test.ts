@@ -1,8 +1,7 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, DIST, launchBrowser, startServer, type TestServer } from './harness.js';
+import { DIST, hostPage, launchBrowser, originOf, startServer, type TestServer, TOKEN, widgetTag } from './harness.js';
 
 /**
  * The widget in real Chromium against the real api server with scripted agents. The cases run in
@@ -13,7 +12,6 @@ describe('the widget in Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
-  let origin: string;
   const pageErrors: string[] = [];
   const operations: string[] = [];
   const sockets: WebSocketRoute[] = [];
@@ -61,26 +59,20 @@ describe('the widget in Chromium', () => {
     expect(await field.inputValue()).toBe(value);
   }
 
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    server = await startServer();
-    origin = `http://team-preview.test:${server.port}`;
-    browser = await launchBrowser();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('request', (request) => {
+  /** What every page of this suite does: record operations and error codes, fail the first catalog read, keep sockets. */
+  async function instrument(target: Page): Promise<void> {
+    target.on('request', (request) => {
       const match = /(?:mutation|query) (\w+)/.exec(request.postData() ?? '');
       if (match?.[1]) operations.push(match[1]);
     });
-    page.on('response', async (response) => {
+    target.on('response', async (response) => {
       if (!response.url().endsWith('/graphql') || response.request().method() !== 'POST') return;
       const body = (await response.json().catch(() => null)) as {
         errors?: { extensions?: { code?: string } }[];
       } | null;
       for (const error of body?.errors ?? []) errorCodes.add(error.extensions?.code ?? 'NONE');
     });
-    await page.route('**/graphql', async (route) => {
+    await target.route('**/graphql', async (route) => {
       if (failCatalog > 0 && (route.request().postData() ?? '').includes('query Agents')) {
         failCatalog--;
         await route.fulfill({
@@ -95,10 +87,19 @@ describe('the widget in Chromium', () => {
       }
       await route.continue();
     });
-    await page.routeWebSocket(/\/graphql$/, (ws) => {
+    await target.routeWebSocket(/\/graphql$/, (ws) => {
       ws.connectToServer();
       sockets.push(ws);
     });
+  }
+
+  /** A host page with the element and the token passed as an attribute, instrumented. */
+  const openPage = () => hostPage(context, server, widgetTag(), { errors: pageErrors, beforeLoad: instrument });
+
+  beforeAll(async () => {
+    server = await startServer();
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   });
 
   afterAll(async () => {
@@ -107,7 +108,7 @@ describe('the widget in Chromium', () => {
   });
 
   it('loads on a plain-HTTP origin without crypto.randomUUID and shows the catalog error', async () => {
-    await page.goto(`${origin}/`);
+    page = await openPage();
     expect(await page.evaluate(() => [isSecureContext, typeof crypto.randomUUID])).toEqual([false, 'undefined']);
     await page.getByText('Cannot load agents').waitFor();
     expect(await page.getByRole('button', { name: 'Create team' }).isDisabled()).toBe(true);
@@ -179,6 +180,13 @@ describe('the widget in Chromium', () => {
     });
     await page.getByRole('button', { name: 'Open Research conversation' }).click();
     expect(await page.locator('agent-teams-widget').getAttribute('data-opened')).toMatch(/\S/);
+    // The host showed it, so the widget's own view stayed closed.
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.evaluate(() => {
+      (
+        document.querySelector('agent-teams-widget') as HTMLElement & { onOpenConversation: unknown }
+      ).onOpenConversation = undefined;
+    });
   });
 
   it('routes by chips only: a plain name in the text does not pick a recipient', async () => {
@@ -223,13 +231,11 @@ describe('the widget in Chromium', () => {
     await waitForCards(5);
     const card = lastCard();
     await waitForStatus(card, 'RUNNING');
-    const dot = page.getByRole('button', { name: 'Mention Review' }).locator('.dot');
-    await page.getByRole('button', { name: 'Mention Review' }).locator('.dot.RUNNING').waitFor();
+    await page.getByRole('img', { name: 'Review: Running' }).waitFor();
     await card.getByText('Task details').click();
     await card.getByRole('button', { name: 'Cancel task' }).click();
     await waitForStatus(card, 'CANCELLED');
-    await page.getByRole('button', { name: 'Mention Review' }).locator('.dot.IDLE').waitFor();
-    expect(await dot.getAttribute('aria-label')).toBe('Ready');
+    await page.getByRole('img', { name: 'Review: Idle' }).waitFor();
   });
 
   it('answers a clarification in the card, checking the answer limits first', async () => {
@@ -239,8 +245,8 @@ describe('the widget in Chromium', () => {
     const card = lastCard();
     await waitForStatus(card, 'WAITING_INPUT');
     await page.getByText('1 waiting for you').waitFor();
-    await card.getByText('Task details').click();
-    await card.locator('details .text').getByText('Which environment should I check?').waitFor();
+    // The question and its answer box are on the card itself, named for who asks.
+    await card.getByRole('group', { name: 'Research asks' }).getByText('Which environment should I check?').waitFor();
     const answer = card.getByLabel('Your answer');
     const submit = card.getByRole('button', { name: 'Submit response' });
     const message = 'Your answer must be at most 4000 characters and 8000 UTF-8 bytes.';
@@ -259,7 +265,6 @@ describe('the widget in Chromium', () => {
     await waitForCards(before + 1);
     const card = lastCard();
     await waitForStatus(card, 'WAITING_INPUT');
-    await card.getByText('Task details').click();
     const answer = card.getByLabel('Inspect the conversation, then enter the explicit response as JSON');
     const submit = card.getByRole('button', { name: 'Submit response' });
     await rejects(answer, '{not json', submit, 'Respond', 'The response must be valid JSON.');
@@ -339,18 +344,8 @@ describe('the widget in Chromium', () => {
     await waitForStatus(lastCard(), 'COMPLETED');
   });
 
-  it('has no horizontal overflow at 390 px and saves mobile and dark screenshots', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(ARTIFACTS, 'widget-mobile.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.screenshot({ path: join(ARTIFACTS, 'widget-mobile-dark.png'), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.screenshot({ path: join(ARTIFACTS, 'widget-dark.png'), fullPage: true });
-  });
-
   it('keeps the delete action at WCAG AA contrast in light and dark themes', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
     await page.locator('summary', { hasText: 'Manage' }).click();
     const ratio = () =>
       page.getByRole('button', { name: 'Delete finished team' }).evaluate((el) => {
@@ -373,8 +368,9 @@ describe('the widget in Chromium', () => {
     await page.locator('summary', { hasText: 'Manage' }).click();
   });
 
-  it('reopens the team after a reload, then deletes it after confirmation', async () => {
-    await page.reload();
+  it('reopens the team on a new page, then deletes it after confirmation', async () => {
+    await page.close();
+    page = await openPage();
     await page.getByRole('heading', { name: 'Release readiness' }).waitFor();
     await page.locator('summary', { hasText: 'Manage' }).click();
     await page.getByRole('button', { name: 'Delete finished team' }).click();
@@ -408,7 +404,7 @@ describe('the widget in Chromium', () => {
     classic.on('pageerror', (error) => pageErrors.push(error.message));
     // A page of the server's own origin (so Chromium treats it as loopback, like the demo page)
     // with nothing of the widget on it; the classic script is then added as an inline script.
-    await classic.goto(`${origin}/health`);
+    await classic.goto(`${originOf(server)}/health`);
     await classic.evaluate(() => {
       document.body.innerHTML = '<div id="host"></div>';
     });
@@ -419,13 +415,13 @@ describe('the widget in Chromium', () => {
       return Object.getOwnPropertyNames(window).filter((name) => !known.has(name));
     }, before);
     expect(added).toEqual([]);
-    await classic.evaluate(() => {
+    await classic.evaluate((token) => {
       const el = document.createElement('agent-teams-widget');
       el.setAttribute('endpoint', '/graphql');
-      el.setAttribute('token', 'e2e-token');
+      el.setAttribute('token', token);
       el.setAttribute('locale', 'zh');
       document.getElementById('host')?.append(el);
-    });
+    }, TOKEN);
     await classic.getByRole('heading', { name: '组建团队' }).waitFor();
     expect(pageErrors).toEqual([]);
     await classic.close();

@@ -1,8 +1,9 @@
 /**
  * Builds both bundles and reports their gzip sizes; exits 1 when one is over the 35 KiB budget
- * (the goal is 25 KiB), so CI fails on a size regression.
+ * (the goal is 25 KiB), so CI fails on a size regression. The budget is for what a page loads
+ * first: `widget.js` or `widget.iife.js`; the module's on-demand chunks are reported beside it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -12,23 +13,43 @@ export const GOAL_BYTES = 25 * 1024;
 export const LIMIT_BYTES = 35 * 1024;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
 
-/** Builds `dist/widget.js` and `dist/widget.iife.js`; returns their raw and gzip sizes. */
-export async function buildWidget(): Promise<{ file: string; bytes: number; gzip: number }[]> {
-  const sizes = [];
+/** One built file: raw and gzip bytes; `chunk` when the module loads it on demand. */
+export interface BuiltFile {
+  file: string;
+  bytes: number;
+  gzip: number;
+  chunk: boolean;
+}
+
+/**
+ * Builds `dist/widget.js` (with its `widget-*.js` chunks) and `dist/widget.iife.js`, after removing
+ * the scripts of earlier builds (chunk names carry a content hash); returns their sizes.
+ */
+export async function buildWidget(): Promise<BuiltFile[]> {
+  const scripts = () => readdirSync(dist, { withFileTypes: true }).filter((f) => f.isFile() && f.name.endsWith('.js'));
+  try {
+    for (const old of scripts()) rmSync(join(dist, old.name));
+  } catch {
+    // No dist folder yet.
+  }
   for (const format of ['es', 'iife']) {
     process.env.WIDGET_FORMAT = format;
     await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
-    const file = format === 'es' ? 'widget.js' : 'widget.iife.js';
-    const path = join(root, 'dist', file);
-    // ASCII only (\uXXXX escapes; non-ASCII appears only in string, template and regex literals),
-    // so the Chinese strings survive a host serving the script without a charset.
-    writeFileSync(path, asciiOnly(readFileSync(path, 'utf8')));
-    const code = readFileSync(path);
-    sizes.push({ file, bytes: code.length, gzip: gzipSync(code, { level: 9 }).length });
   }
   delete process.env.WIDGET_FORMAT;
-  return sizes;
+  return scripts()
+    .map(({ name }) => {
+      const path = join(dist, name);
+      // ASCII only (\uXXXX escapes; non-ASCII appears only in string, template and regex literals),
+      // so the Chinese strings survive a host serving the script without a charset.
+      writeFileSync(path, asciiOnly(readFileSync(path, 'utf8')));
+      const code = readFileSync(path);
+      const chunk = name !== 'widget.js' && name !== 'widget.iife.js';
+      return { file: name, bytes: code.length, gzip: gzipSync(code, { level: 9 }).length, chunk };
+    })
+    .sort((a, b) => Number(a.chunk) - Number(b.chunk) || a.file.localeCompare(b.file));
 }
 
 /** Replaces every UTF-16 unit above 0x7f with a `\uXXXX` escape. */
@@ -39,10 +60,16 @@ export function asciiOnly(code: string): string {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const sizes = await buildWidget();
   let failed = false;
-  for (const { file, bytes, gzip } of sizes) {
-    const verdict = gzip > LIMIT_BYTES ? 'OVER THE 35 KiB LIMIT' : gzip > GOAL_BYTES ? 'over the 25 KiB goal' : 'ok';
+  for (const { file, bytes, gzip, chunk } of sizes) {
+    const verdict = chunk
+      ? 'loaded on demand'
+      : gzip > LIMIT_BYTES
+        ? 'OVER THE 35 KiB LIMIT'
+        : gzip > GOAL_BYTES
+          ? 'over the 25 KiB goal'
+          : 'ok';
     console.log(`${file}: ${(bytes / 1024).toFixed(1)} KiB, gzip ${(gzip / 1024).toFixed(1)} KiB (${verdict})`);
-    failed ||= gzip > LIMIT_BYTES;
+    failed ||= !chunk && gzip > LIMIT_BYTES;
   }
   if (failed) process.exit(1);
 }

@@ -1,4 +1,5 @@
-import { Client, type CombinedError, fetchExchange } from '@urql/core';
+import { Client, type CombinedError } from '@urql/core';
+import { jsonFetchExchange } from './fetch-exchange.js';
 import { createLiveSocket, type LiveSocket } from './ws-client.js';
 
 /** Where and as whom the widget talks to the server. */
@@ -51,15 +52,15 @@ export function createApi(connection: Connection): Api {
   };
   const client = new Client({
     url: new URL(connection.endpoint, document.baseURI).toString(),
-    exchanges: [fetchExchange],
+    exchanges: [
+      jsonFetchExchange(async (input, init) => {
+        const headers = new Headers(init.headers);
+        const auth = await authorization();
+        if (auth) headers.set('authorization', auth);
+        return fetch(input, { ...init, headers, signal: aborter.signal });
+      }),
+    ],
     requestPolicy: 'network-only',
-    preferGetMethod: false,
-    fetch: async (input, init) => {
-      const headers = new Headers(init?.headers);
-      const auth = await authorization();
-      if (auth) headers.set('authorization', auth);
-      return fetch(input, { ...init, headers, signal: aborter.signal });
-    },
   });
   const live = createLiveSocket(socketUrl(connection.endpoint, document.baseURI), authorization);
   const unwrap = <T>(result: { data?: unknown; error?: CombinedError }): T => {
@@ -83,36 +84,47 @@ export function createApi(connection: Connection): Api {
   };
 }
 
+/** Tokens and cost, as `Usage` in the schema. */
+const USAGE = 'usage { inputTokens outputTokens cost calls }';
+/** A waiting question; `requestId` goes back with the answer so a changed question is caught. */
+const INPUT = 'input { kind requestId question payload }';
+
 /** The job fields every card needs. */
 export const JOB_FIELDS = `id kind status text error createdAt conversationId
   member { id name conversationId }
   requester { member { id name } }
   parent { id text }
-  input { kind question payload }
+  ${INPUT} ${USAGE}
   result { text }`;
 
 export const TEAMS_QUERY = `query Teams { viewer { id teams(first: 20) { edges { node { id name } } } } }`;
 export const AGENTS_QUERY = `query Agents { agents(first: 100) { edges { node { id name title description } } } }`;
-export const TEAM_QUERY = `query Team($id: ID!) { team(id: $id) { id name goal status
-  members { id name status conversationId agent { title name } } } }`;
+export const TEAM_QUERY = `query Team($id: ID!) { team(id: $id) { id name goal status ${USAGE}
+  members { id name status conversationId agent { title name } ${USAGE} } } }`;
+/** Usage totals again, after a turn ended. */
+export const USAGE_QUERY = `query Usage($id: ID!) { team(id: $id) { id ${USAGE} members { id ${USAGE} } } }`;
 /**
  * One page of the activity feed, with the team's event seq read before it (where the feed's
  * first `teamEvents` subscription starts). 25 per page keeps the document under the server's cost limit
  * (graphql-armor multiplies a literal `first` into the cost); the feed follows `endCursor`.
  */
-export const ACTIVITY_QUERY = `query Activity($id: ID!, $revision: String, $after: String) { team(id: $id) { id lastEventSeq
+export const ACTIVITY_QUERY = `query Activity($id: ID!, $revision: String, $after: String) { team(id: $id) { id status lastEventSeq
   activity(revision: $revision, first: 25, after: $after) {
     __typename
     ... on ActivityUnchanged { revision }
     ... on ActivityPage { revision jobs { pageInfo { hasNextPage endCursor }
-      edges { node { ${JOB_FIELDS} receipt { id kind status error } } } } }
+      edges { node { ${JOB_FIELDS} receipt { id status error ${INPUT} ${USAGE} } } } } }
   }
   members { id status } } }`;
 export const TEAM_EVENTS = `subscription Events($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
-  __typename seq
+  __typename seq team { status }
   ... on JobChanged { job { ${JOB_FIELDS} } }
   ... on MemberChanged { member { id status } } } }`;
-export const JOB_PROGRESS = `subscription Progress($jobId: ID!) { jobProgress(jobId: $jobId) { textDelta } }`;
+export const JOB_PROGRESS = `subscription Progress($jobId: ID!) { jobProgress(jobId: $jobId) { textDelta toolCall } }`;
+/** One page of a member's conversation, oldest first (the member is read through `node`). */
+export const CONVERSATION_QUERY = `query Conversation($id: ID!, $after: String) { node(id: $id) { ... on Member { id
+  conversation(first: 50, after: $after) { pageInfo { hasNextPage endCursor }
+    edges { node { id role text toolName createdAt } } } } } }`;
 export const CREATE_TEAM = `mutation Create($input: CreateTeamInput!) { createTeam(input: $input) { team { id name } } }`;
 export const DELETE_TEAM = `mutation Delete($input: DeleteTeamInput!) { deleteTeam(input: $input) { deletedTeamId } }`;
 export const RECONNECT_TEAM = `mutation Reconnect($input: ReconnectTeamInput!) { reconnectTeam(input: $input) { team { id status } } }`;

@@ -1,5 +1,26 @@
 import { mount, type WidgetHandle, type WidgetOptions } from './mount.js';
 
+/**
+ * Offers a member's conversation to the host page: dispatches the cancelable `open-conversation`
+ * event on `el` and calls the host's `onOpenConversation` property, if set. True when the host
+ * shows it itself (the property is set and did not return `false`, or a listener called
+ * `preventDefault()`), so the widget does not open its own view.
+ */
+export function offerConversation(
+  el: HTMLElement,
+  hook: WidgetOptions['onOpenConversation'],
+  conversationId: string,
+  memberName: string,
+): boolean {
+  const handled = hook !== undefined && hook(conversationId, memberName) !== false;
+  const event = new CustomEvent('open-conversation', {
+    detail: { conversationId, memberName },
+    bubbles: true,
+    cancelable: true,
+  });
+  return !el.dispatchEvent(event) || handled;
+}
+
 /** The custom element's tag; the only global name the widget adds. */
 export const ELEMENT_NAME = 'agent-teams-widget';
 
@@ -11,6 +32,7 @@ const PROPERTIES = ['token', 'getToken', 'onOpenConversation'] as const;
  *
  * @remarks Hand-written on `mount()` rather than solid-element: about 1 kB gzip smaller, and no
  * reflected-property pitfalls. The `getToken` and `onOpenConversation` properties take functions.
+ * Opening a member's conversation goes through {@link offerConversation}.
  */
 export function defineElement(): void {
   if (typeof customElements === 'undefined' || customElements.get(ELEMENT_NAME)) return;
@@ -53,12 +75,7 @@ export function defineElement(): void {
         locale: this.getAttribute('locale') ?? undefined,
         theme: theme === 'light' || theme === 'dark' ? theme : 'auto',
         team: this.getAttribute('team') ?? undefined,
-        onOpenConversation: (id, name) => {
-          this.#onOpen?.(id, name);
-          this.dispatchEvent(
-            new CustomEvent('open-conversation', { detail: { conversationId: id, memberName: name }, bubbles: true }),
-          );
-        },
+        onOpenConversation: (id, name) => offerConversation(this, this.#onOpen, id, name),
       };
     }
 

@@ -1,157 +1,174 @@
-/** Every user-visible string, in English and Chinese; hosts pick one with the `locale` option. */
+/**
+ * Every user-visible string in English, grouped by the component that shows it (the Chinese
+ * table, `i18n-zh.ts`, has the same shape); hosts pick one with the `locale` option.
+ */
 const en = {
-  intro: 'A shared space for your agents to work together.',
-  yourTeams: 'Your teams',
-  teamsEmpty: 'Your teams will appear here.',
-  newTeam: '+ New team',
-  tip: 'Work together with @ — mention members to route work.',
-  buildTeam: 'Build your team',
-  teamName: 'Team name',
-  goal: 'Shared goal',
-  teamMembers: 'Team members',
-  counter: (n: number) => `${n} / 8 selected · at least 2`,
-  searchAgents: 'Search agents',
-  loadingAgents: 'Loading your agents…',
-  catalogError: 'Cannot load agents. Check Agents access and retry.',
-  noMatch: 'No matching agents.',
-  noAgents: 'Create at least two agents first, then reload this list.',
-  reloadAgents: 'Reload agents',
-  createTeam: 'Create team',
-  remove: (name: string) => `Remove ${name}`,
-  tooLong: (label: string, chars: number, bytes: number) =>
-    `${label} must be at most ${chars} characters and ${bytes} UTF-8 bytes.`,
-  blank: (label: string) => `${label} must not be blank.`,
-  jsonTooLong: (bytes: number) => `The response must be at most ${bytes} UTF-8 bytes of JSON.`,
-  invalidJson: 'The response must be valid JSON.',
-  manage: 'Manage',
-  reconnect: 'Reconnect',
-  refresh: 'Refresh now',
-  deleteTeam: 'Delete finished team',
-  confirmDelete: "Delete this team's records? Agent conversations are kept.",
-  confirm: 'Delete',
-  cancel: 'Keep',
-  members: 'Members',
-  mention: (name: string) => `Mention ${name}`,
-  openConversation: (name: string) => `Open ${name} conversation`,
-  inbox: (n: number) => `${n} waiting for you`,
-  activity: 'Team activity',
-  emptyFeed: 'Start working together',
-  live: '● Live updates',
-  polling: 'Updates interrupted · retrying automatically',
-  you: 'You',
-  followUp: 'Follow-up to:',
-  resultTitle: (name: string) => `${name} · Result`,
-  resultMissing: 'Result is no longer in the retained record. Open the original conversation.',
-  returnedTo: (name: string) => `Returned to ${name}`,
-  replyTo: (name: string, status: string) => `Reply to ${name}: ${status}`,
-  originalConversation: 'the original conversation',
-  details: 'Task details',
-  cancelTask: 'Cancel task',
-  yourAnswer: 'Your answer',
-  jsonAnswer: 'Inspect the conversation, then enter the explicit response as JSON',
-  submit: 'Submit response',
-  openConv: 'Open conversation',
-  message: 'Message to team',
-  placeholder: '@ a member and describe the work…',
-  chooseMembers: '@ Choose members',
-  everyone: 'Everyone',
-  sendHint: '⌘ / Ctrl + Enter to send',
-  send: 'Send',
-  removeRecipient: (name: string) => `Remove recipient ${name}`,
-  task: 'Task',
-  error: (code: string) => `Request failed (${code}).`,
-  status: {
-    IDLE: 'Ready',
-    PROVISIONING: 'Preparing',
-    QUEUED: 'Queued',
-    RUNNING: 'Running',
-    RESUMING: 'Resuming',
-    CANCELLING: 'Cancelling',
-    WAITING_INPUT: 'Needs input',
-    COMPLETED: 'Completed',
-    FAILED: 'Failed',
-    CANCELLED: 'Cancelled',
+  /** Shared by several components. */
+  common: {
+    intro: 'A shared space for your agents to work together.',
+    error: (code: string) => `Request failed (${code}).`,
+    tooLong: (label: string, chars: number, bytes: number) =>
+      `${label} must be at most ${chars} characters and ${bytes} UTF-8 bytes.`,
+    blank: (label: string) => `${label} must not be blank.`,
+    you: 'You',
+    /** Job statuses. */
+    status: {
+      QUEUED: 'Queued',
+      RUNNING: 'Running',
+      RESUMING: 'Resuming',
+      CANCELLING: 'Cancelling',
+      WAITING_INPUT: 'Needs input',
+      COMPLETED: 'Completed',
+      FAILED: 'Failed',
+      CANCELLED: 'Cancelled',
+    } as Record<string, string>,
+  },
+  nav: {
+    yourTeams: 'Your teams',
+    teamsEmpty: 'Your teams will appear here.',
+    newTeam: '+ New team',
+    tip: 'Work together with @ — mention members to route work.',
+  },
+  create: {
+    buildTeam: 'Build your team',
+    teamName: 'Team name',
+    goal: 'Shared goal',
+    teamMembers: 'Team members',
+    counter: (n: number) => `${n} / 8 selected · at least 2`,
+    searchAgents: 'Search agents',
+    loadingAgents: 'Loading your agents…',
+    catalogError: 'Cannot load agents. Check Agents access and retry.',
+    noMatch: 'No matching agents.',
+    noAgents: 'Create at least two agents first, then reload this list.',
+    reloadAgents: 'Reload agents',
+    createTeam: 'Create team',
+    remove: (name: string) => `Remove ${name}`,
+  },
+  header: {
+    teamStatus: 'Team status:',
+    /** Team statuses (CLOSED: a team that takes no new work). */
+    states: {
+      CREATING: 'Setting up',
+      READY: 'Ready',
+      DISCONNECTED: 'Disconnected',
+      CLOSED: 'Closed',
+    } as Record<string, string>,
+    manage: 'Manage',
+    reconnect: 'Reconnect',
+    refresh: 'Refresh now',
+    deleteTeam: 'Delete finished team',
+    confirmDelete: "Delete this team's records? Agent conversations are kept.",
+    confirm: 'Delete',
+    cancel: 'Keep',
+  },
+  /** What a team that is not READY means for the person, by team status. */
+  banner: {
+    CREATING: "Setting up the members' conversations. Work you send now starts once the team is ready.",
+    DISCONNECTED:
+      'An agent lost access to its model provider. Work is paused and continues where it stopped after you reconnect.',
+    CLOSED: 'This team is closed: its record stays readable, but it takes no new work.',
   } as Record<string, string>,
+  members: {
+    title: 'Members',
+    mention: (name: string) => `Mention ${name}`,
+    openConversation: (name: string) => `Open ${name} conversation`,
+    state: (name: string, state: string) => `${name}: ${state}`,
+    inbox: (n: number) => `${n} waiting for you`,
+    legend: 'Status legend',
+    /** Member statuses, in legend order. */
+    states: {
+      IDLE: 'Idle',
+      QUEUED: 'Queued',
+      RUNNING: 'Running',
+      WAITING_INPUT: 'Waiting for you',
+      FAILED: 'Failed',
+      RETIRED: 'Retired',
+      PROVISIONING: 'Preparing',
+    } as Record<string, string>,
+  },
+  usage: {
+    title: 'Usage and cost',
+    team: 'Whole team',
+    line: (tokens: string, cost: string) => `${tokens} tokens · cost ${cost}`,
+    detail: (input: string, output: string, calls: string) => `${input} in · ${output} out · ${calls} model calls`,
+  },
+  feed: {
+    activity: 'Team activity',
+    emptyFeed: 'Start working together',
+    live: '● Live updates',
+    polling: 'Updates interrupted · retrying automatically',
+  },
+  card: {
+    followUp: 'Follow-up to:',
+    resultTitle: (name: string) => `${name} · Result`,
+    resultMissing: 'Result is no longer in the retained record. Open the original conversation.',
+    returnedTo: (name: string) => `Returned to ${name}`,
+    replyTo: (name: string, status: string) => `Reply to ${name}: ${status}`,
+    originalConversation: 'the original conversation',
+    details: 'Task details',
+    cancelTask: 'Cancel task',
+    openConv: 'Open conversation',
+  },
+  answer: {
+    questionFrom: (name: string) => `${name} asks`,
+    yourAnswer: 'Your answer',
+    jsonAnswer: 'Inspect the conversation, then enter the explicit response as JSON',
+    submit: 'Submit response',
+    invalidJson: 'The response must be valid JSON.',
+    jsonTooLong: (bytes: number) => `The response must be at most ${bytes} UTF-8 bytes of JSON.`,
+    /** Why an answer was refused, by error code. */
+    refused: {
+      INPUT_CHANGED:
+        'The question changed after you started your answer. Read the new question; your answer is kept — submit again to send it.',
+      NOT_WAITING_INPUT: 'This question no longer waits for an answer.',
+    } as Record<string, string>,
+  },
+  live: {
+    calling: (tool: string) => `Calling ${tool}…`,
+  },
+  composer: {
+    message: 'Message to team',
+    placeholder: '@ a member and describe the work…',
+    chooseMembers: '@ Choose members',
+    everyone: 'Everyone',
+    sendHint: '⌘ / Ctrl + Enter to send',
+    send: 'Send',
+    removeRecipient: (name: string) => `Remove recipient ${name}`,
+    task: 'Task',
+  },
+  conversation: {
+    title: (name: string) => `${name} · Conversation`,
+    close: 'Close',
+    more: 'Show more',
+    loading: 'Loading…',
+    empty: 'No messages yet.',
+    messages: 'Messages',
+    working: 'Working now',
+    /** Message roles. */
+    USER: 'Input',
+    ASSISTANT: 'Answer',
+    toolCall: (tool: string) => `Tool call · ${tool}`,
+    toolResult: (tool: string) => `Tool result · ${tool}`,
+  },
 };
 
 /** The string table type; the Chinese table must provide every key. */
 export type Strings = typeof en;
 
-const zh: Strings = {
-  intro: '让你的 Agent 在同一个空间里协作。',
-  yourTeams: '你的团队',
-  teamsEmpty: '你的团队会显示在这里。',
-  newTeam: '+ 新建团队',
-  tip: '用 @ 协作——提及成员来分派工作。',
-  buildTeam: '组建团队',
-  teamName: '团队名称',
-  goal: '共同目标',
-  teamMembers: '团队成员',
-  counter: (n) => `已选 ${n} / 8 · 至少 2 个`,
-  searchAgents: '搜索 Agent',
-  loadingAgents: '正在加载 Agent…',
-  catalogError: '无法加载 Agent。请检查权限后重试。',
-  noMatch: '没有匹配的 Agent。',
-  noAgents: '请先创建至少两个 Agent，然后重新加载。',
-  reloadAgents: '重新加载',
-  createTeam: '创建团队',
-  remove: (name) => `移除 ${name}`,
-  tooLong: (label, chars, bytes) => `${label}最多 ${chars} 个字符、${bytes} 个 UTF-8 字节。`,
-  blank: (label) => `${label}不能为空。`,
-  jsonTooLong: (bytes) => `JSON 回复最多 ${bytes} 个 UTF-8 字节。`,
-  invalidJson: '回复必须是有效的 JSON。',
-  manage: '管理',
-  reconnect: '重新连接',
-  refresh: '立即刷新',
-  deleteTeam: '删除已完成的团队',
-  confirmDelete: '删除该团队的记录？Agent 对话会保留。',
-  confirm: '删除',
-  cancel: '保留',
-  members: '成员',
-  mention: (name) => `提及 ${name}`,
-  openConversation: (name) => `打开 ${name} 的对话`,
-  inbox: (n) => `${n} 个待你回复`,
-  activity: '团队动态',
-  emptyFeed: '开始协作吧',
-  live: '● 实时更新',
-  polling: '更新中断 · 正在自动重试',
-  you: '你',
-  followUp: '跟进：',
-  resultTitle: (name) => `${name} · 结果`,
-  resultMissing: '结果已不在保留记录中。请打开原始对话。',
-  returnedTo: (name) => `已返回给 ${name}`,
-  replyTo: (name, status) => `回复 ${name}：${status}`,
-  originalConversation: '原始对话',
-  details: '任务详情',
-  cancelTask: '取消任务',
-  yourAnswer: '你的回答',
-  jsonAnswer: '查看对话后，以 JSON 输入明确的回复',
-  submit: '提交回复',
-  openConv: '打开对话',
-  message: '发给团队的消息',
-  placeholder: '@ 一个成员并描述工作…',
-  chooseMembers: '@ 选择成员',
-  everyone: '所有人',
-  sendHint: '⌘ / Ctrl + Enter 发送',
-  send: '发送',
-  removeRecipient: (name) => `移除收件人 ${name}`,
-  task: '任务',
-  error: (code) => `请求失败（${code}）。`,
-  status: {
-    IDLE: '就绪',
-    PROVISIONING: '准备中',
-    QUEUED: '排队中',
-    RUNNING: '运行中',
-    RESUMING: '恢复中',
-    CANCELLING: '取消中',
-    WAITING_INPUT: '需要输入',
-    COMPLETED: '已完成',
-    FAILED: '失败',
-    CANCELLED: '已取消',
-  },
-};
-
-/** The strings for a locale: Chinese when it starts with `zh`, English otherwise. */
-export function stringsFor(locale: string | undefined): Strings {
-  return locale?.toLowerCase().startsWith('zh') ? zh : en;
+/** True for a Chinese locale (`zh`, `zh-CN`, …). */
+export function isChinese(locale: string | undefined): boolean {
+  return locale?.toLowerCase().startsWith('zh') ?? false;
 }
+
+/**
+ * The strings for a locale: English at once; Chinese from its own chunk, loaded on first use.
+ *
+ * @remarks The Chinese table is 1.7 KiB gzip of a bundle every English page would load for
+ * nothing (docs/decisions/0080); the classic-script build inlines it.
+ */
+export async function loadStrings(locale: string | undefined): Promise<Strings> {
+  return isChinese(locale) ? (await import('./i18n-zh.js')).zh : en;
+}
+
+/** The English table, ready before anything is loaded. */
+export const ENGLISH: Strings = en;

@@ -1,8 +1,10 @@
-import { createSignal, type Signal } from 'solid-js';
+import { createSignal, type Signal, untrack } from 'solid-js';
 
 /** Reactive values by key: reading `get(key)` in a computation subscribes it to that key only. */
 export interface KeyedSignals<T> {
   get(key: string): T | undefined;
+  /** Reads the value without subscribing the current computation. */
+  peek(key: string): T | undefined;
   /** Replaces the value; readers of this key (and no other) run again. */
   set(key: string, value: T): void;
 }
@@ -27,6 +29,7 @@ export function createKeyedSignals<T>(): KeyedSignals<T> {
   };
   return {
     get: (key) => signal(key)[0](),
+    peek: (key) => untrack(signal(key)[0]),
     set: (key, value) => {
       // The function form stores `value` as is, even when T is itself a function.
       signal(key)[1](() => value);

@@ -1,7 +1,7 @@
-import { createSignal, ErrorBoundary } from 'solid-js';
+import { createEffect, createSignal, ErrorBoundary, onCleanup, Show } from 'solid-js';
 import { render } from 'solid-js/web';
 import { createApi } from './api.js';
-import { stringsFor } from './i18n.js';
+import { ENGLISH, isChinese, loadStrings, type Strings } from './i18n.js';
 import { STYLES } from './styles.js';
 import { App } from './ui/app.js';
 import { WidgetContext } from './ui/context.js';
@@ -20,8 +20,11 @@ export interface WidgetOptions {
   theme?: 'light' | 'dark' | 'auto';
   /** Id of a team to open first. */
   team?: string;
-  /** Lets the host open a member's conversation (a link hook; nothing happens without it). */
-  onOpenConversation?: (conversationId: string, memberName: string) => void;
+  /**
+   * Lets the host show a member's conversation itself: when given, the widget calls it instead of
+   * opening its own conversation view, unless it returns `false`.
+   */
+  onOpenConversation?: (conversationId: string, memberName: string) => unknown;
 }
 
 /** A mounted widget. */
@@ -69,33 +72,53 @@ export function mount(target: Element | ShadowRoot, options: WidgetOptions): Wid
       },
     });
     const [status, setStatus] = createSignal('');
-    const t = () => stringsFor(opts().locale);
-    const stopRender = render(
-      () => (
-        <WidgetContext.Provider
-          value={{
-            api,
-            t,
-            setStatus,
-            openConversation: (id, name) => opts().onOpenConversation?.(id, name),
-          }}
-        >
-          <style>{STYLES}</style>
-          <div class="root" data-theme={opts().theme ?? 'auto'} lang={opts().locale?.startsWith('zh') ? 'zh' : 'en'}>
-            <div class="top">
-              <p>{t().intro}</p>
-              <p class="status" role="status" hidden={status() === ''}>
-                {status()}
-              </p>
-            </div>
-            <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
-              <App initialTeam={opts().team} endpoint={current.endpoint} />
-            </ErrorBoundary>
-          </div>
-        </WidgetContext.Provider>
-      ),
-      holder,
-    );
+    // Null until a Chinese table has loaded: nothing is shown in the wrong language meanwhile.
+    const [strings, setStrings] = createSignal<Strings | null>(isChinese(current.locale) ? null : ENGLISH);
+    const lang = () => (isChinese(opts().locale) ? 'zh' : 'en');
+    const stopRender = render(() => {
+      createEffect(() => {
+        const locale = opts().locale;
+        let wanted = true;
+        // Chinese that cannot be loaded (offline, a chunk not copied) falls back to English.
+        void loadStrings(locale)
+          .catch(() => ENGLISH)
+          .then((table) => wanted && setStrings(() => table));
+        onCleanup(() => {
+          wanted = false;
+        });
+      });
+      return (
+        <Show when={strings()}>
+          {(t) => (
+            <WidgetContext.Provider
+              value={{
+                api,
+                t,
+                lang,
+                setStatus,
+                hostOpensConversation: (id, name) => {
+                  const hook = opts().onOpenConversation;
+                  return hook !== undefined && hook(id, name) !== false;
+                },
+              }}
+            >
+              <style>{STYLES}</style>
+              <div class="root" data-theme={opts().theme ?? 'auto'} lang={lang()}>
+                <div class="top">
+                  <p>{t().common.intro}</p>
+                  <p class="status" role="status" hidden={status() === ''}>
+                    {status()}
+                  </p>
+                </div>
+                <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
+                  <App initialTeam={opts().team} endpoint={current.endpoint} />
+                </ErrorBoundary>
+              </div>
+            </WidgetContext.Provider>
+          )}
+        </Show>
+      );
+    }, holder);
     teardown = () => {
       stopRender();
       api.dispose();

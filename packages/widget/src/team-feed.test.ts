@@ -18,6 +18,7 @@ const job = (id: string, createdAt: string): JobView => ({
   requester: { member: null },
   parent: null,
   input: null,
+  usage: { inputTokens: 0, outputTokens: 0, cost: 0, calls: 0 },
   result: { text: 'ok' },
 });
 
@@ -54,6 +55,7 @@ const server = setupServer(
       data: {
         team: {
           id: 't1',
+          status: 'READY',
           lastEventSeq: head,
           members: [{ id: 'm1', status: 'IDLE' }],
           activity: {
@@ -179,6 +181,53 @@ describe('createTeamFeed', () => {
     expect(subscriptions[0]?.variables).toEqual({ teamId: 't1', afterSeq: 0 });
     expect(feed.order()).toEqual(['j1']);
     dispose();
+    api.dispose();
+  });
+
+  it('keeps the team status from the read and from every event', async () => {
+    const api = createApi({ endpoint, token: async () => 't' });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    expect(feed.teamStatus()).toBe('READY');
+    subscriptions[0]?.sink.next({ teamEvents: { seq: 8, team: { status: 'DISCONNECTED' } } });
+    expect(feed.teamStatus()).toBe('DISCONNECTED');
+    // A receipt's input and usage are kept with it, under the request it answers.
+    const asking = { ...job('r1', '2026-01-01T00:00:05Z'), kind: 'RECEIPT' as const, status: 'WAITING_INPUT' };
+    const input = { kind: 'CLARIFICATION' as const, requestId: 'q1', question: 'Which?', payload: null };
+    subscriptions[0]?.sink.next({
+      teamEvents: { seq: 9, team: { status: 'READY' }, job: { ...asking, input, parent: { id: 'j1', text: 'j1' } } },
+    });
+    expect(feed.teamStatus()).toBe('READY');
+    expect(feed.receipt('j1')).toEqual({ id: 'r1', status: 'WAITING_INPUT', error: null, input, usage: asking.usage });
+    dispose();
+    api.dispose();
+  });
+
+  it('pauses polling while the page is hidden and retries at once when it shows again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let hidden = false;
+    const visibility = vi.spyOn(document, 'hidden', 'get').mockImplementation(() => hidden);
+    const api = createApi({ endpoint, token: async () => 't' });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    hidden = true;
+    document.dispatchEvent(new Event('visibilitychange'));
+    const reads = calls.length;
+    subscriptions[0]?.sink.error({ dropped: true });
+    expect(feed.live()).toBe('polling');
+    await vi.advanceTimersByTimeAsync(POLL_MS * 10);
+    expect(calls.length).toBe(reads);
+    expect(subscriptions).toHaveLength(1);
+    hidden = false;
+    document.dispatchEvent(new Event('visibilitychange'));
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(2));
+    expect(calls.length).toBe(reads + 1);
+    dispose();
+    // After dispose, showing the page again does nothing.
+    document.dispatchEvent(new Event('visibilitychange'));
+    await vi.advanceTimersByTimeAsync(POLL_MS * 2);
+    expect(subscriptions).toHaveLength(2);
+    visibility.mockRestore();
     api.dispose();
   });
 });

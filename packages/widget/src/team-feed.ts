@@ -1,6 +1,23 @@
-import { createSignal, onCleanup, untrack } from 'solid-js';
+import { createSignal, onCleanup } from 'solid-js';
 import { ACTIVITY_QUERY, type Api, TEAM_EVENTS } from './api.js';
 import { createKeyedSignals } from './keyed-signals.js';
+import { onPageVisible, pageHidden } from './page-visibility.js';
+
+/** Tokens and cost of model calls (`Usage` in the schema). */
+export interface UsageView {
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  calls: number;
+}
+
+/** The question a job waits on; `requestId` is sent back with the answer. */
+export interface InputView {
+  kind: 'CLARIFICATION' | 'INTERRUPT';
+  requestId: string;
+  question: string | null;
+  payload: unknown;
+}
 
 /** A job as the widget reads it (see `JOB_FIELDS`). */
 export interface JobView {
@@ -14,19 +31,16 @@ export interface JobView {
   member: { id: string; name: string; conversationId: string } | null;
   requester: { member: { id: string; name: string } | null };
   parent: { id: string; text: string } | null;
-  input: { kind: 'CLARIFICATION' | 'INTERRUPT'; question: string | null; payload: unknown } | null;
+  input: InputView | null;
+  usage: UsageView;
   /** `text` is null once the result left the retained record. */
   result: { text: string | null };
   /** From the activity query: only what the card shows of the receipt. */
   receipt?: ReceiptView | null;
 }
 
-/** The receipt delivering a request's result back to the member who asked. */
-export interface ReceiptView {
-  id: string;
-  status: string;
-  error: string | null;
-}
+/** The receipt delivering a request's result back to the member who asked (a turn of that member). */
+export type ReceiptView = Pick<JobView, 'id' | 'status' | 'error' | 'input' | 'usage'>;
 
 /** Statuses after which nothing changes. */
 export const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
@@ -36,6 +50,7 @@ export type LiveState = 'connecting' | 'live' | 'polling';
 
 type ActivityData = {
   team: {
+    status: string;
     lastEventSeq: number;
     activity:
       | { __typename: 'ActivityUnchanged'; revision: string }
@@ -47,6 +62,9 @@ type ActivityData = {
     members: { id: string; status: string }[];
   } | null;
 };
+
+/** The live state of one team's activity (see {@link createTeamFeed}). */
+export type TeamFeed = ReturnType<typeof createTeamFeed>;
 
 /** Poll period while the socket is down, and the retry period of the socket itself. */
 export const POLL_MS = 2000;
@@ -60,7 +78,10 @@ export const POLL_MS = 2000;
  * snapshot), so the log is not replayed from 0; later ones resume from the last `seq` applied.
  * RESUME_EXPIRED (the log no longer holds that seq) refetches and starts again from the head.
  * Jobs are replaced per key ({@link createKeyedSignals}), so cards keep their DOM (open details,
- * typed answers) across updates. Must be called inside a Solid owner; cleanup stops everything.
+ * typed answers) across updates. Polling pauses while the page is hidden (a background tab would
+ * otherwise read the team every 2 s for nobody); when the page shows again with the socket down,
+ * the feed reads and resubscribes at once. Must be called inside a Solid owner; cleanup stops
+ * everything.
  */
 export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
   const [order, setOrder] = createSignal<string[]>([]);
@@ -68,6 +89,7 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
   const receipts = createKeyedSignals<ReceiptView>();
   const memberStatus = createKeyedSignals<string>();
   const [live, setLive] = createSignal<LiveState>('connecting');
+  const [teamStatus, setTeamStatus] = createSignal<string | null>(null);
   let lastSeq = 0;
   /** `Team.lastEventSeq` of the last complete read; null until one succeeds. */
   let headSeq: number | null = null;
@@ -81,15 +103,16 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
 
   const upsert = (job: JobView) => {
     if (job.kind === 'RECEIPT') {
-      if (job.parent) receipts.set(job.parent.id, { id: job.id, status: job.status, error: job.error });
+      const { id, status, error, input, usage } = job;
+      if (job.parent) receipts.set(job.parent.id, { id, status, error, input, usage });
       return;
     }
     const { receipt, ...request } = job;
     if (receipt) receipts.set(job.id, receipt);
-    const known = untrack(() => requests.get(job.id)) !== undefined;
+    const known = requests.peek(job.id) !== undefined;
     requests.set(job.id, request);
     if (known) return;
-    const createdAt = (id: string) => untrack(() => requests.get(id))?.createdAt ?? '';
+    const createdAt = (id: string) => requests.peek(id)?.createdAt ?? '';
     setOrder((ids) =>
       [...ids, job.id].sort((a, b) => (createdAt(a) < createdAt(b) ? -1 : createdAt(a) > createdAt(b) ? 1 : 0)),
     );
@@ -114,6 +137,7 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
           const activity = data.team.activity;
           if (after === null) {
             for (const member of data.team.members) memberStatus.set(member.id, member.status);
+            setTeamStatus(data.team.status);
             revision = activity.revision;
             head = data.team.lastEventSeq;
           }
@@ -149,12 +173,14 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
         next(data) {
           const event = data.teamEvents as {
             seq: number;
+            team?: { status: string };
             job?: JobView;
             member?: { id: string; status: string };
           };
           if (event.seq <= lastSeq) return;
           lastSeq = event.seq;
           setLive('live');
+          if (event.team) setTeamStatus(event.team.status);
           if (event.job) upsert(event.job);
           if (event.member) memberStatus.set(event.member.id, event.member.status);
         },
@@ -176,15 +202,24 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
     );
   };
 
-  /** While the socket is down: refresh by revision, then try the socket again. */
+  /** Refresh by revision, then try the socket again. */
+  const retry = () => {
+    refresh()
+      .catch(() => {})
+      .finally(() => {
+        if (!stopped && !unsubscribe) subscribe();
+      });
+  };
+  /** While the socket is down and the page is shown: retry every {@link POLL_MS}. */
   const poll = () =>
     schedule(() => {
-      refresh()
-        .catch(() => {})
-        .finally(() => {
-          if (!stopped && !unsubscribe) subscribe();
-        });
+      if (!pageHidden()) retry();
     }, POLL_MS);
+  const offVisible = onPageVisible(() => {
+    if (stopped || unsubscribe || live() !== 'polling') return;
+    if (timer) clearTimeout(timer);
+    retry();
+  });
 
   const offStatus = api.live.onStatus((up) => {
     if (up && !stopped) setLive('live');
@@ -197,6 +232,7 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
   const stop = () => {
     stopped = true;
     offStatus();
+    offVisible();
     unsubscribe?.();
     if (timer) clearTimeout(timer);
   };
@@ -209,6 +245,10 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
     /** The receipt of a request, by the request's id. */
     receipt: receipts.get,
     memberStatus: memberStatus.get,
+    /** The team's status as last read or announced (null before the first read). */
+    teamStatus,
+    /** Sets the status a mutation answered with (Reconnect), before its event arrives. */
+    setTeamStatus,
     live,
     refresh,
     /** Drops the socket and subscribes again from the last seq (the Manage menu's Reconnect). */

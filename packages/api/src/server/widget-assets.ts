@@ -4,7 +4,15 @@ import type { Plugin } from 'graphql-yoga';
 export interface WidgetBundle {
   /** The ES module (`packages/widget/dist/widget.js`), which defines the element when loaded. */
   readonly script: string;
+  /**
+   * The chunks the module loads on demand (`widget-<name>-<hash>.js` beside it), by file name,
+   * served at `/<file name>`.
+   */
+  readonly chunks?: ReadonlyMap<string, string>;
 }
+
+/** File names of the widget's on-demand chunks. */
+export const WIDGET_CHUNK = /^widget-[\w-]+\.js$/;
 
 /** Escapes a value for an HTML attribute. */
 function attribute(value: string): string {
@@ -48,15 +56,25 @@ export function widgetDemoPage(devToken: string | null): string {
 `;
 }
 
-/** A Yoga plugin answering `GET /widget.js` with the bundle (so it also works through `yoga.fetch`). */
+/**
+ * A Yoga plugin answering `GET /widget.js` with the bundle and `GET /widget-<name>-<hash>.js` with
+ * its chunks (so it also works through `yoga.fetch`). A chunk's name changes with its content,
+ * so it may be cached for good; `widget.js` is revalidated.
+ */
 export function useWidgetBundle(bundle: WidgetBundle): Plugin {
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || url.pathname !== '/widget.js') return;
+      if (request.method !== 'GET' && request.method !== 'HEAD') return;
+      const name = url.pathname.slice(1);
+      const chunk = WIDGET_CHUNK.test(name) ? bundle.chunks?.get(name) : undefined;
+      if (name !== 'widget.js' && chunk === undefined) return;
       endResponse(
-        new fetchAPI.Response(bundle.script, {
+        new fetchAPI.Response(chunk ?? bundle.script, {
           status: 200,
-          headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' },
+          headers: {
+            'content-type': 'text/javascript; charset=utf-8',
+            'cache-control': chunk === undefined ? 'no-cache' : 'public, max-age=31536000, immutable',
+          },
         }),
       );
     },

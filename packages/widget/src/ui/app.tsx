@@ -1,7 +1,7 @@
-import { createSignal, ErrorBoundary, For, onMount, Show } from 'solid-js';
+import { createEffect, createSignal, ErrorBoundary, For, onMount, Show } from 'solid-js';
 import { errorCode, TEAMS_QUERY } from '../api.js';
 import { useWidget } from './context.js';
-import { CreateForm } from './create-form.js';
+import { createLazyView } from './lazy-view.js';
 import { Workspace } from './workspace.js';
 
 interface TeamItem {
@@ -41,6 +41,14 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
   const [selected, setSelected] = createSignal<string | null>(null);
   const [view, setView] = createSignal<'loading' | 'create' | 'team'>('loading');
   const lastTeam = rememberLastTeam(props.endpoint);
+  // Most visits open a team; the create form is a chunk of its own (docs/decisions/0080).
+  const form = createLazyView(
+    () => import('./create-form.js').then((chunk) => chunk.CreateForm),
+    (error) => setStatus(t().common.error(errorCode(error))),
+  );
+  createEffect(() => {
+    if (view() === 'create') form.load();
+  });
 
   const loadTeams = async () => {
     const data = await api.query<{ viewer: { teams: { edges: { node: TeamItem }[] } } }>(TEAMS_QUERY);
@@ -57,7 +65,7 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
       if (first) open(first.id);
       else setView('create');
     } catch (error) {
-      setStatus(t().error(errorCode(error)));
+      setStatus(t().common.error(errorCode(error)));
       setView('create');
     }
   });
@@ -70,9 +78,9 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
 
   return (
     <div class="layout">
-      <nav aria-label={t().yourTeams}>
-        <p class="eyebrow">{t().yourTeams}</p>
-        <For each={teams()} fallback={<p class="muted">{t().teamsEmpty}</p>}>
+      <nav aria-label={t().nav.yourTeams}>
+        <p class="eyebrow">{t().nav.yourTeams}</p>
+        <For each={teams()} fallback={<p class="muted">{t().nav.teamsEmpty}</p>}>
           {(team) => (
             <button
               type="button"
@@ -96,21 +104,27 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
           onClick={() => {
             setStatus('');
             setView('create');
+            form.load();
           }}
         >
-          {t().newTeam}
+          {t().nav.newTeam}
         </button>
-        <p class="tip">{t().tip}</p>
+        <p class="tip">{t().nav.tip}</p>
       </nav>
       <main>
         <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
-          <Show when={view() === 'create'}>
-            <CreateForm
-              onCreated={async (id) => {
-                await loadTeams().catch(() => {});
-                open(id);
-              }}
-            />
+          <Show when={view() === 'create' && form.view()}>
+            {(view) => {
+              const CreateForm = view();
+              return (
+                <CreateForm
+                  onCreated={async (id) => {
+                    await loadTeams().catch(() => {});
+                    open(id);
+                  }}
+                />
+              );
+            }}
           </Show>
           <Show when={view() === 'team' && selected()} keyed>
             {(id) => (
@@ -127,7 +141,7 @@ export function App(props: { initialTeam?: string | undefined; endpoint: string 
             )}
           </Show>
         </ErrorBoundary>
-        <Show when={view() === 'loading'}>
+        <Show when={view() === 'loading' || (view() === 'create' && !form.view())}>
           <p class="muted">…</p>
         </Show>
       </main>

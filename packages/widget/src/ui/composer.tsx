@@ -39,8 +39,8 @@ export function Composer(props: {
     const members = props.members
       .filter((m) => [m.name, m.agent.title, m.agent.name].some((f) => f.toLowerCase().includes(q)))
       .map((m) => ({ id: m.id, label: `@${m.name}` }));
-    return 'all'.startsWith(q) || t().everyone.toLowerCase().includes(q)
-      ? [...members, { id: ALL, label: `${ALL} · ${t().everyone}` }]
+    return 'all'.startsWith(q) || t().composer.everyone.toLowerCase().includes(q)
+      ? [...members, { id: ALL, label: `${ALL} · ${t().composer.everyone}` }]
       : members;
   });
 
@@ -73,8 +73,8 @@ export function Composer(props: {
     }
     const value = text();
     const problem = checkText(value, LIMITS.task);
-    if (problem === 'blank') return setStatus(t().blank(t().task));
-    if (problem) return setStatus(t().tooLong(t().task, LIMITS.task.chars, LIMITS.task.bytes));
+    if (problem === 'blank') return setStatus(t().common.blank(t().composer.task));
+    if (problem) return setStatus(t().common.tooLong(t().composer.task, LIMITS.task.chars, LIMITS.task.bytes));
     const ids = [...props.recipients];
     const fingerprint = JSON.stringify([value, [...ids].sort()]);
     setSending(true);
@@ -85,7 +85,7 @@ export function Composer(props: {
       if (text() === value) setText('');
       if (JSON.stringify([...props.recipients].sort()) === JSON.stringify([...ids].sort())) props.setRecipients([]);
     } catch (error) {
-      setStatus(t().error(errorCode(error)));
+      setStatus(t().common.error(errorCode(error)));
     } finally {
       setSending(false);
     }
@@ -129,7 +129,7 @@ export function Composer(props: {
             <button
               type="button"
               class="chip"
-              aria-label={t().removeRecipient(nameOf(id))}
+              aria-label={t().composer.removeRecipient(nameOf(id))}
               onClick={() => props.setRecipients(props.recipients.filter((x) => x !== id))}
             >
               @{nameOf(id)} ×
@@ -138,7 +138,7 @@ export function Composer(props: {
         </For>
       </div>
       <Show when={picker() && options().length > 0}>
-        <div class="picker" role="listbox" id="at-picker" aria-label={t().chooseMembers}>
+        <div class="picker" role="listbox" id="at-picker" aria-label={t().composer.chooseMembers}>
           <For each={options()}>
             {(option, i) => (
               <div
@@ -158,13 +158,13 @@ export function Composer(props: {
         </div>
       </Show>
       <label for="at-message" class="sr">
-        {t().message}
+        {t().composer.message}
       </label>
       <textarea
         id="at-message"
         ref={area}
         rows={3}
-        placeholder={t().placeholder}
+        placeholder={t().composer.placeholder}
         value={text()}
         role="combobox"
         aria-expanded={picker() !== null && options().length > 0}
@@ -197,11 +197,11 @@ export function Composer(props: {
             area?.focus();
           }}
         >
-          {t().chooseMembers}
+          {t().composer.chooseMembers}
         </button>
-        <span class="muted hint">{t().sendHint}</span>
+        <span class="muted hint">{t().composer.sendHint}</span>
         <button type="button" class="primary" disabled={sending()} onClick={send}>
-          {t().send}
+          {t().composer.send}
         </button>
       </div>
     </div>

@@ -6,9 +6,12 @@ import type { Strings } from '../i18n.js';
 export interface WidgetContextValue {
   readonly api: Api;
   readonly t: Accessor<Strings>;
+  /** The `lang` of the strings in use (`en` or `zh`), for number formats. */
+  readonly lang: Accessor<string>;
   /** Shows an action error in the status line (empty string clears it). */
   readonly setStatus: (message: string) => void;
-  readonly openConversation: (conversationId: string, memberName: string) => void;
+  /** Offers a member's conversation to the host; true when the host shows it itself. */
+  readonly hostOpensConversation: (conversationId: string, memberName: string) => boolean;
 }
 
 export const WidgetContext = createContext<WidgetContextValue>();

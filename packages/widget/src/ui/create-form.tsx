@@ -58,8 +58,8 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
 
   const problem = (label: string, value: string, limit: TextLimit) => {
     const result = checkText(value, limit);
-    if (result === 'blank') return t().blank(label);
-    if (result === 'tooLong') return t().tooLong(label, limit.chars, limit.bytes);
+    if (result === 'blank') return t().common.blank(label);
+    if (result === 'tooLong') return t().common.tooLong(label, limit.chars, limit.bytes);
     return null;
   };
 
@@ -67,7 +67,8 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
     event.preventDefault();
     if (busy()) return;
     setStatus('');
-    const message = problem(t().teamName, name(), LIMITS.teamName) ?? problem(t().goal, goal(), LIMITS.goal);
+    const message =
+      problem(t().create.teamName, name(), LIMITS.teamName) ?? problem(t().create.goal, goal(), LIMITS.goal);
     if (message) return setStatus(message);
     const agents = chosen()
       .map(byId)
@@ -82,7 +83,7 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
       createKey.rotate();
       props.onCreated(data.createTeam.team.id);
     } catch (error) {
-      setStatus(t().error(errorCode(error)));
+      setStatus(t().common.error(errorCode(error)));
     } finally {
       setBusy(false);
     }
@@ -90,14 +91,14 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
 
   return (
     <form onSubmit={submit} aria-labelledby="at-create-heading" novalidate>
-      <h2 id="at-create-heading">{t().buildTeam}</h2>
-      <label for="at-name">{t().teamName}</label>
+      <h2 id="at-create-heading">{t().create.buildTeam}</h2>
+      <label for="at-name">{t().create.teamName}</label>
       <input id="at-name" value={name()} onInput={(e) => setName(e.currentTarget.value)} required />
-      <label for="at-goal">{t().goal}</label>
+      <label for="at-goal">{t().create.goal}</label>
       <textarea id="at-goal" rows={3} value={goal()} onInput={(e) => setGoal(e.currentTarget.value)} required />
-      <h3>{t().teamMembers}</h3>
+      <h3>{t().create.teamMembers}</h3>
       <p class="muted" aria-live="polite">
-        {t().counter(chosen().length)}
+        {t().create.counter(chosen().length)}
       </p>
       <div class="chips">
         <For each={chosen()}>
@@ -105,7 +106,7 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
             <button
               type="button"
               class="chip"
-              aria-label={t().remove(byId(id)?.title ?? id)}
+              aria-label={t().create.remove(byId(id)?.title ?? id)}
               onClick={() => toggle(id, false)}
             >
               {byId(id)?.title} ×
@@ -113,19 +114,19 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
           )}
         </For>
       </div>
-      <label for="at-search">{t().searchAgents}</label>
+      <label for="at-search">{t().create.searchAgents}</label>
       <input id="at-search" type="search" value={search()} onInput={(e) => setSearch(e.currentTarget.value)} />
       <Show when={catalogState() === 'loading'}>
-        <p class="muted">{t().loadingAgents}</p>
+        <p class="muted">{t().create.loadingAgents}</p>
       </Show>
       <Show when={catalogState() === 'error'}>
-        <p role="alert">{t().catalogError}</p>
+        <p role="alert">{t().create.catalogError}</p>
       </Show>
       <Show when={catalogState() === 'ready'}>
         <ul class="catalog">
           <For
             each={visible()}
-            fallback={<li class="muted">{(catalog() ?? []).length < 2 ? t().noAgents : t().noMatch}</li>}
+            fallback={<li class="muted">{(catalog() ?? []).length < 2 ? t().create.noAgents : t().create.noMatch}</li>}
           >
             {(agent) => (
               <li>
@@ -147,14 +148,14 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
       </Show>
       <div class="row">
         <button type="button" class="link" onClick={loadCatalog}>
-          {t().reloadAgents}
+          {t().create.reloadAgents}
         </button>
         <button
           type="submit"
           class="primary"
           disabled={busy() || catalogState() !== 'ready' || chosen().length < LIMITS.membersMin}
         >
-          {t().createTeam}
+          {t().create.createTeam}
         </button>
       </div>
     </form>

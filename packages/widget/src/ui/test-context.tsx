@@ -1,13 +1,17 @@
 import type { JSX } from 'solid-js';
 import { createApi } from '../api.js';
-import { stringsFor } from '../i18n.js';
+import { ENGLISH } from '../i18n.js';
+import { zh } from '../i18n-zh.js';
 import { WidgetContext } from './context.js';
 
 /** The GraphQL endpoint msw answers in component tests. */
 export const TEST_ENDPOINT = 'http://widget.test/graphql';
 
-/** Renders `ui` inside the widget context with a real API client; returns the status lines shown. */
-export function withContext(ui: () => JSX.Element, locale = 'en') {
+/**
+ * Renders `ui` inside the widget context with a real API client; returns the status lines shown
+ * and the conversations offered to the host (`hostOpens` decides whether the host takes them).
+ */
+export function withContext(ui: () => JSX.Element, locale = 'en', hostOpens = false) {
   const status: string[] = [];
   const opened: string[] = [];
   const api = createApi({ endpoint: TEST_ENDPOINT, token: async () => 'tok' });
@@ -15,11 +19,15 @@ export function withContext(ui: () => JSX.Element, locale = 'en') {
     <WidgetContext.Provider
       value={{
         api,
-        t: () => stringsFor(locale),
+        t: () => (locale.startsWith('zh') ? zh : ENGLISH),
+        lang: () => (locale.startsWith('zh') ? 'zh' : 'en'),
         setStatus: (message) => {
           if (message) status.push(message);
         },
-        openConversation: (id) => opened.push(id),
+        hostOpensConversation: (id) => {
+          opened.push(id);
+          return hostOpens;
+        },
       }}
     >
       {ui()}

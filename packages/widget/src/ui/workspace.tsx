@@ -1,177 +1,160 @@
-import { createMemo, createSignal, For, Show } from 'solid-js';
-import { DELETE_TEAM, errorCode, RECONNECT_TEAM, SEND_REQUEST, TEAM_QUERY } from '../api.js';
+import { createEffect, createMemo, createSignal, For, on, Show } from 'solid-js';
+import { errorCode, RECONNECT_TEAM, SEND_REQUEST, TEAM_QUERY, USAGE_QUERY } from '../api.js';
+import { createJobProgress } from '../job-progress.js';
 import { createTeamFeed, type JobView } from '../team-feed.js';
 import { ActivityCard } from './activity-card.js';
-import { Composer, type MemberOption } from './composer.js';
+import { Composer } from './composer.js';
 import { useWidget } from './context.js';
+import { createLazyView } from './lazy-view.js';
+import { MemberList } from './member-list.js';
+import { type MemberRef, TeamContext, type TeamData, type UsageTotals } from './team-context.js';
+import { TeamHeader } from './team-header.js';
+import { TeamStateBanner } from './team-state-banner.js';
 
-interface TeamData {
-  id: string;
-  name: string;
-  goal: string;
-  status: string;
-  members: (MemberOption & { status: string; conversationId: string })[];
-}
+type UsageData = { team: { usage: UsageTotals['team']; members: { id: string; usage: UsageTotals['team'] }[] } | null };
 
-/** One team: header with the Manage menu, members, the live activity feed and the composer. */
+const usageOf = (team: NonNullable<UsageData['team']>): UsageTotals => ({
+  team: team.usage,
+  members: Object.fromEntries(team.members.map((member) => [member.id, member.usage])),
+});
+
+/** One team: header and status, members, the live activity feed, the composer and conversations. */
 export function Workspace(props: { teamId: string; onDeleted: () => void }) {
-  const { api, t, setStatus, openConversation } = useWidget();
-  const report = (error: unknown) => setStatus(t().error(errorCode(error)));
+  const { api, t, setStatus, hostOpensConversation } = useWidget();
+  const report = (error: unknown) => setStatus(t().common.error(errorCode(error)));
   // A failed read keeps what is shown and reports in the status line (a new read replaces it).
   const [team, setTeam] = createSignal<TeamData | null>(null);
-  const loadTeam = () =>
-    api.query<{ team: TeamData | null }>(TEAM_QUERY, { id: props.teamId }).then((data) => setTeam(data.team), report);
-  void loadTeam();
+  const [usage, setUsage] = createSignal<UsageTotals | null>(null);
+  api.query<{ team: TeamData | null }>(TEAM_QUERY, { id: props.teamId }).then((data) => {
+    setTeam(data.team);
+    if (data.team) setUsage(usageOf(data.team));
+  }, report);
+  const loadUsage = () =>
+    api.query<UsageData>(USAGE_QUERY, { id: props.teamId }).then((data) => {
+      if (data.team) setUsage(usageOf(data.team));
+    }, report);
   const feed = createTeamFeed(api, props.teamId, () => props.onDeleted());
+  const progress = createJobProgress(api);
   const [recipients, setRecipients] = createSignal<string[]>([]);
-  let menu: HTMLDetailsElement | undefined;
-  const closeMenu = () => menu?.removeAttribute('open');
-  const [confirming, setConfirming] = createSignal(false);
-  const members = () => team()?.members ?? [];
-  const memberStatus = (id: string, fallback: string) => feed.memberStatus(id) ?? fallback;
-  const waiting = createMemo(() => feed.order().filter((id) => feed.request(id)?.status === 'WAITING_INPUT').length);
+  const [reading, setReading] = createSignal<{ member: MemberRef; opener: HTMLElement | undefined } | null>(null);
+  // The conversation view is a chunk of its own, loaded when first opened (docs/decisions/0080).
+  const dialog = createLazyView(
+    () => import('./conversation-dialog.js').then((chunk) => chunk.ConversationDialog),
+    (error) => {
+      setReading(null);
+      report(error);
+    },
+  );
+  const showConversation = (member: MemberRef, opener: HTMLElement | undefined) => {
+    if (hostOpensConversation(member.conversationId, member.name)) return;
+    setReading({ member, opener });
+    dialog.load();
+  };
   let feedEl: HTMLElement | undefined;
 
-  const addRecipient = (id: string) => setRecipients((ids) => (ids.includes(id) ? ids : [...ids, id]));
+  // The team's and members' totals move exactly when a job's own usage does: read them again then.
+  const calls = createMemo(() =>
+    feed
+      .order()
+      .reduce((sum, id) => sum + (feed.request(id)?.usage.calls ?? 0) + (feed.receipt(id)?.usage.calls ?? 0), 0),
+  );
+  createEffect(on(calls, () => void loadUsage(), { defer: true }));
+
+  const changed = () => {
+    if (feed.live() !== 'live') void feed.refresh().catch(() => {});
+  };
 
   const send = async (memberIds: string[], text: string, clientRequestId: string) => {
     const input = { teamId: props.teamId, memberIds, text, clientRequestId };
     await api.mutate<{ sendRequest: { jobs: { id: string }[] } }>(SEND_REQUEST, { input });
-    if (feed.live() !== 'live') void feed.refresh().catch(() => {});
+    changed();
   };
 
-  const remove = async () => {
+  const reconnect = async () => {
     setStatus('');
     try {
-      await api.mutate(DELETE_TEAM, { input: { teamId: props.teamId } });
-      feed.stop();
-      props.onDeleted();
+      const data = await api.mutate<{ reconnectTeam: { team: { status: string } } }>(RECONNECT_TEAM, {
+        input: { teamId: props.teamId },
+      });
+      feed.setTeamStatus(data.reconnectTeam.team.status);
     } catch (error) {
       report(error);
-    } finally {
-      setConfirming(false);
     }
+    feed.reconnect();
+    void feed.refresh().catch(report);
+  };
+
+  const closeConversation = () => {
+    const opener = reading()?.opener;
+    setReading(null);
+    opener?.focus();
   };
 
   return (
     <Show when={team()} fallback={<p class="muted">…</p>}>
       {(data) => (
-        <section class="workspace" aria-labelledby="at-team-name">
-          <div class="head">
-            <div style={{ 'min-width': '0' }}>
-              <h2 id="at-team-name">{data().name}</h2>
-              <p class="goal">{data().goal}</p>
-            </div>
-            <details class="menu" ref={menu}>
-              <summary>{t().manage}</summary>
-              <div>
-                <button
-                  type="button"
-                  onClick={async () => {
-                    setStatus('');
-                    closeMenu();
-                    try {
-                      await api.mutate(RECONNECT_TEAM, { input: { teamId: props.teamId } });
-                    } catch (error) {
-                      report(error);
-                    }
-                    feed.reconnect();
-                    void feed.refresh().catch(report);
-                  }}
-                >
-                  {t().reconnect}
-                </button>
-                <button
-                  type="button"
-                  onClick={() => {
-                    setStatus('');
-                    closeMenu();
-                    void loadTeam();
-                    void feed.refresh().catch(report);
-                  }}
-                >
-                  {t().refresh}
-                </button>
-                <button type="button" class="danger" onClick={() => setConfirming(true)}>
-                  {t().deleteTeam}
-                </button>
-              </div>
-            </details>
-          </div>
-          <Show when={confirming()}>
-            <div class="dialog" role="alertdialog" aria-labelledby="at-confirm">
-              <p id="at-confirm">{t().confirmDelete}</p>
-              <div class="row">
-                <button type="button" class="danger" onClick={remove}>
-                  {t().confirm}
-                </button>
-                <button
-                  type="button"
-                  onClick={() => setConfirming(false)}
-                  ref={(el) => queueMicrotask(() => el.focus())}
-                >
-                  {t().cancel}
-                </button>
+        <TeamContext.Provider
+          value={{
+            teamId: props.teamId,
+            team: data,
+            feed,
+            progress,
+            usage,
+            status: () => feed.teamStatus() ?? data().status,
+            memberStatus: (member) => feed.memberStatus(member.id) ?? member.status,
+            changed,
+            reconnect,
+            openConversation: showConversation,
+          }}
+        >
+          <section class="workspace" aria-labelledby="at-team-name">
+            <TeamHeader
+              onDeleted={props.onDeleted}
+              onRefresh={() => {
+                void feed.refresh().catch(report);
+                void loadUsage();
+              }}
+            />
+            <TeamStateBanner />
+            <div class="ws">
+              <MemberList onMention={(id) => setRecipients((ids) => (ids.includes(id) ? ids : [...ids, id]))} />
+              <div class="grow">
+                <p class="liveline" role="status">
+                  {feed.live() === 'polling' ? t().feed.polling : feed.live() === 'live' ? t().feed.live : '…'}
+                </p>
+                <section class="feed" aria-label={t().feed.activity} ref={feedEl}>
+                  <For each={feed.order()} fallback={<p class="muted">{t().feed.emptyFeed}</p>}>
+                    {(id) => (
+                      <ActivityCard
+                        job={feed.request(id) as JobView}
+                        receipt={feed.receipt(id)}
+                        scrollBox={() => feedEl}
+                      />
+                    )}
+                  </For>
+                </section>
+                <Show when={(feed.teamStatus() ?? data().status) !== 'CLOSED'}>
+                  <Composer
+                    members={data().members}
+                    recipients={recipients()}
+                    setRecipients={setRecipients}
+                    send={send}
+                  />
+                </Show>
               </div>
             </div>
+          </section>
+          <Show when={dialog.view()}>
+            {(view) => (
+              <Show when={reading()} keyed>
+                {(open) => {
+                  const ConversationDialog = view();
+                  return <ConversationDialog member={open.member} onClose={closeConversation} />;
+                }}
+              </Show>
+            )}
           </Show>
-          <div class="ws">
-            <div>
-              <p class="eyebrow">{t().members}</p>
-              <ul class="members">
-                <For each={data().members}>
-                  {(member) => (
-                    <li>
-                      <button
-                        type="button"
-                        class="mention"
-                        aria-label={t().mention(member.name)}
-                        onClick={() => addRecipient(member.id)}
-                      >
-                        <span
-                          class={`dot ${memberStatus(member.id, member.status)}`}
-                          role="img"
-                          aria-label={
-                            t().status[memberStatus(member.id, member.status)] ?? memberStatus(member.id, member.status)
-                          }
-                        />
-                        {member.name}
-                      </button>
-                      <button
-                        type="button"
-                        aria-label={t().openConversation(member.name)}
-                        onClick={() => openConversation(member.conversationId, member.name)}
-                      >
-                        ↗
-                      </button>
-                    </li>
-                  )}
-                </For>
-              </ul>
-              <p class="muted" aria-live="polite">
-                {t().inbox(waiting())}
-              </p>
-            </div>
-            <div style={{ 'min-width': '0' }}>
-              <p class="liveline" role="status">
-                {feed.live() === 'polling' ? t().polling : feed.live() === 'live' ? t().live : '…'}
-              </p>
-              <section class="feed" aria-label={t().activity} ref={feedEl}>
-                <For each={feed.order()} fallback={<p class="muted">{t().emptyFeed}</p>}>
-                  {(id) => (
-                    <ActivityCard
-                      job={feed.request(id) as JobView}
-                      receipt={feed.receipt(id)}
-                      onChange={() => feed.live() !== 'live' && void feed.refresh().catch(() => {})}
-                      scrollBox={() => feedEl}
-                    />
-                  )}
-                </For>
-              </section>
-              <Composer members={members()} recipients={recipients()} setRecipients={setRecipients} send={send} />
-            </div>
-          </div>
-        </section>
+        </TeamContext.Provider>
       )}
     </Show>
   );
