@@ -5,15 +5,20 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
+import { bearerToken } from './bearer-token.js';
 import type { EventHub } from './event-hub.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
 import type { LiveOptions } from './live/live-options.js';
 import { startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
+import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
+import type { GraphqlAnswer } from './mcp/mcp-tools.js';
 import type { ProgressSource } from './progress-source.js';
 import { useRequestLimits } from './request-limits.js';
+import { runGraphql } from './run-graphql.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
@@ -62,7 +67,7 @@ interface InitialContext {
 
 /**
  * Builds the HTTP + WebSocket server: GraphQL (Yoga) and graphql-ws at `/graphql`, GraphiQL
- * without a CDN, `/health` and the page at `/`.
+ * without a CDN, the MCP server at `/mcp`, `/health` and the page at `/`.
  *
  * @remarks Everything comes from `deps`, so a test builds a server in one line and talks to it
  * through `yoga.fetch` without a socket.
@@ -116,6 +121,15 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       useRequestLimits(),
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
+      useMcpEndpoint({
+        core,
+        authenticate: deps.authenticate,
+        ...(deps.memberRunTokens ? { memberRunTokens: deps.memberRunTokens } : {}),
+        graphql: (authorization, document, variables): Promise<GraphqlAnswer> =>
+          runGraphql(yoga, authorization, document, variables),
+        logger: deps.logger,
+        version: packageVersion(),
+      }),
     ],
   });
 
@@ -175,10 +189,4 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
 /** GraphiQL's headers JSON carrying the development token. */
 function devHeaders(token: string): string {
   return JSON.stringify({ Authorization: `Bearer ${token}` });
-}
-
-/** The token of a `Bearer <token>` authorization value, or null. */
-function bearerToken(authorization: string | null): string | null {
-  const match = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match?.[1] ?? null;
 }
