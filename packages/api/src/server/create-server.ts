@@ -8,6 +8,7 @@ import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
 import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
+import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
 import type { EventHub } from './event-hub.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
@@ -33,6 +34,11 @@ export interface ServerDeps {
   readonly eventHub: EventHub;
   readonly progress: ProgressSource;
   readonly logger: Logger;
+  /**
+   * The origin clients reach this server at (`https://teams.example`), written into A2A agent
+   * cards; default: the origin each request was sent to.
+   */
+  readonly publicUrl?: string;
   /** Pre-filled in GraphiQL's `Authorization` header when given. */
   readonly devToken?: string;
   /** Replaces the default page at `/`. */
@@ -67,7 +73,8 @@ interface InitialContext {
 
 /**
  * Builds the HTTP + WebSocket server: GraphQL (Yoga) and graphql-ws at `/graphql`, GraphiQL
- * without a CDN, the MCP server at `/mcp`, `/health` and the page at `/`.
+ * without a CDN, the MCP server at `/mcp`, every member as an A2A agent under `/a2a/`, `/health`
+ * and the page at `/`.
  *
  * @remarks Everything comes from `deps`, so a test builds a server in one line and talks to it
  * through `yoga.fetch` without a socket.
@@ -129,6 +136,14 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
           runGraphql(yoga, authorization, document, variables),
         logger: deps.logger,
         version: packageVersion(),
+      }),
+      useA2aEndpoint({
+        core,
+        authenticate: deps.authenticate,
+        teamFeeds,
+        logger: deps.logger,
+        version: packageVersion(),
+        ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       }),
     ],
   });

@@ -207,7 +207,12 @@ describe('MCP transport rules', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     };
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Bearer atmr_unknown' }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer nope' },
+      { authorization: 'Bearer atmr_unknown' },
+    ];
+    for (const headers of attempts) {
       const answer = await postMcp(baseUrl, initialize, headers);
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
