@@ -12,6 +12,7 @@ import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
 import type { EventHub } from './event-hub.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
+import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
 import { startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
@@ -19,7 +20,7 @@ import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
 import type { GraphqlAnswer } from './mcp/mcp-tools.js';
 import type { ProgressSource } from './progress-source.js';
 import { useRequestLimits } from './request-limits.js';
-import { runGraphql } from './run-graphql.js';
+import { createGraphqlRunner } from './run-graphql.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
@@ -132,8 +133,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         core,
         authenticate: deps.authenticate,
         ...(deps.memberRunTokens ? { memberRunTokens: deps.memberRunTokens } : {}),
-        graphql: (authorization, document, variables): Promise<GraphqlAnswer> =>
-          runGraphql(yoga, authorization, document, variables),
+        graphql: (viewer, document, variables): Promise<GraphqlAnswer> => runOwnerGraphql(viewer, document, variables),
         logger: deps.logger,
         version: packageVersion(),
       }),
@@ -150,6 +150,21 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
 
   const server = createHttpServer(yoga);
   const maskError = createMaskError(deps.logger);
+  const maskGraphqlError = (error: unknown) => maskError(error, '') as GraphQLError;
+  const createContext = (viewer: OwnerId) => createApiContext({ core, viewer, eventHub, progress, teamFeeds });
+  // Parse and validate as HTTP does (Yoga's envelop: its limits and caches), for the WebSocket
+  // endpoint and the MCP owner tools, which then execute without an HTTP request.
+  const prepare: PrepareDocument = (query) => {
+    const { schema, parse, validate } = yoga.getEnveloped({});
+    try {
+      const document = parse(query);
+      const errors = validate(schema, document);
+      return errors.length > 0 ? { errors } : { schema, document };
+    } catch (error) {
+      return { errors: [error as GraphQLError] };
+    }
+  };
+  const runOwnerGraphql = createGraphqlRunner({ prepare, createContext, maskError: maskGraphqlError });
   const ws =
     deps.wsEngine === 'graphql-ws'
       ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
@@ -157,18 +172,9 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
           path: yoga.graphqlEndpoint,
           ...(deps.live ? { options: deps.live } : {}),
           authenticate: deps.authenticate,
-          prepare: (query) => {
-            const { schema, parse, validate } = yoga.getEnveloped({});
-            try {
-              const document = parse(query);
-              const errors = validate(schema, document);
-              return errors.length > 0 ? { errors } : { schema, document };
-            } catch (error) {
-              return { errors: [error as GraphQLError] };
-            }
-          },
-          createContext: (viewer) => createApiContext({ core, viewer, eventHub, progress, teamFeeds }),
-          maskError: (error) => maskError(error, '') as GraphQLError,
+          prepare,
+          createContext,
+          maskError: maskGraphqlError,
           logger: deps.logger,
         });
   let closing: Promise<void> | null = null;

@@ -1,25 +1,41 @@
-import type { YogaServerInstance } from 'graphql-yoga';
-import type { GraphqlAnswer } from './mcp/mcp-tools.js';
+import type { OwnerId } from '@agent-teams/core';
+import { type ExecutionResult, execute, type GraphQLError } from 'graphql';
+import type { ApiContext } from '../schema/context.js';
+import type { PrepareDocument } from './live/connection-deps.js';
+import type { GraphqlRunner } from './mcp/mcp-tools.js';
+
+/** What {@link createGraphqlRunner} uses: the server's own steps for one operation. */
+export interface GraphqlRunnerDeps {
+  /** Parses and validates a document through Yoga's envelop (its limits and caches included). */
+  readonly prepare: PrepareDocument;
+  readonly createContext: (viewer: OwnerId) => ApiContext;
+  /** The one error edge (`mask-error.ts`). */
+  readonly maskError: (error: unknown) => GraphQLError;
+}
 
 /**
- * Runs one GraphQL operation through the server's own `/graphql` endpoint (in process, no
- * socket) with the caller's `Authorization`, and answers the JSON body a client would read.
+ * Runs GraphQL operations in process as an authenticated owner, answering the JSON a client of
+ * `/graphql` reads: the same schema, resolvers, request limits and error mask, without HTTP.
  *
- * @remarks Going through `yoga.fetch` rather than executing the schema directly keeps every
- * edge of the endpoint in place: request limits, the one error mask, and the 401 of an
- * unauthenticated operation.
+ * @remarks The steps the WebSocket endpoint takes for a query (`prepare`, then graphql-js
+ * `execute` with the owner's context, then the mask), so an MCP owner tool is the GraphQL
+ * operation itself, not a second implementation of it.
  */
-export async function runGraphql(
-  // biome-ignore lint/suspicious/noExplicitAny: Yoga's server-context type parameter is internal.
-  yoga: YogaServerInstance<any, any>,
-  authorization: string,
-  document: string,
-  variables: Record<string, unknown>,
-): Promise<GraphqlAnswer> {
-  const response = await yoga.fetch(`http://localhost${yoga.graphqlEndpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', authorization },
-    body: JSON.stringify({ query: document, variables }),
-  });
-  return (await response.json()) as GraphqlAnswer;
+export function createGraphqlRunner(deps: GraphqlRunnerDeps): GraphqlRunner {
+  const masked = (errors: readonly GraphQLError[] | undefined) =>
+    errors?.map((error) => deps.maskError(error).toJSON());
+  return async (viewer, document, variables) => {
+    const prepared = deps.prepare(document);
+    if ('errors' in prepared) return { errors: masked(prepared.errors) };
+    const result: ExecutionResult = await execute({
+      schema: prepared.schema,
+      document: prepared.document,
+      variableValues: variables,
+      contextValue: deps.createContext(viewer),
+    });
+    return {
+      data: (result.data ?? null) as Record<string, unknown> | null,
+      ...(result.errors ? { errors: masked(result.errors) } : {}),
+    };
+  };
 }

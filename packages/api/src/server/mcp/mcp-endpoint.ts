@@ -74,9 +74,8 @@ export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
 
 /** The caller's tools: a person's for an owner token, a member's for a member-run token; null otherwise. */
 async function toolsOf(deps: McpEndpointDeps, authorization: string | null): Promise<McpToolSet | null> {
-  if (authorization !== null && deps.authenticate(authorization) !== null) {
-    return ownerToolSet(deps.core, authorization, deps.graphql);
-  }
+  const owner = deps.authenticate(authorization);
+  if (owner !== null) return ownerToolSet(deps.core, owner, deps.graphql);
   const token = bearerToken(authorization);
   const jobId: JobId | null = token !== null && deps.memberRunTokens ? await deps.memberRunTokens.jobOf(token) : null;
   return jobId === null ? null : memberToolSet(deps.core, jobId, deps.logger);

@@ -1,4 +1,4 @@
-import { type Core, isDomainError, type JobId, type Logger, MEMBER_TOOL_SPECS } from '@agent-teams/core';
+import { type Core, isDomainError, type JobId, type Logger, MEMBER_TOOL_SPECS, type OwnerId } from '@agent-teams/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UNEXPECTED_ERROR_MESSAGE } from '../mask-error.js';
 import { type CatalogAgent, OWNER_TOOL_SPECS, type OwnerToolSpec, withCatalog } from './owner-tools.js';
@@ -9,9 +9,9 @@ export interface GraphqlAnswer {
   readonly errors?: readonly { readonly message: string; readonly extensions?: Record<string, unknown> }[];
 }
 
-/** Runs one GraphQL operation as the caller whose `Authorization` value is given. */
+/** Runs one GraphQL operation as an authenticated owner. */
 export type GraphqlRunner = (
-  authorization: string,
+  viewer: OwnerId,
   document: string,
   variables: Record<string, unknown>,
 ) => Promise<GraphqlAnswer>;
@@ -80,11 +80,10 @@ function unexpectedArgument(spec: OwnerToolSpec, args: Readonly<Record<string, u
 }
 
 /**
- * The person's tools of one owner token: each runs its GraphQL operation through the server's
- * endpoint with the caller's own `Authorization`, so rules, scoping and error codes are the
- * GraphQL API's, and the result is the JSON a GraphQL client reads.
+ * The person's tools of one owner token: each runs its GraphQL operation as that owner, so rules,
+ * scoping and error codes are the GraphQL API's, and the result is the JSON a GraphQL client reads.
  */
-export function ownerToolSet(core: Core, authorization: string, graphql: GraphqlRunner): McpToolSet {
+export function ownerToolSet(core: Core, viewer: OwnerId, graphql: GraphqlRunner): McpToolSet {
   return {
     async list() {
       const agents = await catalogAgents(core);
@@ -99,7 +98,7 @@ export function ownerToolSet(core: Core, authorization: string, graphql: Graphql
       if (spec === undefined) return errorResult('INVALID_INPUT', `There is no tool "${name}".`);
       const unexpected = unexpectedArgument(spec, args);
       if (unexpected !== null) return errorResult('INVALID_INPUT', `${name} does not take "${unexpected}".`);
-      const answer = await graphql(authorization, spec.document, spec.variables(args));
+      const answer = await graphql(viewer, spec.document, spec.variables(args));
       const [first] = answer.errors ?? [];
       if (first !== undefined) return errorResult(graphqlErrorCode(first), first.message);
       const value = spec.pick(answer.data ?? {});
