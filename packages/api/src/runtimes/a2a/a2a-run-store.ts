@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationId, InputRequest, JobId } from '@agent-teams/core';
+import type { ConversationId, InputRequest, JobId, RunState } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, RuntimeRunsTable } from '../../storage/database-types.js';
 
@@ -41,6 +41,16 @@ export interface A2aRunDoc {
 
 /** A run row. */
 export type A2aRunRow = Selectable<RuntimeRunsTable>;
+
+/** The document of a run that ended with `outcome`. */
+export function settled(doc: A2aRunDoc, outcome: A2aOutcome): A2aRunDoc {
+  return { ...doc, outcome, blocked: null };
+}
+
+/** What `poll` answers for an ended run. */
+export function stateOf(outcome: A2aOutcome | null): RunState {
+  return outcome ?? { state: 'failed', error: 'run has no outcome' };
+}
 
 /** Reads a run row's document. */
 export function a2aRunDoc(row: A2aRunRow): A2aRunDoc {

@@ -1,5 +1,4 @@
 import {
-  type AgentDefinition,
   type AgentRuntime,
   asRunId,
   type Clock,
@@ -18,12 +17,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database-types.js';
 import { RunNotices } from '../run-notices.js';
 import { abortableSleep } from '../scripted/abortable-sleep.js';
-import { type A2aOutcome, type A2aRunDoc, type A2aRunRow, A2aRunStore, a2aRunDoc } from './a2a-run-store.js';
-import { type A2aSettings, A2aSettingsError, parseA2aSettings } from './a2a-settings.js';
-import { type RemoteAgent, RemoteCallError } from './remote-agent.js';
+import { type A2aRunDoc, type A2aRunRow, A2aRunStore, a2aRunDoc, settled, stateOf } from './a2a-run-store.js';
+import { RemoteCallError } from './remote-agent.js';
 import { RemoteAgents } from './remote-agents.js';
 import { runRemoteTurn, type TurnEnd } from './remote-turn.js';
-import { turnText } from './turn-text.js';
+import { turnMetadata, turnText } from './turn-text.js';
 
 /** What {@link A2aRuntime} is built from. */
 export interface A2aRuntimeDeps {
@@ -68,13 +66,14 @@ export class A2aRuntime implements AgentRuntime {
   readonly #store: A2aRunStore;
   readonly #executions = new Map<string, Execution>();
   readonly #notices: RunNotices;
-  readonly #agents = new RemoteAgents();
+  readonly #agents: RemoteAgents;
   #disposed = false;
 
   constructor(deps: A2aRuntimeDeps) {
     this.#deps = deps;
     this.#notices = new RunNotices(deps.logger);
     this.#store = new A2aRunStore(deps.db);
+    this.#agents = new RemoteAgents(deps.env);
   }
 
   /** Mints the conversation's A2A context, so its first turn already belongs to it. */
@@ -84,7 +83,7 @@ export class A2aRuntime implements AgentRuntime {
 
   start(args: { runKey: string; input: TurnInput; context: RunContext }): Promise<{ runId: RunId }> {
     return this.#once(args.runKey, args.context, async () => {
-      this.#settings(args.context.agent);
+      this.#agents.settings(args.context.agent);
       const contextId = await this.#store.contextOf(args.context.conversationId, this.#now());
       return this.#begin(args.runKey, args.context, {
         text: turnText(args.input),
@@ -147,7 +146,7 @@ export class A2aRuntime implements AgentRuntime {
     const row = await this.#store.findById(args.runId);
     if (row?.state !== 'running' && row?.state !== 'blocked') return;
     const doc = a2aRunDoc(row);
-    await this.#cancelRemote(doc, args.context.agent);
+    await this.#agents.cancelRun(args.context.agent, doc, this.#deps.logger);
     if (
       await this.#store.transition(
         args.runId,
@@ -213,38 +212,6 @@ export class A2aRuntime implements AgentRuntime {
     return { runId };
   }
 
-  #settings(agent: AgentDefinition): A2aSettings {
-    try {
-      return parseA2aSettings(agent.settings);
-    } catch (error) {
-      const key = error instanceof A2aSettingsError ? error.key : 'settings';
-      throw new RuntimeError('rejected', `agent "${agent.name}" has unusable a2a settings (${key})`, { cause: error });
-    }
-  }
-
-  /** The agent's remote (connected once per card URL and key). */
-  #remote(agent: AgentDefinition, signal: AbortSignal): Promise<RemoteAgent> {
-    const settings = this.#settings(agent);
-    const apiKey = settings.apiKeyEnv === null ? null : (this.#deps.env[settings.apiKeyEnv] ?? '');
-    if (apiKey === '') {
-      throw new RemoteCallError('access', `The environment variable ${settings.apiKeyEnv} holding the key is not set.`);
-    }
-    return this.#agents.connect(settings.cardUrl, apiKey, signal);
-  }
-
-  /** Best effort: asks the remote agent to cancel the run's task (logged when it cannot). */
-  async #cancelRemote(doc: A2aRunDoc, agent: AgentDefinition): Promise<void> {
-    const taskId = doc.remoteTaskId;
-    if (taskId === null || doc.outcome !== null) return;
-    try {
-      const signal = AbortSignal.timeout(5_000);
-      const remote = await this.#remote(agent, signal);
-      await remote.client.cancelTask({ tenant: '', id: taskId, metadata: undefined }, { signal });
-    } catch (error) {
-      this.#deps.logger.warn('the remote agent did not confirm cancelling its task', { taskId, error: String(error) });
-    }
-  }
-
   #ensureExecuting(row: A2aRunRow, context: RunContext): void {
     if (this.#disposed || this.#executions.has(row.run_id)) return;
     this.#execute(asRunId(row.run_id), a2aRunDoc(row), context);
@@ -255,7 +222,7 @@ export class A2aRuntime implements AgentRuntime {
     this.#executions.set(runId, execution);
     let doc = initial;
     const signal = execution.controller.signal;
-    const settings = this.#settings(context.agent);
+    this.#agents.settings(context.agent); // unusable settings reject the run before it executes
     void (async () => {
       let end: TurnEnd;
       try {
@@ -265,9 +232,9 @@ export class A2aRuntime implements AgentRuntime {
             doc = next;
             await this.#store.transition(runId, 'running', 'running', next, this.#now());
           },
-          agent: () => this.#remote(context.agent, signal),
-          forget: () => this.#agents.forget(settings.cardUrl),
-          metadata: async () => this.#metadata(context),
+          agent: () => this.#agents.connect(context.agent, signal),
+          forget: () => this.#agents.forget(context.agent),
+          metadata: async () => turnMetadata(context, await this.#deps.mcpUrl()),
           adoptContext: (contextId) => this.#store.adoptContext(context.conversationId, contextId, this.#now()),
           progress: (text) =>
             this.#notices.emit({
@@ -292,7 +259,7 @@ export class A2aRuntime implements AgentRuntime {
       }
       if (this.#disposed && !execution.cancelled) return;
       if (execution.cancelled) {
-        await this.#cancelRemote(doc, context.agent);
+        await this.#agents.cancelRun(context.agent, doc, this.#deps.logger);
         end = { kind: 'outcome', outcome: { state: 'cancelled' } };
       }
       await this.#settle(runId, doc, end, context);
@@ -321,29 +288,7 @@ export class A2aRuntime implements AgentRuntime {
     }
   }
 
-  /** `metadata.agentTeams`: who the turn is for, and how the remote agent reaches its team tools. */
-  async #metadata(context: RunContext): Promise<Record<string, unknown>> {
-    const memberToken = context.tools.issueToken ? await context.tools.issueToken() : null;
-    return {
-      agentTeams: {
-        teamId: context.teamId,
-        memberId: context.memberId,
-        jobId: context.jobId,
-        mcpUrl: await this.#deps.mcpUrl(),
-        memberToken,
-      },
-    };
-  }
-
   #now(): string {
     return nowTimestamp(this.#deps.clock);
   }
-}
-
-function settled(doc: A2aRunDoc, outcome: A2aOutcome): A2aRunDoc {
-  return { ...doc, outcome, blocked: null };
-}
-
-function stateOf(outcome: A2aOutcome | null): RunState {
-  return outcome ?? { state: 'failed', error: 'run has no outcome' };
 }

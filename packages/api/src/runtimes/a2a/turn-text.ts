@@ -1,4 +1,4 @@
-import type { TurnInput } from '@agent-teams/core';
+import type { RunContext, TurnInput } from '@agent-teams/core';
 
 /**
  * The text a remote agent receives for a turn, with its provenance: a request as its task text
@@ -14,4 +14,21 @@ export function turnText(input: TurnInput): string {
     return `Request from member "${input.requesterName}":\n${input.text}`;
   }
   return input.text;
+}
+
+/**
+ * `metadata.agentTeams` of a turn's message: who the turn is for, and how the remote agent reaches
+ * its team tools while the job runs (a member-run token, issued now and never stored in plain text).
+ */
+export async function turnMetadata(context: RunContext, mcpUrl: string | null): Promise<Record<string, unknown>> {
+  const memberToken = context.tools.issueToken ? await context.tools.issueToken() : null;
+  return {
+    agentTeams: {
+      teamId: context.teamId,
+      memberId: context.memberId,
+      jobId: context.jobId,
+      mcpUrl,
+      memberToken,
+    },
+  };
 }

@@ -84,7 +84,7 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
           card,
           signal: AbortSignal.any([request.signal, stop.signal]),
         });
-        endResponse(await answerJsonRpc(request, handler, card, () => stop.abort()));
+        endResponse(await answerJsonRpc(request, { handler, card, logger: deps.logger, onCancel: () => stop.abort() }));
       }
     },
   };
