@@ -3,6 +3,7 @@ import { clusterEvents } from './cluster-events.js';
 import { dispatchLatency } from './dispatch-latency.js';
 import { engineThroughput } from './engine-throughput.js';
 import type { Benchmark } from './harness/benchmark.js';
+import { interopOverhead } from './interop-overhead.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { memberTools } from './member-tools.js';
@@ -23,4 +24,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   postgresEngine,
   clusterEvents,
   leaseClaims,
+  interopOverhead,
 ];

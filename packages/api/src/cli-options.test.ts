@@ -3,7 +3,7 @@ import { parseServeOptions, SERVE_DEFAULTS, UsageError } from './cli-options.js'
 
 describe('parseServeOptions', () => {
   it('uses the contract defaults with no flags and no environment', () => {
-    expect(parseServeOptions([], {})).toEqual({ ...SERVE_DEFAULTS, config: null, allowedOrigins: [] });
+    expect(parseServeOptions([], {})).toEqual({ ...SERVE_DEFAULTS, config: null, allowedOrigins: [], publicUrl: null });
   });
 
   it('reads every environment twin and lets flags win over them', () => {
@@ -22,6 +22,7 @@ describe('parseServeOptions', () => {
       eventPollMs: 250,
       leaseTtlMs: 15_000,
       heartbeatMs: 5_000,
+      publicUrl: null,
     });
     expect(parseServeOptions(['--port', '0', '--database', ':memory:', '--config', 'flag.json'], env)).toEqual({
       port: 0,
@@ -32,7 +33,20 @@ describe('parseServeOptions', () => {
       eventPollMs: 250,
       leaseTtlMs: 15_000,
       heartbeatMs: 5_000,
+      publicUrl: null,
     });
+  });
+
+  it('reads the public URL from --public-url or AGENT_TEAMS_PUBLIC_URL and refuses one that is not http(s)', () => {
+    expect(parseServeOptions([], { AGENT_TEAMS_PUBLIC_URL: 'https://teams.example/' }).publicUrl).toBe(
+      'https://teams.example',
+    );
+    expect(
+      parseServeOptions(['--public-url', 'https://b.example/base'], { AGENT_TEAMS_PUBLIC_URL: 'https://a.example' })
+        .publicUrl,
+    ).toBe('https://b.example/base');
+    expect(() => parseServeOptions(['--public-url', 'teams.example'], {})).toThrow(/--public-url/);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_PUBLIC_URL: 'ftp://x' })).toThrow(/AGENT_TEAMS_PUBLIC_URL/);
   });
 
   it('reads the WebSocket origin allowlist from --allowed-origins or AGENT_TEAMS_ALLOWED_ORIGINS', () => {

@@ -19,6 +19,11 @@ export interface ServeOptions {
   readonly leaseTtlMs: number;
   /** How often a server renews its lease (ms, below half the lease TTL). */
   readonly heartbeatMs: number;
+  /**
+   * The origin clients and remote agents reach this server at (`https://teams.example`), used in
+   * A2A agent cards and in the MCP URL sent to remote agents; null: the listening address.
+   */
+  readonly publicUrl: string | null;
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -70,6 +75,9 @@ Options of serve (each has an environment twin; flags win):
                                                                 AGENT_TEAMS_LEASE_TTL_MS (default ${SERVE_DEFAULTS.leaseTtlMs})
   --heartbeat <ms>   how often a server renews its lease (100 or more, below half the lease TTL)
                                                                 AGENT_TEAMS_HEARTBEAT_MS (default ${SERVE_DEFAULTS.heartbeatMs})
+  --public-url <url> the origin clients reach this server at (A2A agent cards, the MCP URL given to
+                     remote agents), e.g. https://teams.example
+                                                                AGENT_TEAMS_PUBLIC_URL (default: the listening address)
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
 `;
@@ -107,6 +115,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         'event-poll': { type: 'string' },
         'lease-ttl': { type: 'string' },
         heartbeat: { type: 'string' },
+        'public-url': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -143,5 +152,24 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     eventPollMs: ms('event-poll', 'AGENT_TEAMS_EVENT_POLL_MS', SERVE_LIMITS.eventPollMs, SERVE_DEFAULTS.eventPollMs),
     leaseTtlMs,
     heartbeatMs,
+    publicUrl: parsePublicUrl(values['public-url'], env.AGENT_TEAMS_PUBLIC_URL),
   };
+}
+
+/** An absolute http(s) origin (a path is kept, a trailing slash dropped), from the flag or its twin. */
+function parsePublicUrl(flag: string | undefined, twin: string | undefined): string | null {
+  const fromFlag = flag !== undefined && flag.trim() !== '';
+  const text = fromFlag ? flag : twin !== undefined && twin.trim() !== '' ? twin : undefined;
+  if (text === undefined) return null;
+  const source = fromFlag ? '--public-url' : 'AGENT_TEAMS_PUBLIC_URL';
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new UsageError(`${source} must be an absolute http(s) URL, got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${source} must be an absolute http(s) URL, got "${text}"`);
+  }
+  return url.href.replace(/\/+$/, '');
 }

@@ -1,18 +1,13 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { createConsoleLogger } from './adapters/console-logger.js';
 import { parseServeOptions, USAGE, UsageError } from './cli-options.js';
 import { ConfigError } from './config/agent-teams-config.js';
 import { startAgentTeams } from './main.js';
+import { packageVersion as version } from './package-version.js';
 import { DatabaseInUseError } from './storage/open-database.js';
 
 /** How long shutdown may take before the process exits anyway (the contract allows 10 s). */
 const SHUTDOWN_LIMIT_MS = 9_000;
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 async function serve(argv: readonly string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env);

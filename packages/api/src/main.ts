@@ -13,6 +13,7 @@ import { createTokenAuth } from './adapters/token-auth.js';
 import type { ServeOptions } from './cli-options.js';
 import { type ClusterChanges, createClusterChanges } from './cluster/create-cluster-changes.js';
 import { loadConfig } from './config/load-config.js';
+import { A2aRuntime } from './runtimes/a2a/a2a-runtime.js';
 import { OpenAiRuntime } from './runtimes/openai/openai-runtime.js';
 import { ScriptedRuntime } from './runtimes/scripted/scripted-runtime.js';
 import { createScheduler } from './scheduler/create-scheduler.js';
@@ -84,6 +85,10 @@ export async function startAgentTeams(
   const catalog = createConfigCatalog(config.agents);
   const database = await openDatabase(options.database);
   let cluster: ClusterChanges | null = null;
+  let listened: (url: string) => void = () => undefined;
+  const listening = new Promise<string>((resolve) => {
+    listened = resolve;
+  });
   try {
     await migrateToLatest(database.db, database.dialect);
     const hub = createEventHub();
@@ -95,7 +100,16 @@ export async function startAgentTeams(
     });
     const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
     const openai = new OpenAiRuntime({ db: database.db, dialect: database.dialect, clock, logger, env });
-    const runtimes = createRuntimeRegistry([scripted, openai]);
+    // Remote agents reach their team tools at this server's MCP endpoint (its URL is known once it
+    // listens; a turn started before waits for it).
+    const a2a = new A2aRuntime({
+      db: database.db,
+      clock,
+      logger,
+      env,
+      mcpUrl: async () => `${options.publicUrl ?? (await listening)}/mcp`,
+    });
+    const runtimes = createRuntimeRegistry([scripted, openai, a2a]);
     const memberRunTokens = createMemberRunTokens(database.db, clock);
     const core = createCore({ store, catalog, runtimes, clock, ids, logger });
     const scheduler = createScheduler({
@@ -162,6 +176,7 @@ export async function startAgentTeams(
       },
       logger,
       live: { allowedOrigins: options.allowedOrigins },
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       devToken: devToken ?? undefined,
       ...widgetAssets(devToken, logger),
     });
@@ -170,6 +185,7 @@ export async function startAgentTeams(
     // Creations interrupted by a stop finish in the background (logged, never thrown).
     void resumeCreatingTeams({ store, core, logger });
     const { url } = await server.listen(options.port, options.host);
+    listened(url);
     let closing: Promise<void> | null = null;
     return {
       url,
@@ -180,6 +196,7 @@ export async function startAgentTeams(
           await cluster?.stop();
           scripted.dispose();
           openai.dispose();
+          a2a.dispose();
           await server.close();
           await store.close();
           await database.close();

@@ -138,7 +138,13 @@ export {
 export type { TruncatedText } from './text/text-measure.js';
 export { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text/text-measure.js';
 export { checkText, validateClientRequestId, validateText } from './text/validate-text.js';
-export type { MemberToolName } from './tools/member-tools.js';
+export type {
+  MemberToolName,
+  MemberToolSpec,
+  ToolArgumentSchema,
+  ToolInputSchema,
+} from './tools/member-tool-specs.js';
+export { MEMBER_TOOL_SPECS } from './tools/member-tool-specs.js';
 export { MEMBER_TOOL_NAMES } from './tools/member-tools.js';
 export type { ParsedTeamRead, ReadFieldNames, TeamReadArgs, TeamReadList } from './tools/read-args.js';
 export { parseTeamRead } from './tools/read-args.js';

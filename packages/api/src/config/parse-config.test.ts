@@ -36,6 +36,22 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ agents: [agent({ model: 'gpt' })] }, 'c.json')).toThrow(/agents\[0\]\.model/);
   });
 
+  it('keeps the a2a runtime settings with its own timeout, and names a bad url or key variable', () => {
+    const remote = { runtime: 'a2a', url: 'https://agents.example/analyst', apiKeyEnv: 'ANALYST_KEY', timeoutMs: 5000 };
+    const config = parseConfig({ agents: [agent(remote)] }, 'c.json');
+    expect(config.agents[0]).toMatchObject({
+      runtime: 'a2a',
+      timeoutMs: 5000,
+      settings: { url: 'https://agents.example/analyst', apiKeyEnv: 'ANALYST_KEY' },
+    });
+    expect(() => parseConfig({ agents: [agent({ runtime: 'a2a' })] }, 'c.json')).toThrow(/agents\[0\]\.url/);
+    expect(() => parseConfig({ agents: [agent({ ...remote, url: 'ftp://x' })] }, 'c.json')).toThrow(/agents\[0\]\.url/);
+    expect(() => parseConfig({ agents: [agent({ ...remote, apiKeyEnv: 'a-b' })] }, 'c.json')).toThrow(
+      /agents\[0\]\.apiKeyEnv/,
+    );
+    expect(() => parseConfig({ agents: [agent({ ...remote, model: 'gpt' })] }, 'c.json')).toThrow(/agents\[0\]\.model/);
+  });
+
   it.each([
     [{ agents: [] }, /agents must be a non-empty array/],
     [{ agents: [agent(), agent()] }, /used twice/],

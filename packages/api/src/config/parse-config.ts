@@ -1,12 +1,17 @@
 import { type AgentDefinition, asAgentId, Limits } from '@agent-teams/core';
+import { A2A_SETTING_KEYS, A2aSettingsError, parseA2aSettings } from '../runtimes/a2a/a2a-settings.js';
 import { OPENAI_SETTING_KEYS, OpenAiSettingsError, parseOpenAiSettings } from '../runtimes/openai/openai-settings.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
 
 /** Keys every agent may set; each runtime adds its own (kept in `settings`). */
 const COMMON_AGENT_KEYS = new Set(['name', 'title', 'description', 'runtime', 'timeoutMs']);
-/** Keys of `runtime: "openai"` (see the contract README and `runtimes/openai/openai-settings.ts`). */
-const OPENAI_KEYS = new Set(OPENAI_SETTING_KEYS);
-const KNOWN_RUNTIMES = new Set(['scripted', 'openai']);
+/** The keys each runtime adds (see `runtimes/openai/openai-settings.ts`, `runtimes/a2a/a2a-settings.ts`). */
+const RUNTIME_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
+  scripted: new Set(),
+  openai: new Set(OPENAI_SETTING_KEYS),
+  a2a: new Set(A2A_SETTING_KEYS),
+};
+const KNOWN_RUNTIMES = new Set(Object.keys(RUNTIME_KEYS));
 /** Catalog names travel in URLs and logs: keep them simple. */
 const AGENT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** The longest turn deadline accepted (one hour): longer would hold a slot for too long. */
@@ -41,19 +46,18 @@ function parseAgent(raw: unknown, index: number, source: string): AgentDefinitio
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
     if (COMMON_AGENT_KEYS.has(key)) continue;
-    if (runtime === 'openai' && OPENAI_KEYS.has(key)) {
+    if (RUNTIME_KEYS[runtime]?.has(key)) {
       settings[key] = value;
       continue;
     }
     throw new ConfigError(`${source}: ${path}.${key} is not a setting of runtime "${runtime}"`);
   }
-  if (runtime === 'openai') {
-    try {
-      parseOpenAiSettings(settings);
-    } catch (error) {
-      if (!(error instanceof OpenAiSettingsError)) throw error;
-      throw new ConfigError(`${source}: ${path}.${error.key}: ${error.message}`);
-    }
+  try {
+    if (runtime === 'openai') parseOpenAiSettings(settings);
+    if (runtime === 'a2a') parseA2aSettings(settings);
+  } catch (error) {
+    if (!(error instanceof OpenAiSettingsError || error instanceof A2aSettingsError)) throw error;
+    throw new ConfigError(`${source}: ${path}.${error.key}: ${error.message}`);
   }
   return {
     id: asAgentId(name),

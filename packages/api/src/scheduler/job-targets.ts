@@ -58,6 +58,7 @@ export class JobTargets {
     this.#deps.onRuntime(runtime);
     const context: RunContext = {
       teamId: job.teamId,
+      memberId: member.id,
       jobId: job.id,
       conversationId: job.conversationId,
       agent,

@@ -5,15 +5,22 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
+import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
+import { bearerToken } from './bearer-token.js';
 import type { EventHub } from './event-hub.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
+import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
 import { startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
+import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
+import type { GraphqlAnswer } from './mcp/mcp-tools.js';
 import type { ProgressSource } from './progress-source.js';
 import { useRequestLimits } from './request-limits.js';
+import { createGraphqlRunner } from './run-graphql.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
@@ -28,6 +35,11 @@ export interface ServerDeps {
   readonly eventHub: EventHub;
   readonly progress: ProgressSource;
   readonly logger: Logger;
+  /**
+   * The origin clients reach this server at (`https://teams.example`), written into A2A agent
+   * cards; default: the origin each request was sent to.
+   */
+  readonly publicUrl?: string;
   /** Pre-filled in GraphiQL's `Authorization` header when given. */
   readonly devToken?: string;
   /** Replaces the default page at `/`. */
@@ -62,7 +74,8 @@ interface InitialContext {
 
 /**
  * Builds the HTTP + WebSocket server: GraphQL (Yoga) and graphql-ws at `/graphql`, GraphiQL
- * without a CDN, `/health` and the page at `/`.
+ * without a CDN, the MCP server at `/mcp`, every member as an A2A agent under `/a2a/`, `/health`
+ * and the page at `/`.
  *
  * @remarks Everything comes from `deps`, so a test builds a server in one line and talks to it
  * through `yoga.fetch` without a socket.
@@ -116,11 +129,42 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       useRequestLimits(),
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
+      useMcpEndpoint({
+        core,
+        authenticate: deps.authenticate,
+        ...(deps.memberRunTokens ? { memberRunTokens: deps.memberRunTokens } : {}),
+        graphql: (viewer, document, variables): Promise<GraphqlAnswer> => runOwnerGraphql(viewer, document, variables),
+        logger: deps.logger,
+        version: packageVersion(),
+      }),
+      useA2aEndpoint({
+        core,
+        authenticate: deps.authenticate,
+        teamFeeds,
+        logger: deps.logger,
+        version: packageVersion(),
+        ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+      }),
     ],
   });
 
   const server = createHttpServer(yoga);
   const maskError = createMaskError(deps.logger);
+  const maskGraphqlError = (error: unknown) => maskError(error, '') as GraphQLError;
+  const createContext = (viewer: OwnerId) => createApiContext({ core, viewer, eventHub, progress, teamFeeds });
+  // Parse and validate as HTTP does (Yoga's envelop: its limits and caches), for the WebSocket
+  // endpoint and the MCP owner tools, which then execute without an HTTP request.
+  const prepare: PrepareDocument = (query) => {
+    const { schema, parse, validate } = yoga.getEnveloped({});
+    try {
+      const document = parse(query);
+      const errors = validate(schema, document);
+      return errors.length > 0 ? { errors } : { schema, document };
+    } catch (error) {
+      return { errors: [error as GraphQLError] };
+    }
+  };
+  const runOwnerGraphql = createGraphqlRunner({ prepare, createContext, maskError: maskGraphqlError });
   const ws =
     deps.wsEngine === 'graphql-ws'
       ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
@@ -128,18 +172,9 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
           path: yoga.graphqlEndpoint,
           ...(deps.live ? { options: deps.live } : {}),
           authenticate: deps.authenticate,
-          prepare: (query) => {
-            const { schema, parse, validate } = yoga.getEnveloped({});
-            try {
-              const document = parse(query);
-              const errors = validate(schema, document);
-              return errors.length > 0 ? { errors } : { schema, document };
-            } catch (error) {
-              return { errors: [error as GraphQLError] };
-            }
-          },
-          createContext: (viewer) => createApiContext({ core, viewer, eventHub, progress, teamFeeds }),
-          maskError: (error) => maskError(error, '') as GraphQLError,
+          prepare,
+          createContext,
+          maskError: maskGraphqlError,
           logger: deps.logger,
         });
   let closing: Promise<void> | null = null;
@@ -175,10 +210,4 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
 /** GraphiQL's headers JSON carrying the development token. */
 function devHeaders(token: string): string {
   return JSON.stringify({ Authorization: `Bearer ${token}` });
-}
-
-/** The token of a `Bearer <token>` authorization value, or null. */
-function bearerToken(authorization: string | null): string | null {
-  const match = authorization === null ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return match?.[1] ?? null;
 }

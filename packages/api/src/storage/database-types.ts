@@ -204,6 +204,13 @@ export interface MemberRunTokensTable {
   created_at: string;
 }
 
+/** `a2a_contexts`: the A2A context of each member conversation run by a remote agent (migration 0006). */
+export interface A2aContextsTable {
+  conversation_id: string;
+  context_id: string;
+  updated_at: string;
+}
+
 /** The whole schema as Kysely sees it; runtimes import it to reach `runtime_runs`. */
 export interface Database {
   teams: TeamsTable;
@@ -220,4 +227,5 @@ export interface Database {
   job_responses: JobResponsesTable;
   server_leases: ServerLeasesTable;
   team_deletions: TeamDeletionsTable;
+  a2a_contexts: A2aContextsTable;
 }

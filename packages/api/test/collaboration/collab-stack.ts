@@ -1,5 +1,16 @@
-import { type Core, createCore, type EventSink, type JobId, type MemberToolPort } from '@agent-teams/core';
+import {
+  type AgentDefinition,
+  type AgentRuntime,
+  type Clock,
+  type Core,
+  createCore,
+  type EventSink,
+  type JobId,
+  type Logger,
+  type MemberToolPort,
+} from '@agent-teams/core';
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
+import type { Kysely } from 'kysely';
 import { createMemberRunTokens, type MemberRunTokens } from '../../src/adapters/member-run-tokens.js';
 import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
 import { createSystemClock } from '../../src/adapters/system-clock.js';
@@ -8,6 +19,8 @@ import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js
 import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../../src/server/create-server.js';
 import { createEventHub } from '../../src/server/event-hub.js';
+import type { JobProgressNotice } from '../../src/server/progress-source.js';
+import type { Database } from '../../src/storage/database-types.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
@@ -40,12 +53,25 @@ export interface CollabStack {
   close(): Promise<void>;
 }
 
+/** What a collaboration stack may be built with besides its defaults. */
+export interface CollabStackOptions {
+  readonly scheduler?: boolean;
+  /** SQLite file or PostgreSQL URL (default: SQLite in memory). */
+  readonly database?: string;
+  /** The agent catalog (default: the three scripted demo agents). */
+  readonly agents?: readonly AgentDefinition[];
+  /** More runtimes beside the scripted one, built on the stack's database. */
+  readonly runtimes?: (deps: { db: Kysely<Database>; clock: Clock; logger: Logger }) => AgentRuntime[];
+  /** Told about every runtime progress notice of the jobs being driven. */
+  readonly onProgress?: (notice: JobProgressNotice) => void;
+}
+
 /** Builds a stack on an in-memory SQLite database (or `database`, e.g. a PostgreSQL URL). */
-export async function createCollabStack(opts: { scheduler?: boolean; database?: string } = {}): Promise<CollabStack> {
+export async function createCollabStack(opts: CollabStackOptions = {}): Promise<CollabStack> {
   const logger = new MemoryLogger();
   const clock = createSystemClock();
   const ids = new SequentialIds();
-  const catalog = new StaticCatalog();
+  const catalog = new StaticCatalog(opts.agents);
   const database = await openDatabase(opts.database ?? ':memory:');
   await migrateToLatest(database.db, database.dialect);
   const hub = createEventHub();
@@ -59,7 +85,8 @@ export async function createCollabStack(opts: { scheduler?: boolean; database?: 
     },
   });
   const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger, streamIntervalMs: 5 });
-  const runtimes = createRuntimeRegistry([scripted]);
+  const extra = opts.runtimes?.({ db: database.db, clock, logger }) ?? [];
+  const runtimes = createRuntimeRegistry([scripted, ...extra]);
   const core = createCore({ store, catalog, runtimes, clock, ids, logger });
   const tokens = createMemberRunTokens(database.db, clock);
   const scheduler =
@@ -73,6 +100,16 @@ export async function createCollabStack(opts: { scheduler?: boolean; database?: 
           ids,
           logger,
           tools: (job): MemberToolPort => ({ ...core.tools.forJob(job.id), issueToken: () => tokens.issue(job) }),
+          ...(opts.onProgress
+            ? {
+                onProgress: ({ job, progress }) =>
+                  opts.onProgress?.(
+                    progress.type === 'text'
+                      ? { jobId: job.id, textDelta: progress.delta }
+                      : { jobId: job.id, toolCall: progress.name },
+                  ),
+              }
+            : {}),
         });
   if (scheduler) sinks.push(scheduler.eventSink);
   const server = createServer({
@@ -129,6 +166,7 @@ export async function createCollabStack(opts: { scheduler?: boolean; database?: 
     },
     async close() {
       await scheduler?.stop();
+      for (const runtime of extra) (runtime as { dispose?: () => void }).dispose?.();
       await server.close();
       await store.close();
       await database.close();

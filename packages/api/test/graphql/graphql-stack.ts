@@ -38,6 +38,8 @@ export interface GraphqlStack {
   readonly progressLog: readonly JobProgressNotice[];
   /** Runs an operation over `yoga.fetch`; `token: null` sends no Authorization header. */
   gql(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GqlResponse>;
+  /** Event-hub listeners registered now (subscriptions and team feeds). */
+  hubListeners(): number;
   /** Resolves once `count` inbox listeners and `progress` progress listeners are registered. */
   waitForListeners(counts: { inbox?: number; progress?: number }): Promise<void>;
   /** Polls `job(id)` until its status is one of `statuses`; returns the job's fields. */
@@ -160,6 +162,7 @@ export async function createGraphqlStack(
     scheduler,
     progressLog,
     gql,
+    hubListeners: () => inboxListeners,
     async waitForListeners(counts) {
       const deadline = Date.now() + 5_000;
       while ((counts.inbox ?? 0) > inboxListeners || (counts.progress ?? 0) > progressListeners.size) {

@@ -3,6 +3,7 @@ import {
   asAgentId,
   asConversationId,
   asJobId,
+  asMemberId,
   asRunId,
   asTeamId,
   DomainError,
@@ -118,6 +119,7 @@ export function context(
   return {
     teamId: asTeamId('team_1'),
     jobId: asJobId(jobId),
+    memberId: asMemberId('member_1'),
     conversationId: asConversationId('conversation_1'),
     agent,
     tools,

@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../model/agent.js';
-import type { ConversationId, JobId, RunId, TeamId } from '../model/ids.js';
+import type { ConversationId, JobId, MemberId, RunId, TeamId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
 
 /** The observable state of one run. */
@@ -52,6 +52,8 @@ export interface MemberToolPort {
 /** Identity of the turn a runtime runs, for tool calls and logs. */
 export interface RunContext {
   readonly teamId: TeamId;
+  /** The member whose conversation runs the turn. */
+  readonly memberId: MemberId;
   readonly jobId: JobId;
   readonly conversationId: ConversationId;
   readonly agent: AgentDefinition;

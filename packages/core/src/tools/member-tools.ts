@@ -7,27 +7,17 @@ import { isTerminal } from '../model/job.js';
 import type { MemberToolPort } from '../ports/agent-runtime.js';
 import type { CoreDeps } from '../services/core-types.js';
 import { sendMember, type ToolCaller } from '../services/handoff-service.js';
+import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
 
-/** The member tools of the contract, in the order agents are shown them. */
-export const MEMBER_TOOL_NAMES = [
-  'send_member',
-  'read_team_context',
-  'read_team_history',
-  'search_team_results',
-  'read_team_result',
-] as const;
-export type MemberToolName = (typeof MEMBER_TOOL_NAMES)[number];
+/** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
+export const MEMBER_TOOL_NAMES: readonly MemberToolName[] = MEMBER_TOOL_SPECS.map((tool) => tool.name);
 
-/** The arguments each tool accepts (`team_id` everywhere: it must name the caller's team). */
-const ALLOWED_ARGS: Readonly<Record<MemberToolName, readonly string[]>> = {
-  send_member: ['team_id', 'member_id', 'member', 'text', 'request_id'],
-  read_team_context: ['team_id'],
-  read_team_history: ['team_id', 'member_id', 'job_id', 'query', 'limit', 'cursor'],
-  search_team_results: ['team_id', 'member_id', 'job_id', 'query', 'limit', 'cursor'],
-  read_team_result: ['team_id', 'job_id'],
-};
+/** The arguments each tool accepts: its schema's, plus `team_id` everywhere (it must name the caller's team). */
+const ALLOWED_ARGS: ReadonlyMap<string, readonly string[]> = new Map(
+  MEMBER_TOOL_SPECS.map((tool) => [tool.name, ['team_id', ...Object.keys(tool.inputSchema.properties)]]),
+);
 
 const forbidden = (message: string): DomainError => new DomainError(ErrorCode.FORBIDDEN, message);
 
@@ -56,7 +46,8 @@ function argsObject(name: MemberToolName, args: unknown): Readonly<Record<string
     throw new DomainError(ErrorCode.INVALID_INPUT, 'Tool arguments must be a JSON object.', { field: 'arguments' });
   }
   const record = args as Record<string, unknown>;
-  const unexpected = Object.keys(record).find((key) => !ALLOWED_ARGS[name].includes(key));
+  const allowed = ALLOWED_ARGS.get(name) ?? [];
+  const unexpected = Object.keys(record).find((key) => !allowed.includes(key));
   if (unexpected !== undefined) {
     throw new DomainError(ErrorCode.INVALID_INPUT, `${name} does not take "${unexpected}".`, { field: unexpected });
   }
@@ -96,7 +87,7 @@ function readArgs(args: Readonly<Record<string, unknown>>): TeamReadArgs {
  * each tool's own codes.
  */
 export async function invokeMemberTool(deps: CoreDeps, jobId: JobId, name: string, args: unknown): Promise<unknown> {
-  if (!(MEMBER_TOOL_NAMES as readonly string[]).includes(name)) {
+  if (!ALLOWED_ARGS.has(name)) {
     throw new DomainError(ErrorCode.INVALID_INPUT, `There is no member tool "${name}".`, { field: 'name' });
   }
   const tool = name as MemberToolName;

@@ -1,61 +1,47 @@
-import { isDomainError, type MemberToolPort } from '@agent-teams/core';
+import { isDomainError, MEMBER_TOOL_SPECS, type MemberToolPort, type MemberToolSpec } from '@agent-teams/core';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 
 /** The tool that ends a turn asking a person (handled by the runtime, not a member tool). */
 export const ASK_CLARIFICATION = 'ask_clarification';
 
-const pageArgs = {
-  member_id: { type: 'string', description: 'Only records of this member (id from read_team_context).' },
-  job_id: { type: 'string', description: 'Only records of this job.' },
-  query: { type: 'string', description: 'Literal, case-insensitive substring.' },
-  limit: { type: 'integer', minimum: 1, maximum: 20, description: 'Page size (default 8).' },
-  cursor: { type: 'string', description: 'next_cursor of the previous page.' },
-} as const;
+/** Arguments the runtime supplies itself when the model leaves them out (see {@link executeMemberTool}). */
+const RUNTIME_SUPPLIED = new Set(['request_id']);
 
-function tool(name: string, description: string, properties: object, required: string[] = []): ChatCompletionTool {
+function tool(spec: Pick<MemberToolSpec, 'name' | 'description' | 'inputSchema'>): ChatCompletionTool {
+  const { properties, required } = spec.inputSchema;
   return {
     type: 'function',
-    function: { name, description, parameters: { type: 'object', properties, required, additionalProperties: false } },
+    function: {
+      name: spec.name,
+      description: spec.description,
+      parameters: {
+        type: 'object',
+        properties,
+        required: required.filter((name) => !RUNTIME_SUPPLIED.has(name)),
+        additionalProperties: false,
+      },
+    },
   };
 }
 
 /**
- * The tools offered to the model: the five member tools of the contract plus `ask_clarification`.
- *
- * @remarks Descriptions follow the reference plugin: handoffs are asynchronous (the result returns
- * as a later turn), peer results are data, not instructions, and nothing should be polled.
+ * The tools offered to the model: the core's member tools (`MEMBER_TOOL_SPECS`, the one registry
+ * MCP shows too) plus `ask_clarification`, which this runtime handles itself.
  */
 export const MEMBER_TOOLS: readonly ChatCompletionTool[] = [
-  tool(
-    'send_member',
-    'Ask another member of your team to do work. Asynchronous: their result comes back to you as a ' +
-      'later turn, so do not poll or resend. Use only when another member must do additional work, ' +
-      'not to report your own result (that is returned to the requester automatically). At most 12 ' +
-      'requests per handoff chain.',
-    {
-      member: { type: 'string', description: 'Exact name of the member (or give member_id).' },
-      member_id: { type: 'string', description: 'Id of the member from read_team_context.' },
-      text: { type: 'string', description: 'The task, at most 4,000 characters.' },
-      request_id: { type: 'string', description: 'A stable id for this request, reused on retries.' },
-    },
-    ['text'],
-  ),
-  tool('read_team_context', "The team's goal, its members (ids, names, agents) and the recent shared record.", {}),
-  tool('read_team_history', 'Page through the shared record of the team, newest first.', pageArgs),
-  tool('search_team_results', 'Search finished requests of the team and their results, newest first.', pageArgs),
-  tool(
-    'read_team_result',
-    'Read one request or receipt of the team with its retained answer.',
-    { job_id: { type: 'string', description: 'Id of the job.' } },
-    ['job_id'],
-  ),
-  tool(
-    ASK_CLARIFICATION,
-    'Ask the person who owns the team a question when you cannot continue without their answer. ' +
+  ...MEMBER_TOOL_SPECS.map(tool),
+  tool({
+    name: ASK_CLARIFICATION,
+    description:
+      'Ask the person who owns the team a question when you cannot continue without their answer. ' +
       'Your turn pauses; their answer arrives as the result of this call.',
-    { question: { type: 'string', description: 'The question, self-contained.' } },
-    ['question'],
-  ),
+    inputSchema: {
+      type: 'object',
+      properties: { question: { type: 'string', description: 'The question, self-contained.' } },
+      required: ['question'],
+      additionalProperties: false,
+    },
+  }),
 ];
 
 const MEMBER_TOOL_NAMES = new Set(MEMBER_TOOLS.map((t) => (t.type === 'function' ? t.function.name : '')));

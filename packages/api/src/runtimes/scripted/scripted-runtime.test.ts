@@ -3,6 +3,7 @@ import {
   asAgentId,
   asConversationId,
   asJobId,
+  asMemberId,
   asRunId,
   asTeamId,
   type ConversationMessage,
@@ -52,6 +53,7 @@ function context(jobId: string, tools: MemberToolPort = refusingTools): RunConte
   return {
     teamId: asTeamId('team_1'),
     jobId: asJobId(jobId),
+    memberId: asMemberId('member_1'),
     conversationId: asConversationId('conversation_1'),
     agent,
     tools,

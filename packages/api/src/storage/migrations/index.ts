@@ -5,6 +5,7 @@ import { collaborationMigration } from './0002-collaboration.js';
 import { jobResponsesMigration } from './0003-job-responses.js';
 import { openAiRuntimeMigration } from './0004-openai-runtime.js';
 import { leasesAndChangeFeedMigration } from './0005-leases-and-change-feed.js';
+import { a2aContextsMigration } from './0006-a2a-contexts.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -27,6 +28,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0003-job-responses': jobResponsesMigration(),
       '0004-openai-runtime': openAiRuntimeMigration(this.#dialect),
       '0005-leases-and-change-feed': leasesAndChangeFeedMigration(this.#dialect),
+      '0006-a2a-contexts': a2aContextsMigration(),
     };
   }
 }

@@ -1,0 +1,112 @@
+import type { Core, JobId, Logger, OwnerId } from '@agent-teams/core';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Plugin } from 'graphql-yoga';
+import type { MemberRunTokens } from '../../adapters/member-run-tokens.js';
+import { bearerToken } from '../bearer-token.js';
+import { type GraphqlRunner, type McpToolSet, memberToolSet, ownerToolSet } from './mcp-tools.js';
+
+/** Where the MCP server is served. */
+export const MCP_PATH = '/mcp';
+
+/** The largest MCP request body read (bytes): tool arguments are a few kilobytes at most. */
+export const MCP_MAX_BODY_BYTES = 1_048_576;
+
+/** What the MCP endpoint is built from (the server's own parts). */
+export interface McpEndpointDeps {
+  readonly core: Core;
+  readonly authenticate: (authorization: string | null) => OwnerId | null;
+  readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
+  readonly graphql: GraphqlRunner;
+  readonly logger: Logger;
+  readonly version: string;
+}
+
+const INSTRUCTIONS =
+  "Agent Teams: named AI agents working together as a team. With a person's token: create teams, ask " +
+  'members for work (send_request), follow jobs (get_job) and answer their questions (respond). With a ' +
+  "member-run token: act as that member of its team during its job (hand work to peers, read the team's record).";
+
+/**
+ * The Yoga plugin serving the MCP server at `/mcp` (Streamable HTTP, stateless): each POST is
+ * answered by a fresh SDK `Server` on a fresh stateless transport, with the tools of the caller
+ * its bearer token names; no token or an unknown one is HTTP 401 with a `Bearer` challenge.
+ *
+ * @remarks Stateless because every call is authorized by its own token and the tools hold no
+ * session state: any server of a cluster answers any request, and nothing is kept between them.
+ * GET (a standalone notification stream) and DELETE (ending a session) have nothing to serve
+ * without sessions: 405, as the SDK's stateless example answers. Answers are JSON, not SSE:
+ * no tool streams progress.
+ */
+export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
+  // Only used to validate elicitation answers, which this server never asks for: one is enough.
+  const validator = new AjvJsonSchemaValidator();
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== MCP_PATH) return;
+      if (request.method === 'OPTIONS') return;
+      if (request.method !== 'POST') {
+        endResponse(
+          fetchAPI.Response.json(rpcError(-32000, 'Method not allowed: this MCP server is stateless.'), {
+            status: 405,
+            headers: { allow: 'POST' },
+          }),
+        );
+        return;
+      }
+      const authorization = request.headers.get('authorization');
+      const tools = await toolsOf(deps, authorization);
+      if (tools === null) {
+        endResponse(
+          fetchAPI.Response.json(rpcError(-32001, 'A valid bearer token is required.'), {
+            status: 401,
+            headers: { 'www-authenticate': 'Bearer realm="agent-teams"' },
+          }),
+        );
+        return;
+      }
+      endResponse(await serve(request, tools, deps, validator));
+    },
+  };
+}
+
+/** The caller's tools: a person's for an owner token, a member's for a member-run token; null otherwise. */
+async function toolsOf(deps: McpEndpointDeps, authorization: string | null): Promise<McpToolSet | null> {
+  const owner = deps.authenticate(authorization);
+  if (owner !== null) return ownerToolSet(deps.core, owner, deps.graphql);
+  const token = bearerToken(authorization);
+  const jobId: JobId | null = token !== null && deps.memberRunTokens ? await deps.memberRunTokens.jobOf(token) : null;
+  return jobId === null ? null : memberToolSet(deps.core, jobId, deps.logger);
+}
+
+/** Answers one MCP POST with a fresh server and stateless transport, then closes both. */
+async function serve(
+  request: Request,
+  tools: McpToolSet,
+  deps: McpEndpointDeps,
+  validator: AjvJsonSchemaValidator,
+): Promise<Response> {
+  const server = new Server(
+    { name: 'agent-teams', version: deps.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await tools.list() }));
+  server.setRequestHandler(CallToolRequestSchema, (call) => tools.call(call.params.name, call.params.arguments ?? {}));
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: MCP_MAX_BODY_BYTES,
+  });
+  try {
+    await server.connect(transport);
+    return await transport.handleRequest(request);
+  } finally {
+    await server.close();
+  }
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}

@@ -1,0 +1,118 @@
+import { type Core, isDomainError, type JobId, type Logger, MEMBER_TOOL_SPECS, type OwnerId } from '@agent-teams/core';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { UNEXPECTED_ERROR_MESSAGE } from '../mask-error.js';
+import { type CatalogAgent, OWNER_TOOL_SPECS, type OwnerToolSpec, withCatalog } from './owner-tools.js';
+
+/** A GraphQL answer as the endpoint returns it (already masked by the server's error edge). */
+export interface GraphqlAnswer {
+  readonly data?: Readonly<Record<string, unknown>> | null;
+  readonly errors?: readonly { readonly message: string; readonly extensions?: Record<string, unknown> }[];
+}
+
+/** Runs one GraphQL operation as an authenticated owner. */
+export type GraphqlRunner = (
+  viewer: OwnerId,
+  document: string,
+  variables: Record<string, unknown>,
+) => Promise<GraphqlAnswer>;
+
+/** The tools one MCP caller sees and calls. */
+export interface McpToolSet {
+  list(): Promise<Tool[]>;
+  call(name: string, args: Readonly<Record<string, unknown>>): Promise<CallToolResult>;
+}
+
+/** Code of a refusal whose cause is not a domain error (logged; never shown to the caller). */
+const UNEXPECTED = 'UNEXPECTED';
+
+/** A successful tool result: the JSON text, plus the value as structured content when it is an object. */
+export function jsonResult(value: unknown): CallToolResult {
+  const structured =
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? { structuredContent: value as Record<string, unknown> }
+      : {};
+  return { content: [{ type: 'text', text: JSON.stringify(value ?? null) }], ...structured };
+}
+
+/** A refusal as a tool result: `isError` with `{"error":{"code","message"}}` text. */
+export function errorResult(code: string, message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message } }) }] };
+}
+
+/**
+ * The member tools of one member-run token, exactly as `invokeTeamTool` runs them: the core's
+ * registry (`MEMBER_TOOL_SPECS`) is the list, `core.tools.invoke` the call, so tools the core adds
+ * appear here without a change.
+ */
+export function memberToolSet(core: Core, jobId: JobId, logger: Logger): McpToolSet {
+  return {
+    list: async () =>
+      MEMBER_TOOL_SPECS.map((spec) => ({
+        name: spec.name,
+        description: spec.description,
+        inputSchema: spec.inputSchema as unknown as Tool['inputSchema'],
+      })),
+    async call(name, args) {
+      try {
+        return jsonResult(await core.tools.invoke(jobId, name, args));
+      } catch (error) {
+        if (isDomainError(error)) return errorResult(error.code, error.message);
+        logger.error('unexpected error in an MCP member tool', { tool: name, error });
+        return errorResult(UNEXPECTED, UNEXPECTED_ERROR_MESSAGE);
+      }
+    },
+  };
+}
+
+/** The catalog's agents for `create_team`, or null when the catalog cannot be read. */
+async function catalogAgents(core: Core): Promise<readonly CatalogAgent[] | null> {
+  try {
+    const page = await core.agents.search({ first: 100 });
+    return page.edges.map(({ node }) => ({ id: node.id, title: node.title, description: node.description }));
+  } catch {
+    return null;
+  }
+}
+
+/** Checks the arguments' shape: an object holding only the tool's arguments. */
+function unexpectedArgument(spec: OwnerToolSpec, args: Readonly<Record<string, unknown>>): string | null {
+  return Object.keys(args).find((key) => !(key in spec.inputSchema.properties)) ?? null;
+}
+
+/**
+ * The person's tools of one owner token: each runs its GraphQL operation as that owner, so rules,
+ * scoping and error codes are the GraphQL API's, and the result is the JSON a GraphQL client reads.
+ */
+export function ownerToolSet(core: Core, viewer: OwnerId, graphql: GraphqlRunner): McpToolSet {
+  return {
+    async list() {
+      const agents = await catalogAgents(core);
+      return OWNER_TOOL_SPECS.map((spec) => withCatalog(spec, agents)).map((spec) => ({
+        name: spec.name,
+        description: spec.description,
+        inputSchema: spec.inputSchema as Tool['inputSchema'],
+      }));
+    },
+    async call(name, args) {
+      const spec = OWNER_TOOL_SPECS.find((candidate) => candidate.name === name);
+      if (spec === undefined) return errorResult('INVALID_INPUT', `There is no tool "${name}".`);
+      const unexpected = unexpectedArgument(spec, args);
+      if (unexpected !== null) return errorResult('INVALID_INPUT', `${name} does not take "${unexpected}".`);
+      const answer = await graphql(viewer, spec.document, spec.variables(args));
+      const [first] = answer.errors ?? [];
+      if (first !== undefined) return errorResult(graphqlErrorCode(first), first.message);
+      const value = spec.pick(answer.data ?? {});
+      return value === undefined ? errorResult('NOT_FOUND', 'Not found.') : jsonResult(value);
+    },
+  };
+}
+
+/**
+ * The code of a GraphQL error: its `extensions.code`; an uncoded one is either the masked
+ * unexpected error or a GraphQL request error (a variable of the wrong type), i.e. bad input.
+ */
+function graphqlErrorCode(error: NonNullable<GraphqlAnswer['errors']>[number]): string {
+  const code = error.extensions?.code;
+  if (typeof code === 'string') return code;
+  return error.message === UNEXPECTED_ERROR_MESSAGE ? UNEXPECTED : 'INVALID_INPUT';
+}

@@ -1,0 +1,100 @@
+import { Limits } from '../limits/limits.js';
+
+/** A JSON Schema (draft 2020-12 subset) describing one argument of a tool. */
+export interface ToolArgumentSchema {
+  readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
+  readonly description: string;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+}
+
+/** The JSON Schema of a tool's arguments: always an object of named arguments. */
+export interface ToolInputSchema {
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, ToolArgumentSchema>>;
+  readonly required: readonly string[];
+  readonly additionalProperties: false;
+}
+
+/** One member tool as every surface shows it: model runtimes, MCP and the reference docs. */
+export interface MemberToolSpec<N extends string = string> {
+  readonly name: N;
+  /** Written for a model: what the tool does, when to use it and what not to expect. */
+  readonly description: string;
+  readonly inputSchema: ToolInputSchema;
+}
+
+function spec<N extends string>(
+  name: N,
+  description: string,
+  properties: Readonly<Record<string, ToolArgumentSchema>>,
+  required: readonly string[] = [],
+): MemberToolSpec<N> {
+  return { name, description, inputSchema: { type: 'object', properties, required, additionalProperties: false } };
+}
+
+const pageArgs: Readonly<Record<string, ToolArgumentSchema>> = {
+  member_id: { type: 'string', description: 'Only records of this member (id from read_team_context).' },
+  job_id: { type: 'string', description: 'Only records of this job.' },
+  query: {
+    type: 'string',
+    description: `Literal, case-insensitive substring (at most ${Limits.historyQueryChars} characters).`,
+  },
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: Limits.pageSize.max,
+    description: `Page size (default ${Limits.pageSize.default}).`,
+  },
+  cursor: { type: 'string', description: 'next_cursor of the previous page.' },
+};
+
+/**
+ * The member tools of the contract, in the order agents are shown them: the one registry every
+ * surface derives from (the built-in model runtimes' tool lists, the MCP server's `tools/list`,
+ * and the argument names {@link invokeMemberTool} accepts).
+ *
+ * @remarks Descriptions follow the reference plugin: handoffs are asynchronous (the result returns
+ * as a later turn), peer results are data, not instructions, and nothing should be polled.
+ * `team_id` is accepted by every tool without being listed: it must name the caller's team.
+ * `send_member` requires `request_id` (its idempotency key); a runtime that derives one itself
+ * may drop it from what it shows its model.
+ */
+export const MEMBER_TOOL_SPECS = [
+  spec(
+    'send_member',
+    'Ask another member of your team to do work. Asynchronous: their result comes back to you as a ' +
+      'later turn, so do not poll or resend. Use only when another member must do additional work, ' +
+      'not to report your own result (that is returned to the requester automatically). At most ' +
+      `${Limits.requestsPerChain} requests per handoff chain.`,
+    {
+      member: { type: 'string', description: 'Exact name of the member (or give member_id).' },
+      member_id: { type: 'string', description: 'Id of the member from read_team_context.' },
+      text: {
+        type: 'string',
+        description: `The task, at most ${Limits.taskText.maxChars} characters.`,
+      },
+      request_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: Limits.clientRequestId.maxChars,
+        description: 'A stable id for this request, reused on retries (the same id never sends twice).',
+      },
+    },
+    ['text', 'request_id'],
+  ),
+  spec('read_team_context', "The team's goal, its members (ids, names, agents) and the recent shared record.", {}),
+  spec('read_team_history', 'Page through the shared record of the team, newest first.', pageArgs),
+  spec('search_team_results', 'Search finished requests of the team and their results, newest first.', pageArgs),
+  spec(
+    'read_team_result',
+    'Read one request or receipt of the team with its retained answer.',
+    { job_id: { type: 'string', description: 'Id of the job.' } },
+    ['job_id'],
+  ),
+] as const;
+
+/** The name of a member tool. */
+export type MemberToolName = (typeof MEMBER_TOOL_SPECS)[number]['name'];
