@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '@agent-teams/core';
+import type { JwtConfig } from '../auth/jwt-config.js';
 
 /** The validated configuration file (`--config`, JSON). */
 export interface AgentTeamsConfig {
@@ -6,6 +7,8 @@ export interface AgentTeamsConfig {
   readonly tokens: ReadonlyMap<string, string>;
   /** The agent catalog, in file order. */
   readonly agents: readonly AgentDefinition[];
+  /** `auth.jwt`: host-signed tokens, when the file sets it (its key is read by `loadConfig`). */
+  readonly jwt?: JwtConfig;
 }
 
 /** A configuration file that cannot be used; the message names the file and the JSON path. */

@@ -2,6 +2,7 @@ import { type AgentDefinition, asAgentId, Limits } from '@agent-teams/core';
 import { A2A_SETTING_KEYS, A2aSettingsError, parseA2aSettings } from '../runtimes/a2a/a2a-settings.js';
 import { OPENAI_SETTING_KEYS, OpenAiSettingsError, parseOpenAiSettings } from '../runtimes/openai/openai-settings.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
+import { parseAuth } from './parse-auth.js';
 
 /** Keys every agent may set; each runtime adds its own (kept in `settings`). */
 const COMMON_AGENT_KEYS = new Set(['name', 'title', 'description', 'runtime', 'timeoutMs']);
@@ -80,16 +81,7 @@ export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
   for (const key of Object.keys(raw)) {
     if (key !== 'auth' && key !== 'agents') throw new ConfigError(`${source}: unknown top-level key "${key}"`);
   }
-  const tokens = new Map<string, string>();
-  if (raw.auth !== undefined) {
-    if (!isRecord(raw.auth) || !isRecord(raw.auth.tokens)) {
-      throw new ConfigError(`${source}: auth.tokens must be an object mapping bearer tokens to owner ids`);
-    }
-    for (const [token, owner] of Object.entries(raw.auth.tokens)) {
-      if (token.trim() === '' || /\s/.test(token)) throw new ConfigError(`${source}: auth.tokens has a blank token`);
-      tokens.set(token, requireText(owner, `auth.tokens["${token}"]`, source));
-    }
-  }
+  const auth = parseAuth(raw.auth, source);
   if (!Array.isArray(raw.agents) || raw.agents.length === 0) {
     throw new ConfigError(`${source}: agents must be a non-empty array`);
   }
@@ -99,5 +91,5 @@ export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
     if (seen.has(agent.name)) throw new ConfigError(`${source}: agent name "${agent.name}" is used twice`);
     seen.add(agent.name);
   }
-  return { tokens, agents };
+  return { ...auth, agents };
 }
