@@ -21,18 +21,27 @@ export interface TestServer {
 export interface ServerOptions {
   /** Agents of a configuration file (auth is {@link TOKEN}); the demo agents without it. */
   readonly agents?: readonly Record<string, unknown>[];
-  /** Extra environment variables (an `apiKeyEnv`'s key). */
+  /** Extra environment variables (an `apiKeyEnv`'s key, a `secretEnv`'s secret). */
   readonly env?: Record<string, string>;
+  /** The configuration file's `auth` section (default: {@link TOKEN} for owner `e2e`). */
+  readonly auth?: Record<string, unknown>;
 }
+
+/** The agents of a configuration file written only for its `auth`. */
+const SCRIPTED_AGENTS = [
+  { name: 'researcher', title: 'Research', description: 'Find evidence', runtime: 'scripted' },
+  { name: 'reviewer', title: 'Review', description: 'Check the work', runtime: 'scripted' },
+];
 
 /** Starts `agent-teams serve --port 0` and resolves once it prints its `listening on` line. */
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'widget-e2e-'));
   const args = ['--import', 'tsx', 'packages/api/src/cli.ts', 'serve', '--port', '0'];
   args.push('--database', join(dir, 'teams.sqlite'));
-  if (options.agents) {
+  if (options.agents || options.auth) {
     const config = join(dir, 'agent-teams.config.json');
-    writeFileSync(config, JSON.stringify({ auth: { tokens: { [TOKEN]: 'e2e' } }, agents: options.agents }));
+    const auth = options.auth ?? { tokens: { [TOKEN]: 'e2e' } };
+    writeFileSync(config, JSON.stringify({ auth, agents: options.agents ?? SCRIPTED_AGENTS }));
     args.push('--config', config);
   }
   const child: ChildProcess = spawn(process.execPath, args, {
