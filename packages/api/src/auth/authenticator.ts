@@ -10,6 +10,13 @@ import { createJwtVerifier } from './jwt-verifier.js';
  */
 export const MAX_BEARER_CHARS = 8_192;
 
+/**
+ * A compact JWS: three base64url segments. Other bearer values (member-run tokens, mistyped
+ * static tokens) are not host tokens and are answered null without a log line: the caller may
+ * still resolve them as member-run tokens.
+ */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
 /** Who a request or socket acts for, and until when (`null`: a static token, no expiry). */
 export interface Credential {
   readonly owner: OwnerId;
@@ -20,8 +27,9 @@ export interface Credential {
 export interface Authenticator {
   /**
    * The credential of a `Bearer <token>` value: a static token from `auth.tokens` first, then a
-   * host-signed JWT when `auth.jwt` is set. Null for none or a refused token; the refusal reason
-   * is logged for operators (never the token), and callers answer UNAUTHENTICATED without it.
+   * host-signed JWT when `auth.jwt` is set. Null for none, an unknown token or a refused JWT; a
+   * JWT's refusal reason is logged for operators (never the token), and callers answer
+   * UNAUTHENTICATED without it.
    */
   authenticate(authorization: string | null): Promise<Credential | null>;
   /**
@@ -60,11 +68,12 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   return {
     async authenticate(authorization) {
       const token = bearerToken(authorization);
-      if (token === null) return authorization === null ? null : refuse('not a Bearer authorization');
+      if (token === null) return null;
       const owner = deps.tokens.get(token);
       if (owner !== undefined) return { owner: asOwnerId(owner), expiresAtMs: null };
-      if (verify === null) return refuse('unknown token');
+      if (verify === null) return null;
       if (token.length > MAX_BEARER_CHARS) return refuse(`longer than ${MAX_BEARER_CHARS} characters`);
+      if (!COMPACT_JWS.test(token)) return null;
       const verdict = await verify(token);
       return verdict.ok ? { owner: verdict.owner, expiresAtMs: verdict.expiresAtMs } : refuse(verdict.reason);
     },
