@@ -78,12 +78,14 @@ describe('createAuthenticator', () => {
     const timed = createAuthenticator({ tokens, jwt: null, clock: local, logger: new MemoryLogger() });
     const jwt = { owner: 'user-1', expiresAtMs: local.nowMs() + 1_000 } as const;
     expect(timed.stillValid('Bearer anything', jwt as never)).toBe(true);
+    expect(timed.msLeft(jwt as never)).toBe(1_000);
     local.advance(999);
     expect(timed.stillValid('Bearer anything', jwt as never)).toBe(true);
     local.advance(1);
     expect(timed.stillValid('Bearer anything', jwt as never)).toBe(false);
     const admin = await auth.authenticate('Bearer tok-admin');
     expect(admin && auth.stillValid('Bearer tok-admin', admin)).toBe(true);
+    expect(admin && auth.msLeft(admin)).toBeNull();
     tokens.delete('tok-admin');
     expect(admin && auth.stillValid('Bearer tok-admin', admin)).toBe(false);
   });

@@ -37,6 +37,8 @@ export interface Authenticator {
    * same owner (it may have been removed), a JWT must not be past its expiry.
    */
   stillValid(authorization: string | null, credential: Credential): boolean;
+  /** Milliseconds until `credential`'s authority ends on this authenticator's clock; null: never. */
+  msLeft(credential: Credential): number | null;
 }
 
 /** What {@link createAuthenticator} is built from. */
@@ -81,6 +83,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       if (credential.expiresAtMs !== null) return deps.clock.nowMs() < credential.expiresAtMs;
       const token = bearerToken(authorization);
       return token !== null && deps.tokens.get(token) === credential.owner;
+    },
+    msLeft(credential) {
+      return credential.expiresAtMs === null ? null : credential.expiresAtMs - deps.clock.nowMs();
     },
   };
 }
