@@ -11,6 +11,7 @@ import { createSystemClock } from './adapters/system-clock.js';
 import { createTokenAuth } from './adapters/token-auth.js';
 import type { ServeOptions } from './cli-options.js';
 import { type ClusterChanges, createClusterChanges } from './cluster/create-cluster-changes.js';
+import { httpSettings } from './config/http-settings.js';
 import { loadConfig } from './config/load-config.js';
 import { OpenAiRuntime } from './runtimes/openai/openai-runtime.js';
 import { ScriptedRuntime } from './runtimes/scripted/scripted-runtime.js';
@@ -50,13 +51,16 @@ function fanOut(sinks: readonly EventSink[], logger: Logger): EventSink {
  * The built widget (`packages/widget/dist/widget.js`, made by `pnpm --filter @agent-teams/widget
  * build`) and the demo page embedding it; without a build, the plain home page stays at `/`.
  */
-function widgetAssets(devToken: string | null, logger: Logger): { widgetBundle?: WidgetBundle; pageHtml?: string } {
+function widgetAssets(
+  tokenHint: string | undefined,
+  logger: Logger,
+): { widgetBundle?: WidgetBundle; pageHtml?: string } {
   const file = fileURLToPath(new URL('../../widget/dist/widget.js', import.meta.url));
   if (!existsSync(file)) {
     logger.info('widget bundle not built; serving the plain home page', { file });
     return {};
   }
-  return { widgetBundle: { script: readFileSync(file, 'utf8') }, pageHtml: widgetDemoPage(devToken) };
+  return { widgetBundle: { script: readFileSync(file, 'utf8') }, pageHtml: widgetDemoPage(tokenHint ?? null) };
 }
 
 /**
@@ -69,6 +73,7 @@ export async function startAgentTeams(
   logger: Logger,
 ): Promise<RunningServer> {
   const { config, devToken } = await loadConfig(options.config, { host: options.host, env });
+  const http = httpSettings(options, config, devToken);
   const clock = createSystemClock();
   const ids = createRandomIds();
   // This process's identity among the servers sharing a database: its leases and its wake-ups.
@@ -154,8 +159,8 @@ export async function startAgentTeams(
       },
       logger,
       live: { allowedOrigins: options.allowedOrigins },
-      devToken: devToken ?? undefined,
-      ...widgetAssets(devToken, logger),
+      ...http,
+      ...widgetAssets(http.tokenHint, logger),
     });
     await cluster?.start();
     await scheduler.start();

@@ -1,21 +1,28 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Core, JobId, Logger, OwnerId } from '@agent-teams/core';
+import type { Clock, Core, JobId, Logger, OwnerId } from '@agent-teams/core';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import { createSystemClock } from '../adapters/system-clock.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
+import { DEFAULT_MAX_BODY_BYTES, limitRequestBodies } from './body-limit.js';
+import { corsPolicy } from './cors-policy.js';
 import type { EventHub } from './event-hub.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
 import type { LiveOptions } from './live/live-options.js';
 import { startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
+import { createOperationGuard } from './operation-guard.js';
 import type { ProgressSource } from './progress-source.js';
+import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitOptions } from './rate-limiter.js';
 import { useRequestLimits } from './request-limits.js';
+import { StaticAsset } from './static-asset.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
+import { useOperationGuard } from './use-operation-guard.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
 
 /** What {@link createServer} is built from. */
@@ -28,14 +35,26 @@ export interface ServerDeps {
   readonly eventHub: EventHub;
   readonly progress: ProgressSource;
   readonly logger: Logger;
-  /** Pre-filled in GraphiQL's `Authorization` header when given. */
-  readonly devToken?: string;
+  /**
+   * Where the development token was printed, said by GraphiQL and the home page (loopback only);
+   * no page ever carries a token itself.
+   */
+  readonly tokenHint?: string;
   /** Replaces the default page at `/`. */
   readonly pageHtml?: string;
   /** The built widget, served at `/widget.js` when given. */
   readonly widgetBundle?: WidgetBundle;
-  /** Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README). */
+  /**
+   * Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README); its
+   * `allowedOrigins` are also the origins CORS allows.
+   */
   readonly live?: Partial<LiveOptions>;
+  /** Largest request body in bytes; larger ones get 413 before parsing (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+  /** Per-owner rate limit of HTTP operations and WebSocket subscribes; null turns it off. */
+  readonly rateLimit?: RateLimitOptions | null;
+  /** The rate limiter's time (default: the system clock). */
+  readonly clock?: Clock;
   /**
    * `shared` (default): our graphql-transport-ws server with shared fan-out and socket limits.
    * `graphql-ws`: the stock graphql-ws `useServer` path, kept only so the bench can compare.
@@ -70,7 +89,13 @@ interface InitialContext {
 export function createServer(deps: ServerDeps): AgentTeamsServer {
   const { core, eventHub, progress } = deps;
   const teamFeeds = createTeamFeeds({ core, eventHub, loadView: (event) => loadTeamEventView(core, event) });
-  let graphiqlHtml: string | null = null;
+  const maskError = createMaskError(deps.logger);
+  const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
+  const rateLimit = deps.rateLimit === undefined ? RATE_LIMIT_DEFAULTS : deps.rateLimit;
+  const guard = createOperationGuard({
+    rateLimiter: rateLimit === null ? null : new RateLimiter(rateLimit, deps.clock ?? createSystemClock()),
+  });
+  let graphiql: StaticAsset | null = null;
   const yoga = createYoga<InitialContext, ApiContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
@@ -100,27 +125,44 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         ...(tokens && !connectionParams ? { memberRun: runOf } : {}),
       });
     },
-    maskedErrors: { maskError: createMaskError(deps.logger) },
+    maskedErrors: { maskError },
+    cors: corsPolicy(deps.live?.allowedOrigins ?? []),
     graphiql: {
       title: 'Agent Teams GraphiQL',
       subscriptionsProtocol: 'WS',
-      // Pre-filled both in the header editor and in every new tab, so a first query just works.
-      ...(deps.devToken ? { headers: devHeaders(deps.devToken), defaultHeaders: devHeaders(deps.devToken) } : {}),
+      // No token in the page, ever: the header editor holds a placeholder the visitor replaces.
+      headers: TOKEN_PLACEHOLDER,
+      defaultHeaders: TOKEN_PLACEHOLDER,
+      defaultQuery: graphiqlWelcome(deps.tokenHint),
     },
-    // The inlined GraphiQL bundle is about 9 MB of HTML: render it once, not per request.
+    // The inlined GraphiQL bundle is about 9 MB of HTML: render it once (and compress it once).
     renderGraphiQL: (options) => {
-      graphiqlHtml ??= renderGraphiQL(options);
-      return graphiqlHtml;
+      graphiql ??= new StaticAsset(renderGraphiQL(options), {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-cache',
+      });
+      return GRAPHIQL_MARKER;
     },
     plugins: [
       useRequestLimits(),
+      useOperationGuard(guard, maskOne),
+      {
+        // Yoga answers GraphiQL with what `renderGraphiQL` returned; the page itself, compressed.
+        onResponse({ request, response, setResponse, fetchAPI }) {
+          const html = response.headers.get('content-type')?.startsWith('text/html') === true;
+          if (graphiql === null || !html || new URL(request.url).pathname !== '/graphql') return;
+          return graphiql.respond(request, fetchAPI).then(setResponse);
+        },
+      },
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
     ],
   });
 
-  const server = createHttpServer(yoga);
-  const maskError = createMaskError(deps.logger);
+  const server = createHttpServer(limitRequestBodies(yoga, deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  // A peer that trickles its headers or body is dropped: at most 1 MiB in at most 30 s.
+  server.headersTimeout = HTTP_TIMEOUTS.headersMs;
+  server.requestTimeout = HTTP_TIMEOUTS.requestMs;
   const ws =
     deps.wsEngine === 'graphql-ws'
       ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
@@ -139,7 +181,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
             }
           },
           createContext: (viewer) => createApiContext({ core, viewer, eventHub, progress, teamFeeds }),
-          maskError: (error) => maskError(error, '') as GraphQLError,
+          maskError: maskOne,
+          guard,
           logger: deps.logger,
         });
   let closing: Promise<void> | null = null;
@@ -172,9 +215,24 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   };
 }
 
-/** GraphiQL's headers JSON carrying the development token. */
-function devHeaders(token: string): string {
-  return JSON.stringify({ Authorization: `Bearer ${token}` });
+/** How long a client may take to send a request's headers, and the whole request (ms). */
+export const HTTP_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000 } as const;
+
+/** GraphiQL's header editor: where the visitor puts a token (never filled in by the server). */
+const TOKEN_PLACEHOLDER = JSON.stringify({ Authorization: 'Bearer <your token>' });
+
+/** What `renderGraphiQL` hands Yoga; the answer is replaced by the (compressed) page in `onResponse`. */
+const GRAPHIQL_MARKER = '<!-- agent-teams graphiql -->';
+
+/** GraphiQL's first query: how to authenticate, and on loopback where the token was printed. */
+function graphiqlWelcome(tokenHint: string | undefined): string {
+  return [
+    '# Agent Teams: put your bearer token in the Headers tab below,',
+    '# as {"Authorization": "Bearer <your token>"}.',
+    ...(tokenHint ? [`# ${tokenHint}`] : []),
+    '{ viewer { id teams { edges { node { id name status } } } } }',
+    '',
+  ].join('\n');
 }
 
 /** The token of a `Bearer <token>` authorization value, or null. */
