@@ -16,16 +16,19 @@ export function exceedsJsonBytes(value: unknown, maxBytes: number): boolean {
     } else if (typeof current === 'number' || typeof current === 'boolean' || current === null) {
       total += String(current).length;
     } else if (Array.isArray(current)) {
-      total += 1 + current.length;
+      // Brackets and commas.
+      total += 1 + Math.max(1, current.length);
       for (const item of current) stack.push(item);
     } else if (typeof current === 'object') {
-      const entries = Object.entries(current as Record<string, unknown>);
-      total += 1 + entries.length;
-      for (const [key, item] of entries) {
+      let members = 0;
+      for (const [key, item] of Object.entries(current as Record<string, unknown>)) {
         if (item === undefined) continue;
+        members += 1;
+        // Quotes and colon.
         total += Buffer.byteLength(key, 'utf8') + 3;
         stack.push(item);
       }
+      total += 1 + Math.max(1, members);
     }
     if (total > maxBytes) return true;
   }

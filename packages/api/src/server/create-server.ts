@@ -13,7 +13,7 @@ import { corsPolicy } from './cors-policy.js';
 import type { EventHub } from './event-hub.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
 import type { LiveOptions } from './live/live-options.js';
-import { startLiveServer } from './live/live-server.js';
+import { type LiveServer, startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
 import { createOperationGuard } from './operation-guard.js';
 import type { ProgressSource } from './progress-source.js';
@@ -67,6 +67,8 @@ export interface AgentTeamsServer {
   readonly server: Server;
   // biome-ignore lint/suspicious/noExplicitAny: Yoga's server-context type parameter is internal.
   readonly yoga: YogaServerInstance<any, ApiContext>;
+  /** Figures of the live endpoint (open sockets, running operations per owner); null for the graphql-ws engine. */
+  readonly live: Pick<LiveServer, 'connections' | 'sharedGroups' | 'operationsOf'> | null;
   /** Starts listening (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host: string): Promise<{ url: string }>;
   /** Stops accepting, closes every HTTP and WebSocket connection, and resolves. */
@@ -190,6 +192,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   return {
     server,
     yoga,
+    live: 'operationsOf' in ws ? ws : null,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);

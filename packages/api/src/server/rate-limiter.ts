@@ -52,6 +52,7 @@ export class RateLimiter {
       return null;
     }
     bucket.tokens = refilled;
-    return Math.max(1, Math.ceil(((1 - refilled) * 1000) / perSecond));
+    // Less a hair, so floating-point noise never adds a millisecond to an exact wait.
+    return Math.max(1, Math.ceil(((1 - refilled) * 1000) / perSecond - 1e-9));
   }
 }
