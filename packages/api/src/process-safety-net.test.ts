@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { MemoryLogger } from '@agent-teams/testkit';
 import { describe, expect, it, vi } from 'vitest';
 import { ESCAPED_ERROR_EXIT_CODE, installSafetyNet, type ProcessEvents } from './process-safety-net.js';
@@ -67,5 +69,25 @@ describe('installSafetyNet', () => {
     expect(events.listenerCount('uncaughtException')).toBe(1);
     uninstall();
     expect(events.listenerCount('uncaughtException') + events.listenerCount('unhandledRejection')).toBe(0);
+  });
+
+  it.each([
+    ['a throw from a timer', "setTimeout(() => { throw new Error('escaped'); }, 0);"],
+    ['a rejection nobody handles', "void Promise.reject(new Error('escaped'));"],
+  ])('in a real process, turns %s into a logged drain and exit code 70', (_name, fault) => {
+    const module = fileURLToPath(new URL('./process-safety-net.ts', import.meta.url));
+    const script = `
+      import { installSafetyNet } from ${JSON.stringify(module)};
+      const logger = { info() {}, warn() {}, error: (message, fields) => console.error(JSON.stringify({ message, kind: fields.kind })) };
+      installSafetyNet({ process, logger, exit: (code) => process.exit(code), limitMs: 5000,
+        drain: () => new Promise((resolve) => setTimeout(() => { console.error('drained'); resolve(); }, 50)) });
+      ${fault}`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(ESCAPED_ERROR_EXIT_CODE);
+    expect(run.stderr).toContain('an error escaped every handler');
+    expect(run.stderr.indexOf('drained')).toBeGreaterThan(run.stderr.indexOf('an error escaped'));
   });
 });

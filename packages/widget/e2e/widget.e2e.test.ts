@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS, DIST, launchBrowser, startServer, type TestServer } from './harness.js';
+import { ARTIFACTS, DIST, launchBrowser, startServer, type TestServer, TOKEN } from './harness.js';
 
 /**
  * The widget in real Chromium against the real api server with scripted agents. The cases run in
@@ -107,7 +107,9 @@ describe('the widget in Chromium', () => {
   });
 
   it('loads on a plain-HTTP origin without crypto.randomUUID and shows the catalog error', async () => {
-    await page.goto(`${origin}/`);
+    // The demo page carries no token: it takes one from the URL fragment (never sent to the server).
+    await page.goto(`${origin}/#token=${TOKEN}`);
+    expect(page.url()).not.toContain(TOKEN);
     expect(await page.evaluate(() => [isSecureContext, typeof crypto.randomUUID])).toEqual([false, 'undefined']);
     await page.getByText('Cannot load agents').waitFor();
     expect(await page.getByRole('button', { name: 'Create team' }).isDisabled()).toBe(true);
@@ -375,6 +377,9 @@ describe('the widget in Chromium', () => {
 
   it('reopens the team after a reload, then deletes it after confirmation', async () => {
     await page.reload();
+    // The token was kept in memory only: after a reload the demo page asks for it again.
+    await page.getByLabel('Token').fill(TOKEN);
+    await page.getByRole('button', { name: 'Use' }).click();
     await page.getByRole('heading', { name: 'Release readiness' }).waitFor();
     await page.locator('summary', { hasText: 'Manage' }).click();
     await page.getByRole('button', { name: 'Delete finished team' }).click();
@@ -429,5 +434,22 @@ describe('the widget in Chromium', () => {
     await classic.getByRole('heading', { name: '组建团队' }).waitFor();
     expect(pageErrors).toEqual([]);
     await classic.close();
+  });
+
+  it('serves a demo page that never carries the token, asks for one and says (on loopback) where it was printed', async () => {
+    for (const path of ['/', '/graphql']) {
+      const html = await (await fetch(`${server.url}${path}`, { headers: { accept: 'text/html' } })).text();
+      expect(html).not.toContain(TOKEN);
+      expect(html).toContain('printed in the terminal');
+    }
+    const demo = await context.newPage();
+    demo.on('pageerror', (error) => pageErrors.push(error.message));
+    await demo.goto(`${origin}/`);
+    expect(await demo.locator('agent-teams-widget').count()).toBe(0);
+    await demo.getByLabel('Token').fill(TOKEN);
+    await demo.getByRole('button', { name: 'Use' }).click();
+    await demo.getByText('Your teams').first().waitFor();
+    expect(pageErrors).toEqual([]);
+    await demo.close();
   });
 });

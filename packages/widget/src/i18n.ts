@@ -21,6 +21,7 @@ const en = {
   tooLong: (label: string, chars: number, bytes: number) =>
     `${label} must be at most ${chars} characters and ${bytes} UTF-8 bytes.`,
   blank: (label: string) => `${label} must not be blank.`,
+  unstorable: (label: string) => `${label} holds a character that cannot be saved (U+0000 or a broken emoji).`,
   jsonTooLong: (bytes: number) => `The response must be at most ${bytes} UTF-8 bytes of JSON.`,
   invalidJson: 'The response must be valid JSON.',
   manage: 'Manage',
@@ -98,6 +99,7 @@ const zh: Strings = {
   remove: (name) => `移除 ${name}`,
   tooLong: (label, chars, bytes) => `${label}最多 ${chars} 个字符、${bytes} 个 UTF-8 字节。`,
   blank: (label) => `${label}不能为空。`,
+  unstorable: (label) => `${label}包含无法保存的字符（U+0000 或损坏的表情符号）。`,
   jsonTooLong: (bytes) => `JSON 回复最多 ${bytes} 个 UTF-8 字节。`,
   invalidJson: '回复必须是有效的 JSON。',
   manage: '管理',

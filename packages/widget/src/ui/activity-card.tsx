@@ -88,6 +88,7 @@ export function ActivityCard(props: {
     } else {
       const problem = checkText(text, LIMITS.answer);
       if (problem === 'blank') return setAnswerError(t().blank(t().yourAnswer));
+      if (problem === 'unstorable') return setAnswerError(t().unstorable(t().yourAnswer));
       if (problem) return setAnswerError(t().tooLong(t().yourAnswer, LIMITS.answer.chars, LIMITS.answer.bytes));
     }
     setBusy(true);

@@ -74,6 +74,7 @@ export function Composer(props: {
     const value = text();
     const problem = checkText(value, LIMITS.task);
     if (problem === 'blank') return setStatus(t().blank(t().task));
+    if (problem === 'unstorable') return setStatus(t().unstorable(t().task));
     if (problem) return setStatus(t().tooLong(t().task, LIMITS.task.chars, LIMITS.task.bytes));
     const ids = [...props.recipients];
     const fingerprint = JSON.stringify([value, [...ids].sort()]);

@@ -59,6 +59,7 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
   const problem = (label: string, value: string, limit: TextLimit) => {
     const result = checkText(value, limit);
     if (result === 'blank') return t().blank(label);
+    if (result === 'unstorable') return t().unstorable(label);
     if (result === 'tooLong') return t().tooLong(label, limit.chars, limit.bytes);
     return null;
   };
