@@ -6,6 +6,7 @@ import type { Benchmark } from './harness/benchmark.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { memberTools } from './member-tools.js';
+import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
 
@@ -23,4 +24,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   postgresEngine,
   clusterEvents,
   leaseClaims,
+  ownerIsolation,
 ];

@@ -59,19 +59,23 @@ async function check(request: FuzzRequest): Promise<void> {
 }
 
 describe('the HTTP endpoint under random requests', () => {
-  it(`answers every request with a 2xx or 4xx that reveals nothing, and keeps serving (${RUNS} sequences)`, async () => {
-    const started = Date.now();
-    await fc.assert(
-      fc.asyncProperty(fc.array(requests, { minLength: 1, maxLength: 8 }), async (sequence) => {
-        STATS.sequences += 1;
-        for (const request of sequence) await check(request);
-        const alive = await stack.gql('{ viewer { id } }', {}, TOKENS.bob);
-        expect(alive.data).toEqual({ viewer: { id: 'bob' } });
-        expect(stack.logger.entries.filter((entry) => entry.level === 'error').map((e) => e.message)).toEqual([]);
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-    const file = process.env.AGENT_TEAMS_HTTP_FUZZ_STATS_FILE;
-    if (file) writeFileSync(file, JSON.stringify({ ...STATS, durationMs: Date.now() - started }));
-  });
+  it(
+    `answers every request with a 2xx or 4xx that reveals nothing, and keeps serving (${RUNS} sequences)`,
+    async () => {
+      const started = Date.now();
+      await fc.assert(
+        fc.asyncProperty(fc.array(requests, { minLength: 1, maxLength: 8 }), async (sequence) => {
+          STATS.sequences += 1;
+          for (const request of sequence) await check(request);
+          const alive = await stack.gql('{ viewer { id } }', {}, TOKENS.bob);
+          expect(alive.data).toEqual({ viewer: { id: 'bob' } });
+          expect(stack.logger.entries.filter((entry) => entry.level === 'error').map((e) => e.message)).toEqual([]);
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      const file = process.env.AGENT_TEAMS_HTTP_FUZZ_STATS_FILE;
+      if (file) writeFileSync(file, JSON.stringify({ ...STATS, durationMs: Date.now() - started }));
+    },
+    30_000 + RUNS * 250,
+  );
 });

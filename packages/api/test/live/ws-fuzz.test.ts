@@ -84,29 +84,33 @@ afterAll(async () => {
 });
 
 describe('the graphql-transport-ws server under random message sequences', () => {
-  it(`keeps serving, keeps other sockets fed and counts right (${RUNS} sequences)`, async () => {
-    const started = Date.now();
-    await fc.assert(
-      fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: 40, size: 'medium' }), async (commands) => {
-        const model: FuzzModel = { sockets: [null, null, null] };
-        const world = new FuzzWorld(stack, pool, aliceTeam.id);
-        FUZZ_STATS.sequences += 1;
-        try {
-          await fc.asyncModelRun(() => ({ model, real: world }), commands);
-          FUZZ_STATS.commands += [...commands].length;
-          await expectRunning(stack, 'alice', modelRunning(model));
-        } finally {
-          await world.closeAll();
-        }
-        await expectRunning(stack, 'alice', 0);
-        expect(codes(await stack.gql('{ viewer { id } }', {}, TOKENS.alice))).toEqual([]);
-        await observe();
-        const failures = stack.logger.entries.filter((entry) => entry.level === 'error');
-        expect(failures.map((entry) => entry.message)).toEqual([]);
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-    const file = process.env.AGENT_TEAMS_WS_FUZZ_STATS_FILE;
-    if (file) writeFileSync(file, JSON.stringify({ ...FUZZ_STATS, durationMs: Date.now() - started }));
-  });
+  it(
+    `keeps serving, keeps other sockets fed and counts right (${RUNS} sequences)`,
+    async () => {
+      const started = Date.now();
+      await fc.assert(
+        fc.asyncProperty(fc.commands(COMMANDS, { maxCommands: 40, size: 'medium' }), async (commands) => {
+          const model: FuzzModel = { sockets: [null, null, null] };
+          const world = new FuzzWorld(stack, pool, aliceTeam.id);
+          FUZZ_STATS.sequences += 1;
+          try {
+            await fc.asyncModelRun(() => ({ model, real: world }), commands);
+            FUZZ_STATS.commands += [...commands].length;
+            await expectRunning(stack, 'alice', modelRunning(model));
+          } finally {
+            await world.closeAll();
+          }
+          await expectRunning(stack, 'alice', 0);
+          expect(codes(await stack.gql('{ viewer { id } }', {}, TOKENS.alice))).toEqual([]);
+          await observe();
+          const failures = stack.logger.entries.filter((entry) => entry.level === 'error');
+          expect(failures.map((entry) => entry.message)).toEqual([]);
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      const file = process.env.AGENT_TEAMS_WS_FUZZ_STATS_FILE;
+      if (file) writeFileSync(file, JSON.stringify({ ...FUZZ_STATS, durationMs: Date.now() - started }));
+    },
+    30_000 + RUNS * 250,
+  );
 });
