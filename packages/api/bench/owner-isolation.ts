@@ -16,8 +16,8 @@ const SIZES = {
 const TOKENS = { heavy: 'tok-heavy', light: 'tok-light' } as const;
 const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
-/** Every team of the owner with every job's text: the most an owner can ask for within the cost limit. */
-const OVERVIEW = `{ viewer { teams(first: 20) { edges { node { id jobs(first: 100) { edges { node {
+/** Every team of the owner with 50 jobs' text each: about as much as one operation may ask for within the cost limit. */
+const OVERVIEW = `{ viewer { teams(first: 20) { edges { node { id jobs(first: 50) { edges { node {
   id status text result { available text } } } } } } } } }`;
 /**
  * The shape of the reported attack: job lists nested through `team`, sized by a variable (which

@@ -159,7 +159,7 @@ ${modelSection()}${keptSections()}`;
 function modelSection(): string {
   const kept = previous.indexOf('## Model-based test');
   const end = previous.indexOf('<!-- reliability:');
-  if (part === 'crash' && kept >= 0) return previous.slice(kept, end < 0 ? undefined : end).trimEnd() + '\n';
+  if (part === 'crash' && kept >= 0) return `${previous.slice(kept, end < 0 ? undefined : end).trimEnd()}\n`;
   return `## Model-based test: scheduler and state machine
 
 | Figure | Value |

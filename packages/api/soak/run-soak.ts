@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prng } from '../chaos/crash-harness.js';
 import { replaceSection } from '../chaos/doc-sections.js';
 import { newFigures, OwnerClient, ownerWorkload, type SoakTeam } from './soak-load.js';
 import { type Sample, soakSection } from './soak-report.js';
@@ -24,18 +25,6 @@ const OWNERS = 10;
 const SOCKETS_PER_OWNER = 10;
 const SUBSCRIPTIONS_PER_SOCKET = 5;
 const seed = Number(process.env.AGENT_TEAMS_SOAK_SEED ?? Date.now() % 1_000_000);
-
-/** A small deterministic random source (mulberry32), so a run can be repeated by seed. */
-function randomSource(start: number): () => number {
-  let state = start >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-soak-'));
 const tokens = Array.from({ length: OWNERS }, (_, i) => `tok-soak-${i}`);
@@ -75,10 +64,10 @@ const started = Date.now();
 const endAt = started + minutes * 60_000;
 const figures = newFigures();
 const seen: SubscriberFigures = { events: 0, reconnects: 0, resubscribes: 0 };
-const random = randomSource(seed);
+const random = prng(seed);
 const owners = tokens.map((token) => ({ client: new OwnerClient(url, token, figures), teams: [] as SoakTeam[] }));
 const workloads = owners.map(({ client, teams }, i) =>
-  ownerWorkload(client, teams, randomSource(seed + i + 1), () => Date.now() >= endAt),
+  ownerWorkload(client, teams, prng(seed + i + 1), () => Date.now() >= endAt),
 );
 // Subscribers start once every owner has its first teams.
 while (owners.some((owner) => owner.teams.length < 3)) await new Promise((resolve) => setTimeout(resolve, 50));

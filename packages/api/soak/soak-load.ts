@@ -125,7 +125,10 @@ export async function ownerWorkload(
   until: () => boolean,
 ): Promise<void> {
   let counter = 0;
-  const key = () => `${client.token}-${Date.now()}-${(counter += 1)}`;
+  const key = () => {
+    counter += 1;
+    return `${client.token}-${Date.now()}-${counter}`;
+  };
   const createTeam = async () => {
     const data = await client.gql(CREATE, {
       input: {

@@ -91,7 +91,7 @@ export class OwnerSubscribers {
     socket.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as { type: string; id?: string; payload?: unknown };
       if (frame.type === 'connection_ack') {
-        subs.forEach((_, n) => subscribe(n));
+        for (let n = 0; n < subs.length; n++) subscribe(n);
         return;
       }
       const [n, generation] = (frame.id ?? '').split('-').map(Number);

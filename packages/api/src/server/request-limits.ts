@@ -22,9 +22,11 @@ export const REQUEST_LIMITS = {
    * length of every list around it, list sizes counted as asked (literal or variable) or at their
    * maximum when absent. Checked with the variables, after validation. A full team page (every
    * field of 100 jobs) costs about 4,000, the widget's largest document about 1,000; three nested
-   * 100-item lists cost millions.
+   * 100-item lists cost millions. The limit bounds how long one operation holds the event loop,
+   * so how long another owner can wait behind it (`pnpm bench`, owner-isolation: 20,000 let a
+   * 2 MiB overview of every team take 140 ms at p50 on 2 busy cores).
    */
-  maxCost: 20_000,
+  maxCost: 10_000,
   /**
    * Bytes of an answer's data as JSON (UTF-8 of its strings, escaping aside), checked before it
    * is serialized: the ceiling behind the cost limit, for fields whose text is large.

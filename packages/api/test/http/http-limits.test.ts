@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_LIMITS } from '../../src/server/request-limits.js';
 import { createTeam } from '../graphql/fixtures.js';
 import { codes, createGraphqlStack, type GraphqlStack, TOKENS } from '../graphql/graphql-stack.js';
-import { ClientPool } from '../live/live-clients.js';
+import { type ClientPool, openLivePool } from '../live/live-clients.js';
 import { bodyOfBytes, send } from './http-client.js';
 
 const MAX_BODY = 4096;
@@ -19,8 +19,7 @@ beforeAll(async () => {
     live: { allowedOrigins: ['https://app.example'] },
     pageHtml: `<!doctype html><title>home</title>${'<p>filler</p>'.repeat(500)}`,
   });
-  ({ url: base } = await stack.server.listen(0, '127.0.0.1'));
-  pool = new ClientPool(`${base.replace('http', 'ws')}/graphql`);
+  ({ pool, url: base } = await openLivePool(stack.server));
 });
 afterAll(async () => {
   await pool.dispose();

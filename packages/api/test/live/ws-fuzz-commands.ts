@@ -11,8 +11,12 @@ const PER_SOCKET = 20;
 /** Whether the server takes `id` as an operation id at all (else: close 4400). */
 const usableId = (id: string) => id !== '' && Buffer.byteLength(id) <= MAX_ID_BYTES;
 
-abstract class OnSocket implements Command {
-  constructor(readonly slot: number) {}
+/** A command on the socket in `slot`, with one argument of its own. */
+abstract class OnSocket<A = undefined> implements Command {
+  constructor(
+    readonly slot: number,
+    readonly arg: A,
+  ) {}
   check(model: Readonly<FuzzModel>): boolean {
     return model.sockets[this.slot] !== null;
   }
@@ -43,13 +47,7 @@ class Open implements Command {
 }
 
 type InitKind = 'valid' | 'unknown' | 'missing' | 'notObject';
-class Init extends OnSocket {
-  constructor(
-    slot: number,
-    readonly kind: InitKind,
-  ) {
-    super(slot);
-  }
+class Init extends OnSocket<InitKind> {
   async run(model: FuzzModel, world: FuzzWorld) {
     const raw = world.sockets[this.slot];
     const payload = {
@@ -57,76 +55,62 @@ class Init extends OnSocket {
       unknown: { authorization: 'Bearer tok-nobody' },
       missing: {},
       notObject: 'Bearer x',
-    }[this.kind];
+    }[this.arg];
     raw?.send({ type: 'connection_init', payload });
     const socket = this.socket(model);
-    if (this.kind === 'notObject') return this.closes(model, world, [4400]);
+    if (this.arg === 'notObject') return this.closes(model, world, [4400]);
     if (socket.initialised) return this.closes(model, world, [4429]);
-    if (this.kind !== 'valid') return this.closes(model, world, [4403]);
+    if (this.arg !== 'valid') return this.closes(model, world, [4403]);
     await raw?.waitFor((frame) => frame.type === 'connection_ack');
     socket.initialised = true;
   }
-  toString = () => `init(${this.slot}, ${this.kind})`;
+  toString = () => `init(${this.slot}, ${this.arg})`;
 }
 
-class Subscribe extends OnSocket {
-  constructor(
-    slot: number,
-    readonly id: string,
-  ) {
-    super(slot);
-  }
+class Subscribe extends OnSocket<string> {
   async run(model: FuzzModel, world: FuzzWorld) {
     const raw = world.sockets[this.slot];
-    raw?.send({ id: this.id, type: 'subscribe', payload: { query: TEAM_EVENTS, variables: { teamId: world.teamId } } });
+    raw?.send({
+      id: this.arg,
+      type: 'subscribe',
+      payload: { query: TEAM_EVENTS, variables: { teamId: world.teamId } },
+    });
     const socket = this.socket(model);
-    if (!usableId(this.id)) return this.closes(model, world, [4400]);
+    if (!usableId(this.arg)) return this.closes(model, world, [4400]);
     if (!socket.initialised) return this.closes(model, world, [4401]);
-    if (socket.running.has(this.id)) return this.closes(model, world, [4409]);
+    if (socket.running.has(this.arg)) return this.closes(model, world, [4409]);
     if (socket.running.size >= PER_SOCKET) {
-      const frame = await raw?.waitFor((f) => f.id === this.id && f.type === 'error');
+      const frame = await raw?.waitFor((f) => f.id === this.arg && f.type === 'error');
       expect(JSON.stringify(frame?.payload)).toContain('SUBSCRIPTION_LIMIT');
       // Forget the refusal, so a later subscribe with the same id is judged afresh.
       raw?.frames.splice(raw.frames.indexOf(frame as never), 1);
       FUZZ_STATS.refusedSubscriptions += 1;
       return;
     }
-    socket.running.add(this.id);
+    socket.running.add(this.arg);
     FUZZ_STATS.subscriptions += 1;
   }
-  toString = () => `subscribe(${this.slot}, ${JSON.stringify(this.id)})`;
+  toString = () => `subscribe(${this.slot}, ${JSON.stringify(this.arg)})`;
 }
 
 /** The same subscribe sent twice in a row (how a long id once took the server down). */
-class SubscribeTwice extends OnSocket {
-  constructor(
-    slot: number,
-    readonly id: string,
-  ) {
-    super(slot);
-  }
+class SubscribeTwice extends OnSocket<string> {
   async run(model: FuzzModel, world: FuzzWorld) {
-    await new Subscribe(this.slot, this.id).run(model, world);
-    if (model.sockets[this.slot] !== null) await new Subscribe(this.slot, this.id).run(model, world);
+    await new Subscribe(this.slot, this.arg).run(model, world);
+    if (model.sockets[this.slot] !== null) await new Subscribe(this.slot, this.arg).run(model, world);
   }
-  toString = () => `subscribeTwice(${this.slot}, ${JSON.stringify(this.id)})`;
+  toString = () => `subscribeTwice(${this.slot}, ${JSON.stringify(this.arg)})`;
 }
 
 /** A burst of subscribes with fresh ids: reaches the per-socket cap of 20. */
-class SubscribeMany extends OnSocket {
-  constructor(
-    slot: number,
-    readonly count: number,
-  ) {
-    super(slot);
-  }
+class SubscribeMany extends OnSocket<number> {
   override check(model: Readonly<FuzzModel>): boolean {
     return super.check(model) && (model.sockets[this.slot]?.initialised ?? false);
   }
   async run(model: FuzzModel, world: FuzzWorld) {
-    for (let i = 0; i < this.count; i++) await new Subscribe(this.slot, world.queryId()).run(model, world);
+    for (let i = 0; i < this.arg; i++) await new Subscribe(this.slot, world.queryId()).run(model, world);
   }
-  toString = () => `subscribeMany(${this.slot}, ${this.count})`;
+  toString = () => `subscribeMany(${this.slot}, ${this.arg})`;
 }
 
 type QueryKind = 'viewer' | 'syntax' | 'costBomb' | 'nul' | 'unknownOperation' | 'nearLimit';
@@ -143,53 +127,35 @@ const QUERIES: Record<QueryKind, { query: string; variables?: Record<string, unk
   nearLimit: { query: `{ viewer { id } } # ${'x'.repeat(60_000)}` },
 };
 
-class Query extends OnSocket {
-  constructor(
-    slot: number,
-    readonly kind: QueryKind,
-  ) {
-    super(slot);
-  }
+class Query extends OnSocket<QueryKind> {
   async run(model: FuzzModel, world: FuzzWorld) {
     const raw = world.sockets[this.slot];
     const id = world.queryId();
-    raw?.send({ id, type: 'subscribe', payload: QUERIES[this.kind] });
+    raw?.send({ id, type: 'subscribe', payload: QUERIES[this.arg] });
     if (!this.socket(model).initialised) return this.closes(model, world, [4401]);
     await raw?.waitFor((f) => f.id === id && (f.type === 'complete' || f.type === 'error'));
     const frames = raw?.frames.filter((f) => f.id === id) ?? [];
     const failed = frames.some((f) => f.type === 'error' || JSON.stringify(f.payload ?? null).includes('"errors"'));
     // A query takes a slot too: on a full socket it is refused like a subscription.
     const full = this.socket(model).running.size >= PER_SOCKET;
-    expect(failed).toBe(full || (this.kind !== 'viewer' && this.kind !== 'nearLimit'));
+    expect(failed).toBe(full || (this.arg !== 'viewer' && this.arg !== 'nearLimit'));
     if (full) expect(JSON.stringify(frames)).toContain('SUBSCRIPTION_LIMIT');
     expect(JSON.stringify(frames)).not.toContain('Unexpected error');
   }
-  toString = () => `query(${this.slot}, ${this.kind})`;
+  toString = () => `query(${this.slot}, ${this.arg})`;
 }
 
-class Complete extends OnSocket {
-  constructor(
-    slot: number,
-    readonly id: string,
-  ) {
-    super(slot);
-  }
+class Complete extends OnSocket<string> {
   async run(model: FuzzModel, world: FuzzWorld) {
-    world.sockets[this.slot]?.send({ id: this.id, type: 'complete' });
-    if (!usableId(this.id)) return this.closes(model, world, [4400]);
-    this.socket(model).running.delete(this.id);
+    world.sockets[this.slot]?.send({ id: this.arg, type: 'complete' });
+    if (!usableId(this.arg)) return this.closes(model, world, [4400]);
+    this.socket(model).running.delete(this.arg);
   }
-  toString = () => `complete(${this.slot}, ${JSON.stringify(this.id)})`;
+  toString = () => `complete(${this.slot}, ${JSON.stringify(this.arg)})`;
 }
 
 type GarbageKind = 'notJson' | 'array' | 'unknownType' | 'serverType' | 'binary' | 'invalidUtf8' | 'tooBig' | 'empty';
-class Garbage extends OnSocket {
-  constructor(
-    slot: number,
-    readonly kind: GarbageKind,
-  ) {
-    super(slot);
-  }
+class Garbage extends OnSocket<GarbageKind> {
   async run(model: FuzzModel, world: FuzzWorld) {
     const socket = world.sockets[this.slot]?.socket;
     const send = {
@@ -201,12 +167,12 @@ class Garbage extends OnSocket {
       invalidUtf8: () => socket?.send(Buffer.from([0x7b, 0xc3, 0x28, 0x7d]), { binary: false }),
       tooBig: () => socket?.send(JSON.stringify({ type: 'ping', payload: { pad: 'x'.repeat(70_000) } })),
       empty: () => socket?.send(''),
-    }[this.kind];
+    }[this.arg];
     send();
-    const code = this.kind === 'invalidUtf8' ? 1007 : this.kind === 'tooBig' ? 1009 : 4400;
+    const code = this.arg === 'invalidUtf8' ? 1007 : this.arg === 'tooBig' ? 1009 : 4400;
     await this.closes(model, world, [code]);
   }
-  toString = () => `garbage(${this.slot}, ${this.kind})`;
+  toString = () => `garbage(${this.slot}, ${this.arg})`;
 }
 
 class Ping extends OnSocket {
@@ -220,20 +186,14 @@ class Ping extends OnSocket {
   toString = () => `ping(${this.slot})`;
 }
 
-class Leave extends OnSocket {
-  constructor(
-    slot: number,
-    readonly abrupt: boolean,
-  ) {
-    super(slot);
-  }
+class Leave extends OnSocket<boolean> {
   async run(model: FuzzModel, world: FuzzWorld) {
     const raw = world.sockets[this.slot];
-    if (this.abrupt) raw?.socket.terminate();
+    if (this.arg) raw?.socket.terminate();
     else raw?.socket.close(1000);
-    await this.closes(model, world, this.abrupt ? [1006] : [1000, 1005]);
+    await this.closes(model, world, this.arg ? [1006] : [1000, 1005]);
   }
-  toString = () => `leave(${this.slot}, ${this.abrupt ? 'terminate' : 'close'})`;
+  toString = () => `leave(${this.slot}, ${this.arg ? 'terminate' : 'close'})`;
 }
 
 /** Ids of a given UTF-8 length around the 128-byte limit, in one alphabet padded with ASCII. */
@@ -288,6 +248,6 @@ export const COMMANDS = [
       ),
     )
     .map(([slot, kind]) => new Garbage(slot, kind)),
-  slots.map((slot) => new Ping(slot)),
+  slots.map((slot) => new Ping(slot, undefined)),
   fc.tuple(slots, fc.boolean()).map(([slot, abrupt]) => new Leave(slot, abrupt)),
 ];

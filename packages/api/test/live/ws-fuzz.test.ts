@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, sendRequest, type TeamFixture } from '../graphql/fixtures.js';
 import { codes, createGraphqlStack, type GraphqlStack, TOKENS } from '../graphql/graphql-stack.js';
-import { ClientPool, type RawSocket, TEAM_EVENTS, until } from './live-clients.js';
+import { type ClientPool, openLivePool, type RawSocket, TEAM_EVENTS, until } from './live-clients.js';
 import { COMMANDS } from './ws-fuzz-commands.js';
 import { expectRunning, FUZZ_STATS, type FuzzModel, FuzzWorld, modelRunning } from './ws-fuzz-world.js';
 
@@ -73,8 +73,7 @@ beforeAll(async () => {
     ...OBSERVER_TOKENS.map((token, i): [string, string] => [token, `observer-${i}`]),
   ]);
   stack = await createGraphqlStack({ scheduler: false, tokens, live: { initTimeoutMs: 2_000 } });
-  const { url } = await stack.server.listen(0, '127.0.0.1');
-  pool = new ClientPool(`${url.replace('http', 'ws')}/graphql`);
+  ({ pool } = await openLivePool(stack.server));
   aliceTeam = await createTeam(stack, TOKENS.alice);
 });
 afterAll(async () => {
