@@ -56,7 +56,7 @@ const TERMINAL = new Set<string>(TERMINAL_PHASES);
 const OWNING = new Set<string>([...ACTIVE_PHASES, JobPhase.WAITING_INPUT, JobPhase.ANSWERED]);
 
 /** A small seeded PRNG (mulberry32), so a failing run can be replayed with its seed. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -12,6 +12,7 @@ import { createSystemClock } from './adapters/system-clock.js';
 import { createTokenAuth } from './adapters/token-auth.js';
 import type { ServeOptions } from './cli-options.js';
 import { type ClusterChanges, createClusterChanges } from './cluster/create-cluster-changes.js';
+import { httpSettings } from './config/http-settings.js';
 import { loadConfig } from './config/load-config.js';
 import { A2aRuntime } from './runtimes/a2a/a2a-runtime.js';
 import { OpenAiRuntime } from './runtimes/openai/openai-runtime.js';
@@ -53,7 +54,10 @@ function fanOut(sinks: readonly EventSink[], logger: Logger): EventSink {
  * `pnpm --filter @agent-teams/widget build`) and the demo page embedding it; without a build, the
  * plain home page stays at `/`.
  */
-function widgetAssets(devToken: string | null, logger: Logger): { widgetBundle?: WidgetBundle; pageHtml?: string } {
+function widgetAssets(
+  tokenHint: string | undefined,
+  logger: Logger,
+): { widgetBundle?: WidgetBundle; pageHtml?: string } {
   const file = fileURLToPath(new URL('../../widget/dist/widget.js', import.meta.url));
   if (!existsSync(file)) {
     logger.info('widget bundle not built; serving the plain home page', { file });
@@ -65,7 +69,7 @@ function widgetAssets(devToken: string | null, logger: Logger): { widgetBundle?:
       .filter((name) => WIDGET_CHUNK.test(name))
       .map((name) => [name, readFileSync(join(dir, name), 'utf8')] as const),
   );
-  return { widgetBundle: { script: readFileSync(file, 'utf8'), chunks }, pageHtml: widgetDemoPage(devToken) };
+  return { widgetBundle: { script: readFileSync(file, 'utf8'), chunks }, pageHtml: widgetDemoPage(tokenHint ?? null) };
 }
 
 /**
@@ -78,6 +82,7 @@ export async function startAgentTeams(
   logger: Logger,
 ): Promise<RunningServer> {
   const { config, devToken } = await loadConfig(options.config, { host: options.host, env });
+  const http = httpSettings(options, config, devToken);
   const clock = createSystemClock();
   const ids = createRandomIds();
   // This process's identity among the servers sharing a database: its leases and its wake-ups.
@@ -177,8 +182,8 @@ export async function startAgentTeams(
       logger,
       live: { allowedOrigins: options.allowedOrigins },
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      devToken: devToken ?? undefined,
-      ...widgetAssets(devToken, logger),
+      ...http,
+      ...widgetAssets(http.tokenHint, logger),
     });
     await cluster?.start();
     await scheduler.start();

@@ -132,11 +132,19 @@ export {
   answerMessage,
   checkResponse,
   invalidResponse,
+  isSafeToInspect,
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
 export type { TruncatedText } from './text/text-measure.js';
-export { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text/text-measure.js';
+export {
+  codePointLength,
+  findUnstorableText,
+  hasLoneSurrogate,
+  isStorableText,
+  truncateUtf8,
+  utf8ByteLength,
+} from './text/text-measure.js';
 export { checkText, validateClientRequestId, validateText } from './text/validate-text.js';
 export type {
   MemberToolName,

@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '@agent-teams/core';
+import type { RateLimitOptions } from '../server/rate-limiter.js';
 
 /** The validated configuration file (`--config`, JSON). */
 export interface AgentTeamsConfig {
@@ -6,6 +7,10 @@ export interface AgentTeamsConfig {
   readonly tokens: ReadonlyMap<string, string>;
   /** The agent catalog, in file order. */
   readonly agents: readonly AgentDefinition[];
+  /** `rateLimit`: each owner's token bucket, when the file sets it. */
+  readonly rateLimit?: RateLimitOptions;
+  /** `http.maxBodyBytes`: the largest request body, when the file sets it. */
+  readonly maxBodyBytes?: number;
 }
 
 /** A configuration file that cannot be used; the message names the file and the JSON path. */

@@ -1,28 +1,33 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Core, JobId, Logger, OwnerId } from '@agent-teams/core';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { Clock, Core, JobId, Logger, OwnerId } from '@agent-teams/core';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import { createSystemClock } from '../adapters/system-clock.js';
 import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
 import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
+import { DEFAULT_MAX_BODY_BYTES, limitRequestBodies } from './body-limit.js';
+import { corsPolicy } from './cors-policy.js';
 import type { EventHub } from './event-hub.js';
+import { graphiqlPage } from './graphiql-page.js';
 import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
 import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
-import { startLiveServer } from './live/live-server.js';
+import { type LiveServer, startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
 import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
-import type { GraphqlAnswer } from './mcp/mcp-tools.js';
+import { createOperationGuard, takeToken } from './operation-guard.js';
 import type { ProgressSource } from './progress-source.js';
+import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitOptions } from './rate-limiter.js';
 import { useRequestLimits } from './request-limits.js';
 import { createGraphqlRunner } from './run-graphql.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
+import { useOperationGuard } from './use-operation-guard.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
 
 /** What {@link createServer} is built from. */
@@ -40,14 +45,29 @@ export interface ServerDeps {
    * cards; default: the origin each request was sent to.
    */
   readonly publicUrl?: string;
-  /** Pre-filled in GraphiQL's `Authorization` header when given. */
-  readonly devToken?: string;
+  /**
+   * Where the development token was printed, said by GraphiQL and the home page (loopback only);
+   * no page ever carries a token itself.
+   */
+  readonly tokenHint?: string;
   /** Replaces the default page at `/`. */
   readonly pageHtml?: string;
   /** The built widget, served at `/widget.js` when given. */
   readonly widgetBundle?: WidgetBundle;
-  /** Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README). */
+  /**
+   * Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README); its
+   * `allowedOrigins` are also the origins CORS allows.
+   */
   readonly live?: Partial<LiveOptions>;
+  /** Largest request body in bytes on every path (GraphQL, MCP, A2A); larger ones get 413 before parsing (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+  /**
+   * Per-owner rate limit of HTTP operations, WebSocket subscribes, MCP owner tool calls and A2A
+   * requests; null turns it off.
+   */
+  readonly rateLimit?: RateLimitOptions | null;
+  /** The rate limiter's time (default: the system clock). */
+  readonly clock?: Clock;
   /**
    * `shared` (default): our graphql-transport-ws server with shared fan-out and socket limits.
    * `graphql-ws`: the stock graphql-ws `useServer` path, kept only so the bench can compare.
@@ -60,6 +80,8 @@ export interface AgentTeamsServer {
   readonly server: Server;
   // biome-ignore lint/suspicious/noExplicitAny: Yoga's server-context type parameter is internal.
   readonly yoga: YogaServerInstance<any, ApiContext>;
+  /** Figures of the live endpoint (open sockets, running operations per owner); null for the graphql-ws engine. */
+  readonly live: Pick<LiveServer, 'connections' | 'sharedGroups' | 'operationsOf'> | null;
   /** Starts listening (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host: string): Promise<{ url: string }>;
   /** Stops accepting, closes every HTTP and WebSocket connection, and resolves. */
@@ -83,7 +105,13 @@ interface InitialContext {
 export function createServer(deps: ServerDeps): AgentTeamsServer {
   const { core, eventHub, progress } = deps;
   const teamFeeds = createTeamFeeds({ core, eventHub, loadView: (event) => loadTeamEventView(core, event) });
-  let graphiqlHtml: string | null = null;
+  const maskError = createMaskError(deps.logger);
+  const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
+  const rateLimit = deps.rateLimit === undefined ? RATE_LIMIT_DEFAULTS : deps.rateLimit;
+  const rateLimiter = rateLimit === null ? null : new RateLimiter(rateLimit, deps.clock ?? createSystemClock());
+  const guard = createOperationGuard({ rateLimiter });
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const graphiql = graphiqlPage('/graphql', deps.tokenHint);
   const yoga = createYoga<InitialContext, ApiContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
@@ -113,27 +141,22 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         ...(tokens && !connectionParams ? { memberRun: runOf } : {}),
       });
     },
-    maskedErrors: { maskError: createMaskError(deps.logger) },
-    graphiql: {
-      title: 'Agent Teams GraphiQL',
-      subscriptionsProtocol: 'WS',
-      // Pre-filled both in the header editor and in every new tab, so a first query just works.
-      ...(deps.devToken ? { headers: devHeaders(deps.devToken), defaultHeaders: devHeaders(deps.devToken) } : {}),
-    },
-    // The inlined GraphiQL bundle is about 9 MB of HTML: render it once, not per request.
-    renderGraphiQL: (options) => {
-      graphiqlHtml ??= renderGraphiQL(options);
-      return graphiqlHtml;
-    },
+    maskedErrors: { maskError },
+    cors: corsPolicy(deps.live?.allowedOrigins ?? []),
+    graphiql: graphiql.graphiql,
+    renderGraphiQL: graphiql.renderGraphiQL,
     plugins: [
       useRequestLimits(),
+      useOperationGuard(guard, maskOne),
+      graphiql.plugin,
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
       useMcpEndpoint({
         core,
         authenticate: deps.authenticate,
         ...(deps.memberRunTokens ? { memberRunTokens: deps.memberRunTokens } : {}),
-        graphql: (viewer, document, variables): Promise<GraphqlAnswer> => runOwnerGraphql(viewer, document, variables),
+        graphql: (viewer, document, variables) => runOwnerGraphql(viewer, document, variables),
+        maxBodyBytes,
         logger: deps.logger,
         version: packageVersion(),
       }),
@@ -141,6 +164,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         core,
         authenticate: deps.authenticate,
         teamFeeds,
+        takeToken: (owner) => takeToken(rateLimiter, owner),
+        maxBodyBytes,
         logger: deps.logger,
         version: packageVersion(),
         ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
@@ -148,9 +173,10 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     ],
   });
 
-  const server = createHttpServer(yoga);
-  const maskError = createMaskError(deps.logger);
-  const maskGraphqlError = (error: unknown) => maskError(error, '') as GraphQLError;
+  const server = createHttpServer(limitRequestBodies(yoga, maxBodyBytes));
+  // A peer that trickles its headers or body is dropped: at most 1 MiB in at most 30 s.
+  server.headersTimeout = HTTP_TIMEOUTS.headersMs;
+  server.requestTimeout = HTTP_TIMEOUTS.requestMs;
   const createContext = (viewer: OwnerId) => createApiContext({ core, viewer, eventHub, progress, teamFeeds });
   // Parse and validate as HTTP does (Yoga's envelop: its limits and caches), for the WebSocket
   // endpoint and the MCP owner tools, which then execute without an HTTP request.
@@ -164,7 +190,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       return { errors: [error as GraphQLError] };
     }
   };
-  const runOwnerGraphql = createGraphqlRunner({ prepare, createContext, maskError: maskGraphqlError });
+  const runOwnerGraphql = createGraphqlRunner({ prepare, createContext, maskError: maskOne, guard });
   const ws =
     deps.wsEngine === 'graphql-ws'
       ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
@@ -174,7 +200,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
           authenticate: deps.authenticate,
           prepare,
           createContext,
-          maskError: maskGraphqlError,
+          maskError: maskOne,
+          guard,
           logger: deps.logger,
         });
   let closing: Promise<void> | null = null;
@@ -182,6 +209,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   return {
     server,
     yoga,
+    live: 'operationsOf' in ws ? ws : null,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -207,7 +235,5 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   };
 }
 
-/** GraphiQL's headers JSON carrying the development token. */
-function devHeaders(token: string): string {
-  return JSON.stringify({ Authorization: `Bearer ${token}` });
-}
+/** How long a client may take to send a request's headers, and the whole request (ms). */
+export const HTTP_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000 } as const;

@@ -161,4 +161,22 @@ describe('after a restart', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('refuses U+0000 and lone surrogates anywhere in the tool arguments of a runtime with INVALID_INPUT', async () => {
+    const team = await createPair(stack);
+    const [ada] = team.members;
+    const reader = await ask(
+      stack,
+      team.id,
+      ada.id,
+      '!tool read_team_history {"member_id":"m\\u0000"}\n!tool search_team_results {"query":"\\ud800"}\n!tool read_team_context {}',
+    );
+    const done = await stack.waitFor(reader, ['COMPLETED']);
+    const lines = String((done.result as { text: string }).text)
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toEqual({ error: { code: 'INVALID_INPUT' } });
+    expect(lines[1]).toEqual({ error: { code: 'INVALID_INPUT' } });
+    expect(lines[2]).toMatchObject({ team_id: team.id });
+  });
 });

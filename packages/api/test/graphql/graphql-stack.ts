@@ -1,4 +1,4 @@
-import { type Core, createCore, type EventSink, type IdGenerator, type JobId } from '@agent-teams/core';
+import { type Clock, type Core, createCore, type EventSink, type IdGenerator, type JobId } from '@agent-teams/core';
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
 import { createSystemClock } from '../../src/adapters/system-clock.js';
@@ -10,6 +10,7 @@ import { type AgentTeamsServer, createServer } from '../../src/server/create-ser
 import { createEventHub, type EventHub } from '../../src/server/event-hub.js';
 import type { LiveOptions } from '../../src/server/live/live-options.js';
 import type { JobProgressNotice } from '../../src/server/progress-source.js';
+import type { RateLimitOptions } from '../../src/server/rate-limiter.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
@@ -55,8 +56,17 @@ export async function createGraphqlStack(
   opts: {
     scheduler?: boolean;
     core?: (core: Core) => Core;
-    devToken?: string;
+    /** Where GraphiQL and the home page say the development token was printed. */
+    tokenHint?: string;
     pageHtml?: string;
+    /**
+     * The per-owner rate limit; default off, because tests poll as fast as they can. The
+     * limiter's own tests set it (with `rateClock` to step time by hand).
+     */
+    rateLimit?: RateLimitOptions | null;
+    rateClock?: Clock;
+    /** Largest request body (default 1 MiB). */
+    maxBodyBytes?: number;
     /** SQLite file (default `:memory:`), e.g. to restart a server on the same file. */
     database?: string;
     /** token → owner; a test may delete entries to revoke a token. Default: {@link TOKENS}. */
@@ -137,8 +147,11 @@ export async function createGraphqlStack(
       return () => progressListeners.delete(listener);
     },
     logger,
-    ...(opts.devToken ? { devToken: opts.devToken } : {}),
+    ...(opts.tokenHint ? { tokenHint: opts.tokenHint } : {}),
     ...(opts.pageHtml ? { pageHtml: opts.pageHtml } : {}),
+    rateLimit: opts.rateLimit ?? null,
+    ...(opts.rateClock ? { clock: opts.rateClock } : {}),
+    ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}),
   });
   await scheduler?.start();
 

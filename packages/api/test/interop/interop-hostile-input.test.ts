@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2A_MAX_BODY_BYTES } from '../../src/server/a2a/a2a-json-rpc.js';
-import { MCP_MAX_BODY_BYTES } from '../../src/server/mcp/mcp-endpoint.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/server/body-limit.js';
 import {
   type CollabStack,
   createCollabStack,
@@ -54,13 +53,13 @@ describe('body limits, at n - 1, n and n + 1 bytes', () => {
     ['emoji', '🙂'],
   ])('A2A JSON-RPC reads up to %s bodies of exactly the limit and refuses one byte more', async (_, unit) => {
     for (const delta of [-1, 0]) {
-      const response = await post(agentPath, paddedBody(a2aBody, A2A_MAX_BODY_BYTES + delta, unit), {
+      const response = await post(agentPath, paddedBody(a2aBody, DEFAULT_MAX_BODY_BYTES + delta, unit), {
         'a2a-version': '1.0',
       });
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ id: 1, error: { code: -32001 } });
     }
-    const over = await post(agentPath, paddedBody(a2aBody, A2A_MAX_BODY_BYTES + 1, unit), { 'a2a-version': '1.0' });
+    const over = await post(agentPath, paddedBody(a2aBody, DEFAULT_MAX_BODY_BYTES + 1, unit), { 'a2a-version': '1.0' });
     expect(over.status).toBe(413);
   });
 
@@ -71,11 +70,11 @@ describe('body limits, at n - 1, n and n + 1 bytes', () => {
   ])('MCP reads %s bodies of exactly the limit and refuses one byte more', async (_, unit) => {
     const headers = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
     for (const delta of [-1, 0]) {
-      const response = await post('/mcp', paddedBody(mcpBody, MCP_MAX_BODY_BYTES + delta, unit), headers);
+      const response = await post('/mcp', paddedBody(mcpBody, DEFAULT_MAX_BODY_BYTES + delta, unit), headers);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ id: 1, result: { tools: expect.any(Array) } });
     }
-    const over = await post('/mcp', paddedBody(mcpBody, MCP_MAX_BODY_BYTES + 1, unit), headers);
+    const over = await post('/mcp', paddedBody(mcpBody, DEFAULT_MAX_BODY_BYTES + 1, unit), headers);
     expect(over.status).toBe(413);
   });
 });

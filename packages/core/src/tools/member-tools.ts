@@ -7,6 +7,7 @@ import { isTerminal } from '../model/job.js';
 import type { MemberToolPort } from '../ports/agent-runtime.js';
 import type { CoreDeps } from '../services/core-types.js';
 import { sendMember, type ToolCaller } from '../services/handoff-service.js';
+import { findUnstorableText } from '../text/text-measure.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
@@ -46,6 +47,14 @@ function argsObject(name: MemberToolName, args: unknown): Readonly<Record<string
     throw new DomainError(ErrorCode.INVALID_INPUT, 'Tool arguments must be a JSON object.', { field: 'arguments' });
   }
   const record = args as Record<string, unknown>;
+  // One check for every string of the arguments (ids, cursors, queries, text): none may hold
+  // what a store cannot keep, so both stores answer INVALID_INPUT alike, never a driver error.
+  const unstorable = findUnstorableText(record);
+  if (unstorable !== null) {
+    throw new DomainError(ErrorCode.INVALID_INPUT, 'Tool arguments must not hold U+0000 or unpaired surrogates.', {
+      field: unstorable,
+    });
+  }
   const allowed = ALLOWED_ARGS.get(name) ?? [];
   const unexpected = Object.keys(record).find((key) => !allowed.includes(key));
   if (unexpected !== undefined) {

@@ -1,5 +1,5 @@
 import { AgentCard } from '@a2a-js/sdk';
-import type { AgentDefinition, Core, Logger, Member, OwnerId, Team } from '@agent-teams/core';
+import type { AgentDefinition, Core, DomainError, Logger, Member, OwnerId, Team } from '@agent-teams/core';
 import type { Plugin } from 'graphql-yoga';
 import type { TeamEventView } from '../../schema/refs.js';
 import type { TeamFeeds } from '../team-feed.js';
@@ -12,6 +12,10 @@ export interface A2aEndpointDeps {
   readonly core: Core;
   readonly authenticate: (authorization: string | null) => OwnerId | null;
   readonly teamFeeds: TeamFeeds<TeamEventView>;
+  /** The owner's rate limit, asked before each new request: null, or the RATE_LIMITED refusal. */
+  readonly takeToken: (owner: OwnerId) => DomainError | null;
+  /** The largest JSON-RPC body read (bytes): the server's one body limit. */
+  readonly maxBodyBytes: number;
   readonly logger: Logger;
   readonly version: string;
   /** The origin written into agent cards; default: the origin each request was sent to. */
@@ -78,13 +82,22 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
         const handler = new MemberTaskHandler({
           core: deps.core,
           teamFeeds: deps.teamFeeds,
+          takeToken: deps.takeToken,
           logger: deps.logger,
           owner,
           ...found,
           card,
           signal: AbortSignal.any([request.signal, stop.signal]),
         });
-        endResponse(await answerJsonRpc(request, { handler, card, logger: deps.logger, onCancel: () => stop.abort() }));
+        endResponse(
+          await answerJsonRpc(request, {
+            handler,
+            card,
+            logger: deps.logger,
+            maxBodyBytes: deps.maxBodyBytes,
+            onCancel: () => stop.abort(),
+          }),
+        );
       }
     },
   };

@@ -11,15 +11,14 @@ import { type GraphqlRunner, type McpToolSet, memberToolSet, ownerToolSet } from
 /** Where the MCP server is served. */
 export const MCP_PATH = '/mcp';
 
-/** The largest MCP request body read (bytes): tool arguments are a few kilobytes at most. */
-export const MCP_MAX_BODY_BYTES = 1_048_576;
-
 /** What the MCP endpoint is built from (the server's own parts). */
 export interface McpEndpointDeps {
   readonly core: Core;
   readonly authenticate: (authorization: string | null) => OwnerId | null;
   readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
   readonly graphql: GraphqlRunner;
+  /** The largest request body read (bytes): the server's one body limit. */
+  readonly maxBodyBytes: number;
   readonly logger: Logger;
   readonly version: string;
 }
@@ -97,7 +96,7 @@ async function serve(
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    maxRequestBodySize: MCP_MAX_BODY_BYTES,
+    maxRequestBodySize: deps.maxBodyBytes,
   });
   try {
     await server.connect(transport);
