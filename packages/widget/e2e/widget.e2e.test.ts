@@ -435,14 +435,15 @@ describe('the widget in Chromium', () => {
     }
     const demo = await context.newPage();
     demo.on('pageerror', (error) => pageErrors.push(error.message));
-    await demo.goto(`${originOf(server)}/`);
+    // The token from the URL fragment (never sent to the server), removed from the address bar at once.
+    await demo.goto(`${originOf(server)}/#token=${TOKEN}`);
+    expect(demo.url()).not.toContain(TOKEN);
+    await demo.getByText('Your teams').first().waitFor();
+    // Kept in memory only: after a reload the page asks for it.
+    await demo.reload();
     expect(await demo.locator('agent-teams-widget').count()).toBe(0);
     await demo.getByLabel('Token').fill(TOKEN);
     await demo.getByRole('button', { name: 'Use' }).click();
-    await demo.getByText('Your teams').first().waitFor();
-    // Or from the URL fragment (never sent to the server), removed from the address bar at once.
-    await demo.goto(`${originOf(server)}/#token=${TOKEN}`);
-    expect(demo.url()).not.toContain(TOKEN);
     await demo.getByText('Your teams').first().waitFor();
     expect(pageErrors).toEqual([]);
     await demo.close();
