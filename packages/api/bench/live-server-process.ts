@@ -11,15 +11,18 @@
  * committedAt, cpuMicros, elapsedMs, loopDelay }` (commit times on the monotonic clock of
  * `live-clock.ts`, taken when the store publishes a commit's events, right after it committed).
  */
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Logger, TeamEvent } from '@agent-teams/core';
 import { createTokenAuth } from '../src/adapters/token-auth.js';
+import { createEventHub } from '../src/events/event-hub.js';
 import { type AgentTeamsServer, createServer } from '../src/server/create-server.js';
-import { createEventHub } from '../src/server/event-hub.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { type BenchStack, benchOwner, openBenchStack } from './harness/bench-stack.js';
+import { startGraphqlWs } from './harness/graphql-ws-server.js';
 import { loopDelayOf, monotonicMs } from './live-clock.js';
 
 export const LIVE_BENCH_TOKEN = 'tok-live-bench';
@@ -46,6 +49,7 @@ const committedAt = new Map<number, number>();
 let watched: string | null = null;
 let stack: BenchStack | null = null;
 let server: AgentTeamsServer | null = null;
+let reference: { close(): Promise<void> } | null = null;
 let target: Awaited<ReturnType<BenchStack['teams']>>[number] | null = null;
 let engine = 'shared';
 let subscribers = 0;
@@ -68,21 +72,43 @@ async function open(message: { engine: 'shared' | 'graphql-ws'; database: string
       hub.published(events);
     },
   });
+  const authenticate = createTokenAuth(new Map([[LIVE_BENCH_TOKEN, owner]]));
   server = createServer({
     core: stack.core,
-    authenticate: createTokenAuth(new Map([[LIVE_BENCH_TOKEN, owner]])),
+    authenticate,
     eventHub: hub,
     progress: () => () => {},
     logger: silent,
-    wsEngine: message.engine,
     live: { maxSubscriptionsPerOwner: message.subscribers * 2, keepAliveMs: 60_000 },
   });
-  const { url } = await server.listen(0, '127.0.0.1');
+  const { url } =
+    message.engine === 'graphql-ws' ? await listenGraphqlWs(server, authenticate) : await server.listen(0, '127.0.0.1');
   target = (await stack.teams(owner, 1, 2))[0] ?? null;
   if (!target) throw new Error('no team');
   watched = target.team.id;
   const afterSeq = (await stack.core.teams.get(owner, target.team.id))?.lastEventSeq ?? 0;
   process.send?.({ type: 'listening', url, teamId: target.team.id, afterSeq });
+}
+
+/**
+ * The stock graphql-ws path: the same Yoga on an HTTP server of its own, with graphql-ws's
+ * `useServer` on its WebSocket (the production server's own socket stays unused).
+ */
+async function listenGraphqlWs(
+  built: AgentTeamsServer,
+  authenticate: (authorization: string | null) => unknown,
+): Promise<{ url: string }> {
+  const http = createHttpServer(built.yoga);
+  const ws = startGraphqlWs(http, built.yoga, (authorization) => authenticate(authorization) !== null);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  reference = {
+    async close() {
+      await ws.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
 }
 
 /** RSS with the first tenth of the sockets open: the baseline of the per-socket figure. */
@@ -157,6 +183,7 @@ async function finish() {
     elapsedMs,
     loopDelay: loopDelayOf(loopDelay),
   });
+  await reference?.close();
   await server?.close();
   await stack?.close();
   process.exit(0);

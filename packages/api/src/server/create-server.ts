@@ -5,14 +5,13 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import type { EventHub } from '../events/event-hub.js';
+import type { ProgressSource } from '../events/progress-source.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
-import type { EventHub } from './event-hub.js';
-import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
 import type { LiveOptions } from './live/live-options.js';
 import { startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
-import type { ProgressSource } from './progress-source.js';
 import { useRequestLimits } from './request-limits.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
@@ -36,11 +35,6 @@ export interface ServerDeps {
   readonly widgetBundle?: WidgetBundle;
   /** Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README). */
   readonly live?: Partial<LiveOptions>;
-  /**
-   * `shared` (default): our graphql-transport-ws server with shared fan-out and socket limits.
-   * `graphql-ws`: the stock graphql-ws `useServer` path, kept only so the bench can compare.
-   */
-  readonly wsEngine?: 'shared' | 'graphql-ws';
 }
 
 /** A built server, not yet listening. */
@@ -54,10 +48,9 @@ export interface AgentTeamsServer {
   close(): Promise<void>;
 }
 
-/** Initial context Yoga hands the context factory (HTTP request, or graphql-ws connection). */
+/** Initial context Yoga hands the context factory: the HTTP request. */
 interface InitialContext {
-  readonly request?: Request;
-  readonly connectionParams?: Readonly<Record<string, unknown>>;
+  readonly request: Request;
 }
 
 /**
@@ -78,10 +71,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     healthCheckEndpoint: '/graphql/yoga-health',
     landingPage: false,
     logging: false,
-    context: ({ request, connectionParams }) => {
-      const authorization = connectionParams
-        ? authorizationOf(connectionParams)
-        : (request?.headers.get('authorization') ?? null);
+    context: ({ request }) => {
+      const authorization = request.headers.get('authorization');
       const viewer = deps.authenticate(authorization);
       const tokens = deps.memberRunTokens;
       // Only HTTP requests carry member-run tokens (invokeTeamTool); resolved lazily, once.
@@ -97,7 +88,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         eventHub,
         progress,
         teamFeeds,
-        ...(tokens && !connectionParams ? { memberRun: runOf } : {}),
+        ...(tokens ? { memberRun: runOf } : {}),
       });
     },
     maskedErrors: { maskError: createMaskError(deps.logger) },
@@ -121,27 +112,24 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
 
   const server = createHttpServer(yoga);
   const maskError = createMaskError(deps.logger);
-  const ws =
-    deps.wsEngine === 'graphql-ws'
-      ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
-      : startLiveServer(server, {
-          path: yoga.graphqlEndpoint,
-          ...(deps.live ? { options: deps.live } : {}),
-          authenticate: deps.authenticate,
-          prepare: (query) => {
-            const { schema, parse, validate } = yoga.getEnveloped({});
-            try {
-              const document = parse(query);
-              const errors = validate(schema, document);
-              return errors.length > 0 ? { errors } : { schema, document };
-            } catch (error) {
-              return { errors: [error as GraphQLError] };
-            }
-          },
-          createContext: (viewer) => createApiContext({ core, viewer, eventHub, progress, teamFeeds }),
-          maskError: (error) => maskError(error, '') as GraphQLError,
-          logger: deps.logger,
-        });
+  const ws = startLiveServer(server, {
+    path: yoga.graphqlEndpoint,
+    ...(deps.live ? { options: deps.live } : {}),
+    authenticate: deps.authenticate,
+    prepare: (query) => {
+      const { schema, parse, validate } = yoga.getEnveloped({});
+      try {
+        const document = parse(query);
+        const errors = validate(schema, document);
+        return errors.length > 0 ? { errors } : { schema, document };
+      } catch (error) {
+        return { errors: [error as GraphQLError] };
+      }
+    },
+    createContext: (viewer) => createApiContext({ core, viewer, eventHub, progress, teamFeeds }),
+    maskError: (error) => maskError(error, '') as GraphQLError,
+    logger: deps.logger,
+  });
   let closing: Promise<void> | null = null;
 
   return {

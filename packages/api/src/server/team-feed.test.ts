@@ -1,6 +1,6 @@
 import { asOwnerId, asTeamId, type Core, DomainError, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { createEventHub } from './event-hub.js';
+import { createEventHub } from '../events/event-hub.js';
 import { PULL_READY, type ReadyEvents } from './live/ready-events.js';
 import { createTeamFeeds, FEED_RING_SIZE } from './team-feed.js';
 

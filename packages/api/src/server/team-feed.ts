@@ -1,5 +1,5 @@
 import type { Core, OwnerId, TeamEvent, TeamId } from '@agent-teams/core';
-import type { EventHub } from './event-hub.js';
+import type { EventHub } from '../events/event-hub.js';
 import { type CursorFeed, FeedCursor, FeedEntry, READ_PAGE } from './team-feed-cursor.js';
 
 /** Events each team feed keeps in memory for subscribers that are a little behind. */

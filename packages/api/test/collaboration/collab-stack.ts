@@ -4,10 +4,10 @@ import { createMemberRunTokens, type MemberRunTokens } from '../../src/adapters/
 import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
 import { createSystemClock } from '../../src/adapters/system-clock.js';
 import { createTokenAuth } from '../../src/adapters/token-auth.js';
+import { createEventHub } from '../../src/events/event-hub.js';
 import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../../src/server/create-server.js';
-import { createEventHub } from '../../src/server/event-hub.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';

@@ -4,12 +4,12 @@ import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
 import { createSystemClock } from '../../src/adapters/system-clock.js';
 import { createTokenAuth } from '../../src/adapters/token-auth.js';
 import { createUnavailableTools } from '../../src/adapters/unavailable-tools.js';
+import { createEventHub, type EventHub } from '../../src/events/event-hub.js';
+import type { JobProgressNotice } from '../../src/events/progress-source.js';
 import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
 import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../../src/server/create-server.js';
-import { createEventHub, type EventHub } from '../../src/server/event-hub.js';
 import type { LiveOptions } from '../../src/server/live/live-options.js';
-import type { JobProgressNotice } from '../../src/server/progress-source.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
@@ -59,9 +59,8 @@ export async function createGraphqlStack(
     database?: string;
     /** token → owner; a test may delete entries to revoke a token. Default: {@link TOKENS}. */
     tokens?: Map<string, string>;
-    /** Limits of the live endpoint, and which WebSocket engine serves it. */
+    /** Limits of the live endpoint. */
     live?: Partial<LiveOptions>;
-    wsEngine?: 'shared' | 'graphql-ws';
     /** Id generator (default sequential); a restart on the same file needs fresh ids. */
     ids?: IdGenerator;
   } = {},
@@ -128,7 +127,6 @@ export async function createGraphqlStack(
       opts.tokens ?? new Map(Object.entries(TOKENS).map(([owner, token]) => [token, owner])),
     ),
     ...(opts.live ? { live: opts.live } : {}),
-    ...(opts.wsEngine ? { wsEngine: opts.wsEngine } : {}),
     eventHub: hub,
     progress: (listener) => {
       progressListeners.add(listener);

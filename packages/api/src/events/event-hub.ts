@@ -4,8 +4,8 @@ import type { EventSink, TeamEvent, TeamId } from '@agent-teams/core';
  * An in-process {@link EventSink} that wakes subscriptions when events commit.
  *
  * @remarks It carries wake-ups, not data: a subscription re-reads the team's event log from the
- * last seq it delivered, so a missed or early wake-up can never cause a gap or a duplicate. The
- * live-updates issue may replace it with a cross-process notifier (PostgreSQL LISTEN/NOTIFY).
+ * last seq it delivered, so a missed or early wake-up can never cause a gap or a duplicate. Other
+ * servers' events reach it through the cluster change feed (`cluster/`), like local ones.
  */
 export interface EventHub extends EventSink {
   /**

@@ -21,14 +21,15 @@ interface EnvelopedRoot {
 }
 
 /**
- * Serves graphql-ws (subprotocol `graphql-transport-ws`) on the HTTP server's `/graphql` path
+ * Serves graphql-ws (subprotocol `graphql-transport-ws`) on an HTTP server's `/graphql` path
  * with the stock graphql-ws `useServer`: one execution per subscriber per event and none of the
- * live socket limits. Production uses `live/live-server.ts`; this stays as the reference path
- * `pnpm bench` measures beside it (`createServer({ wsEngine: 'graphql-ws' })`).
+ * live socket limits. Production uses `src/server/live/live-server.ts`; the live benchmark
+ * measures this reference path beside it.
  *
- * @remarks Operations run through `yoga.getEnveloped`, so the context factory (authentication)
- * and the error masking are exactly those of HTTP. `onConnect` refuses a connection without a
- * known token; graphql-ws then closes the socket with 4403 Forbidden.
+ * @remarks Operations run through `yoga.getEnveloped` with a request carrying the connection's
+ * `authorization`, so the context factory (authentication) and the error masking are exactly
+ * those of HTTP. `onConnect` refuses a connection without a known token; graphql-ws then closes
+ * the socket with 4403 Forbidden.
  */
 export function startGraphqlWs(
   server: Server,
@@ -43,12 +44,11 @@ export function startGraphqlWs(
       subscribe: (args) => (args.rootValue as EnvelopedRoot).subscribe(args) as never,
       onConnect: (ctx) => authorize(authorizationOf(ctx.connectionParams)),
       onSubscribe: async (ctx, _id, params) => {
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-          ...ctx,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params,
+        const authorization = authorizationOf(ctx.connectionParams);
+        const request = new Request('http://localhost/graphql', {
+          headers: authorization === null ? {} : { authorization },
         });
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ request, params });
         const args: ExecutionArgs = {
           schema,
           operationName: params.operationName,
@@ -75,7 +75,7 @@ export function startGraphqlWs(
 }
 
 /** The `authorization` connection parameter, or null. */
-export function authorizationOf(connectionParams: Readonly<Record<string, unknown>> | undefined): string | null {
+function authorizationOf(connectionParams: Readonly<Record<string, unknown>> | undefined): string | null {
   const value = connectionParams?.authorization ?? connectionParams?.Authorization;
   return typeof value === 'string' ? value : null;
 }
