@@ -7,7 +7,6 @@ import {
   createCore,
   DomainError,
   type ErrorCode,
-  type JobEffect,
   type OwnerId,
   type RuntimeRegistry,
   type Team,
@@ -53,8 +52,6 @@ export interface Harness {
   readonly catalog: StaticCatalog;
   readonly runtime: EnsureOnlyRuntime;
   readonly logger: MemoryLogger;
-  /** Effects the core handed to `onEffects`, in order. */
-  readonly effects: JobEffect[];
 }
 
 /** A core over the in-memory store, a fake clock, sequential ids and (by default) the demo catalog. */
@@ -65,7 +62,6 @@ export function harness(options: { catalog?: StaticCatalog } = {}): Harness {
   const catalog = options.catalog ?? new StaticCatalog();
   const runtime = new EnsureOnlyRuntime();
   const logger = new MemoryLogger();
-  const effects: JobEffect[] = [];
   const runtimes: RuntimeRegistry = { get: (name) => (name === runtime.name ? runtime : null) };
   const core = createCore({
     store,
@@ -74,9 +70,8 @@ export function harness(options: { catalog?: StaticCatalog } = {}): Harness {
     clock,
     ids,
     logger,
-    onEffects: (list) => effects.push(...list),
   });
-  return { core, store, clock, ids, catalog, runtime, logger, effects };
+  return { core, store, clock, ids, catalog, runtime, logger };
 }
 
 export const alice: OwnerId = asOwnerId('alice');

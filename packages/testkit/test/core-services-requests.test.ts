@@ -200,7 +200,7 @@ describe('jobs.cancel', () => {
     expect((await h.core.teams.get(alice, team.id))?.revision).toBe(revision);
   });
 
-  it('moves an admitted job to CANCELLING and hands CANCEL_RUN to onEffects', async () => {
+  it('moves an admitted job to CANCELLING, which is what tells the scheduler to stop its run', async () => {
     const h = harness();
     const { team, scout } = await teamWithMembers(h);
     await h.core.requests.send(alice, { teamId: team.id, memberIds: [scout.id], text: 'Go', clientRequestId: 'r1' });
@@ -208,7 +208,8 @@ describe('jobs.cancel', () => {
     expect(admitted?.phase).toBe(JobPhase.ADMITTING);
     const outcome = await h.core.jobs.cancel(alice, admitted?.id ?? '');
     expect(outcome).toMatchObject({ alreadyFinished: false, job: { phase: JobPhase.CANCELLING } });
-    expect(h.effects.filter((e) => e.type === 'CANCEL_RUN')).toHaveLength(1);
+    const [stored] = await h.store.findJobs(admitted ? [admitted.id] : []);
+    expect(stored?.phase).toBe(JobPhase.CANCELLING);
   });
 
   it('refuses an unknown job with NOT_FOUND', async () => {

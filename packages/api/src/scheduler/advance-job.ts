@@ -3,7 +3,6 @@ import {
   type AgentRuntime,
   type Clock,
   type Job,
-  type JobEffect,
   type JobId,
   JobPhase,
   Limits,
@@ -21,7 +20,7 @@ export type ApplyCommands = (
   jobId: JobId,
   guard: (job: Job) => boolean,
   steps: readonly CommandStep[],
-) => Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }>;
+) => Promise<{ job: Job; changed: boolean }>;
 
 /** What one advancement step uses. */
 export interface AdvanceDeps {

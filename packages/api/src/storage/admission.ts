@@ -105,9 +105,8 @@ async function freezeOne(
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
-  if (args.serverId === undefined) return { job: await applyTransition(scope, job, outcome), effects: outcome.effects };
-  const admitted = await applyAdmission(scope, job, outcome, args.serverId);
-  return { ...admitted, effects: outcome.effects };
+  if (args.serverId === undefined) return { job: await applyTransition(scope, job, outcome) };
+  return applyAdmission(scope, job, outcome, args.serverId);
 }
 
 /**

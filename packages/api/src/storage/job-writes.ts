@@ -157,7 +157,7 @@ export async function updateJob(
   decide: (job: Job) => TransitionOutcome,
   owner: OwnerId | undefined,
   lease?: JobLease,
-): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
+): Promise<{ job: Job; changed: boolean }> {
   const located = await scope.trx
     .selectFrom('jobs')
     .select(['team_id', 'owner'])
@@ -179,8 +179,8 @@ export async function updateJob(
   const job = toJob(row);
   const outcome = decide(job);
   if (!outcome.ok) throw outcome.error;
-  if (outcome.job === job) return { job, effects: outcome.effects, changed: false };
-  return { job: await applyTransition(scope, job, outcome), effects: outcome.effects, changed: true };
+  if (outcome.job === job) return { job, changed: false };
+  return { job: await applyTransition(scope, job, outcome), changed: true };
 }
 
 /** Arguments of {@link respondToJob} (see `TeamStore.respondToJob`). */
@@ -196,10 +196,7 @@ export interface RespondArgs {
  * Records an answer under the job's team lock: a used key answers the job as it is (same
  * fingerprint) or IDEMPOTENCY_CONFLICT; a new key runs `decide`, persists it and stores the key.
  */
-export async function respondToJob(
-  scope: WriteScope,
-  args: RespondArgs,
-): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
+export async function respondToJob(scope: WriteScope, args: RespondArgs): Promise<{ job: Job; replayed: boolean }> {
   const located = await scope.trx
     .selectFrom('jobs')
     .select(['team_id', 'owner'])
@@ -222,7 +219,7 @@ export async function respondToJob(
         field: 'clientRequestId',
       });
     }
-    return { job, effects: [], replayed: true };
+    return { job, replayed: true };
   }
   const outcome = args.decide(job);
   if (!outcome.ok) throw outcome.error;
@@ -237,7 +234,7 @@ export async function respondToJob(
       created_at: scope.now,
     })
     .execute();
-  return { job: next, effects: outcome.effects, replayed: false };
+  return { job: next, replayed: false };
 }
 
 /**

@@ -10,7 +10,6 @@ import type {
   FreezeContext,
   IdGenerator,
   Job,
-  JobEffect,
   JobFilter,
   JobId,
   JobLease,
@@ -180,7 +179,7 @@ export class KyselyTeamStore implements TeamStore {
     jobId: JobId,
     decide: (job: Job) => TransitionOutcome,
     opts: { now: string; owner?: OwnerId; lease?: JobLease },
-  ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
+  ): Promise<{ job: Job; changed: boolean }> {
     return runWrite(this.#ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease));
   }
 
@@ -191,7 +190,7 @@ export class KyselyTeamStore implements TeamStore {
     fingerprint: string;
     now: string;
     decide: (job: Job) => TransitionOutcome;
-  }): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
+  }): Promise<{ job: Job; replayed: boolean }> {
     return runWrite(this.#ctx, args.now, (scope) => jobWrites.respondToJob(scope, args));
   }
 

@@ -1,5 +1,5 @@
 import type { AdmissionPlan, AdmissionSnapshot } from '../admission/admission-types.js';
-import type { JobCommand, JobEffect } from '../jobs/job-commands.js';
+import type { JobCommand } from '../jobs/job-commands.js';
 import type { TransitionOutcome } from '../jobs/job-machine.js';
 import type { AgentId, ConversationId, JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job, JobKind, JobPhase, JobStatus, Requester, TurnInput } from '../model/job.js';
@@ -131,10 +131,9 @@ export interface JobLease {
   readonly fence: number;
 }
 
-/** A job one planning pass admitted, with its effects and the admitting server's lease. */
+/** A job one planning pass admitted, with the admitting server's lease. */
 export interface AdmittedJob {
   readonly job: Job;
-  readonly effects: readonly JobEffect[];
   /** Present when the pass was given a `serverId`. */
   readonly lease?: JobLease;
 }
@@ -226,13 +225,13 @@ export interface TeamStore {
    * events, bumps the revision. A decide that returns the job unchanged writes nothing. With
    * `lease` (the scheduler driving the job), throws STALE_LEASE and writes nothing unless the job is
    * still held by that server with that fence.
-   * @returns the next job and all effects (the caller performs the runtime ones).
+   * @returns the next job, and whether anything was written.
    */
   updateJob(
     jobId: JobId,
     decide: (job: Job) => TransitionOutcome,
     opts: { now: string; owner?: OwnerId; lease?: JobLease },
-  ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }>;
+  ): Promise<{ job: Job; changed: boolean }>;
   /**
    * Records a person's answer atomically, idempotent by (job, `clientRequestId`): when that key
    * was already used on the job, returns the job as it is now (`replayed`) if `fingerprint`
@@ -247,7 +246,7 @@ export interface TeamStore {
     fingerprint: string;
     now: string;
     decide: (job: Job) => TransitionOutcome;
-  }): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }>;
+  }): Promise<{ job: Job; replayed: boolean }>;
   /** Unfinished jobs that hold or may hold a run (ADMITTING, RUNNING, RESUMING, CANCELLING). */
   listActiveJobs(): Promise<readonly Job[]>;
   /** Numbers of REQUEST and RECEIPT jobs of a team (for `Team.capacity`). */
@@ -270,8 +269,8 @@ export interface TeamStore {
    * round state, and applies `freeze` to each admitted job (FREEZE for a QUEUED job, RESUME for an
    * ANSWERED one: `freeze` returns the transition outcome).
    * With `serverId`, each admitted job is leased to that server (its fence incremented).
-   * @returns the admitted jobs, now ADMITTING or RESUMING, with their effects (START_RUN, RESUME_RUN)
-   * and, with `serverId`, the lease the server now holds on each.
+   * @returns the admitted jobs, now ADMITTING or RESUMING, with, given `serverId`, the lease the
+   * server now holds on each.
    */
   admit(args: {
     now: string;

@@ -1,4 +1,3 @@
-import type { JobEffect } from '../jobs/job-commands.js';
 import type { AgentDefinition } from '../model/agent.js';
 import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job, JobKind, JobStatus } from '../model/job.js';
@@ -47,12 +46,6 @@ export interface CoreDeps {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
-  /**
-   * Told, after commit, about the runtime effects of a transition the core made itself (e.g.
-   * CANCEL_RUN from `cancelJob`), so the api can act at once instead of on its next pass.
-   * Optional: the scheduler also finds the work through the store and events.
-   */
-  readonly onEffects?: (effects: readonly JobEffect[]) => void;
 }
 
 /** Input of `createTeam`. */

@@ -1,6 +1,5 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
-import type { JobEffect } from '../jobs/job-commands.js';
 import { transition } from '../jobs/job-machine.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, asMemberId, type OwnerId } from '../model/ids.js';
@@ -45,7 +44,7 @@ export async function listJobs(
 /**
  * `jobs.cancel`: a finished job is returned unchanged; any other moves through the state machine
  * (QUEUED ends at once as CANCELLED; an admitted one becomes CANCELLING and the scheduler stops
- * its run). Runtime effects are handed to `onEffects` after commit.
+ * its run, woken by the commit's event).
  */
 async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise<CancelOutcome> {
   const id = asJobId(jobId);
@@ -55,7 +54,7 @@ async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise
   // Already being cancelled (a repeated click, a second tab): nothing more to ask.
   if (found.phase === JobPhase.CANCELLING) return { job: found, alreadyFinished: false };
   const now = nowTimestamp(deps.clock);
-  const { job, effects, changed } = await deps.store.updateJob(
+  const { job, changed } = await deps.store.updateJob(
     id,
     // It may have finished (or begun cancelling) since the read: then leave it as it is.
     (current) =>
@@ -64,9 +63,6 @@ async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise
         : transition(current, { type: 'CANCEL' }, { now, ids: deps.ids }),
     { now, owner },
   );
-  // Records and receipts are already stored; the rest (stop the run, inbox change) is for the api.
-  const afterCommit: JobEffect[] = effects.filter((e) => e.type !== 'APPEND_RECORD' && e.type !== 'CREATE_RECEIPT');
-  if (changed && afterCommit.length > 0) deps.onEffects?.(afterCommit);
   return { job, alreadyFinished: !changed && isTerminal(job.phase) };
 }
 

@@ -1,6 +1,5 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
-import type { JobEffect } from '../jobs/job-commands.js';
 import { type TransitionOutcome, transition } from '../jobs/job-machine.js';
 import { asJobId, type IdGenerator, type OwnerId } from '../model/ids.js';
 import { type Job, JobPhase, type PendingResponse } from '../model/job.js';
@@ -79,7 +78,7 @@ export async function respondToJob(deps: CoreDeps, owner: OwnerId, input: Respon
     throw new DomainError(ErrorCode.INVALID_INPUT, 'inputRequestId must be text.', { field: 'inputRequestId' });
   }
   const now = nowTimestamp(deps.clock);
-  const { job, effects, replayed } = await deps.store.respondToJob({
+  const { job } = await deps.store.respondToJob({
     owner,
     jobId: asJobId(input.jobId),
     clientRequestId,
@@ -88,8 +87,5 @@ export async function respondToJob(deps: CoreDeps, owner: OwnerId, input: Respon
     decide: (current) =>
       decideResponse(current, { value: input.response, clientRequestId, inputRequestId, now, ids: deps.ids }),
   });
-  // The scheduler submits the answer (RESUME_RUN) on its next step; tell it now.
-  const afterCommit: JobEffect[] = effects.filter((e) => e.type !== 'APPEND_RECORD' && e.type !== 'CREATE_RECEIPT');
-  if (!replayed && afterCommit.length > 0) deps.onEffects?.(afterCommit);
   return job;
 }

@@ -75,8 +75,9 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
         [jobs.QUEUED.id, JobPhase.ADMITTING],
         [jobs.ANSWERED.id, JobPhase.RESUMING],
       ]);
-      expect(at(admitted, 0).effects.map((e) => e.type)).toEqual(['START_RUN']);
-      expect(at(admitted, 1).effects.map((e) => e.type)).toEqual(['RESUME_RUN']);
+      // What the runtime needs next is in the stored job itself: the frozen turn, or the answer.
+      expect(at(admitted, 0).job).toMatchObject({ runKey: jobs.QUEUED.id, input: { jobId: jobs.QUEUED.id } });
+      expect(at(admitted, 1).job.pendingResponse).toEqual(jobs.ANSWERED.pendingResponse);
       expect(at(contexts, 0)).toMatchObject({ team: expect.objectContaining({ id: team.id }), members });
       expect(at(contexts, 0).recentRecords.length).toBe(Limits.contextMessages);
       for (const phase of Object.keys(jobs) as JobPhase[]) {

@@ -264,7 +264,7 @@ export function describeJobCases(h: () => StoreHarness): void {
       const same = await h().store.updateJob(job.id, (current) => ({ ok: true, job: current, effects: [] }), {
         now: h().now(),
       });
-      expect(same).toEqual({ job, effects: [], changed: false });
+      expect(same).toEqual({ job, changed: false });
       const refusal = new DomainError(ErrorCode.INVALID_TRANSITION, 'no');
       await expectCode(
         h().store.updateJob(job.id, () => ({ ok: false, error: refusal }), { now: h().now() }),

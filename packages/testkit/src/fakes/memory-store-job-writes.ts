@@ -91,8 +91,8 @@ export function applyIn(
   before: Job,
   outcome: Extract<TransitionOutcome, { ok: true }>,
   now: string,
-): { job: Job; effects: readonly JobEffect[]; changed: boolean } {
-  if (sameJob(before, outcome.job)) return { job: before, effects: outcome.effects, changed: false };
+): { job: Job; changed: boolean } {
+  if (sameJob(before, outcome.job)) return { job: before, changed: false };
   // Checked before any write, so a refused step leaves nothing behind (a database would roll back).
   for (const effect of outcome.effects) {
     if (effect.type === 'CREATE_RECEIPT' && hasReceipt(state, before.id, effect.receipt.id)) {
@@ -106,7 +106,7 @@ export function applyIn(
   if (job.memberId !== null && job.phase !== before.phase) write.event('MEMBER_CHANGED', { memberId: job.memberId });
   for (const effect of outcome.effects) persistEffect(state, write, job, effect);
   state.commit(write);
-  return { job, effects: outcome.effects, changed: true };
+  return { job, changed: true };
 }
 
 /** Arguments of `TeamStore.admit`. */
@@ -139,7 +139,7 @@ export function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[]
     if (!outcome.ok) continue;
     const applied = applyIn(state, job, outcome, args.now);
     const lease = args.serverId === undefined ? undefined : leaseJob(state, jobId, args.serverId);
-    admitted.push({ job: applied.job, effects: applied.effects, lease });
+    admitted.push({ job: applied.job, lease });
   }
   return admitted;
 }

@@ -9,7 +9,6 @@ import {
   type IdGenerator,
   isTerminal,
   type Job,
-  type JobEffect,
   type JobFilter,
   type JobId,
   JobKind,
@@ -151,7 +150,7 @@ export class MemoryTeamStore implements TeamStore {
     jobId: JobId,
     decide: (job: Job) => TransitionOutcome,
     opts: { now: string; owner?: OwnerId; lease?: JobLease },
-  ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
+  ): Promise<{ job: Job; changed: boolean }> {
     const job = this.#state.jobs.get(jobId);
     if (job === undefined || (opts.owner !== undefined && job.owner !== opts.owner)) {
       throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
@@ -169,7 +168,7 @@ export class MemoryTeamStore implements TeamStore {
     fingerprint: string;
     now: string;
     decide: (job: Job) => TransitionOutcome;
-  }): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
+  }): Promise<{ job: Job; replayed: boolean }> {
     const job = this.#state.jobs.get(args.jobId);
     if (job === undefined || job.owner !== args.owner) {
       throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
@@ -182,13 +181,13 @@ export class MemoryTeamStore implements TeamStore {
           field: 'clientRequestId',
         });
       }
-      return { job, effects: [], replayed: true };
+      return { job, replayed: true };
     }
     const outcome = args.decide(job);
     if (!outcome.ok) throw outcome.error;
     const applied = applyIn(this.#state, job, outcome, args.now);
     this.#state.responses.set(key, { teamId: job.teamId, fingerprint: args.fingerprint });
-    return { job: applied.job, effects: applied.effects, replayed: false };
+    return { job: applied.job, replayed: false };
   }
 
   async listActiveJobs(): Promise<readonly Job[]> {
