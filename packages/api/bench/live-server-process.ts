@@ -16,17 +16,15 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Logger, TeamEvent } from '@agent-teams/core';
+import type { TeamEvent } from '@agent-teams/core';
 import { createTokenAuth } from '../src/adapters/token-auth.js';
-import { createEventHub } from '../src/events/event-hub.js';
-import { type AgentTeamsServer, createServer } from '../src/server/create-server.js';
+import type { AgentTeamsServer } from '../src/server/create-server.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { type BenchStack, benchOwner, openBenchStack } from './harness/bench-stack.js';
 import { startGraphqlWs } from './harness/graphql-ws-server.js';
 import { loopDelayOf, monotonicMs } from './live-clock.js';
 
 export const LIVE_BENCH_TOKEN = 'tok-live-bench';
-const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 function collectGarbage(): void {
   try {
@@ -64,25 +62,21 @@ const owner = benchOwner(0);
 async function open(message: { engine: 'shared' | 'graphql-ws'; database: string; subscribers: number }) {
   engine = message.engine;
   subscribers = message.subscribers;
-  const hub = createEventHub();
+  const tokens = new Map<string, string>([[LIVE_BENCH_TOKEN, owner]]);
   stack = await openBenchStack(await openDatabase(message.database), {
     onEvents: (events: readonly TeamEvent[]) => {
       const at = monotonicMs();
       for (const event of events) if (event.teamId === watched) committedAt.set(event.seq, at);
-      hub.published(events);
     },
+    tokens,
+    http: { live: { maxSubscriptionsPerOwner: message.subscribers * 2, keepAliveMs: 60_000 } },
   });
-  const authenticate = createTokenAuth(new Map([[LIVE_BENCH_TOKEN, owner]]));
-  server = createServer({
-    core: stack.core,
-    authenticate,
-    eventHub: hub,
-    progress: () => () => {},
-    logger: silent,
-    live: { maxSubscriptionsPerOwner: message.subscribers * 2, keepAliveMs: 60_000 },
-  });
+  // The scheduler stays stopped: the requests stay queued, each commit is one burst of events.
+  server = stack.app.server;
   const { url } =
-    message.engine === 'graphql-ws' ? await listenGraphqlWs(server, authenticate) : await server.listen(0, '127.0.0.1');
+    message.engine === 'graphql-ws'
+      ? await listenGraphqlWs(server, createTokenAuth(tokens))
+      : await server.listen(0, '127.0.0.1');
   target = (await stack.teams(owner, 1, 2))[0] ?? null;
   if (!target) throw new Error('no team');
   watched = target.team.id;
@@ -184,7 +178,6 @@ async function finish() {
     loopDelay: loopDelayOf(loopDelay),
   });
   await reference?.close();
-  await server?.close();
   await stack?.close();
   process.exit(0);
 }

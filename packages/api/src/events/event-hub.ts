@@ -15,6 +15,8 @@ export interface EventHub extends EventSink {
   waitForTeam(teamId: TeamId, signal?: AbortSignal): Promise<void>;
   /** Calls `listener` with every published batch; returns the unsubscribe function. */
   listen(listener: (events: readonly TeamEvent[]) => void): () => void;
+  /** How many listeners are registered (tests wait until a subscription is set up). */
+  readonly listening: number;
 }
 
 /** Creates an empty hub; one per server. */
@@ -54,6 +56,9 @@ export function createEventHub(): EventHub {
     listen(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
+    },
+    get listening() {
+      return listeners.size;
     },
   };
 }

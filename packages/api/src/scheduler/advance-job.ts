@@ -11,7 +11,7 @@ import {
   type RunState,
   type TeamStore,
 } from '@agent-teams/core';
-import { boundedCall } from './bounded-call.js';
+import { boundedCall } from '../async/bounded-call.js';
 import type { JobTargets } from './job-targets.js';
 import { type CommandStep, outcomeCommand } from './run-outcome.js';
 

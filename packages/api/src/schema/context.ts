@@ -1,6 +1,6 @@
 import { type Core, DomainError, type JobId, type OwnerId, type TeamId } from '@agent-teams/core';
 import type { EventHub } from '../events/event-hub.js';
-import type { ProgressSource } from '../events/progress-source.js';
+import type { ProgressSource } from '../events/progress-hub.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { TeamEventView } from './refs.js';
 

@@ -6,7 +6,7 @@ import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
 import type { EventHub } from '../events/event-hub.js';
-import type { ProgressSource } from '../events/progress-source.js';
+import type { ProgressSource } from '../events/progress-hub.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
 import type { LiveOptions } from './live/live-options.js';

@@ -1,6 +1,6 @@
 import { JobPhase, RuntimeError, TeamStatus } from '@agent-teams/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { resumeCreatingTeams } from '../../src/scheduler/resume-creations.js';
+import { resumeCreatingTeams } from '../../src/app/resume-creations.js';
 import {
   type Harness,
   OWNER,
@@ -109,7 +109,8 @@ describe('restart reconciliation', () => {
     open.splice(0);
 
     const second = await track(openHarness({ file: first.file }));
-    expect(await resumeCreatingTeams({ store: second.store, core: second.core, logger: second.logger })).toBe(1);
-    expect((await second.store.findTeams([team.id]))[0]?.status).toBe(TeamStatus.READY);
+    // Starting the application resumes the interrupted creation.
+    await waitFor(async () => (await second.store.findTeams([team.id]))[0]?.status === TeamStatus.READY, 'READY');
+    expect(await resumeCreatingTeams({ store: second.store, core: second.core, logger: second.logger })).toBe(0);
   });
 });

@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import {
   asOwnerId,
   type Core,
-  createCore,
   DomainError,
   ErrorCode,
+  type EventSink,
   isTerminal,
   JOB_TRANSITIONS,
   type Job,
@@ -25,10 +25,7 @@ import {
 } from '@agent-teams/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
-import { createUnavailableTools } from '../../src/adapters/unavailable-tools.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
-import { createWakeSink, type WakeSink } from '../../src/scheduler/wake-sink.js';
+import { type App, createApp } from '../../src/app/create-app.js';
 import { ModelRuntime } from './model-runtime.js';
 
 /**
@@ -119,6 +116,8 @@ const REACHABLE: ReadonlyMap<JobPhase, ReadonlySet<JobPhase>> = new Map(
   }),
 );
 
+const INJECTED = 'injected database failure';
+
 /** A store whose next `failing` writes throw, as a database that went away would. */
 function failingStore(store: TeamStore, failing: { n: number }): TeamStore {
   const writes = new Set(['updateJob', 'admit', 'setTeamStatus']);
@@ -130,7 +129,7 @@ function failingStore(store: TeamStore, failing: { n: number }): TeamStore {
         return (...args: unknown[]) => {
           if (failing.n > 0) {
             failing.n -= 1;
-            return Promise.reject(new Error('injected database failure'));
+            return Promise.reject(new Error(INJECTED));
           }
           return value.apply(target, args);
         };
@@ -144,21 +143,17 @@ class World {
   readonly clock = new FakeClock();
   readonly ids = new SequentialIds();
   readonly logger = new MemoryLogger();
-  readonly wake: WakeSink = createWakeSink();
-  readonly store = new MemoryTeamStore({ ids: this.ids, events: this.wake });
+  /** The store publishes here; the running application's sink receives it. */
+  readonly relay: { target: EventSink | null } & EventSink = {
+    target: null,
+    published: (events) => this.relay.target?.published(events),
+  };
+  readonly store = new MemoryTeamStore({ ids: this.ids, events: this.relay });
   readonly runtime = new ModelRuntime();
-  readonly runtimes = createRuntimeRegistry([this.runtime]);
   readonly catalog = new StaticCatalog(DEMO_AGENTS);
   readonly failing = { n: 0 };
-  readonly core: Core = createCore({
-    store: this.store,
-    catalog: this.catalog,
-    runtimes: this.runtimes,
-    clock: this.clock,
-    ids: this.ids,
-    logger: this.logger,
-  });
-  scheduler: Scheduler = this.#scheduler(this.wake);
+  /** The application ("the server"); a crash replaces it with a new one over the same store. */
+  app!: App;
   teams: { team: Team; members: { id: string }[] }[] = [];
   /** Every accepted request, and the last phase seen for it. */
   readonly seen = new Map<JobId, JobPhase>();
@@ -167,21 +162,34 @@ class World {
   readonly lastKey = new Map<JobId, { key: string; value: unknown }>();
   #counter = 0;
 
-  #scheduler(wake?: WakeSink): Scheduler {
-    return createScheduler({
-      store: failingStore(this.store, this.failing),
-      runtimes: this.runtimes,
+  get core(): Core {
+    return this.app.core;
+  }
+
+  /**
+   * Builds the application as production does (`createApp`) over the shared in-memory store,
+   * failing writes, the model runtime and the fake clock. All share the lease identity `local`,
+   * so a racing second application drives the same jobs (duplicate starts, acks, polls).
+   */
+  #open(events: 'follow' | 'ignore'): Promise<App> {
+    return createApp({
+      database: null,
+      store: (sink) => {
+        if (events === 'follow') this.relay.target = sink;
+        return failingStore(this.store, this.failing);
+      },
+      runtimes: () => [this.runtime],
       catalog: this.catalog,
       clock: this.clock,
       ids: this.ids,
       logger: this.logger,
-      tools: () => createUnavailableTools(),
-      wakeSink: wake,
-      options: { safetyNetMs: 3_600_000, stopTimeoutMs: 5_000 },
+      lease: { serverId: 'local' },
+      scheduler: { safetyNetMs: 3_600_000, stopTimeoutMs: 5_000 },
     });
   }
 
   async setUp(): Promise<void> {
+    this.app = await this.#open('follow');
     for (let t = 0; t < 3; t += 1) {
       const team = await this.core.teams.create(OWNER, {
         clientRequestId: `team-${t}`,
@@ -191,15 +199,24 @@ class World {
       });
       this.teams.push({ team, members: [...(await this.core.teams.members([team.id]))] });
     }
-    await this.scheduler.start();
+    await this.app.start();
   }
 
   async settleDown(): Promise<void> {
-    this.scheduler.wake();
-    await this.scheduler.idle();
+    this.app.scheduler?.wake();
+    await this.app.scheduler?.idle();
   }
 
+  /** Runs one action; a person's call refused by an injected database failure changes nothing. */
   async run(a: Action): Promise<void> {
+    try {
+      await this.#act(a);
+    } catch (error) {
+      if (!(error instanceof Error) || error.message !== INJECTED) throw error;
+    }
+  }
+
+  async #act(a: Action): Promise<void> {
     switch (a.t) {
       case 'send': {
         const { team, members } = this.teams[Math.floor(a.member / 4)] as (typeof this.teams)[number];
@@ -284,17 +301,17 @@ class World {
       case 'crash':
         STATS.crashes += 1;
         // The process dies: steps in flight are abandoned, nothing in memory survives.
-        await this.scheduler.stop();
-        this.scheduler = this.#scheduler(this.#freshWake());
-        await this.scheduler.start();
+        await this.app.close();
+        this.app = await this.#open('follow');
+        await this.app.start();
         return;
       case 'race': {
         STATS.races += 1;
         // A second server on the same store for one pass: duplicate starts, acks and polls.
-        const other = this.#scheduler();
+        const other = await this.#open('ignore');
         await Promise.all([other.start(), this.settleDown()]);
-        await other.idle();
-        await other.stop();
+        await other.scheduler?.idle();
+        await other.close();
         return;
       }
       case 'dbfail':
@@ -317,11 +334,6 @@ class World {
       const current = await this.store.findTeam(OWNER, team.id);
       if (current?.status === TeamStatus.DISCONNECTED) await this.core.teams.reconnect(OWNER, team.id);
     }
-  }
-
-  /** A new wake sink for a rebuilt scheduler: the store keeps publishing to the shared one. */
-  #freshWake(): WakeSink {
-    return this.wake;
   }
 
   async check(): Promise<void> {
@@ -394,7 +406,7 @@ class World {
   }
 
   async close(): Promise<void> {
-    await this.scheduler.stop();
+    await this.app?.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import { ACTIVE_PHASES, type Job, JobPhase, Limits } from '@agent-teams/core';
 import { StaticCatalog } from '@agent-teams/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, openHarness, removeTempDirs, waitFor, waitForPhases } from './scheduler-harness.js';
+import { type Harness, openHarness, removeTempDirs, TEST_AGENTS, waitFor, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness;
 beforeEach(async () => {
@@ -58,8 +58,17 @@ describe('scheduler admission', () => {
 
   it('fails a job whose agent is missing from the catalog at admission, with a clear message', async () => {
     await h.close();
-    h = await openHarness({ schedulerCatalog: new StaticCatalog([{ name: 'researcher' }]) });
+    // The writer agent leaves the configuration after the team was created with it.
+    const removed = new Set<string>();
+    const all = new StaticCatalog(TEST_AGENTS);
+    h = await openHarness({
+      catalog: {
+        list: async () => (await all.list()).filter((agent) => !removed.has(agent.id)),
+        get: async (id) => (removed.has(id) ? null : all.get(id)),
+      },
+    });
     const { team, members } = await h.team(['researcher', 'writer']);
+    removed.add('writer');
     const jobs = await h.send(team, members, 'Draft the summary');
     const [ok, missing] = await waitForPhases(
       h,

@@ -31,6 +31,31 @@ describe('CoalescedTask', () => {
     expect(maxConcurrent).toBe(1);
   });
 
+  it('with defer, folds the requests of one turn into one run and runs again for requests during it', async () => {
+    let runs = 0;
+    const idle: number[] = [];
+    let release = () => {};
+    const task = new CoalescedTask(
+      async () => {
+        runs += 1;
+        if (runs === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+      { defer: (start) => setImmediate(start), onIdle: () => idle.push(runs) },
+    );
+    for (let i = 0; i < 5; i += 1) task.request();
+    expect(task.busy).toBe(true);
+    expect(task.running).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(task.running).toBe(true);
+    task.request();
+    task.request();
+    release();
+    await task.settled();
+    expect(runs).toBe(2);
+    expect(idle).toEqual([2]);
+    expect(task.busy).toBe(false);
+  });
+
   it('keeps running after a failed run and refuses requests once stopped', async () => {
     let runs = 0;
     const task = new CoalescedTask(async () => {
