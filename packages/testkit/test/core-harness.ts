@@ -12,7 +12,14 @@ import {
   type Team,
 } from '@agent-teams/core';
 import { expect } from 'vitest';
-import { FakeClock, MemoryLogger, MemoryTeamStore, SequentialIds, StaticCatalog } from '../src/index.js';
+import {
+  createMemoryTeamStore,
+  FakeClock,
+  MemoryLogger,
+  type MemoryTeamStore,
+  SequentialIds,
+  StaticCatalog,
+} from '../src/index.js';
 
 /** A runtime that only records `ensureConversation` calls and can be told to fail them. */
 export class EnsureOnlyRuntime implements AgentRuntime {
@@ -57,7 +64,7 @@ export interface Harness {
 /** A core over the in-memory store, a fake clock, sequential ids and (by default) the demo catalog. */
 export function harness(options: { catalog?: StaticCatalog } = {}): Harness {
   const ids = new SequentialIds();
-  const store = new MemoryTeamStore({ ids });
+  const store = createMemoryTeamStore({ ids });
   const clock = new FakeClock();
   const catalog = options.catalog ?? new StaticCatalog();
   const runtime = new EnsureOnlyRuntime();

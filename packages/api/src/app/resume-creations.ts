@@ -1,4 +1,4 @@
-import { asOwnerId, type Core, type Logger, TeamStatus, type TeamStore } from '@agent-teams/core';
+import { asOwnerId, type Core, type Logger, type TeamReads, TeamStatus } from '@agent-teams/core';
 
 /**
  * Restart reconciliation for teams: a team whose creation was interrupted (still CREATING) has
@@ -9,7 +9,7 @@ import { asOwnerId, type Core, type Logger, TeamStatus, type TeamStore } from '@
  * @returns how many teams became READY.
  */
 export async function resumeCreatingTeams(deps: {
-  readonly store: Pick<TeamStore, 'listTeamsByStatus'>;
+  readonly store: Pick<TeamReads, 'listTeamsByStatus'>;
   readonly core: Pick<Core, 'teams'>;
   readonly logger: Logger;
 }): Promise<number> {

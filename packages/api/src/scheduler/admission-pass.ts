@@ -1,4 +1,5 @@
 import {
+  type Admission,
   type AdmittedJob,
   type AgentCatalog,
   type Clock,
@@ -7,7 +8,6 @@ import {
   nowTimestamp,
   planAdmissions,
   type RuntimeRegistry,
-  type TeamStore,
 } from '@agent-teams/core';
 import { freezeJob } from './freeze-job.js';
 import { RetryBackoff } from './retry-backoff.js';
@@ -15,7 +15,7 @@ import type { WakeTimer } from './wake-timer.js';
 
 /** What an {@link AdmissionPass} uses. */
 export interface AdmissionPassDeps {
-  readonly store: Pick<TeamStore, 'admit'>;
+  readonly store: Admission;
   readonly catalog: AgentCatalog;
   readonly runtimes: RuntimeRegistry;
   readonly clock: Clock;

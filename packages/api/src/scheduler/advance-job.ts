@@ -5,11 +5,11 @@ import {
   type Job,
   type JobId,
   JobPhase,
+  type JobReads,
   Limits,
   type RunContext,
   type RunId,
   type RunState,
-  type TeamStore,
 } from '@agent-teams/core';
 import { boundedCall } from '../async/bounded-call.js';
 import type { JobTargets } from './job-targets.js';
@@ -24,7 +24,7 @@ export type ApplyCommands = (
 
 /** What one advancement step uses. */
 export interface AdvanceDeps {
-  readonly store: Pick<TeamStore, 'findJobs'>;
+  readonly store: Pick<JobReads, 'findJobs'>;
   readonly targets: JobTargets;
   readonly clock: Clock;
   readonly apply: ApplyCommands;

@@ -1,17 +1,22 @@
 import {
+  type Admission,
   type AgentCatalog,
   type Clock,
   type EventSink,
   type IdGenerator,
   type Job,
   type JobId,
+  type JobReads,
+  type JobWrites,
+  type Leases,
   type Logger,
   type MemberToolPort,
   nowTimestamp,
   type RunId,
   type RuntimeRegistry,
   TeamEventKind,
-  type TeamStore,
+  type TeamReads,
+  type TeamWrites,
 } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
 import { AdmissionPass } from './admission-pass.js';
@@ -38,19 +43,13 @@ export interface SchedulerOptions {
   readonly lease?: SchedulerLeaseOptions;
 }
 
-/** The store roles the scheduler uses. */
-export type SchedulerStore = Pick<
-  TeamStore,
-  | 'admit'
-  | 'claimActiveJobs'
-  | 'renewServerLease'
-  | 'releaseServerLeases'
-  | 'updateJob'
-  | 'findJobs'
-  | 'findTeams'
-  | 'findMembers'
-  | 'setTeamStatus'
->;
+/** The store roles the scheduler uses: admission, leases, fenced job writes and a few reads. */
+export type SchedulerStore = Admission &
+  Leases &
+  Pick<JobWrites, 'updateJob'> &
+  Pick<JobReads, 'findJobs'> &
+  Pick<TeamReads, 'findTeams' | 'findMembers'> &
+  Pick<TeamWrites, 'setTeamStatus'>;
 
 /** What {@link createScheduler} is built from. */
 export interface SchedulerDeps {

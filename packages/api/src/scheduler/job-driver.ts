@@ -9,7 +9,7 @@ import {
   nowTimestamp,
   RuntimeError,
   TeamStatus,
-  type TeamStore,
+  type TeamWrites,
 } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
 import { TeamQueues } from '../async/team-queues.js';
@@ -20,7 +20,7 @@ import type { WakeTimer } from './wake-timer.js';
 /** What {@link JobDriver} uses besides the advancement step's own dependencies. */
 export interface JobDriverDeps {
   readonly advance: AdvanceDeps;
-  readonly store: Pick<TeamStore, 'setTeamStatus'>;
+  readonly store: Pick<TeamWrites, 'setTeamStatus'>;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly timer: WakeTimer;

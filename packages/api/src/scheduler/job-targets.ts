@@ -9,7 +9,7 @@ import {
   memberAgent,
   type RunContext,
   type RuntimeRegistry,
-  type TeamStore,
+  type TeamReads,
 } from '@agent-teams/core';
 
 /** Where a job runs: its agent, that agent's runtime and the run context; or why it cannot run. */
@@ -19,7 +19,7 @@ export type JobTarget =
 
 /** What {@link JobTargets} reads. */
 export interface JobTargetsDeps {
-  readonly store: Pick<TeamStore, 'findMembers'>;
+  readonly store: Pick<TeamReads, 'findMembers'>;
   readonly catalog: AgentCatalog;
   readonly runtimes: RuntimeRegistry;
   readonly tools: (job: Job) => MemberToolPort;

@@ -1,11 +1,11 @@
-import { type Job, type JobId, TeamStatus, type TeamStore } from '@agent-teams/core';
+import { type Job, type JobId, type TeamReads, TeamStatus } from '@agent-teams/core';
 import type { AdmissionPass } from './admission-pass.js';
 import type { JobDriver } from './job-driver.js';
 import type { ServerLease } from './server-lease.js';
 
 /** What one pass works with. */
 export interface PassContext {
-  readonly store: Pick<TeamStore, 'findTeams'>;
+  readonly store: Pick<TeamReads, 'findTeams'>;
   readonly lease: ServerLease;
   readonly admission: AdmissionPass;
   readonly driver: JobDriver;

@@ -5,9 +5,9 @@ import {
   type JobId,
   type JobLease,
   type LeasedJob,
+  type Leases,
   type Logger,
   nowTimestamp,
-  type TeamStore,
 } from '@agent-teams/core';
 
 /**
@@ -38,9 +38,6 @@ export const DEFAULT_LEASE: SchedulerLeaseOptions = {
   heartbeatMs: 5_000,
 };
 
-/** The store methods a lease uses. */
-export type LeaseStore = Pick<TeamStore, 'renewServerLease' | 'claimActiveJobs' | 'releaseServerLeases'>;
-
 /**
  * This server's lease and the fencing tokens of the jobs it holds: the heartbeat that keeps the
  * lease alive, the claim that takes over orphaned jobs, and the release on shutdown.
@@ -51,7 +48,7 @@ export type LeaseStore = Pick<TeamStore, 'renewServerLease' | 'claimActiveJobs' 
  */
 export class ServerLease {
   readonly options: SchedulerLeaseOptions;
-  readonly #store: LeaseStore;
+  readonly #store: Leases;
   readonly #clock: Clock;
   readonly #logger: Logger;
   #held = new Map<JobId, JobLease>();
@@ -59,7 +56,7 @@ export class ServerLease {
   #firstClaim = true;
   #heartbeat: NodeJS.Timeout | null = null;
 
-  constructor(deps: { store: LeaseStore; clock: Clock; logger: Logger; options: SchedulerLeaseOptions }) {
+  constructor(deps: { store: Leases; clock: Clock; logger: Logger; options: SchedulerLeaseOptions }) {
     this.options = deps.options;
     this.#store = deps.store;
     this.#clock = deps.clock;

@@ -1,8 +1,7 @@
 import {
   asRecordId,
-  type ConversationId,
   DomainError,
-  type EnqueueDecision,
+  type EnqueueRequestsArgs,
   type EnqueueSnapshot,
   ErrorCode,
   type Job,
@@ -11,10 +10,10 @@ import {
   JobKind,
   type JobLease,
   JobPhase,
-  type MemberId,
   type NewReceipt,
   type OwnerId,
   RecordKind,
+  type RespondToJobArgs,
   TeamEventKind,
   type TeamId,
   type TransitionOutcome,
@@ -26,15 +25,6 @@ import { appendRecord } from './record-writes.js';
 import { jobInsertRow, jobStateColumns, toJob, toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
-/** Arguments of an enqueue (see `TeamStore.enqueueRequests`). */
-export interface EnqueueArgs {
-  readonly owner: OwnerId;
-  readonly teamId: TeamId;
-  readonly keys: readonly { requesterConversationId: ConversationId | null; clientKey: string; memberId: MemberId }[];
-  readonly roots: readonly JobId[];
-  readonly decide: (snapshot: EnqueueSnapshot) => EnqueueDecision;
-}
-
 async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
   return toJob(await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow());
 }
@@ -42,7 +32,7 @@ async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
 async function readSnapshot(
   scope: WriteScope,
   team: Selectable<TeamsTable>,
-  args: EnqueueArgs,
+  args: EnqueueRequestsArgs,
 ): Promise<EnqueueSnapshot> {
   const existing =
     args.keys.length === 0
@@ -81,7 +71,7 @@ async function readSnapshot(
 }
 
 /** Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests. */
-export async function enqueueRequests(scope: WriteScope, args: EnqueueArgs): Promise<Job[]> {
+export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs): Promise<Job[]> {
   const team = await scope.lockOwnedTeam(args.owner, args.teamId);
   const decision = args.decide(await readSnapshot(scope, team, args));
   for (const request of decision.insert) {
@@ -183,20 +173,14 @@ export async function updateJob(
   return { job: await applyTransition(scope, job, outcome), changed: true };
 }
 
-/** Arguments of {@link respondToJob} (see `TeamStore.respondToJob`). */
-export interface RespondArgs {
-  readonly owner: OwnerId;
-  readonly jobId: JobId;
-  readonly clientRequestId: string;
-  readonly fingerprint: string;
-  readonly decide: (job: Job) => TransitionOutcome;
-}
-
 /**
  * Records an answer under the job's team lock: a used key answers the job as it is (same
  * fingerprint) or IDEMPOTENCY_CONFLICT; a new key runs `decide`, persists it and stores the key.
  */
-export async function respondToJob(scope: WriteScope, args: RespondArgs): Promise<{ job: Job; replayed: boolean }> {
+export async function respondToJob(
+  scope: WriteScope,
+  args: RespondToJobArgs,
+): Promise<{ job: Job; replayed: boolean }> {
   const located = await scope.trx
     .selectFrom('jobs')
     .select(['team_id', 'owner'])

@@ -17,7 +17,7 @@ import {
   type TurnInput,
   transition,
 } from '@agent-teams/core';
-import { FakeClock, MemoryLogger, MemoryTeamStore, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
+import { createMemoryTeamStore, FakeClock, MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
@@ -201,7 +201,7 @@ const STORES: readonly [string, () => Promise<{ store: TeamStore; ids: Sequentia
     'memory',
     async () => {
       const ids = new SequentialIds();
-      return { store: new MemoryTeamStore({ ids }), ids, close: async () => undefined };
+      return { store: createMemoryTeamStore({ ids }), ids, close: async () => undefined };
     },
   ],
   [

@@ -16,10 +16,10 @@ import {
   type TeamStore,
 } from '@agent-teams/core';
 import {
+  createMemoryTeamStore,
   DEMO_AGENTS,
   FakeClock,
   MemoryLogger,
-  MemoryTeamStore,
   SequentialIds,
   StaticCatalog,
 } from '@agent-teams/testkit';
@@ -148,7 +148,7 @@ class World {
     target: null,
     published: (events) => this.relay.target?.published(events),
   };
-  readonly store = new MemoryTeamStore({ ids: this.ids, events: this.relay });
+  readonly store = createMemoryTeamStore({ ids: this.ids, events: this.relay });
   readonly runtime = new ModelRuntime();
   readonly catalog = new StaticCatalog(DEMO_AGENTS);
   readonly failing = { n: 0 };

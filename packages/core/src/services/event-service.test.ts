@@ -31,7 +31,7 @@ function depsWithEvents(): { deps: CoreDeps; reads: unknown[][] } {
       return events.filter((event) => event.seq > afterSeq).slice(0, limit);
     },
   } as unknown as TeamStore;
-  return { deps: { store } as CoreDeps, reads };
+  return { deps: { store } as unknown as CoreDeps, reads };
 }
 
 describe('eventService.read', () => {

@@ -7,10 +7,13 @@ import { isTerminal, type Job, type JobKind, JobPhase, type JobStatus } from '..
 import type { Team } from '../model/team.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
-import type { JobFilter } from '../ports/team-store.js';
+import type { JobFilter, JobReads, JobWrites } from '../ports/team-store.js';
 import { type CursorScope, seqPageRequest, toCountedConnection } from './connections.js';
-import type { CancelOutcome, Connection, Core, CoreDeps, PageArgs } from './core-types.js';
+import type { CancelOutcome, Connection, Core, PageArgs, UsesStore } from './core-types.js';
 import { respondToJob } from './respond-service.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<JobReads & JobWrites>;
 
 const JOB_PAGE = { defaultSize: Limits.connectionPage.default, maxSize: Limits.connectionPage.max };
 const INBOX_SCOPE: CursorScope = { kind: 'inbox' };
@@ -27,7 +30,7 @@ export type JobListArgs = {
  * the filter (statuses in a canonical order), so it cannot be replayed against another filter.
  */
 export async function listJobs(
-  deps: CoreDeps,
+  deps: UsesStore<JobReads>,
   team: Team,
   args: JobListArgs,
 ): Promise<Connection<Job> & { totalCount: number }> {
@@ -46,7 +49,7 @@ export async function listJobs(
  * (QUEUED ends at once as CANCELLED; an admitted one becomes CANCELLING and the scheduler stops
  * its run, woken by the commit's event).
  */
-async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise<CancelOutcome> {
+async function cancelJob(deps: Deps, owner: OwnerId, jobId: string): Promise<CancelOutcome> {
   const id = asJobId(jobId);
   const found = await deps.store.findJob(owner, id);
   if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
@@ -67,7 +70,7 @@ async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise
 }
 
 /** Builds the `jobs` use cases. */
-export function jobService(deps: CoreDeps): Core['jobs'] {
+export function jobService(deps: Deps): Core['jobs'] {
   return {
     get: (owner, jobId) => deps.store.findJob(owner, asJobId(jobId)),
     list: (team, args) => listJobs(deps, team, args),

@@ -5,9 +5,13 @@ import { asJobId, type IdGenerator, type OwnerId } from '../model/ids.js';
 import { type Job, JobPhase, type PendingResponse } from '../model/job.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
+import type { JobWrites } from '../ports/team-store.js';
 import { validateClientRequestId } from '../text/validate-text.js';
-import type { CoreDeps, RespondInput } from './core-types.js';
+import type { RespondInput, UsesStore } from './core-types.js';
 import { answerMessage, checkResponse, responseFingerprint } from './respond-validation.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<JobWrites>;
 
 /** What {@link decideResponse} needs besides the job. */
 export interface ResponseRequest {
@@ -71,7 +75,7 @@ export function decideResponse(job: Job, request: ResponseRequest): TransitionOu
  * @throws DomainError INVALID_INPUT (key), NOT_FOUND, NOT_WAITING_INPUT, INPUT_CHANGED,
  * INVALID_RESPONSE, IDEMPOTENCY_CONFLICT.
  */
-export async function respondToJob(deps: CoreDeps, owner: OwnerId, input: RespondInput): Promise<Job> {
+export async function respondToJob(deps: Deps, owner: OwnerId, input: RespondInput): Promise<Job> {
   const clientRequestId = validateClientRequestId(input.clientRequestId);
   const inputRequestId = input.inputRequestId ?? null;
   if (inputRequestId !== null && typeof inputRequestId !== 'string') {

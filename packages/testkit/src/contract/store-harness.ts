@@ -16,6 +16,7 @@ import {
 } from '@agent-teams/core';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { SequentialIds } from '../fakes/sequential-ids.js';
+import { type JobZoo, makeJobZoo } from '../zoo.js';
 
 /** What the contract suite hands an adapter when it opens a fresh, empty store. */
 export interface StoreContractOptions {
@@ -60,6 +61,11 @@ export class StoreHarness {
   /** Every published event, flattened. */
   get publishedEvents(): TeamEvent[] {
     return this.published.flat();
+  }
+
+  /** A READY team of alice's with one job in every phase (see `makeJobZoo`). */
+  zoo(): Promise<JobZoo> {
+    return makeJobZoo(this.store, { ids: this.ids, now: this.now(), owner: ALICE });
   }
 
   /** Creates a team of `size` members, READY unless told otherwise. */

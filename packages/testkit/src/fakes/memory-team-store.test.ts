@@ -16,7 +16,7 @@ import {
   TeamStatus,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { MemoryTeamStore } from './memory-team-store.js';
+import { createMemoryTeamStore, type MemoryTeamStore } from './memory-team-store.js';
 import { SequentialIds } from './sequential-ids.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -25,7 +25,7 @@ const alice = asOwnerId('alice');
 async function setup(status: TeamStatus = TeamStatus.READY) {
   const published: TeamEvent[][] = [];
   const ids = new SequentialIds();
-  const store = new MemoryTeamStore({ ids, events: { published: (events) => published.push([...events]) } });
+  const store = createMemoryTeamStore({ ids, events: { published: (events) => published.push([...events]) } });
   const members = [0, 1].map((i) => ({
     id: asMemberId(`member_${i}`),
     name: `M${i}`,

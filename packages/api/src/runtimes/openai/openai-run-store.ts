@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationId, InputRequest, JobId, UsageEntry } from '@agent-teams/core';
+import type { ConversationId, InputRequest, JobId, NewConversationMessage, UsageEntry } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
-import { appendConversation, type NewConversationMessage } from '../../storage/conversations.js';
+import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable, RuntimeRunsTable } from '../../storage/database-types.js';
 import { DriverErrorKind, StorageError } from '../../storage/driver-errors.js';
 import type { DatabaseDialect } from '../../storage/open-database.js';

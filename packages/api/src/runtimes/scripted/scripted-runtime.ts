@@ -2,6 +2,7 @@ import {
   type AgentRuntime,
   asRunId,
   type Clock,
+  type ConversationLog,
   type Logger,
   nowTimestamp,
   type PendingResponse,
@@ -10,7 +11,6 @@ import {
   type RunState,
   RuntimeError,
   type RuntimeNotice,
-  type TeamStore,
   type TurnInput,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
@@ -25,7 +25,7 @@ import { runScript, type ScriptOutcome, type ScriptResult, type ScriptTurn } fro
 export interface ScriptedRuntimeDeps {
   readonly db: Kysely<Database>;
   /** Where each turn's messages go (once per run). */
-  readonly store: Pick<TeamStore, 'appendConversation'>;
+  readonly store: Pick<ConversationLog, 'appendConversation'>;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Pause between two `!stream` deltas; default 20 ms. */

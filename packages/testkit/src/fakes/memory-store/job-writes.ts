@@ -1,37 +1,24 @@
 import {
-  ACTIVE_PHASES,
-  type AdmissionPlan,
-  type AdmissionSnapshot,
-  type AdmittedJob,
-  type ConversationId,
-  type EnqueueDecision,
-  type EnqueueSnapshot,
-  type FreezeContext,
+  DomainError,
+  type EnqueueRequestsArgs,
+  ErrorCode,
   type Job,
   type JobEffect,
   type JobId,
   JobKind,
+  type JobWrites,
   Limits,
-  type MemberId,
   type Team,
   type TransitionOutcome,
   truncateUtf8,
 } from '@agent-teams/core';
-import { admissionCandidates, receiptJob, requestJob, sameJob } from './memory-store-jobs.js';
-import { leaseJob } from './memory-store-leases.js';
-import type { MemoryStoreState, TeamWrite } from './memory-store-state.js';
-import { teamOf } from './memory-store-team-writes.js';
-
-/** Arguments of `TeamStore.enqueueRequests` once the team is known to be the owner's. */
-export interface EnqueueArgs {
-  readonly keys: readonly { requesterConversationId: ConversationId | null; clientKey: string; memberId: MemberId }[];
-  readonly roots: readonly JobId[];
-  readonly now: string;
-  readonly decide: (snapshot: EnqueueSnapshot) => EnqueueDecision;
-}
+import { receiptJob, requestJob, sameJob } from './job-reads.js';
+import { checkLeaseIn } from './leases.js';
+import type { MemoryStoreState, TeamWrite } from './state.js';
+import { teamNotFound } from './team-writes.js';
 
 /** `TeamStore.enqueueRequests`: snapshot, decide, insert jobs with their REQUEST records. */
-export function enqueueIn(state: MemoryStoreState, team: Team, args: EnqueueArgs): readonly Job[] {
+function enqueueIn(state: MemoryStoreState, team: Team, args: EnqueueRequestsArgs): readonly Job[] {
   const requests = [...state.jobs.values()].filter((j) => j.teamId === team.id && j.kind === JobKind.REQUEST);
   const existing = requests.filter((j) =>
     args.keys.some(
@@ -109,37 +96,45 @@ export function applyIn(
   return { job, changed: true };
 }
 
-/** Arguments of `TeamStore.admit`. */
-export interface AdmitArgs {
-  readonly now: string;
-  readonly serverId?: string;
-  readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
-  readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
-}
-
-/** `TeamStore.admit`: one planning pass; persists the round state and freezes each admitted job. */
-export function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
-  const active = [...state.jobs.values()].filter((j) => ACTIVE_PHASES.includes(j.phase)).length;
-  const candidates = admissionCandidates(
-    state.jobs.values(),
-    (job) => state.teams.get(job.teamId)?.team.status ?? null,
-  );
-  const plan = args.plan({ active, candidates, round: state.round, capacity: Limits.activeJobs });
-  state.round = plan.round;
-  const eligible = new Set(candidates.map((c) => c.jobId));
-  const admitted: AdmittedJob[] = [];
-  // The planner is trusted for fairness, not for safety: never exceed the slots or admit twice.
-  for (const jobId of plan.admit.slice(0, Math.max(0, Limits.activeJobs - active))) {
-    const job = state.jobs.get(jobId);
-    if (job === undefined || !eligible.delete(jobId)) continue;
-    const team = teamOf(state, job.teamId);
-    const members = state.rosters.get(team.id) ?? [];
-    const recentRecords = (state.records.get(team.id) ?? []).slice(-Limits.contextMessages);
-    const outcome = args.freeze({ job, team, members, recentRecords });
-    if (!outcome.ok) continue;
-    const applied = applyIn(state, job, outcome, args.now);
-    const lease = args.serverId === undefined ? undefined : leaseJob(state, jobId, args.serverId);
-    admitted.push({ job: applied.job, lease });
-  }
-  return admitted;
+/** The in-memory {@link JobWrites}: each method reads and writes synchronously, so it is atomic. */
+export function memoryJobWrites(state: MemoryStoreState): JobWrites {
+  return {
+    async enqueueRequests(args) {
+      // Read synchronously: an await here would let another call interleave inside the "transaction".
+      const team = state.teams.get(args.teamId)?.team;
+      if (team === undefined || team.owner !== args.owner) throw teamNotFound();
+      return enqueueIn(state, team, args);
+    },
+    async updateJob(jobId, decide, opts) {
+      const job = state.jobs.get(jobId);
+      if (job === undefined || (opts.owner !== undefined && job.owner !== opts.owner)) {
+        throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+      }
+      if (opts.lease !== undefined) checkLeaseIn(state, jobId, opts.lease);
+      const outcome = decide(job);
+      if (!outcome.ok) throw outcome.error;
+      return applyIn(state, job, outcome, opts.now);
+    },
+    async respondToJob(args) {
+      const job = state.jobs.get(args.jobId);
+      if (job === undefined || job.owner !== args.owner) {
+        throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+      }
+      const key = `${args.jobId}\u0000${args.clientRequestId}`;
+      const used = state.responses.get(key);
+      if (used !== undefined) {
+        if (used.fingerprint !== args.fingerprint) {
+          throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This clientRequestId was used with another answer.', {
+            field: 'clientRequestId',
+          });
+        }
+        return { job, replayed: true };
+      }
+      const outcome = args.decide(job);
+      if (!outcome.ok) throw outcome.error;
+      const applied = applyIn(state, job, outcome, args.now);
+      state.responses.set(key, { teamId: job.teamId, fingerprint: args.fingerprint });
+      return { job: applied.job, replayed: false };
+    },
+  };
 }

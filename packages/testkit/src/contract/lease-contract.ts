@@ -1,14 +1,13 @@
 import { ErrorCode, type JobLease, JobPhase, type LeasedJob, transition } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { makeJobZoo } from '../zoo.js';
-import { ALICE, expectCode, type StoreHarness } from './store-harness.js';
+import { expectCode, type StoreHarness } from './store-harness.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const TTL = 15_000;
 
-/** Contract cases of job leases: claims, expiry, fencing, release, takeover, admission. */
+/** Contract cases of `Leases`: claims, expiry, fencing, release, takeover, admission. */
 export function describeLeaseCases(h: () => StoreHarness): void {
-  const zoo = () => makeJobZoo(h().store, { ids: h().ids, now: h().now(), owner: ALICE });
+  const zoo = () => h().zoo();
   const live = (serverId: string, nowMs = T0) =>
     h().store.renewServerLease({ serverId, host: 'test', now: h().now(), expiresAtMs: nowMs + TTL });
   const claim = (serverId: string, nowMs = T0, takeOver = false) =>

@@ -2,7 +2,7 @@ import { asConversationId, type Job, type JobId, type UsageEntry, usageScopeKey 
 import { describe, expect, it } from 'vitest';
 import { at, type StoreHarness } from './store-harness.js';
 
-/** Contract cases of model usage: idempotent recording and totals per job, chain, member, team. */
+/** Contract cases of `UsageLedger`: idempotent recording and totals per job, chain, member, team. */
 export function describeUsageCases(h: () => StoreHarness): void {
   describe('model usage', () => {
     const entry = (id: string, job: Job, tokens: [number, number], cost: number): UsageEntry => ({

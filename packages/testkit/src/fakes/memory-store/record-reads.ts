@@ -1,4 +1,6 @@
 import {
+  type ConversationLog,
+  type EventLog,
   isTerminal,
   type Job,
   JobKind,
@@ -6,8 +8,10 @@ import {
   type NewestFirstPage,
   type NewestFirstPageRequest,
   type RecordMessage,
+  type RecordReads,
   type TeamReadFilter,
 } from '@agent-teams/core';
+import { type MemoryStoreState, pageOf } from './state.js';
 
 /** A newest-first page of `items` (already filtered, any order) anchored before `beforeSeq`. */
 function newestFirst<T extends { readonly seq: number }>(
@@ -25,7 +29,7 @@ function newestFirst<T extends { readonly seq: number }>(
 }
 
 /** `pageRecords` over a team's retained records (see the port). */
-export function pageRecordsIn(
+function pageRecordsIn(
   records: readonly RecordMessage[],
   filter: TeamReadFilter,
   page: NewestFirstPageRequest,
@@ -40,7 +44,7 @@ export function pageRecordsIn(
 }
 
 /** `searchResults` over a team's jobs (see the port): finished requests only. */
-export function searchResultsIn(
+function searchResultsIn(
   jobs: readonly Job[],
   filter: TeamReadFilter,
   page: NewestFirstPageRequest,
@@ -56,4 +60,49 @@ export function searchResultsIn(
         (j.result !== null && matchesFolded(j.result.text, filter.query))),
   );
   return newestFirst(matching, jobs, page);
+}
+
+/** The in-memory {@link RecordReads} and {@link EventLog}. */
+export function memoryRecordReads(state: MemoryStoreState): RecordReads & EventLog {
+  return {
+    async recentRecords(teamId, limit) {
+      return limit <= 0 ? [] : (state.records.get(teamId) ?? []).slice(-limit);
+    },
+    async findRecords(recordIds) {
+      const all = [...state.records.values()].flat();
+      return recordIds.flatMap((id) => all.find((r) => r.id === id) ?? []);
+    },
+    pageRecords: async (teamId, filter, page) => pageRecordsIn(state.records.get(teamId) ?? [], filter, page),
+    searchResults: async (teamId, filter, page) =>
+      searchResultsIn(
+        [...state.jobs.values()].filter((j) => j.teamId === teamId),
+        filter,
+        page,
+      ),
+    async readEvents(teamId, afterSeq, limit) {
+      return (state.events.get(teamId) ?? []).filter((e) => e.seq > afterSeq).slice(0, Math.max(0, limit));
+    },
+  };
+}
+
+/** The in-memory {@link ConversationLog}. */
+export function memoryConversationLog(state: MemoryStoreState): ConversationLog {
+  return {
+    async appendConversation(conversationId, messages, now) {
+      const list = state.conversations.get(conversationId) ?? [];
+      for (const message of messages) {
+        state.messageSeq += 1;
+        const seq = state.messageSeq;
+        list.push({ ...message, id: `message_${seq}`, seq, conversationId, createdAt: now });
+      }
+      state.conversations.set(conversationId, list);
+    },
+    async listConversation(conversationId, req) {
+      const list = state.conversations.get(conversationId) ?? [];
+      return pageOf(
+        list.filter((m) => req.afterSeq === null || m.seq > req.afterSeq),
+        req.first,
+      );
+    },
+  };
 }

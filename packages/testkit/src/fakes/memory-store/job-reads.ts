@@ -1,17 +1,22 @@
 import {
+  ACTIVE_PHASES,
   type AdmissionCandidate,
   type ConversationId,
+  type ConversationState,
   isTerminal,
   type Job,
   type JobFilter,
   JobKind,
   JobPhase,
+  type JobReads,
   type NewReceipt,
   type NewRequest,
+  type SeqPageRequest,
   statusOf,
   type Team,
   TeamStatus,
 } from '@agent-teams/core';
+import { type MemoryStoreState, pageOf } from './state.js';
 
 /** The fields of a job that has not been admitted yet. */
 const EMPTY_PROGRESS = {
@@ -122,4 +127,53 @@ export function admissionCandidates(
 /** Jobs equal in every persisted field (a decide that returned the job unchanged). */
 export function sameJob(a: Job, b: Job): boolean {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The in-memory {@link JobReads}. */
+export function memoryJobReads(state: MemoryStoreState): JobReads {
+  const all = () => [...state.jobs.values()];
+  const counted = (jobs: readonly Job[], req: SeqPageRequest) => ({
+    ...pageOf(
+      jobs.filter((j) => req.afterSeq === null || j.seq > req.afterSeq),
+      req.first,
+    ),
+    totalCount: jobs.length,
+  });
+  return {
+    async findJob(owner, jobId) {
+      const job = state.jobs.get(jobId);
+      return job !== undefined && job.owner === owner ? job : null;
+    },
+    findJobs: async (jobIds) => jobIds.flatMap((id) => state.jobs.get(id) ?? []),
+    listJobs: async (teamId, filter, req) =>
+      counted(
+        all().filter((j) => j.teamId === teamId && matchesFilter(j, filter)),
+        req,
+      ),
+    listActiveJobs: async () => all().filter((j) => ACTIVE_PHASES.includes(j.phase)),
+    async countJobs(teamId) {
+      const jobs = all().filter((j) => j.teamId === teamId);
+      const requests = jobs.filter((j) => j.kind === JobKind.REQUEST).length;
+      return { requests, receipts: jobs.length - requests };
+    },
+    async conversationStates(conversationIds) {
+      const wanted = new Set(conversationIds);
+      const jobs = all().filter((j) => wanted.has(j.conversationId));
+      const heads = conversationHeads(jobs);
+      const states = new Map<ConversationId, ConversationState>();
+      for (const id of wanted) {
+        const finished = jobs
+          .filter((j) => j.conversationId === id && isTerminal(j.phase))
+          .sort((a, b) => (a.finishedAt ?? '').localeCompare(b.finishedAt ?? '') || a.seq - b.seq)
+          .at(-1);
+        states.set(id, { head: heads.get(id)?.phase ?? null, lastFinished: finished?.phase ?? null });
+      }
+      return states;
+    },
+    listWaitingJobs: async (owner, req) =>
+      counted(
+        all().filter((j) => j.owner === owner && j.phase === JobPhase.WAITING_INPUT),
+        req,
+      ),
+  };
 }

@@ -12,10 +12,12 @@ import {
   type RecordKind,
   type RecordMessage,
   type RoundState,
+  type SeqPage,
   type Team,
   type TeamEvent,
   type TeamEventKind,
   type TeamId,
+  type UsageEntry,
 } from '@agent-teams/core';
 
 /** A team as the memory store keeps it: the public row plus what only the store needs. */
@@ -51,6 +53,8 @@ export class MemoryStoreState {
   readonly serverLeases = new Map<string, { readonly host: string; readonly expiresAtMs: number }>();
   /** Who drives each job that was ever claimed or admitted with a server id, and its fence. */
   readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
+  /** Recorded model usage by entry id. */
+  readonly usage = new Map<string, UsageEntry>();
   round: RoundState = EMPTY_ROUND;
   teamSeq = 0;
   jobSeq = 0;
@@ -142,4 +146,9 @@ export class TeamWrite {
     this.state.teams.set(this.teamId, { ...stored, team });
     return committed;
   }
+}
+
+/** A page of the first `first` items of `items` (already in list order and after the anchor). */
+export function pageOf<T>(items: readonly T[], first: number): SeqPage<T> {
+  return { items: items.slice(0, first), hasNextPage: items.length > first };
 }

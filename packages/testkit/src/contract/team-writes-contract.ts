@@ -1,10 +1,20 @@
-import { asAgentId, asMemberId, asTeamId, ErrorCode, TeamEventKind, TeamStatus } from '@agent-teams/core';
+import {
+  asAgentId,
+  asTeamId,
+  ErrorCode,
+  type Job,
+  JobPhase,
+  TeamEventKind,
+  TeamStatus,
+  transition,
+} from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { ALICE, BOB, expectCode, type StoreHarness } from './store-harness.js';
+import { ALICE, at, BOB, expectCode, type StoreHarness } from './store-harness.js';
 
-/** Contract cases of team creation, status, scoping and listing. */
-export function describeTeamCases(h: () => StoreHarness): void {
-  describe('teams', () => {
+/** Contract cases of `TeamWrites`: creation (idempotent, bounded), status, deletion, revisions. */
+export function describeTeamWritesCases(h: () => StoreHarness): void {
+  const zoo = () => h().zoo();
+  describe('team writes', () => {
     const newTeam = (clientRequestId: string, fingerprint = 'f', owner = ALICE) => {
       const { ids } = h();
       return {
@@ -65,28 +75,6 @@ export function describeTeamCases(h: () => StoreHarness): void {
       expect((await h().store.listTeams(ALICE, { first: 10, afterSeq: null })).items).toHaveLength(2);
     });
 
-    it("hides another owner's team from its reads and writes", async () => {
-      const { team } = await h().team();
-      expect(await h().store.findTeam(BOB, team.id)).toBeNull();
-      expect((await h().store.listTeams(BOB, { first: 10, afterSeq: null })).items).toEqual([]);
-      await expectCode(h().store.deleteTeam(BOB, team.id, h().now()), ErrorCode.NOT_FOUND);
-      await expectCode(h().store.deleteTeam(ALICE, asTeamId('team_missing'), h().now()), ErrorCode.NOT_FOUND);
-      expect(await h().store.findTeam(ALICE, team.id)).not.toBeNull();
-    });
-
-    it("lists the owner's teams newest first in keyset pages", async () => {
-      const made = [];
-      for (let i = 0; i < 3; i += 1) made.push((await h().team()).team.id);
-      await h().team({ owner: BOB });
-      const first = await h().store.listTeams(ALICE, { first: 2, afterSeq: null });
-      expect(first.items.map((t) => t.id)).toEqual([made[2], made[1]]);
-      expect(first.hasNextPage).toBe(true);
-      const last = first.items[1]?.seq ?? null;
-      const second = await h().store.listTeams(ALICE, { first: 2, afterSeq: last });
-      expect(second.items.map((t) => t.id)).toEqual([made[0]]);
-      expect(second.hasNextPage).toBe(false);
-    });
-
     it('sets the status with a revision bump and a TEAM_CHANGED event; the same status writes nothing', async () => {
       const { team } = await h().team({ status: TeamStatus.CREATING });
       const ready = await h().store.setTeamStatus(team.id, TeamStatus.READY, h().now());
@@ -104,24 +92,54 @@ export function describeTeamCases(h: () => StoreHarness): void {
       );
     });
 
-    it('lists teams by status across owners', async () => {
-      const ready = (await h().team()).team;
-      const creating = (await h().team({ owner: BOB, status: TeamStatus.CREATING })).team;
-      const lost = (await h().team({ status: TeamStatus.DISCONNECTED })).team;
-      expect((await h().store.listTeamsByStatus(TeamStatus.CREATING)).map((t) => t.id)).toEqual([creating.id]);
-      expect((await h().store.listTeamsByStatus(TeamStatus.READY)).map((t) => t.id)).toEqual([ready.id]);
-      expect((await h().store.listTeamsByStatus(TeamStatus.DISCONNECTED)).map((t) => t.id)).toEqual([lost.id]);
+    it('bumps the revision with every visible write', async () => {
+      const { team, members } = await h().team();
+      const revisions = [team.revision];
+      const revision = async () => (await h().store.findTeam(ALICE, team.id))?.revision ?? -1;
+      const [job] = await h().send(team, [at(members, 0)]);
+      revisions.push(await revision());
+      const now = h().now();
+      await h().store.updateJob((job as Job).id, (j) => transition(j, { type: 'CANCEL' }, { now, ids: h().ids }), {
+        now,
+      });
+      revisions.push(await revision());
+      for (let i = 1; i < revisions.length; i += 1) expect(at(revisions, i)).toBeGreaterThan(at(revisions, i - 1));
+      expect((await h().store.findJob(ALICE, (job as Job).id))?.phase).toBe(JobPhase.CANCELLED);
     });
 
-    it('loads teams and members by id across owners, skipping missing ids', async () => {
-      const a = await h().team();
-      const b = await h().team({ owner: BOB });
-      const teams = await h().store.findTeams([b.team.id, asTeamId('team_missing'), a.team.id]);
-      expect(teams.map((t) => t.id).sort()).toEqual([a.team.id, b.team.id].sort());
-      const wanted = [a.members[1], b.members[0]].map((m) => m?.id ?? '');
-      const members = await h().store.findMembers([...wanted, 'member_missing'].map(asMemberId));
-      expect(members.map((m) => m.id).sort()).toEqual([...wanted].sort());
-      expect((await h().store.listMembers([a.team.id, b.team.id])).length).toBe(a.members.length + b.members.length);
+    it('refuses to delete a team with unfinished work and deletes nothing', async () => {
+      const { team, jobs } = await zoo();
+      await expectCode(h().store.deleteTeam(ALICE, team.id, h().now()), ErrorCode.PENDING_WORK);
+      expect(await h().store.findJob(ALICE, jobs.COMPLETED.id)).toEqual(jobs.COMPLETED);
+      expect(await h().store.findTeam(ALICE, team.id)).not.toBeNull();
+    });
+
+    it('deletes a finished team with its members, jobs, record and events, keeping conversations and other teams', async () => {
+      const other = await zoo();
+      const { team, members } = await h().team();
+      const [job] = await h().send(team, [at(members, 0)]);
+      await h().store.updateJob(
+        (job as Job).id,
+        (j) => transition(j, { type: 'CANCEL' }, { now: h().now(), ids: h().ids }),
+        { now: h().now() },
+      );
+      const conversation = at(members, 0).conversationId;
+      await h().store.appendConversation(
+        conversation,
+        [{ role: 'USER', text: 'hi', toolName: null, jobId: null }],
+        h().now(),
+      );
+      const lastSeq = (await h().store.findTeam(ALICE, team.id))?.lastEventSeq ?? 0;
+      await h().store.deleteTeam(ALICE, team.id, h().now());
+      expect(await h().store.findTeam(ALICE, team.id)).toBeNull();
+      expect(await h().store.findJob(ALICE, (job as Job).id)).toBeNull();
+      expect(await h().store.listMembers([team.id])).toEqual([]);
+      expect(await h().store.recentRecords(team.id, 10)).toEqual([]);
+      expect(await h().store.readEvents(team.id, 0, 10)).toEqual([]);
+      expect((await h().store.listConversation(conversation, { first: 10, afterSeq: null })).items).toHaveLength(1);
+      expect(h().publishedEvents.at(-1)).toMatchObject({ teamId: team.id, kind: 'TEAM_CHANGED', seq: lastSeq + 1 });
+      expect(await h().store.findJob(ALICE, other.jobs.COMPLETED.id)).toEqual(other.jobs.COMPLETED);
+      expect((await h().store.listActiveJobs()).length).toBe(4);
     });
   });
 }

@@ -8,9 +8,11 @@ import {
   type Team,
   type TeamEvent,
   type TeamId,
+  type TeamReads,
   TeamStatus,
+  type TeamWrites,
 } from '@agent-teams/core';
-import type { MemoryStoreState } from './memory-store-state.js';
+import { type MemoryStoreState, pageOf } from './state.js';
 
 /** The NOT_FOUND of an absent (or another owner's) team. */
 export function teamNotFound(): DomainError {
@@ -25,7 +27,7 @@ export function teamOf(state: MemoryStoreState, teamId: TeamId): Team {
 }
 
 /** `TeamStore.createTeam`: idempotent by (owner, clientRequestId), checked before the team limit. */
-export function createTeamIn(
+function createTeamIn(
   state: MemoryStoreState,
   input: NewTeam,
   opts: { now: string; maxTeams: number },
@@ -71,7 +73,7 @@ export function createTeamIn(
 }
 
 /** `TeamStore.setTeamStatus`: setting the current status again changes nothing. */
-export function setTeamStatusIn(state: MemoryStoreState, teamId: TeamId, status: TeamStatus, now: string): Team {
+function setTeamStatusIn(state: MemoryStoreState, teamId: TeamId, status: TeamStatus, now: string): Team {
   const stored = state.teams.get(teamId);
   if (stored === undefined) throw teamNotFound();
   if (stored.team.status === status) return stored.team;
@@ -85,7 +87,7 @@ export function setTeamStatusIn(state: MemoryStoreState, teamId: TeamId, status:
 }
 
 /** `TeamStore.deleteTeam`: refused while any job is unfinished; conversations are kept. */
-export function deleteTeamIn(state: MemoryStoreState, owner: OwnerId, teamId: TeamId, now: string): void {
+function deleteTeamIn(state: MemoryStoreState, owner: OwnerId, teamId: TeamId, now: string): void {
   const stored = state.teams.get(teamId);
   if (stored === undefined || stored.team.owner !== owner) throw teamNotFound();
   const jobs = [...state.jobs.values()].filter((job) => job.teamId === teamId);
@@ -108,4 +110,36 @@ export function deleteTeamIn(state: MemoryStoreState, owner: OwnerId, teamId: Te
     createdAt: now,
   };
   state.sink?.published([gone]);
+}
+
+/** The in-memory {@link TeamWrites}. */
+export function memoryTeamWrites(state: MemoryStoreState): TeamWrites {
+  return {
+    createTeam: async (input, opts) => createTeamIn(state, input, opts),
+    setTeamStatus: async (teamId, status, now) => setTeamStatusIn(state, teamId, status, now),
+    deleteTeam: async (owner, teamId, now) => deleteTeamIn(state, owner, teamId, now),
+  };
+}
+
+/** The in-memory {@link TeamReads}. */
+export function memoryTeamReads(state: MemoryStoreState): TeamReads {
+  return {
+    async findTeam(owner, teamId) {
+      const team = state.teams.get(teamId)?.team;
+      return team !== undefined && team.owner === owner ? team : null;
+    },
+    findTeams: async (teamIds) => teamIds.flatMap((id) => state.teams.get(id)?.team ?? []),
+    async listTeams(owner, req) {
+      const { afterSeq } = req;
+      const items = [...state.teams.values()]
+        .filter((t) => t.team.owner === owner && (afterSeq === null || t.seq < afterSeq))
+        .sort((a, b) => b.seq - a.seq)
+        .map((t) => ({ ...t.team, seq: t.seq }));
+      return pageOf(items, req.first);
+    },
+    listTeamsByStatus: async (status) =>
+      [...state.teams.values()].filter((t) => t.team.status === status).map((t) => t.team),
+    listMembers: async (teamIds) => [...new Set(teamIds)].flatMap((id) => state.rosters.get(id) ?? []),
+    findMembers: async (memberIds) => memberIds.flatMap((id) => state.members.get(id) ?? []),
+  };
 }

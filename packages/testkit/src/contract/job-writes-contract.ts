@@ -7,7 +7,6 @@ import {
   type Job,
   JobKind,
   JobPhase,
-  JobStatus,
   RecordKind,
   TeamEventKind,
   type TransitionOutcome,
@@ -55,9 +54,9 @@ function failWith(
   });
 }
 
-/** Contract cases of enqueueing and updating jobs, and the job reads. */
-export function describeJobCases(h: () => StoreHarness): void {
-  describe('jobs', () => {
+/** Contract cases of `JobWrites` (enqueue and one state-machine step per write). */
+export function describeJobWritesCases(h: () => StoreHarness): void {
+  describe('job writes', () => {
     it('enqueues QUEUED requests with their REQUEST record and events, after showing decide a snapshot', async () => {
       const { team, members } = await h().team();
       const target = members[1] as (typeof members)[number];
@@ -273,57 +272,6 @@ export function describeJobCases(h: () => StoreHarness): void {
       expect(await h().store.findJob(ALICE, job.id)).toEqual(job);
       expect((await h().store.findTeam(ALICE, team.id))?.revision).toBe(before?.revision);
       expect(h().published.length).toBe(published);
-    });
-
-    it("answers NOT_FOUND for an absent job or another owner's, and scopes findJob", async () => {
-      const { team, members } = await h().team();
-      const job = at(await h().send(team, [at(members, 0)]), 0);
-      const id = job.id;
-      const keep = (current: Job): TransitionOutcome => ({ ok: true, job: current, effects: [] });
-      await expectCode(h().store.updateJob(asJobId('job_missing'), keep, { now: h().now() }), ErrorCode.NOT_FOUND);
-      await expectCode(h().store.updateJob(id, keep, { now: h().now(), owner: BOB }), ErrorCode.NOT_FOUND);
-      expect((await h().store.updateJob(id, keep, { now: h().now(), owner: ALICE })).changed).toBe(false);
-      expect(await h().store.findJob(BOB, id)).toBeNull();
-      expect((await h().store.findJobs([asJobId('job_missing'), id])).map((j) => j.id)).toEqual([id]);
-    });
-
-    it('keeps event seqs strictly increasing per team and readable after any seq', async () => {
-      const { team, members } = await h().team();
-      const job = at(await h().send(team, [at(members, 0), at(members, 1)]), 0);
-      await h().store.updateJob(job.id, failWith(h(), null), { now: h().now() });
-      const events = await h().store.readEvents(team.id, 0, 1_000);
-      const seqs = events.map((e) => e.seq);
-      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-      expect(new Set(seqs).size).toBe(seqs.length);
-      expect(seqs.at(-1)).toBe((await h().store.findTeam(ALICE, team.id))?.lastEventSeq);
-      const published = h().publishedEvents.filter((e) => e.teamId === team.id);
-      expect(published).toEqual(events);
-      expect(await h().store.readEvents(team.id, seqs[1] as number, 2)).toEqual(events.slice(2, 4));
-    });
-
-    it('filters and pages team jobs with the filtered total', async () => {
-      const { team, members } = await h().team();
-      const [a, b, c] = (await h().send(team, members)) as [Job, Job, Job];
-      await h().store.updateJob(b.id, failWith(h(), null), { now: h().now() });
-      const all = await h().store.listJobs(team.id, {}, { first: 2, afterSeq: null });
-      expect(all.items.map((j) => j.id)).toEqual([a.id, b.id]);
-      expect(all).toMatchObject({ hasNextPage: true, totalCount: 3 });
-      const rest = await h().store.listJobs(team.id, {}, { first: 2, afterSeq: all.items[1]?.seq ?? null });
-      expect(rest.items.map((j) => j.id)).toEqual([c.id]);
-      const queued = await h().store.listJobs(team.id, { statuses: [JobStatus.QUEUED] }, { first: 10, afterSeq: null });
-      expect(queued.items.map((j) => j.id)).toEqual([a.id, c.id]);
-      const failed = await h().store.listJobs(
-        team.id,
-        { statuses: [JobStatus.FAILED], kind: JobKind.REQUEST },
-        { first: 10, afterSeq: null },
-      );
-      expect(failed).toMatchObject({ totalCount: 1, items: [expect.objectContaining({ id: b.id })] });
-      const forMember = await h().store.listJobs(
-        team.id,
-        { memberId: at(members, 2).id },
-        { first: 10, afterSeq: null },
-      );
-      expect(forMember.items.map((j) => j.id)).toEqual([c.id]);
     });
   });
 }

@@ -1,5 +1,13 @@
-import { ACTIVE_PHASES, DomainError, ErrorCode, type JobId, type JobLease, type LeasedJob } from '@agent-teams/core';
-import type { MemoryStoreState } from './memory-store-state.js';
+import {
+  ACTIVE_PHASES,
+  DomainError,
+  ErrorCode,
+  type JobId,
+  type JobLease,
+  type LeasedJob,
+  type Leases,
+} from '@agent-teams/core';
+import type { MemoryStoreState } from './state.js';
 
 /** Leases a job to a server, incrementing its fence (a claim or an admission). */
 export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string): JobLease {
@@ -9,10 +17,7 @@ export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string
 }
 
 /** `TeamStore.claimActiveJobs`: claims the orphans, answers what the server holds. */
-export function claimIn(
-  state: MemoryStoreState,
-  args: { serverId: string; nowMs: number; takeOver?: boolean },
-): LeasedJob[] {
+function claimIn(state: MemoryStoreState, args: { serverId: string; nowMs: number; takeOver?: boolean }): LeasedJob[] {
   const alive = (serverId: string | null): boolean => {
     if (serverId === null) return false;
     const lease = state.serverLeases.get(serverId);
@@ -30,7 +35,7 @@ export function claimIn(
 }
 
 /** `TeamStore.releaseServerLeases`: the server's jobs lose their holder, its lease row goes. */
-export function releaseIn(state: MemoryStoreState, serverId: string): void {
+function releaseIn(state: MemoryStoreState, serverId: string): void {
   for (const [jobId, lease] of state.jobLeases) {
     if (lease.serverId === serverId) state.jobLeases.set(jobId, { serverId: null, fence: lease.fence });
   }
@@ -45,4 +50,15 @@ export function checkLeaseIn(state: MemoryStoreState, jobId: JobId, lease: JobLe
       field: 'jobId',
     });
   }
+}
+
+/** The in-memory {@link Leases}. */
+export function memoryLeases(state: MemoryStoreState): Leases {
+  return {
+    async renewServerLease(args) {
+      state.serverLeases.set(args.serverId, { host: args.host, expiresAtMs: args.expiresAtMs });
+    },
+    claimActiveJobs: async (args) => claimIn(state, args),
+    releaseServerLeases: async (serverId) => releaseIn(state, serverId),
+  };
 }

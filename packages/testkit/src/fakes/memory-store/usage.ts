@@ -4,10 +4,12 @@ import {
   type JobId,
   NO_USAGE,
   type UsageEntry,
+  type UsageLedger,
   type UsageScope,
   type UsageTotals,
   usageScopeKey,
 } from '@agent-teams/core';
+import type { MemoryStoreState } from './state.js';
 
 /** True when `entry` counts towards `scope` (a chain counts every job whose root is the scope id). */
 function counts(entry: UsageEntry, scope: UsageScope, jobs: ReadonlyMap<JobId, Job>): boolean {
@@ -24,7 +26,7 @@ function counts(entry: UsageEntry, scope: UsageScope, jobs: ReadonlyMap<JobId, J
 }
 
 /** The memory store's `usageTotals`: a sum per scope over every recorded entry. */
-export function usageTotalsIn(
+function usageTotalsIn(
   entries: Iterable<UsageEntry>,
   jobs: ReadonlyMap<JobId, Job>,
   scopes: readonly UsageScope[],
@@ -36,4 +38,14 @@ export function usageTotalsIn(
       all.filter((entry) => counts(entry, scope, jobs)).reduce(addUsage, NO_USAGE),
     ]),
   );
+}
+
+/** The in-memory {@link UsageLedger}. */
+export function memoryUsageLedger(state: MemoryStoreState): UsageLedger {
+  return {
+    async recordUsage(entry) {
+      if (!state.usage.has(entry.id)) state.usage.set(entry.id, entry);
+    },
+    usageTotals: async (scopes) => usageTotalsIn(state.usage.values(), state.jobs, scopes),
+  };
 }

@@ -14,7 +14,7 @@ async function waitingJob(h: StoreHarness): Promise<Job> {
   return (await h.store.updateJob(job.id, moveTo(JobPhase.WAITING_INPUT, { pendingInput }), { now: h.now() })).job;
 }
 
-/** Contract cases of `respondToJob`: idempotent answers keyed by (job, clientRequestId). */
+/** Contract cases of `JobWrites.respondToJob`: idempotent answers keyed by (job, clientRequestId). */
 export function describeRespondCases(h: () => StoreHarness): void {
   describe('answers', () => {
     it('applies the decision once and answers a repeated key with the job as it is now', async () => {

@@ -1,4 +1,5 @@
 import {
+  asRecordId,
   foldSearchText,
   type Job,
   JobPhase,
@@ -12,13 +13,38 @@ import { at, BOB, type StoreHarness } from './store-harness.js';
 
 const NONE: TeamReadFilter = { memberId: null, jobId: null, query: null };
 
-/** Contract cases of the member read tools' store reads (`pageRecords`, `searchResults`). */
-export function describeMemberReadCases(h: () => StoreHarness): void {
-  describe('member read tools', () => {
+/** Contract cases of `RecordReads`: retention, loads by id, and the member read tools' pages. */
+export function describeRecordReadsCases(h: () => StoreHarness): void {
+  describe('record reads', () => {
     const finish = async (job: Job, type: 'CANCEL') => {
       const now = h().now();
       await h().store.updateJob(job.id, (j) => transition(j, { type }, { now, ids: h().ids }), { now });
     };
+
+    it(`keeps only the newest ${Limits.recordRetained} record messages of a team`, async () => {
+      const { team, members } = await h().team();
+      const other = await h().team();
+      await h().send(other.team, [at(other.members, 0)]);
+      const jobs: Job[] = [];
+      for (let i = 0; i < Limits.recordRetained + 5; i += 1) jobs.push(...(await h().send(team, [at(members, i % 3)])));
+      const records = await h().store.recentRecords(team.id, 1_000);
+      expect(records).toHaveLength(Limits.recordRetained);
+      expect(records.map((r) => r.jobId)).toEqual(jobs.slice(5).map((j) => j.id));
+      const seqs = records.map((r) => r.seq);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      expect(await h().store.recentRecords(other.team.id, 10)).toHaveLength(1);
+      const newest = await h().store.recentRecords(team.id, 2);
+      expect(newest.map((r) => r.jobId)).toEqual(jobs.slice(-2).map((j) => j.id));
+    });
+
+    it('loads record messages by id, skipping missing ones', async () => {
+      const { team, members } = await h().team();
+      await h().send(team, [at(members, 0), at(members, 1)]);
+      const records = await h().store.recentRecords(team.id, 10);
+      const found = await h().store.findRecords([at(records, 1).id, asRecordId('record_missing')]);
+      expect(found).toEqual([at(records, 1)]);
+      expect(at(records, 0)).toMatchObject({ kind: RecordKind.REQUEST, teamId: team.id });
+    });
 
     it('pages the retained record newest first with filters applied before paging', async () => {
       const { team, members } = await h().team();
