@@ -1,4 +1,5 @@
-import { ACTIVE_PHASES, JOB_TRANSITIONS, JobPhase, TERMINAL_PHASES } from '@agent-teams/core';
+import { ACTIVE_PHASES, JobPhase, TERMINAL_PHASES } from '@agent-teams/core';
+import { REACHABLE_PHASES } from '@agent-teams/testkit';
 import BetterSqlite3 from 'better-sqlite3';
 import { gql, type ServerProcess, startServer, stopServer } from './crash-server.js';
 
@@ -35,22 +36,6 @@ export interface CrashFigures {
   violations: string[];
 }
 
-const REACHABLE = new Map(
-  Object.values(JobPhase).map((from) => {
-    const seen = new Set<string>([from]);
-    const todo: string[] = [from];
-    while (todo.length > 0) {
-      const phase = todo.pop() as JobPhase;
-      for (const next of Object.values(JOB_TRANSITIONS[phase])) {
-        if (next !== undefined && !seen.has(next)) {
-          seen.add(next);
-          todo.push(next);
-        }
-      }
-    }
-    return [from as string, seen];
-  }),
-);
 const ACTIVE = new Set<string>(ACTIVE_PHASES);
 const TERMINAL = new Set<string>(TERMINAL_PHASES);
 const OWNING = new Set<string>([...ACTIVE_PHASES, JobPhase.WAITING_INPUT, JobPhase.ANSWERED]);
@@ -120,7 +105,8 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
     const owners = new Map<string, string>();
     for (const row of rows) {
       const before = phases.get(row.id) ?? JobPhase.QUEUED;
-      if (!REACHABLE.get(before)?.has(row.phase)) violate(`job ${row.id} moved ${before} -> ${row.phase}`);
+      if (!REACHABLE_PHASES.get(before as JobPhase)?.has(row.phase as JobPhase))
+        violate(`job ${row.id} moved ${before} -> ${row.phase}`);
       phases.set(row.id, row.phase);
       if (ACTIVE.has(row.phase)) active += 1;
       if (OWNING.has(row.phase)) {

@@ -62,6 +62,7 @@ export {
   JobStatus,
   statusOf,
   TERMINAL_PHASES,
+  UNADMITTED,
 } from './model/job.js';
 export type { ConversationState } from './model/member-status.js';
 export { deriveMemberStatus } from './model/member-status.js';
@@ -152,6 +153,7 @@ export {
   answerMessage,
   checkResponse,
   invalidResponse,
+  isAnswerReplay,
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';

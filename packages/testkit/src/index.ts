@@ -14,5 +14,6 @@ export { createMemoryTeamStore } from './fakes/memory-team-store.js';
 export { SequentialIds } from './fakes/sequential-ids.js';
 export type { AgentSpec } from './fakes/static-catalog.js';
 export { agentDefinition, DEMO_AGENTS, StaticCatalog } from './fakes/static-catalog.js';
+export { REACHABLE_PHASES } from './reachable-phases.js';
 export type { JobZoo } from './zoo.js';
 export { makeJobZoo } from './zoo.js';

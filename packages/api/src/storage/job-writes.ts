@@ -4,6 +4,7 @@ import {
   type EnqueueRequestsArgs,
   type EnqueueSnapshot,
   ErrorCode,
+  isAnswerReplay,
   type Job,
   type JobEffect,
   type JobId,
@@ -17,6 +18,7 @@ import {
   TeamEventKind,
   type TeamId,
   type TransitionOutcome,
+  UNADMITTED,
 } from '@agent-teams/core';
 import type { Selectable } from 'kysely';
 import type { JobsTable, TeamsTable } from './database-types.js';
@@ -88,7 +90,7 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
       rootId: request.rootId,
       clientKey: request.clientKey,
       text: request.text,
-      ...EMPTY_JOB_STATE,
+      ...UNADMITTED,
       createdAt: scope.now,
       updatedAt: scope.now,
     };
@@ -122,19 +124,6 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
     return toJob(row);
   });
 }
-
-/** The state of a job that has never been admitted. */
-const EMPTY_JOB_STATE = {
-  input: null,
-  runKey: null,
-  runId: null,
-  pendingInput: null,
-  pendingResponse: null,
-  result: null,
-  error: null,
-  startedAt: null,
-  finishedAt: null,
-} as const;
 
 /**
  * Loads a job under its team's lock, asks `decide`, and persists the outcome. NOT_FOUND when the
@@ -197,14 +186,7 @@ export async function respondToJob(
     .where('client_request_id', '=', args.clientRequestId)
     .executeTakeFirst();
   const job = await readJob(scope, args.jobId);
-  if (used !== undefined) {
-    if (used.fingerprint !== args.fingerprint) {
-      throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This clientRequestId was used with another answer.', {
-        field: 'clientRequestId',
-      });
-    }
-    return { job, replayed: true };
-  }
+  if (isAnswerReplay(used?.fingerprint, args.fingerprint)) return { job, replayed: true };
   const outcome = args.decide(job);
   if (!outcome.ok) throw outcome.error;
   const next = outcome.job === job ? job : await applyTransition(scope, job, outcome);
@@ -302,7 +284,7 @@ async function insertReceipt(scope: WriteScope, request: Job, receipt: NewReceip
     rootId: request.rootId,
     clientKey: `receipt:${request.id}`,
     text: receipt.text,
-    ...EMPTY_JOB_STATE,
+    ...UNADMITTED,
     createdAt: scope.now,
     updatedAt: scope.now,
   };

@@ -1,11 +1,11 @@
 import { asOwnerId, JobPhase } from '@agent-teams/core';
-import { type Client, createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import WebSocket from 'ws';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
-import { openTestApp, TOKENS } from '../support/test-app.js';
+import { openTestApp } from '../support/test-app.js';
+import { collect, wsClient } from '../support/ws-client.js';
 
 // Two applications built by `createApp` on one PostgreSQL database, as two `serve` processes
 // are: server A drives the jobs (B runs no scheduler), a `jobProgress` subscriber is on B.
@@ -27,13 +27,7 @@ beforeAll(async () => {
     lease: { serverId: 'server-b' },
     scheduler: false,
   });
-  const { url } = await b.listen(0, '127.0.0.1');
-  client = createClient({
-    url: `${url.replace('http', 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${TOKENS.alice}` },
-    retryAttempts: 0,
-  });
+  client = wsClient((await b.listen(0, '127.0.0.1')).url);
 });
 afterAll(async () => {
   await client?.dispose();
@@ -67,21 +61,16 @@ describe('jobProgress across servers', () => {
       WAIT,
     );
 
-    const seen: { textDelta: string | null; toolCall: string | null }[] = [];
-    const reading = (async () => {
-      const iterator = client.iterate<{
-        jobProgress: { job: { id: string }; textDelta: string | null; toolCall: string | null };
-      }>({
-        query: 'subscription($id: ID!) { jobProgress(jobId: $id) { job { id } textDelta toolCall } }',
+    type Notice = { textDelta: string | null; toolCall: string | null };
+    const reading = collect(
+      client,
+      {
+        query: 'subscription($id: ID!) { jobProgress(jobId: $id) { textDelta toolCall } }',
         variables: { id: job.id },
-      });
-      for await (const result of iterator) {
-        if (result.errors) throw new Error(JSON.stringify(result.errors));
-        if (result.data)
-          seen.push({ textDelta: result.data.jobProgress.textDelta, toolCall: result.data.jobProgress.toolCall });
-        if (seen.some((notice) => notice.textDelta?.endsWith('delta 4'))) break;
-      }
-    })();
+      },
+      (data) => data.jobProgress as Notice,
+      (seen) => seen.some((notice) => notice.textDelta?.endsWith('delta 4')),
+    );
     await vi.waitFor(() => expect(b.progress.listening).toBe(1), WAIT);
 
     await a.core.jobs.respond(ALICE, {
@@ -89,7 +78,7 @@ describe('jobProgress across servers', () => {
       response: '!tool read_team_context {}\n!stream 4',
       clientRequestId: 'progress-answer',
     });
-    await reading;
+    const seen = await reading;
     expect(seen.filter((notice) => notice.toolCall !== null).map((notice) => notice.toolCall)).toEqual([
       'read_team_context',
     ]);

@@ -1,22 +1,11 @@
 import { ErrorCode, type Job, type JobId, JobPhase, utf8ByteLength } from '@agent-teams/core';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type Harness,
-  OWNER,
-  openHarness,
-  removeTempDirs,
-  waitFor,
-  waitForPhases,
-} from '../scheduler/scheduler-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, OWNER, waitFor, waitForPhases } from '../scheduler/scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 let answers = 0;
 const answer = (job: Job, response: unknown, extra: { clientRequestId?: string; inputRequestId?: string } = {}) =>

@@ -6,7 +6,6 @@ import {
   ErrorCode,
   type EventSink,
   isTerminal,
-  JOB_TRANSITIONS,
   type Job,
   type JobId,
   JobPhase,
@@ -20,6 +19,7 @@ import {
   DEMO_AGENTS,
   FakeClock,
   MemoryLogger,
+  REACHABLE_PHASES,
   SequentialIds,
   StaticCatalog,
 } from '@agent-teams/testkit';
@@ -96,24 +96,6 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('reconnect' as const) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('clock' as const), ms: fc.integer({ min: 0, max: 200_000 }) }) },
-);
-
-/** Phases reachable from each phase along the transition table (itself included). */
-const REACHABLE: ReadonlyMap<JobPhase, ReadonlySet<JobPhase>> = new Map(
-  Object.values(JobPhase).map((from) => {
-    const seen = new Set<JobPhase>([from]);
-    const todo = [from];
-    while (todo.length > 0) {
-      const phase = todo.pop() as JobPhase;
-      for (const next of Object.values(JOB_TRANSITIONS[phase])) {
-        if (next !== undefined && !seen.has(next)) {
-          seen.add(next);
-          todo.push(next);
-        }
-      }
-    }
-    return [from, seen];
-  }),
 );
 
 const INJECTED = 'injected database failure';
@@ -345,7 +327,7 @@ class World {
     const owners = new Map<string, JobId>();
     for (const job of jobs) {
       const before = this.seen.get(job.id) as JobPhase;
-      expect(REACHABLE.get(before)?.has(job.phase), `${job.id}: ${before} -> ${job.phase}`).toBe(true);
+      expect(REACHABLE_PHASES.get(before)?.has(job.phase), `${job.id}: ${before} -> ${job.phase}`).toBe(true);
       this.seen.set(job.id, job.phase);
       this.#checkRuns(job);
       if (!isTerminal(job.phase) && job.phase !== JobPhase.QUEUED) {

@@ -1,16 +1,12 @@
 import { ACTIVE_PHASES, type Job, JobPhase, Limits } from '@agent-teams/core';
 import { StaticCatalog } from '@agent-teams/testkit';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, openHarness, removeTempDirs, TEST_AGENTS, waitFor, waitForPhases } from './scheduler-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, openHarness, TEST_AGENTS, waitFor, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 describe('scheduler admission', () => {
   it('runs the jobs of one conversation strictly one at a time, oldest first', async () => {

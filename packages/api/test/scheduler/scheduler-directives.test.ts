@@ -8,18 +8,14 @@ import {
   TRUNCATION_NOTICE,
   transition,
 } from '@agent-teams/core';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
-import { type Harness, openHarness, removeTempDirs, waitForPhases } from './scheduler-harness.js';
+import { type Harness, harnessPerTest, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 async function runOne(text: string, phases: readonly string[] = [JobPhase.COMPLETED]): Promise<Job> {
   const { team, members } = await h.team(['researcher', 'reviewer']);

@@ -13,6 +13,7 @@ import {
   type TeamStore,
 } from '@agent-teams/core';
 import { type AgentSpec, DEMO_AGENTS, type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
 import type { JobProgressNotice } from '../../src/events/progress-hub.js';
@@ -59,6 +60,8 @@ export interface Harness {
 }
 
 const dirs: string[] = [];
+/** Harnesses opened and not closed yet (see {@link closeHarnesses}). */
+const opened = new Set<Harness>();
 let counter = 0;
 
 /** Opens a harness; call `close()` and then {@link removeTempDirs} in `afterAll`. */
@@ -79,7 +82,7 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
   app.progress.listen((notice) => progress.push(notice));
   const { core, store, scheduler, database } = app;
   if (runtime === null || scheduler === null || database === null) throw new Error('incomplete harness');
-  return {
+  const harness: Harness = {
     app,
     file,
     database,
@@ -114,8 +117,28 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
       if (!job) throw new Error(`no job ${id}`);
       return job;
     },
-    close: () => app.close(),
+    async close() {
+      opened.delete(harness);
+      await app.close();
+    },
   };
+  opened.add(harness);
+  return harness;
+}
+
+/** Closes every harness opened and not closed yet (a test that failed midway leaves some). */
+export async function closeHarnesses(): Promise<void> {
+  for (const harness of [...opened]) await harness.close().catch(() => undefined);
+}
+
+/**
+ * Gives each test of the file a fresh harness (`set` receives it before the test); every harness
+ * a test opened is closed after it, and the temp dirs after the file.
+ */
+export function harnessPerTest(set: (h: Harness) => void): void {
+  beforeEach(async () => set(await openHarness()));
+  afterEach(closeHarnesses);
+  afterAll(removeTempDirs);
 }
 
 /** Waits until `check` answers a truthy value (polling, with a deadline), and returns it. */

@@ -9,7 +9,7 @@ import {
   type IdGenerator,
   type MemberId,
 } from '../model/ids.js';
-import { InputKind, type Job, JobKind, JobPhase, type TurnInput } from '../model/job.js';
+import { InputKind, type Job, JobKind, JobPhase, type TurnInput, UNADMITTED } from '../model/job.js';
 import type { JobCommand, JobCommandType } from './job-commands.js';
 import type { TransitionContext } from './job-machine.js';
 
@@ -92,16 +92,8 @@ export function makeTestJob(phase: JobPhase = JobPhase.QUEUED, overrides: Partia
     rootId: asJobId('job_1'),
     clientKey: 'client-1',
     text: 'Summarise the findings',
-    input: null,
-    runKey: null,
-    runId: null,
-    pendingInput: null,
-    pendingResponse: null,
-    result: null,
-    error: null,
+    ...UNADMITTED,
     createdAt: '2026-11-30T04:00:00.000Z',
-    startedAt: null,
-    finishedAt: null,
     updatedAt: '2026-11-30T04:00:00.000Z',
     ...fieldsFor(phase),
     ...overrides,

@@ -5,7 +5,6 @@ import {
   JobPhase,
   Limits,
   TeamStatus,
-  transition,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { ALICE, at, BOB, type StoreHarness } from './store-harness.js';
@@ -25,18 +24,7 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
       },
       freeze: (ctx) => {
         contexts.push(ctx);
-        if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, { now, ids: h().ids });
-        const input = {
-          kind: 'request' as const,
-          jobId: ctx.job.id,
-          teamId: ctx.team.id,
-          text: ctx.job.text,
-          memberName: 'm',
-          requesterName: null,
-          receipt: null,
-          context: {},
-        };
-        return transition(ctx.job, { type: 'FREEZE', input, runKey: ctx.job.id }, { now, ids: h().ids });
+        return h().freeze(ctx, now);
       },
     });
   };

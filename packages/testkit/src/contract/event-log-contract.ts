@@ -1,46 +1,5 @@
-import { type Job, JobPhase, RecordKind, type TransitionOutcome } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { ALICE, at, type StoreHarness } from './store-harness.js';
-
-/** A decide that fails a job and, like the core, appends its record and (optionally) a receipt. */
-function failWith(
-  h: StoreHarness,
-  receipt: { to: { id: Job['memberId']; conversationId: Job['conversationId'] } } | null,
-) {
-  return (job: Job): TransitionOutcome => ({
-    ok: true,
-    job: {
-      ...job,
-      phase: JobPhase.FAILED,
-      error: 'boom',
-      result: { text: 'boom', truncated: false },
-      finishedAt: h.now(),
-    },
-    effects: [
-      {
-        type: 'APPEND_RECORD',
-        kind: RecordKind.FAILED,
-        memberId: job.memberId,
-        fromMemberId: job.memberId,
-        text: 'boom',
-        truncated: false,
-      },
-      ...(receipt === null
-        ? []
-        : [
-            {
-              type: 'CREATE_RECEIPT' as const,
-              receipt: {
-                id: h.ids.jobId(),
-                memberId: receipt.to.id,
-                conversationId: receipt.to.conversationId,
-                text: '{"status":"FAILED"}',
-              },
-            },
-          ]),
-    ],
-  });
-}
 
 /** Contract cases of `EventLog`: gap-free seqs per team, published after commit, readable after any seq. */
 export function describeEventLogCases(h: () => StoreHarness): void {
@@ -48,7 +7,7 @@ export function describeEventLogCases(h: () => StoreHarness): void {
     it('keeps event seqs strictly increasing per team and readable after any seq', async () => {
       const { team, members } = await h().team();
       const job = at(await h().send(team, [at(members, 0), at(members, 1)]), 0);
-      await h().store.updateJob(job.id, failWith(h(), null), { now: h().now() });
+      await h().store.updateJob(job.id, h().failWith(null), { now: h().now() });
       const events = await h().store.readEvents(team.id, 0, 1_000);
       const seqs = events.map((e) => e.seq);
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));

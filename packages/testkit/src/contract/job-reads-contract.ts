@@ -5,52 +5,11 @@ import {
   JobKind,
   JobPhase,
   JobStatus,
-  RecordKind,
   type TransitionOutcome,
   transition,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { ALICE, at, BOB, expectCode, type StoreHarness } from './store-harness.js';
-
-/** A decide that fails a job and, like the core, appends its record and (optionally) a receipt. */
-function failWith(
-  h: StoreHarness,
-  receipt: { to: { id: Job['memberId']; conversationId: Job['conversationId'] } } | null,
-) {
-  return (job: Job): TransitionOutcome => ({
-    ok: true,
-    job: {
-      ...job,
-      phase: JobPhase.FAILED,
-      error: 'boom',
-      result: { text: 'boom', truncated: false },
-      finishedAt: h.now(),
-    },
-    effects: [
-      {
-        type: 'APPEND_RECORD',
-        kind: RecordKind.FAILED,
-        memberId: job.memberId,
-        fromMemberId: job.memberId,
-        text: 'boom',
-        truncated: false,
-      },
-      ...(receipt === null
-        ? []
-        : [
-            {
-              type: 'CREATE_RECEIPT' as const,
-              receipt: {
-                id: h.ids.jobId(),
-                memberId: receipt.to.id,
-                conversationId: receipt.to.conversationId,
-                text: '{"status":"FAILED"}',
-              },
-            },
-          ]),
-    ],
-  });
-}
 
 /** Contract cases of `JobReads`, over the zoo of one job in every phase where a bulk read must leave the others alone. */
 export function describeJobReadsCases(h: () => StoreHarness): void {
@@ -71,7 +30,7 @@ export function describeJobReadsCases(h: () => StoreHarness): void {
     it('filters and pages team jobs with the filtered total', async () => {
       const { team, members } = await h().team();
       const [a, b, c] = (await h().send(team, members)) as [Job, Job, Job];
-      await h().store.updateJob(b.id, failWith(h(), null), { now: h().now() });
+      await h().store.updateJob(b.id, h().failWith(null), { now: h().now() });
       const all = await h().store.listJobs(team.id, {}, { first: 2, afterSeq: null });
       expect(all.items.map((j) => j.id)).toEqual([a.id, b.id]);
       expect(all).toMatchObject({ hasNextPage: true, totalCount: 3 });

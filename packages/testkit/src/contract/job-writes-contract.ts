@@ -14,46 +14,6 @@ import {
 import { describe, expect, it } from 'vitest';
 import { ALICE, at, BOB, expectCode, type StoreHarness } from './store-harness.js';
 
-/** A decide that fails a job and, like the core, appends its record and (optionally) a receipt. */
-function failWith(
-  h: StoreHarness,
-  receipt: { to: { id: Job['memberId']; conversationId: Job['conversationId'] } } | null,
-) {
-  return (job: Job): TransitionOutcome => ({
-    ok: true,
-    job: {
-      ...job,
-      phase: JobPhase.FAILED,
-      error: 'boom',
-      result: { text: 'boom', truncated: false },
-      finishedAt: h.now(),
-    },
-    effects: [
-      {
-        type: 'APPEND_RECORD',
-        kind: RecordKind.FAILED,
-        memberId: job.memberId,
-        fromMemberId: job.memberId,
-        text: 'boom',
-        truncated: false,
-      },
-      ...(receipt === null
-        ? []
-        : [
-            {
-              type: 'CREATE_RECEIPT' as const,
-              receipt: {
-                id: h.ids.jobId(),
-                memberId: receipt.to.id,
-                conversationId: receipt.to.conversationId,
-                text: '{"status":"FAILED"}',
-              },
-            },
-          ]),
-    ],
-  });
-}
-
 /** Contract cases of `JobWrites` (enqueue and one state-machine step per write). */
 export function describeJobWritesCases(h: () => StoreHarness): void {
   describe('job writes', () => {
@@ -208,7 +168,7 @@ export function describeJobWritesCases(h: () => StoreHarness): void {
       h().published.length = 0;
       // What a subscriber reads when told: the committed state, never the state before.
       h().onPublish = () => seenOnPublish.push(h().store.findJob(ALICE, job.id));
-      const result = await h().store.updateJob(job.id, failWith(h(), { to: asker }), { now: h().now() });
+      const result = await h().store.updateJob(job.id, h().failWith({ to: asker }), { now: h().now() });
       expect(result.changed).toBe(true);
       expect(result.job).toMatchObject({
         phase: JobPhase.FAILED,
@@ -247,9 +207,9 @@ export function describeJobWritesCases(h: () => StoreHarness): void {
       const { team, members } = await h().team();
       const [asker, worker] = members as [(typeof members)[number], (typeof members)[number]];
       const job = at(await h().send(team, [worker], { from: asker }), 0);
-      await h().store.updateJob(job.id, failWith(h(), { to: asker }), { now: h().now() });
+      await h().store.updateJob(job.id, h().failWith({ to: asker }), { now: h().now() });
       const again = (current: Job): TransitionOutcome =>
-        ({ ...failWith(h(), { to: asker })(current), job: { ...current, error: 'again' } }) as TransitionOutcome;
+        ({ ...h().failWith({ to: asker })(current), job: { ...current, error: 'again' } }) as TransitionOutcome;
       await expect(h().store.updateJob(job.id, again, { now: h().now() })).rejects.toBeDefined();
       expect((await h().store.findJob(ALICE, job.id))?.error).toBe('boom');
       expect(await h().store.countJobs(team.id)).toEqual({ requests: 1, receipts: 1 });

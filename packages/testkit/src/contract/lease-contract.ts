@@ -114,27 +114,7 @@ export function describeLeaseCases(h: () => StoreHarness): void {
         now,
         serverId: 'a',
         plan: (snapshot) => ({ admit: snapshot.candidates.map((c) => c.jobId), round: snapshot.round }),
-        freeze: (ctx) =>
-          ctx.job.phase === JobPhase.ANSWERED
-            ? transition(ctx.job, { type: 'RESUME' }, { now, ids: h().ids })
-            : transition(
-                ctx.job,
-                {
-                  type: 'FREEZE',
-                  runKey: ctx.job.id,
-                  input: {
-                    kind: 'request',
-                    jobId: ctx.job.id,
-                    teamId: ctx.team.id,
-                    text: ctx.job.text,
-                    memberName: 'm',
-                    requesterName: null,
-                    receipt: null,
-                    context: {},
-                  },
-                },
-                { now, ids: h().ids },
-              ),
+        freeze: (ctx) => h().freeze(ctx, now),
       });
       expect(admitted.map((a) => a.job.id)).toContain(jobs.QUEUED.id);
       const byA = await claim('a');

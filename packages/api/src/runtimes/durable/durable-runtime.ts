@@ -4,12 +4,10 @@ import {
   type Clock,
   type Logger,
   nowTimestamp,
-  type PendingResponse,
   type RunContext,
   type RunId,
   type RunState,
   type RuntimeNotice,
-  type TurnInput,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database-types.js';
@@ -22,6 +20,12 @@ export interface DurableRuntimeDeps {
   readonly clock: Clock;
   readonly logger: Logger;
 }
+
+/** What `start` is called with. */
+export type StartArgs = Parameters<AgentRuntime['start']>[0];
+
+/** What `resume` is called with. */
+export type ResumeArgs = Parameters<AgentRuntime['resume']>[0];
 
 /** Progress a run reports while it works (text deltas, tool calls). */
 export type ProgressEvent =
@@ -74,14 +78,9 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /** Conversations live in the store (the runtime keeps the history itself): nothing to create. */
   async ensureConversation(): Promise<void> {}
 
-  abstract start(args: { runKey: string; input: TurnInput; context: RunContext }): Promise<{ runId: RunId }>;
+  abstract start(args: StartArgs): Promise<{ runId: RunId }>;
 
-  abstract resume(args: {
-    runKey: string;
-    runId: RunId;
-    response: PendingResponse;
-    context: RunContext;
-  }): Promise<{ runId: RunId }>;
+  abstract resume(args: ResumeArgs): Promise<{ runId: RunId }>;
 
   async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
     const ended = this.notices.ended(args.runId);

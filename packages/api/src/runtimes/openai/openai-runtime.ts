@@ -1,16 +1,14 @@
-import {
-  asRunId,
-  type PendingResponse,
-  type RunContext,
-  type RunId,
-  type RunState,
-  RuntimeError,
-  type TurnInput,
-} from '@agent-teams/core';
+import { asRunId, type RunContext, type RunId, type RunState, RuntimeError, type TurnInput } from '@agent-teams/core';
 import OpenAI from 'openai';
 import type { DatabaseDialect } from '../../storage/open-database.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
-import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
+import {
+  DurableRuntime,
+  type DurableRuntimeDeps,
+  type ResumeArgs,
+  type RunExecution,
+  type StartArgs,
+} from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
@@ -52,7 +50,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     this.#store = new OpenAiRunStore(deps.db, deps.dialect, this.runs);
   }
 
-  start(args: { runKey: string; input: TurnInput; context: RunContext }): Promise<{ runId: RunId }> {
+  start(args: StartArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, async () => {
       this.#settings(args.context);
       const user = {
@@ -67,12 +65,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     });
   }
 
-  resume(args: {
-    runKey: string;
-    runId: RunId;
-    response: PendingResponse;
-    context: RunContext;
-  }): Promise<{ runId: RunId }> {
+  resume(args: ResumeArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, async () => {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<OpenAiRunDoc>(waiting) : null;

@@ -15,21 +15,9 @@ import {
   statusOf,
   type Team,
   TeamStatus,
+  UNADMITTED,
 } from '@agent-teams/core';
 import { type MemoryStoreState, pageOf } from './state.js';
-
-/** The fields of a job that has not been admitted yet. */
-const EMPTY_PROGRESS = {
-  input: null,
-  runKey: null,
-  runId: null,
-  pendingInput: null,
-  pendingResponse: null,
-  result: null,
-  error: null,
-  startedAt: null,
-  finishedAt: null,
-} as const;
 
 /** The QUEUED job a {@link NewRequest} becomes. */
 export function requestJob(request: NewRequest, team: Team, seq: number, now: string): Job {
@@ -49,7 +37,7 @@ export function requestJob(request: NewRequest, team: Team, seq: number, now: st
     text: request.text,
     createdAt: now,
     updatedAt: now,
-    ...EMPTY_PROGRESS,
+    ...UNADMITTED,
   };
 }
 
@@ -61,7 +49,7 @@ export function requestJob(request: NewRequest, team: Team, seq: number, now: st
  */
 export function receiptJob(receipt: NewReceipt, request: Job, seq: number, now: string): Job {
   return {
-    ...EMPTY_PROGRESS,
+    ...UNADMITTED,
     id: receipt.id,
     teamId: request.teamId,
     owner: request.owner,

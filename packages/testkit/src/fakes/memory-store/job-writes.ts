@@ -2,6 +2,7 @@ import {
   DomainError,
   type EnqueueRequestsArgs,
   ErrorCode,
+  isAnswerReplay,
   type Job,
   type JobEffect,
   type JobId,
@@ -121,15 +122,7 @@ export function memoryJobWrites(state: MemoryStoreState): JobWrites {
         throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
       }
       const key = `${args.jobId}\u0000${args.clientRequestId}`;
-      const used = state.responses.get(key);
-      if (used !== undefined) {
-        if (used.fingerprint !== args.fingerprint) {
-          throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This clientRequestId was used with another answer.', {
-            field: 'clientRequestId',
-          });
-        }
-        return { job, replayed: true };
-      }
+      if (isAnswerReplay(state.responses.get(key)?.fingerprint, args.fingerprint)) return { job, replayed: true };
       const outcome = args.decide(job);
       if (!outcome.ok) throw outcome.error;
       const applied = applyIn(state, job, outcome, args.now);
