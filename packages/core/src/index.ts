@@ -25,6 +25,9 @@ export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/j
 export { JOB_COMMAND_TYPES } from './jobs/job-commands.js';
 export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js';
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
+export { checkFence, staleLease } from './jobs/lease-fence.js';
+export type { NewJob } from './jobs/new-jobs.js';
+export { queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
 export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
@@ -62,7 +65,6 @@ export {
   JobStatus,
   statusOf,
   TERMINAL_PHASES,
-  UNADMITTED,
 } from './model/job.js';
 export type { ConversationState } from './model/member-status.js';
 export { deriveMemberStatus } from './model/member-status.js';
@@ -78,11 +80,13 @@ export type { AgentCatalog } from './ports/agent-catalog.js';
 export type {
   AgentRuntime,
   MemberToolPort,
+  ResumeRunArgs,
   RunContext,
   RunProgress,
   RunState,
   RuntimeFailureKind,
   RuntimeNotice,
+  StartRunArgs,
 } from './ports/agent-runtime.js';
 export { RuntimeError } from './ports/agent-runtime.js';
 export type { Clock, Timestamp } from './ports/clock.js';

@@ -1,13 +1,12 @@
 import {
   type Clock,
-  DomainError,
-  ErrorCode,
   type JobId,
   type JobLease,
   type LeasedJob,
   type Leases,
   type Logger,
   nowTimestamp,
+  staleLease,
 } from '@agent-teams/core';
 
 /**
@@ -91,9 +90,7 @@ export class ServerLease {
   /** The fencing token of a held job, or a STALE_LEASE error for a job not held (any more). */
   fenceOf(jobId: JobId): JobLease {
     const held = this.#held.get(jobId);
-    if (held === undefined) {
-      throw new DomainError(ErrorCode.STALE_LEASE, `This server no longer holds job ${jobId}.`, { field: 'jobId' });
-    }
+    if (held === undefined) throw staleLease();
     return held;
   }
 

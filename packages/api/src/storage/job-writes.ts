@@ -10,15 +10,15 @@ import {
   type JobId,
   JobKind,
   type JobLease,
-  JobPhase,
   type NewReceipt,
   type OwnerId,
+  queuedReceipt,
+  queuedRequest,
   RecordKind,
   type RespondToJobArgs,
   TeamEventKind,
   type TeamId,
   type TransitionOutcome,
-  UNADMITTED,
 } from '@agent-teams/core';
 import type { Selectable } from 'kysely';
 import type { JobsTable, TeamsTable } from './database-types.js';
@@ -77,23 +77,7 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
   const team = await scope.lockOwnedTeam(args.owner, args.teamId);
   const decision = args.decide(await readSnapshot(scope, team, args));
   for (const request of decision.insert) {
-    const job: Omit<Job, 'seq'> = {
-      id: request.id,
-      teamId: args.teamId,
-      owner: args.owner,
-      kind: JobKind.REQUEST,
-      phase: JobPhase.QUEUED,
-      memberId: request.memberId,
-      conversationId: request.conversationId,
-      requester: request.requester,
-      parentId: request.parentId,
-      rootId: request.rootId,
-      clientKey: request.clientKey,
-      text: request.text,
-      ...UNADMITTED,
-      createdAt: scope.now,
-      updatedAt: scope.now,
-    };
+    const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
     await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
@@ -271,23 +255,7 @@ async function writeTransition(
 
 /** Inserts the receipt of a finished request (unique per request by index). */
 async function insertReceipt(scope: WriteScope, request: Job, receipt: NewReceipt): Promise<void> {
-  const job: Omit<Job, 'seq'> = {
-    id: receipt.id,
-    teamId: request.teamId,
-    owner: request.owner,
-    kind: JobKind.RECEIPT,
-    phase: JobPhase.QUEUED,
-    memberId: receipt.memberId,
-    conversationId: receipt.conversationId,
-    requester: { memberId: null, conversationId: null },
-    parentId: request.id,
-    rootId: request.rootId,
-    clientKey: `receipt:${request.id}`,
-    text: receipt.text,
-    ...UNADMITTED,
-    createdAt: scope.now,
-    updatedAt: scope.now,
-  };
+  const job = queuedReceipt(receipt, request, scope.now);
   await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
   await scope.events.emit(request.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
   if (job.memberId !== null) {

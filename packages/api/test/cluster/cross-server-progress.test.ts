@@ -1,8 +1,9 @@
-import { asOwnerId, JobPhase } from '@agent-teams/core';
+import { asOwnerId, type CreateTeamInput, JobPhase } from '@agent-teams/core';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
+import { teamInput } from '../graphql/fixtures.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 import { openTestApp } from '../support/test-app.js';
 import { collect, wsClient } from '../support/ws-client.js';
@@ -38,15 +39,7 @@ afterAll(async () => {
 
 describe('jobProgress across servers', () => {
   it('shows a subscriber on server B the text deltas and tool calls of a job server A runs', async () => {
-    const team = await a.core.teams.create(ALICE, {
-      clientRequestId: 'progress-team',
-      name: 'Progress',
-      goal: 'Stream across servers',
-      members: [
-        { name: 'Ada', agentId: 'researcher' },
-        { name: 'Bob', agentId: 'writer' },
-      ],
-    });
+    const team = await a.core.teams.create(ALICE, teamInput() as unknown as CreateTeamInput);
     const [member] = await a.core.teams.members([team.id]);
     // The job waits for an answer first, so the subscription is set up before anything streams.
     const [job] = await a.core.requests.send(ALICE, {

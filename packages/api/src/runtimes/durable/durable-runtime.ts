@@ -4,10 +4,12 @@ import {
   type Clock,
   type Logger,
   nowTimestamp,
+  type ResumeRunArgs,
   type RunContext,
   type RunId,
   type RunState,
   type RuntimeNotice,
+  type StartRunArgs,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database-types.js';
@@ -20,12 +22,6 @@ export interface DurableRuntimeDeps {
   readonly clock: Clock;
   readonly logger: Logger;
 }
-
-/** What `start` is called with. */
-export type StartArgs = Parameters<AgentRuntime['start']>[0];
-
-/** What `resume` is called with. */
-export type ResumeArgs = Parameters<AgentRuntime['resume']>[0];
 
 /** Progress a run reports while it works (text deltas, tool calls). */
 export type ProgressEvent =
@@ -78,9 +74,9 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /** Conversations live in the store (the runtime keeps the history itself): nothing to create. */
   async ensureConversation(): Promise<void> {}
 
-  abstract start(args: StartArgs): Promise<{ runId: RunId }>;
+  abstract start(args: StartRunArgs): Promise<{ runId: RunId }>;
 
-  abstract resume(args: ResumeArgs): Promise<{ runId: RunId }>;
+  abstract resume(args: ResumeRunArgs): Promise<{ runId: RunId }>;
 
   async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
     const ended = this.notices.ended(args.runId);

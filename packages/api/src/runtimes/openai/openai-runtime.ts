@@ -1,14 +1,18 @@
-import { asRunId, type RunContext, type RunId, type RunState, RuntimeError, type TurnInput } from '@agent-teams/core';
+import {
+  asRunId,
+  type ResumeRunArgs,
+  type RunContext,
+  type RunId,
+  type RunState,
+  RuntimeError,
+  type StartRunArgs,
+  type TurnInput,
+} from '@agent-teams/core';
 import OpenAI from 'openai';
 import type { DatabaseDialect } from '../../storage/open-database.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
-import {
-  DurableRuntime,
-  type DurableRuntimeDeps,
-  type ResumeArgs,
-  type RunExecution,
-  type StartArgs,
-} from '../durable/durable-runtime.js';
+import type { DurableRuntimeDeps, RunExecution } from '../durable/durable-runtime.js';
+import { DurableRuntime } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
@@ -50,7 +54,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     this.#store = new OpenAiRunStore(deps.db, deps.dialect, this.runs);
   }
 
-  start(args: StartArgs): Promise<{ runId: RunId }> {
+  start(args: StartRunArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, async () => {
       this.#settings(args.context);
       const user = {
@@ -65,7 +69,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     });
   }
 
-  resume(args: ResumeArgs): Promise<{ runId: RunId }> {
+  resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, async () => {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<OpenAiRunDoc>(waiting) : null;

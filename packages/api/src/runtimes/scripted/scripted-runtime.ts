@@ -2,20 +2,16 @@ import {
   asRunId,
   type ConversationLog,
   type PendingResponse,
+  type ResumeRunArgs,
   type RunContext,
   type RunId,
   type RunState,
   RuntimeError,
+  type StartRunArgs,
   type TurnInput,
 } from '@agent-teams/core';
 import { abortableSleep } from '../durable/abortable-sleep.js';
-import {
-  DurableRuntime,
-  type DurableRuntimeDeps,
-  type ResumeArgs,
-  type RunExecution,
-  type StartArgs,
-} from '../durable/durable-runtime.js';
+import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
 import { needsBackground, parseDirectives } from './parse-directives.js';
 import { runScript, type ScriptEnv, type ScriptOutcome, type ScriptResult, type ScriptTurn } from './run-script.js';
@@ -54,11 +50,11 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     this.#deps = deps;
   }
 
-  start(args: StartArgs): Promise<{ runId: RunId }> {
+  start(args: StartRunArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, () => this.#begin(args.runKey, turnOf(args.input), args.context));
   }
 
-  resume(args: ResumeArgs): Promise<{ runId: RunId }> {
+  resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, async () => {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<ScriptDocument>(waiting) : null;

@@ -1,21 +1,17 @@
 import type { TransitionOutcome } from '../../jobs/job-machine.js';
 import type { ConversationId, JobId, MemberId, OwnerId, RecordId, TeamId } from '../../model/ids.js';
-import type { Job, Requester } from '../../model/job.js';
+import type { Job } from '../../model/job.js';
 import type { Team } from '../../model/team.js';
 import type { JobLease } from './leases.js';
 
-/** A request job to insert, with the record message that announces it. */
-export interface NewRequest {
-  readonly id: JobId;
+/**
+ * A request job to insert, with the record message that announces it (`rootId` is the new
+ * job's own id when it starts a chain).
+ */
+export interface NewRequest
+  extends Pick<Job, 'id' | 'conversationId' | 'requester' | 'parentId' | 'rootId' | 'clientKey' | 'text'> {
   readonly recordId: RecordId;
   readonly memberId: MemberId;
-  readonly conversationId: ConversationId;
-  readonly requester: Requester;
-  readonly parentId: JobId | null;
-  /** The new job's own id when it starts a chain. */
-  readonly rootId: JobId;
-  readonly clientKey: string;
-  readonly text: string;
 }
 
 /** What the store knows when deciding an enqueue inside its transaction. */

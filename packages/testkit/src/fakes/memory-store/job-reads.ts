@@ -11,61 +11,23 @@ import {
   type JobReads,
   type NewReceipt,
   type NewRequest,
+  queuedReceipt,
+  queuedRequest,
   type SeqPageRequest,
   statusOf,
   type Team,
   TeamStatus,
-  UNADMITTED,
 } from '@agent-teams/core';
 import { type MemoryStoreState, pageOf } from './state.js';
 
-/** The QUEUED job a {@link NewRequest} becomes. */
+/** The QUEUED job a {@link NewRequest} becomes, numbered `seq`. */
 export function requestJob(request: NewRequest, team: Team, seq: number, now: string): Job {
-  return {
-    id: request.id,
-    teamId: team.id,
-    owner: team.owner,
-    kind: JobKind.REQUEST,
-    phase: JobPhase.QUEUED,
-    seq,
-    memberId: request.memberId,
-    conversationId: request.conversationId,
-    requester: request.requester,
-    parentId: request.parentId,
-    rootId: request.rootId,
-    clientKey: request.clientKey,
-    text: request.text,
-    createdAt: now,
-    updatedAt: now,
-    ...UNADMITTED,
-  };
+  return { ...queuedRequest(request, team, now), seq };
 }
 
-/**
- * The QUEUED receipt that delivers `request`'s outcome back to its requester.
- *
- * @remarks Nobody "asked" for a receipt, so its requester is empty; who did the work is in its
- * text and its parent. It stays in the request's chain.
- */
+/** The QUEUED receipt that delivers `request`'s outcome back to its requester, numbered `seq`. */
 export function receiptJob(receipt: NewReceipt, request: Job, seq: number, now: string): Job {
-  return {
-    ...UNADMITTED,
-    id: receipt.id,
-    teamId: request.teamId,
-    owner: request.owner,
-    kind: JobKind.RECEIPT,
-    phase: JobPhase.QUEUED,
-    seq,
-    memberId: receipt.memberId,
-    conversationId: receipt.conversationId,
-    requester: { memberId: null, conversationId: null },
-    parentId: request.id,
-    rootId: request.rootId,
-    clientKey: `receipt:${request.id}`,
-    text: receipt.text,
-    createdAt: now,
-    updatedAt: now,
-  };
+  return { ...queuedReceipt(receipt, request, now), seq };
 }
 
 /** True when `job` passes the `Team.jobs` filter. */

@@ -1,12 +1,4 @@
-import {
-  ACTIVE_PHASES,
-  DomainError,
-  ErrorCode,
-  type JobId,
-  type JobLease,
-  type LeasedJob,
-  type Leases,
-} from '@agent-teams/core';
+import { ACTIVE_PHASES, checkFence, type JobId, type JobLease, type LeasedJob, type Leases } from '@agent-teams/core';
 import type { MemoryStoreState } from './state.js';
 
 /** Leases a job to a server, incrementing its fence (a claim or an admission). */
@@ -45,11 +37,7 @@ function releaseIn(state: MemoryStoreState, serverId: string): void {
 /** Refuses a fenced write unless the job is still held by that server with that fence. */
 export function checkLeaseIn(state: MemoryStoreState, jobId: JobId, lease: JobLease): void {
   const current = state.jobLeases.get(jobId);
-  if (current?.serverId !== lease.serverId || current.fence !== lease.fence) {
-    throw new DomainError(ErrorCode.STALE_LEASE, 'This server no longer holds the job; another server drives it.', {
-      field: 'jobId',
-    });
-  }
+  checkFence(current?.serverId == null ? null : { serverId: current.serverId, fence: current.fence }, lease);
 }
 
 /** The in-memory {@link Leases}. */
