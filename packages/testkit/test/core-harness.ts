@@ -106,6 +106,13 @@ export async function readyTeam(h: Harness, owner: OwnerId = alice, overrides: P
 }
 
 /** Runs `action` and returns the DomainError it rejects with, failing the test otherwise. */
+/** Sends one request as alice to `memberId` (default key `r1`); returns the job. */
+export async function sendOne(h: Harness, teamId: string, memberId: string, text: string, clientRequestId = 'r1') {
+  const [job] = await h.core.requests.send(alice, { teamId, memberIds: [memberId], text, clientRequestId });
+  if (!job) throw new Error('no job');
+  return job;
+}
+
 export async function domainError(action: () => Promise<unknown>): Promise<DomainError> {
   try {
     await action();

@@ -1,5 +1,6 @@
 import type { Core, JobId, TeamStore } from '@agent-teams/core';
 import type { MemoryLogger } from '@agent-teams/testkit';
+import { afterAll, beforeAll } from 'vitest';
 import type { MemberRunTokens } from '../../src/adapters/member-run-tokens.js';
 import type { App } from '../../src/app/create-app.js';
 import { eventually, gqlOf, openTestApp, TOKENS } from '../support/test-app.js';
@@ -28,6 +29,8 @@ export interface CollabStack {
   gql(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GqlAnswer>;
   /** Calls `invokeTeamTool` with a member-run token; answers the JSON result or the error code. */
   tool(token: string, name: string, args: unknown): Promise<{ value?: unknown; code?: unknown }>;
+  /** Cancels a job as alice (`cancelJob`). */
+  cancel(jobId: string): Promise<GqlAnswer>;
   /** Polls a job (as alice) until its status is one of `statuses`. */
   waitFor(jobId: string, statuses: readonly string[], timeoutMs?: number): Promise<Record<string, unknown>>;
   close(): Promise<void>;
@@ -58,6 +61,7 @@ export async function createCollabStack(opts: { scheduler?: boolean; database?: 
       if (answer.errors.length > 0) return { code: answer.errors[0]?.extensions?.code };
       return { value: (answer.data ?? NO_DATA).invokeTeamTool };
     },
+    cancel: (jobId) => gql('mutation($id: ID!) { cancelJob(input: {jobId: $id}) { job { id } } }', { id: jobId }),
     waitFor: (jobId, statuses, timeoutMs = 20_000) =>
       eventually(
         async () => {
@@ -72,6 +76,16 @@ export async function createCollabStack(opts: { scheduler?: boolean; database?: 
       ),
     close: () => app.close(),
   };
+}
+
+/** One stack for the whole test file: `set` receives it before the tests; it is closed after them. */
+export function stackPerFile(set: (stack: CollabStack) => void): void {
+  let stack: CollabStack | null = null;
+  beforeAll(async () => {
+    stack = await createCollabStack();
+    set(stack);
+  });
+  afterAll(async () => stack?.close());
 }
 
 /** Issues a member-run token for a job by id. */
