@@ -92,7 +92,7 @@ export { RuntimeError } from './ports/agent-runtime.js';
 export type { Clock, Timestamp } from './ports/clock.js';
 export { nowTimestamp, toTimestamp } from './ports/clock.js';
 export type { EventSink, TeamEvent } from './ports/event-sink.js';
-export { TeamEventKind } from './ports/event-sink.js';
+export { TeamEventKind, teamChangedEvent } from './ports/event-sink.js';
 export type {
   Admission,
   AdmitArgs,

@@ -1,17 +1,9 @@
-import { asOwnerId, asTeamId, type TeamEvent } from '@agent-teams/core';
+import { asOwnerId, asTeamId, type TeamEvent, teamChangedEvent } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { createEventHub } from './event-hub.js';
 
-const event = (teamId: string, seq: number): TeamEvent => ({
-  teamId: asTeamId(teamId),
-  owner: asOwnerId('alice'),
-  seq,
-  kind: 'JOB_CHANGED',
-  jobId: null,
-  recordId: null,
-  memberId: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-});
+const event = (teamId: string, seq: number): TeamEvent =>
+  teamChangedEvent(asTeamId(teamId), asOwnerId('alice'), seq, '2026-01-01T00:00:00.000Z');
 
 const settled = async (promise: Promise<unknown>) => {
   let done = false;

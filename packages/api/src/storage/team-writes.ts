@@ -8,6 +8,7 @@ import {
   TeamEventKind,
   type TeamId,
   TeamStatus,
+  teamChangedEvent,
 } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { UNFINISHED } from './job-reads.js';
@@ -146,16 +147,7 @@ export async function deleteTeam(scope: WriteScope, owner: OwnerId, teamId: Team
     .values({ team_id: teamId, owner, seq, created_at: scope.now })
     .onConflict((oc) => oc.column('team_id').doUpdateSet({ owner, seq, created_at: scope.now }))
     .execute();
-  scope.events.announce({
-    teamId,
-    owner,
-    seq,
-    kind: TeamEventKind.TEAM_CHANGED,
-    jobId: null,
-    recordId: null,
-    memberId: null,
-    createdAt: scope.now,
-  });
+  scope.events.announce(teamChangedEvent(teamId, owner, seq, scope.now));
 }
 
 function dayBefore(now: string): string {

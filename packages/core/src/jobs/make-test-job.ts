@@ -1,3 +1,4 @@
+import { DomainError } from '../errors/domain-error.js';
 // Test support for the job machine's tests (not exported from the package barrel).
 import {
   asConversationId,
@@ -138,4 +139,15 @@ export function sampleCommand(type: JobCommandType): JobCommand {
     case 'CANCEL_CONFIRMED':
       return { type };
   }
+}
+
+/** The DomainError `run` throws (a test of a refusal fails if it throws anything else, or nothing). */
+export function refusal(run: () => unknown): DomainError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a DomainError');
 }
