@@ -13,6 +13,17 @@ import {
 
 const fixture = useRuntimeFixture();
 
+/** One streamed chunk carrying `content`, as the provider sends it. */
+function contentChunk(content: string): string {
+  return JSON.stringify({
+    id: 'x',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'm',
+    choices: [{ index: 0, delta: { content }, finish_reason: null }],
+  });
+}
+
 describe('OpenAiRuntime: answers', () => {
   it('answers a turn from a non-streaming completion and records its usage and cost', async () => {
     const { provider, runtime, database } = fixture();
@@ -178,18 +189,7 @@ describe('OpenAiRuntime: faults', () => {
 
   it('fails the job on a cut stream, without retrying it', async () => {
     const { provider, runtime } = fixture();
-    provider.enqueue({
-      kind: 'raw-sse',
-      data: [
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion.chunk',
-          created: 1,
-          model: 'm',
-          choices: [{ index: 0, delta: { content: 'Half an ans' }, finish_reason: null }],
-        }),
-      ],
-    });
+    provider.enqueue({ kind: 'raw-sse', data: [contentChunk('Half an ans')] });
     const ctx = context('job_1', openAiAgent());
     const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
     const state = await settle(runtime, runId, ctx);
@@ -227,18 +227,7 @@ describe('OpenAiRuntime: faults', () => {
 
   it('aborts the HTTP request when the run is cancelled', async () => {
     const { provider, runtime } = fixture();
-    provider.enqueue({
-      kind: 'hang',
-      data: [
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion.chunk',
-          created: 1,
-          model: 'm',
-          choices: [{ index: 0, delta: { content: 'thinking' }, finish_reason: null }],
-        }),
-      ],
-    });
+    provider.enqueue({ kind: 'hang', data: [contentChunk('thinking')] });
     const ctx = context('job_1', openAiAgent());
     const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
     await until(() => provider.openStreams === 1, 'the stream to open');

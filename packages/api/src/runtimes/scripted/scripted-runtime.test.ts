@@ -5,9 +5,9 @@ import {
   asJobId,
   asRunId,
   asTeamId,
-  type ConversationMessage,
   DomainError,
   type MemberToolPort,
+  type NewConversationMessage,
   type RunContext,
   type RunState,
   type RuntimeNotice,
@@ -17,8 +17,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../storage/open-database.js';
 import { ScriptedRuntime } from './scripted-runtime.js';
-
-type Draft = Omit<ConversationMessage, 'id' | 'seq' | 'conversationId' | 'createdAt'>;
 
 const agent: AgentDefinition = {
   id: asAgentId('researcher'),
@@ -38,9 +36,9 @@ const silent = { info: () => {}, warn: () => {}, error: () => {} };
 const clock = { nowMs: () => Date.now() };
 
 let opened: OpenedDatabase;
-let appended: { conversationId: string; messages: readonly Draft[] }[];
+let appended: { conversationId: string; messages: readonly NewConversationMessage[] }[];
 const store = {
-  appendConversation: async (conversationId: string, messages: readonly Draft[]) => {
+  appendConversation: async (conversationId: string, messages: readonly NewConversationMessage[]) => {
     appended.push({ conversationId, messages });
   },
 };
