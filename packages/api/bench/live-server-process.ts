@@ -1,7 +1,7 @@
 /**
  * The server side of the `live` benchmark, run in its own process per WebSocket engine, so its
- * CPU and RSS are its own: the production wiring (store, core) plus `createServer` with the
- * chosen engine, and a writer committing requests at a fixed event rate.
+ * CPU and RSS are its own: the application `createApp` builds (not started, so requests stay
+ * queued) serving the chosen WebSocket engine, and a writer committing requests at a fixed rate.
  *
  * IPC: parent → `{ type: 'open', engine, database, subscribers }`; child → `{ type: 'listening',
  * url, teamId, afterSeq }`; parent (a tenth of the clients subscribed) → `{ type: 'baseline', sockets }`;

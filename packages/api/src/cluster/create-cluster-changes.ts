@@ -8,7 +8,7 @@ import { ClusterListener } from './cluster-listener.js';
 import type { Backoff } from './dedicated-pg-client.js';
 import { ProgressSender } from './progress-sender.js';
 
-/** The polling fallback's bounds: the issue allows at most 250 ms between reads. */
+/** The polling fallback's bounds: another server's events arrive within 250 ms even without NOTIFY. */
 export const EVENT_POLL_MS = { min: 10, max: 250, default: 250 } as const;
 /** How long a missing change id is waited for by default before it counts as rolled back. */
 export const DEFAULT_GAP_TIMEOUT_MS = 10_000;

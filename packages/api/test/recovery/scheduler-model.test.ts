@@ -32,7 +32,7 @@ import { ModelRuntime } from './model-runtime.js';
  * Model-based test of the scheduler and the job state machine: random sequences of requests,
  * runtime outcomes, answers, cancels, crashes (the scheduler is dropped and rebuilt from the
  * store), a second scheduler racing the first (duplicate starts, acks, polls), failing database
- * writes, runtime failures and clock jumps; after every step the invariants of the issue hold,
+ * writes, runtime failures and clock jumps; after every step the scheduling invariants hold,
  * and at the end every request finishes once everything is answered.
  *
  * Runs: `AGENT_TEAMS_MODEL_RUNS` (default 25 in `pnpm test`; `pnpm chaos` runs 10,000).
