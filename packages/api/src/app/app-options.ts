@@ -20,8 +20,8 @@ import type { WidgetBundle } from '../server/widget-assets.js';
 import type { KyselyTeamStore } from '../storage/kysely-team-store.js';
 import type { OpenedDatabase } from '../storage/open-database.js';
 
-/** A runtime the application runs; `dispose` (when present) is called on close. */
-export type AppRuntime = AgentRuntime & { dispose?(): void };
+/** A runtime the application runs; `dispose` (when present) is called, and awaited, on close. */
+export type AppRuntime = AgentRuntime & { dispose?(): void | Promise<void> };
 
 /** What a runtime is built over (see {@link AppOptions.runtimes}). */
 export interface RuntimeParts {

@@ -158,7 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         await scheduler?.stop();
         await cluster?.stop();
         for (const off of unsubscribe) off();
-        for (const runtime of runtimes) runtime.dispose?.();
+        await Promise.all(runtimes.map((runtime) => runtime.dispose?.()));
         await server?.close();
         await database?.close();
       })();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TeamQueues } from './team-queues.js';
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+/** Gives the other queued work a turn of the event loop. */
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('TeamQueues', () => {
   it('runs the tasks of one team one after another, in order', async () => {

@@ -127,7 +127,7 @@ describe('answering an interrupt', () => {
     expect(job.pendingInput).toMatchObject({ kind: 'INTERRUPT', payload: { approve: 'deploy' } });
     // Left alone it stays waiting: nothing answers an interrupt but a person.
     h.scheduler.wake();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await h.scheduler.idle();
     expect((await h.job(job.id)).phase).toBe(JobPhase.WAITING_INPUT);
     const nested = { a: [{ b: 'ok\udc00' }] };
     expect(await refusedWith(answer(job, nested))).toBe(ErrorCode.INVALID_RESPONSE);

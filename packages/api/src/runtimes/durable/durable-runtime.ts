@@ -16,6 +16,9 @@ import type { Database } from '../../storage/database-types.js';
 import { RunNotices } from './run-notices.js';
 import { documentOf, type RunRow, RunTable } from './run-table.js';
 
+/** The longest `dispose` waits for the executions it stopped. */
+export const DISPOSE_WAIT_MS = 5_000;
+
 /** What a durable runtime is built over. */
 export interface DurableRuntimeDeps {
   readonly db: Kysely<Database>;
@@ -61,7 +64,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   protected readonly notices: RunNotices;
   protected readonly clock: Clock;
   protected readonly logger: Logger;
-  readonly #executions = new Map<string, { controller: AbortController; cancelled: boolean }>();
+  readonly #executions = new Map<string, { controller: AbortController; cancelled: boolean; ended?: Promise<void> }>();
   #disposed = false;
 
   constructor(deps: DurableRuntimeDeps) {
@@ -105,11 +108,23 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     return this.notices.subscribe(listener);
   }
 
-  /** Stops every execution without recording an outcome, as a crash would (tests, shutdown). */
-  dispose(): void {
+  /**
+   * Stops every execution without recording an outcome, as a crash would (shutdown, tests);
+   * resolves once they have stopped, or after {@link DISPOSE_WAIT_MS} (an execution blocked in a
+   * member tool call is abandoned: its run is replayed from its last step after the restart).
+   */
+  async dispose(): Promise<void> {
     this.#disposed = true;
-    for (const execution of this.#executions.values()) execution.controller.abort();
+    const executions = [...this.#executions.values()];
+    for (const execution of executions) execution.controller.abort();
     this.notices.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DISPOSE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([Promise.all(executions.map((execution) => execution.ended)), waited]);
+    clearTimeout(timer);
   }
 
   /** Runs the turn of one execution and records its outcome (conditionally: once per run). */
@@ -141,7 +156,10 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /** Starts an execution of a run in the background (unless this process already runs it). */
   protected launch(runId: RunId, runKey: string, document: D, context: RunContext, creditMs = 0): void {
     if (this.#disposed || this.#executions.has(runId)) return;
-    const execution = { controller: new AbortController(), cancelled: false };
+    const execution: { controller: AbortController; cancelled: boolean; ended?: Promise<void> } = {
+      controller: new AbortController(),
+      cancelled: false,
+    };
     this.#executions.set(runId, execution);
     const disposed = () => this.#disposed;
     const run: RunExecution<D> = {
@@ -159,7 +177,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
         return disposed() && !execution.cancelled;
       },
     };
-    this.execute(run)
+    execution.ended = this.execute(run)
       .catch((error: unknown) => {
         this.logger.error(`${this.name} run could not record its outcome`, { runId, error: String(error) });
       })

@@ -336,8 +336,8 @@ describe('ScriptedRuntime', () => {
       input: input('job_1', '!sleep 200\n!reply done'),
       context: context('job_1'),
     });
-    before.dispose();
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Stopped as a crash would stop it: its execution ends and records nothing.
+    await before.dispose();
     expect(await runRows()).toEqual([{ run_key: 'job_1', state: 'running' }]);
     const after = makeRuntime();
     expect(await settle(after, runId, 'job_1')).toEqual({ state: 'completed', answer: 'slept 200 ms\ndone' });
