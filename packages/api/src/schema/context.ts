@@ -2,7 +2,7 @@ import { type Core, DomainError, type JobId, type OwnerId, type TeamId } from '@
 import type { EventHub } from '../events/event-hub.js';
 import type { ProgressSource } from '../events/progress-hub.js';
 import { createLoaders, type Loaders } from './loaders.js';
-import type { TeamEventView } from './refs.js';
+import type { TeamEventView } from './views.js';
 
 /**
  * What every resolver receives: the core's use cases, the authenticated owner (or null) and the

@@ -25,28 +25,7 @@ import {
 } from '@agent-teams/core';
 import type { Builder } from './builder.js';
 import { addConnection, addPageInfo } from './connection.js';
-
-/** One resolved event of `teamEvents`, its entity already loaded. */
-export type TeamEventView =
-  | { readonly __typename: 'JobChanged'; readonly seq: number; readonly team: Team; readonly job: Job }
-  | {
-      readonly __typename: 'RecordAppended';
-      readonly seq: number;
-      readonly team: Team;
-      readonly message: RecordMessage;
-    }
-  | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
-  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team };
-
-/** One progress notice of `jobProgress`. */
-export interface JobProgressView {
-  readonly job: Job;
-  readonly textDelta: string | null;
-  readonly toolCall: string | null;
-}
-
-/** Anything `node(id)` can answer. */
-export type NodeShape = Team | Member | Job | AgentDefinition;
+import type { JobProgressView, NodeShape, TeamEventView } from './views.js';
 
 /**
  * Creates the refs of every contract type, so each schema file can point at types another file

@@ -1,4 +1,4 @@
-import type { ConversationId, JobId, MemberId, RunId } from '../model/ids.js';
+import type { ConversationId, IdGenerator, JobId, MemberId, RunId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
 import type { RecordKind } from '../model/record.js';
 
@@ -74,3 +74,11 @@ export type JobEffect =
       readonly truncated: boolean;
     }
   | { readonly type: 'CREATE_RECEIPT'; readonly receipt: NewReceipt };
+
+/** What the machine needs besides the job and the command. */
+export interface TransitionContext {
+  /** ISO timestamp from the clock port. */
+  readonly now: string;
+  /** Mints the receipt id. */
+  readonly ids: IdGenerator;
+}

@@ -1,7 +1,6 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
-import type { IdGenerator } from '../model/ids.js';
 import { InputKind, type InputRequest, type Job, JobPhase } from '../model/job.js';
 import { truncateUtf8 } from '../text/text-measure.js';
 import {
@@ -13,7 +12,7 @@ import {
   failJob,
   timeoutMessage,
 } from './finish-job.js';
-import type { JobCommand, JobCommandType, JobEffect } from './job-commands.js';
+import type { JobCommand, JobCommandType, JobEffect, TransitionContext } from './job-commands.js';
 
 /**
  * The job state machine as data: `JOB_TRANSITIONS[phase][command]` is the next phase.
@@ -82,14 +81,6 @@ export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<
   [JobPhase.CANCELLED]: {},
 };
 
-/** What the machine needs besides the job and the command. */
-export interface TransitionContext {
-  /** ISO timestamp from the clock port. */
-  readonly now: string;
-  /** Mints the receipt id. */
-  readonly ids: IdGenerator;
-}
-
 /**
  * The next job and its persistent effects (the store writes them in the same transaction), or a
  * typed refusal (INVALID_TRANSITION and friends). */
@@ -97,7 +88,7 @@ export type TransitionOutcome =
   | { readonly ok: true; readonly job: Job; readonly effects: readonly JobEffect[] }
   | { readonly ok: false; readonly error: DomainError };
 
-export type { JobCommand };
+export type { JobCommand, TransitionContext };
 
 const accept = (job: Job, effects: readonly JobEffect[] = []): TransitionOutcome => ({ ok: true, job, effects });
 const done = (finished: Finished): TransitionOutcome => ({ ok: true, ...finished });

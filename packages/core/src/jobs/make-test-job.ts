@@ -11,8 +11,7 @@ import {
   type MemberId,
 } from '../model/ids.js';
 import { InputKind, type Job, JobKind, JobPhase, type TurnInput, UNADMITTED } from '../model/job.js';
-import type { JobCommand, JobCommandType } from './job-commands.js';
-import type { TransitionContext } from './job-machine.js';
+import type { JobCommand, JobCommandType, TransitionContext } from './job-commands.js';
 
 /** The clock reading every test transition happens at. */
 export const TEST_NOW = '2026-11-30T04:00:05.000Z';
