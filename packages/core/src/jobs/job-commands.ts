@@ -62,7 +62,7 @@ export interface NewReceipt {
  * @remarks There are no runtime effects (start, resume, cancel a run): what a runtime must do
  * follows from the persisted phase alone (`ADMITTING` means "start the frozen turn"), which the
  * scheduler reads again after every restart anyway, so it is the one source of truth
- * (`docs/decisions/0070-effects-are-persistent-only.md`).
+ * (`docs/decisions/0110-effects-are-persistent-only.md`).
  */
 export type JobEffect =
   | {
