@@ -17,7 +17,7 @@ export {
 } from './context/team-context.js';
 export { ErrorCode } from './errors/codes.js';
 export type { ErrorDetails, Result } from './errors/domain-error.js';
-export { DomainError, err, isDomainError, ok } from './errors/domain-error.js';
+export { DomainError, err, isDomainError, notFound, ok } from './errors/domain-error.js';
 export { boundAnswer } from './jobs/bound-answer.js';
 export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';

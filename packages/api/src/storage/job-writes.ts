@@ -1,9 +1,7 @@
 import {
   asRecordId,
-  DomainError,
   type EnqueueRequestsArgs,
   type EnqueueSnapshot,
-  ErrorCode,
   isAnswerReplay,
   type Job,
   type JobEffect,
@@ -11,6 +9,7 @@ import {
   JobKind,
   type JobLease,
   type NewReceipt,
+  notFound,
   type OwnerId,
   queuedReceipt,
   queuedRequest,
@@ -127,7 +126,7 @@ export async function updateJob(
     .where('id', '=', jobId)
     .executeTakeFirst();
   if (located === undefined || (owner !== undefined && located.owner !== owner)) {
-    throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
+    throw notFound('job');
   }
   await scope.lockTeam(located.team_id as TeamId);
   const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
@@ -137,7 +136,7 @@ export async function updateJob(
     ? query.forUpdate()
     : query
   ).executeTakeFirst();
-  if (row === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
+  if (row === undefined) throw notFound('job');
   if (lease !== undefined) checkLease(row, lease);
   const job = toJob(row);
   const outcome = decide(job);
@@ -160,7 +159,7 @@ export async function respondToJob(
     .where('id', '=', args.jobId)
     .executeTakeFirst();
   if (located === undefined || located.owner !== args.owner) {
-    throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+    throw notFound('job');
   }
   await scope.lockTeam(located.team_id as TeamId);
   const used = await scope.trx

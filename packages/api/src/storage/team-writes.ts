@@ -3,6 +3,7 @@ import {
   DomainError,
   ErrorCode,
   type NewTeam,
+  notFound,
   type OwnerId,
   type Team,
   TeamEventKind,
@@ -101,7 +102,7 @@ export async function createTeam(
 /** Sets a team's status; a write only when it changes. NOT_FOUND for an absent team. */
 export async function setTeamStatus(scope: WriteScope, teamId: TeamId, status: TeamStatus): Promise<Team> {
   const row = await scope.lockTeam(teamId);
-  if (row === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Team not found');
+  if (row === undefined) throw notFound('team');
   if (row.status === status) return withoutSeq(toTeam(row));
   await scope.trx.updateTable('teams').set({ status, updated_at: scope.now }).where('id', '=', teamId).execute();
   await scope.events.emit(teamId, TeamEventKind.TEAM_CHANGED);

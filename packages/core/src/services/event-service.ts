@@ -1,5 +1,4 @@
-import { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
+import { notFound } from '../errors/domain-error.js';
 import { asTeamId } from '../model/ids.js';
 import type { EventLog, TeamReads } from '../ports/team-store.js';
 import type { Core, UsesStore } from './core-types.js';
@@ -21,7 +20,7 @@ export function eventService(deps: Deps): Core['events'] {
     async read(owner, teamId, afterSeq, limit) {
       const team = await deps.store.findTeam(owner, asTeamId(teamId));
       // Another owner's team reads as absent: no existence leak.
-      if (team === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Team not found.', { field: 'teamId' });
+      if (team === null) throw notFound('team');
       const bounded = Math.max(1, Math.min(Math.trunc(limit), MAX_EVENTS_PER_READ));
       return deps.store.readEvents(team.id, Math.max(0, Math.trunc(afterSeq)), bounded);
     },

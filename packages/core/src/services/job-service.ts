@@ -1,5 +1,4 @@
-import { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
+import { notFound } from '../errors/domain-error.js';
 import { transition } from '../jobs/job-machine.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, asMemberId, type OwnerId } from '../model/ids.js';
@@ -52,7 +51,7 @@ export async function listJobs(
 async function cancelJob(deps: Deps, owner: OwnerId, jobId: string): Promise<CancelOutcome> {
   const id = asJobId(jobId);
   const found = await deps.store.findJob(owner, id);
-  if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+  if (found === null) throw notFound('job');
   if (isTerminal(found.phase)) return { job: found, alreadyFinished: true };
   // Already being cancelled (a repeated click, a second tab): nothing more to ask.
   if (found.phase === JobPhase.CANCELLING) return { job: found, alreadyFinished: false };

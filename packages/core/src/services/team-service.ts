@@ -1,6 +1,5 @@
 import { fitTeamContext } from '../context/team-context.js';
-import { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
+import { notFound } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
 import { asTeamId, type MemberId, type OwnerId, type TeamId } from '../model/ids.js';
 import { JobKind } from '../model/job.js';
@@ -23,7 +22,7 @@ const TEAM_PAGE = { defaultSize: Limits.connectionPage.default, maxSize: Limits.
 /** The owner's team, or NOT_FOUND (also for another owner's team: no existence leak). */
 export async function requireTeam(deps: UsesStore<TeamReads>, owner: OwnerId, teamId: string): Promise<Team> {
   const team = await deps.store.findTeam(owner, asTeamId(teamId));
-  if (team === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Team not found.', { field: 'teamId' });
+  if (team === null) throw notFound('team');
   return team;
 }
 

@@ -1,7 +1,5 @@
 import {
-  DomainError,
   type EnqueueRequestsArgs,
-  ErrorCode,
   isAnswerReplay,
   type Job,
   type JobEffect,
@@ -9,6 +7,7 @@ import {
   JobKind,
   type JobWrites,
   Limits,
+  notFound,
   type Team,
   type TransitionOutcome,
   truncateUtf8,
@@ -109,7 +108,7 @@ export function memoryJobWrites(state: MemoryStoreState): JobWrites {
     async updateJob(jobId, decide, opts) {
       const job = state.jobs.get(jobId);
       if (job === undefined || (opts.owner !== undefined && job.owner !== opts.owner)) {
-        throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+        throw notFound('job');
       }
       if (opts.lease !== undefined) checkLeaseIn(state, jobId, opts.lease);
       const outcome = decide(job);
@@ -119,7 +118,7 @@ export function memoryJobWrites(state: MemoryStoreState): JobWrites {
     async respondToJob(args) {
       const job = state.jobs.get(args.jobId);
       if (job === undefined || job.owner !== args.owner) {
-        throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+        throw notFound('job');
       }
       const key = `${args.jobId}\u0000${args.clientRequestId}`;
       if (isAnswerReplay(state.responses.get(key)?.fingerprint, args.fingerprint)) return { job, replayed: true };

@@ -4,6 +4,7 @@ import {
   isTerminal,
   type Member,
   type NewTeam,
+  notFound,
   type OwnerId,
   type Team,
   type TeamEvent,
@@ -16,7 +17,7 @@ import { type MemoryStoreState, pageOf } from './state.js';
 
 /** The NOT_FOUND of an absent (or another owner's) team. */
 export function teamNotFound(): DomainError {
-  return new DomainError(ErrorCode.NOT_FOUND, 'Team not found.', { field: 'teamId' });
+  return notFound('team');
 }
 
 /** The stored team; a missing one inside a write is a bug of the store, not a domain error. */
