@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { BenchChild } from './harness/bench-child.js';
 import { createBenchPostgres } from './harness/bench-postgres.js';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
-import { ms, type Summary, summarize, waitUntil } from './harness/stats.js';
+import { latencyCells, ms, type Summary, summarize, waitUntil } from './harness/stats.js';
 
 const SIZES = { full: { samples: 300, warmup: 20 }, tiny: { samples: 6, warmup: 2 } } as const;
 /** Requests per team stay below the 100-request limit. */
@@ -131,16 +131,7 @@ async function measure(ctx: BenchContext, setup: Setup): Promise<SetupResult> {
   }
 }
 
-const row = (label: string, s: Summary, extra: string) => [
-  label,
-  String(s.count),
-  ms(s.p50),
-  ms(s.p90),
-  ms(s.p99),
-  ms(s.max),
-  ms(s.mean),
-  extra,
-];
+const row = (label: string, s: Summary, extra: string) => [label, ...latencyCells(s), extra];
 
 /**
  * Dispatch latency with two server processes on one PostgreSQL database, next to one server on
