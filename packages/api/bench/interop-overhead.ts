@@ -1,11 +1,5 @@
 import { join } from 'node:path';
 import { type Job, Limits, type OwnerId } from '@agent-teams/core';
-import { MemoryLogger } from '@agent-teams/testkit';
-import { createMemberRunTokens } from '../src/adapters/member-run-tokens.js';
-import { createSystemClock } from '../src/adapters/system-clock.js';
-import { createTokenAuth } from '../src/adapters/token-auth.js';
-import { createServer } from '../src/server/create-server.js';
-import { createEventHub } from '../src/server/event-hub.js';
 import { OWNER_TOOL_SPECS, type OwnerToolSpec } from '../src/server/mcp/owner-tools.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
@@ -58,20 +52,12 @@ export const interopOverhead: Benchmark = {
   title: 'MCP tool calls and A2A sends next to the direct GraphQL path',
   async run(ctx): Promise<BenchReport> {
     const database = await openDatabase(join(ctx.dir, 'interop.sqlite'));
-    const hub = createEventHub();
-    const stack = await openBenchStack(database, { onEvents: (events) => hub.published(events) });
     const owner: OwnerId = benchOwner(1);
-    const tokens = createMemberRunTokens(database.db, createSystemClock());
-    const server = createServer({
-      core: stack.core,
-      authenticate: createTokenAuth(new Map([[TOKEN, owner]])),
-      memberRunTokens: tokens,
-      eventHub: hub,
-      progress: () => () => undefined,
-      logger: new MemoryLogger(),
-      // One owner driven as fast as the loop goes: the rate limiter would time its refusals.
-      rateLimit: null,
-    });
+    // One owner driven as fast as the loop goes: the bench stack has no rate limiter.
+    const stack = await openBenchStack(database, { tokens: new Map([[TOKEN, owner]]) });
+    const tokens = stack.app.memberRunTokens;
+    if (tokens === null) throw new Error('[agent-teams/bench] no member-run tokens');
+    const server = stack.app.server;
     const { url } = await server.listen(0, '127.0.0.1');
     try {
       const samples = SAMPLES[ctx.scale];
@@ -191,7 +177,6 @@ export const interopOverhead: Benchmark = {
         metrics,
       };
     } finally {
-      await server.close();
       await stack.close();
     }
   },

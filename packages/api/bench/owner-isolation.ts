@@ -1,8 +1,4 @@
 import { join } from 'node:path';
-import type { Logger } from '@agent-teams/core';
-import { createTokenAuth } from '../src/adapters/token-auth.js';
-import { createServer } from '../src/server/create-server.js';
-import { createEventHub } from '../src/server/event-hub.js';
 import { REQUEST_LIMITS } from '../src/server/request-limits.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
@@ -14,7 +10,6 @@ const SIZES = {
   tiny: { teams: 2, jobs: 5, probes: 20, heavyLoops: 1 },
 } as const;
 const TOKENS = { heavy: 'tok-heavy', light: 'tok-light' } as const;
-const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 /** Every team of the owner with 50 jobs' text each: about as much as one operation may ask for within the cost limit. */
 const OVERVIEW_JOBS = 50;
@@ -37,22 +32,16 @@ export const ownerIsolation: Benchmark = {
   title: "Owner isolation (one owner's cheap query while another runs its most expensive ones)",
   async run(ctx): Promise<BenchReport> {
     const size = SIZES[ctx.scale];
-    const stack = await openBenchStack(await openDatabase(join(ctx.dir, 'isolation.sqlite')));
     const heavy = benchOwner(0);
-    const server = createServer({
-      core: stack.core,
-      authenticate: createTokenAuth(
-        new Map([
-          [TOKENS.heavy, heavy],
-          [TOKENS.light, benchOwner(1)],
-        ]),
-      ),
-      eventHub: createEventHub(),
-      progress: () => () => {},
-      logger: silent,
-      // Measured: the CPU one owner's queries take from another, not what the limiter would refuse.
-      rateLimit: null,
+    // The bench stack runs without the rate limiter: measured is the CPU one owner's queries take
+    // from another, not what the limiter would refuse. The scheduler stays stopped.
+    const stack = await openBenchStack(await openDatabase(join(ctx.dir, 'isolation.sqlite')), {
+      tokens: new Map([
+        [TOKENS.heavy, heavy],
+        [TOKENS.light, benchOwner(1)],
+      ]),
     });
+    const server = stack.app.server;
     try {
       const teams = await stack.teams(heavy, size.teams, 2);
       const text = `${'An answer long enough to matter. '.repeat(30)}`;
@@ -141,7 +130,6 @@ export const ownerIsolation: Benchmark = {
         },
       };
     } finally {
-      await server.close();
       await stack.close();
     }
   },

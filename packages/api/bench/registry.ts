@@ -12,7 +12,7 @@ import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
 
 /**
- * Every benchmark `pnpm bench` runs, in document order. A later issue adds its module here; its
+ * Every benchmark `pnpm bench` runs, in document order. A new benchmark adds its module here; its
  * name is the marker of its section in docs/benchmarks.md.
  */
 export const BENCHMARKS: readonly Benchmark[] = [

@@ -5,6 +5,8 @@ import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
 import { createSystemClock } from '../adapters/system-clock.js';
+import type { EventHub } from '../events/event-hub.js';
+import type { ProgressSource } from '../events/progress-hub.js';
 import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
@@ -12,16 +14,13 @@ import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
 import { DEFAULT_MAX_BODY_BYTES, limitRequestBodies } from './body-limit.js';
 import { corsPolicy } from './cors-policy.js';
-import type { EventHub } from './event-hub.js';
 import { graphiqlPage } from './graphiql-page.js';
-import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
 import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
 import { type LiveServer, startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
 import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
 import { createOperationGuard, takeToken } from './operation-guard.js';
-import type { ProgressSource } from './progress-source.js';
 import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitOptions } from './rate-limiter.js';
 import { useRequestLimits } from './request-limits.js';
 import { createGraphqlRunner } from './run-graphql.js';
@@ -68,11 +67,6 @@ export interface ServerDeps {
   readonly rateLimit?: RateLimitOptions | null;
   /** The rate limiter's time (default: the system clock). */
   readonly clock?: Clock;
-  /**
-   * `shared` (default): our graphql-transport-ws server with shared fan-out and socket limits.
-   * `graphql-ws`: the stock graphql-ws `useServer` path, kept only so the bench can compare.
-   */
-  readonly wsEngine?: 'shared' | 'graphql-ws';
 }
 
 /** A built server, not yet listening. */
@@ -80,18 +74,17 @@ export interface AgentTeamsServer {
   readonly server: Server;
   // biome-ignore lint/suspicious/noExplicitAny: Yoga's server-context type parameter is internal.
   readonly yoga: YogaServerInstance<any, ApiContext>;
-  /** Figures of the live endpoint (open sockets, running operations per owner); null for the graphql-ws engine. */
-  readonly live: Pick<LiveServer, 'connections' | 'sharedGroups' | 'operationsOf'> | null;
+  /** Figures of the live endpoint (open sockets, running operations per owner). */
+  readonly live: Pick<LiveServer, 'connections' | 'sharedGroups' | 'operationsOf'>;
   /** Starts listening (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host: string): Promise<{ url: string }>;
   /** Stops accepting, closes every HTTP and WebSocket connection, and resolves. */
   close(): Promise<void>;
 }
 
-/** Initial context Yoga hands the context factory (HTTP request, or graphql-ws connection). */
+/** Initial context Yoga hands the context factory: the HTTP request. */
 interface InitialContext {
-  readonly request?: Request;
-  readonly connectionParams?: Readonly<Record<string, unknown>>;
+  readonly request: Request;
 }
 
 /**
@@ -119,10 +112,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     healthCheckEndpoint: '/graphql/yoga-health',
     landingPage: false,
     logging: false,
-    context: ({ request, connectionParams }) => {
-      const authorization = connectionParams
-        ? authorizationOf(connectionParams)
-        : (request?.headers.get('authorization') ?? null);
+    context: ({ request }) => {
+      const authorization = request.headers.get('authorization');
       const viewer = deps.authenticate(authorization);
       const tokens = deps.memberRunTokens;
       // Only HTTP requests carry member-run tokens (invokeTeamTool); resolved lazily, once.
@@ -138,7 +129,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         eventHub,
         progress,
         teamFeeds,
-        ...(tokens && !connectionParams ? { memberRun: runOf } : {}),
+        ...(tokens ? { memberRun: runOf } : {}),
       });
     },
     maskedErrors: { maskError },
@@ -191,25 +182,22 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     }
   };
   const runOwnerGraphql = createGraphqlRunner({ prepare, createContext, maskError: maskOne, guard });
-  const ws =
-    deps.wsEngine === 'graphql-ws'
-      ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
-      : startLiveServer(server, {
-          path: yoga.graphqlEndpoint,
-          ...(deps.live ? { options: deps.live } : {}),
-          authenticate: deps.authenticate,
-          prepare,
-          createContext,
-          maskError: maskOne,
-          guard,
-          logger: deps.logger,
-        });
+  const ws = startLiveServer(server, {
+    path: yoga.graphqlEndpoint,
+    ...(deps.live ? { options: deps.live } : {}),
+    authenticate: deps.authenticate,
+    prepare,
+    createContext,
+    maskError: maskOne,
+    guard,
+    logger: deps.logger,
+  });
   let closing: Promise<void> | null = null;
 
   return {
     server,
     yoga,
-    live: 'operationsOf' in ws ? ws : null,
+    live: ws,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);

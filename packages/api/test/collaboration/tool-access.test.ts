@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ask,
   type CollabStack,
@@ -9,17 +9,16 @@ import {
   createPair,
   NO_DATA,
   OWNER_TOKENS,
+  stackPerFile,
   tokenFor,
 } from './collab-stack.js';
 
 let stack: CollabStack;
-beforeAll(async () => {
-  stack = await createCollabStack();
+stackPerFile((built) => {
+  stack = built;
 });
-afterAll(async () => stack.close());
 
-const cancel = (id: string) =>
-  stack.gql('mutation($id: ID!) { cancelJob(input: {jobId: $id}) { job { id } } }', { id });
+const cancel = (id: string) => stack.cancel(id);
 
 describe('who may call the member tools', () => {
   it('keeps a member-run token inside its team and refuses other owners (FORBIDDEN / NOT_FOUND)', async () => {

@@ -24,6 +24,8 @@ beforeAll(async () => {
         { name: 'researcher', title: 'Research', runtime: 'scripted' },
         { name: 'analyst', title: 'Analyst', description: 'Runs elsewhere', runtime: 'a2a', url: remote.url },
       ],
+      // The test polls as fast as it can; the limiter has its own tests.
+      rateLimit: { perSecond: 100_000, burst: 1_000_000 },
     }),
   );
 });

@@ -29,7 +29,7 @@ let client: Client;
 
 beforeAll(async () => {
   stack = await createCollabStack();
-  ({ url: baseUrl } = await stack.server.listen(0, '127.0.0.1'));
+  ({ url: baseUrl } = await stack.app.server.listen(0, '127.0.0.1'));
   team = await createPair(stack);
   agentUrl = `${baseUrl}/a2a/${team.id}/${team.members[0].id}`;
   client = await connectA2a(agentUrl, OWNER_TOKENS.alice);

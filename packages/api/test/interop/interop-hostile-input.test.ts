@@ -24,7 +24,7 @@ afterAll(() => stack.close());
 const auth = { authorization: `Bearer ${OWNER_TOKENS.alice}` };
 
 function post(path: string, body: string, headers: Record<string, string> = {}) {
-  return stack.server.yoga.fetch(`http://localhost${path}`, {
+  return stack.app.server.yoga.fetch(`http://localhost${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...auth, ...headers },
     body,
@@ -132,7 +132,7 @@ describe('hostile input (fast-check)', () => {
     const segment = fc.string({ minLength: 1, maxLength: 20 }).map((s) => encodeURIComponent(s));
     await fc.assert(
       fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.boolean(), async (segments, withToken) => {
-        const response = await stack.server.yoga.fetch(`http://localhost/a2a/${segments.join('/')}`, {
+        const response = await stack.app.server.yoga.fetch(`http://localhost/a2a/${segments.join('/')}`, {
           headers: withToken ? auth : {},
         });
         await response.body?.cancel();

@@ -19,7 +19,7 @@ let team: PairTeam;
 
 beforeAll(async () => {
   stack = await createCollabStack();
-  ({ url: baseUrl } = await stack.server.listen(0, '127.0.0.1'));
+  ({ url: baseUrl } = await stack.app.server.listen(0, '127.0.0.1'));
   team = await createPair(stack);
 });
 afterAll(() => stack.close());

@@ -41,7 +41,7 @@ async function observer(teamId: string, token: string = TOKENS.bob) {
 }
 
 const events = (raw: RawSocket) => raw.frames.filter((frame) => frame.id === 'watch' && frame.type === 'next').length;
-const operations = (owner: string) => stack.server.live?.operationsOf(owner as never) ?? -1;
+const operations = (owner: string) => stack.server.live.operationsOf(owner as never);
 
 /** The server still serves: a bob observer gets the event of a new request, and HTTP answers. */
 async function stillServing(watch: RawSocket, team: { id: string; members: readonly { id: string }[] }) {

@@ -77,7 +77,7 @@ export class FuzzWorld {
 
 /** The owner's running operations as the server counts them. */
 export function runningOf(stack: GraphqlStack, owner: string): number {
-  return stack.server.live?.operationsOf(owner as never) ?? -1;
+  return stack.server.live.operationsOf(owner as never);
 }
 
 /** The model's running subscriptions over every open socket. */

@@ -1,14 +1,17 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
-import type { JobEffect } from '../jobs/job-commands.js';
 import { type TransitionOutcome, transition } from '../jobs/job-machine.js';
 import { asJobId, type IdGenerator, type OwnerId } from '../model/ids.js';
 import { type Job, JobPhase, type PendingResponse } from '../model/job.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
+import type { JobWrites } from '../ports/team-store.js';
 import { validateClientRequestId } from '../text/validate-text.js';
-import type { CoreDeps, RespondInput } from './core-types.js';
+import type { RespondInput, UsesStore } from './core-types.js';
 import { answerMessage, checkResponse, isSafeToInspect, responseFingerprint } from './respond-validation.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<JobWrites>;
 
 /** What {@link decideResponse} needs besides the job. */
 export interface ResponseRequest {
@@ -75,7 +78,7 @@ const UNINSPECTED_FINGERPRINT = 'uninspected';
  * @throws DomainError INVALID_INPUT (key), NOT_FOUND, NOT_WAITING_INPUT, INPUT_CHANGED,
  * INVALID_RESPONSE, IDEMPOTENCY_CONFLICT.
  */
-export async function respondToJob(deps: CoreDeps, owner: OwnerId, input: RespondInput): Promise<Job> {
+export async function respondToJob(deps: Deps, owner: OwnerId, input: RespondInput): Promise<Job> {
   const clientRequestId = validateClientRequestId(input.clientRequestId);
   const inputRequestId = input.inputRequestId ?? null;
   if (inputRequestId !== null && typeof inputRequestId !== 'string') {
@@ -86,7 +89,7 @@ export async function respondToJob(deps: CoreDeps, owner: OwnerId, input: Respon
   // it is decided as a missing answer, which every kind refuses with its own INVALID_RESPONSE.
   const safe = isSafeToInspect(input.response);
   const value = safe ? input.response : undefined;
-  const { job, effects, replayed } = await deps.store.respondToJob({
+  const { job } = await deps.store.respondToJob({
     owner,
     jobId: asJobId(input.jobId),
     clientRequestId,
@@ -94,8 +97,5 @@ export async function respondToJob(deps: CoreDeps, owner: OwnerId, input: Respon
     now,
     decide: (current) => decideResponse(current, { value, clientRequestId, inputRequestId, now, ids: deps.ids }),
   });
-  // The scheduler submits the answer (RESUME_RUN) on its next step; tell it now.
-  const afterCommit: JobEffect[] = effects.filter((e) => e.type !== 'APPEND_RECORD' && e.type !== 'CREATE_RECEIPT');
-  if (!replayed && afterCommit.length > 0) deps.onEffects?.(afterCommit);
   return job;
 }

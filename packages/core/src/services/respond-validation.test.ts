@@ -5,7 +5,13 @@ import { makeTestJob, testContext } from '../jobs/make-test-job.js';
 import { InputKind, type Job, JobPhase } from '../model/job.js';
 import { utf8ByteLength } from '../text/text-measure.js';
 import { decideResponse } from './respond-service.js';
-import { answerMessage, checkResponse, isSafeToInspect, responseFingerprint } from './respond-validation.js';
+import {
+  answerMessage,
+  checkResponse,
+  isAnswerReplay,
+  isSafeToInspect,
+  responseFingerprint,
+} from './respond-validation.js';
 
 const EMOJI = '😀'; // 4 UTF-8 bytes, 1 character
 const CJK = '中'; // 3 UTF-8 bytes
@@ -194,5 +200,13 @@ describe('answerMessage and responseFingerprint', () => {
     expect(responseFingerprint(' blue ')).toBe(responseFingerprint('blue'));
     expect(responseFingerprint({ a: 1, b: 2 })).toBe(responseFingerprint({ b: 2, a: 1 }));
     expect(responseFingerprint('blue')).not.toBe(responseFingerprint('red'));
+  });
+});
+
+describe('isAnswerReplay', () => {
+  it('treats an unused key as new, the same answer as a replay and another answer as a conflict', () => {
+    expect(isAnswerReplay(undefined, 'f1')).toBe(false);
+    expect(isAnswerReplay('f1', 'f1')).toBe(true);
+    expect(() => isAnswerReplay('f1', 'f2')).toThrow(expect.objectContaining({ code: 'IDEMPOTENCY_CONFLICT' }));
   });
 });

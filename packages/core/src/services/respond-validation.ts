@@ -113,3 +113,16 @@ export function answerMessage(input: InputRequest, value: unknown): string {
   const payload = truncateUtf8(JSON.stringify(input.payload) ?? 'null', Limits.excerptBytes);
   return `Response to your interrupt ${payload.text}${payload.truncated ? '…' : ''}:\n${JSON.stringify(value)}`;
 }
+
+/**
+ * What an answer key already used on the job means; the store decides it inside its transaction.
+ * The same answer again is a replay (true: return the job as it is now); another answer under the
+ * key is IDEMPOTENCY_CONFLICT; an unused key (`usedFingerprint` undefined) is a new answer (false).
+ */
+export function isAnswerReplay(usedFingerprint: string | undefined, fingerprint: string): boolean {
+  if (usedFingerprint === undefined) return false;
+  if (usedFingerprint === fingerprint) return true;
+  throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This clientRequestId was used with another answer.', {
+    field: 'clientRequestId',
+  });
+}

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
+import { refusal } from '../jobs/make-test-job.js';
 import { Limits, type TextLimit } from '../limits/limits.js';
 import { checkText, validateClientRequestId, validateText } from './validate-text.js';
-
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
 
 const LONE = '\uD83D';
 const NUL = '\u0000';

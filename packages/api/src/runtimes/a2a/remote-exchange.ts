@@ -1,6 +1,6 @@
 import { type Message, Role, type SendMessageRequest, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
-import type { A2aRunDoc } from './a2a-run-store.js';
+import type { A2aRunDoc } from './a2a-run-doc.js';
 import type { RemoteAgent } from './remote-agent.js';
 
 /** Final and interrupted states: a poll stops there. */

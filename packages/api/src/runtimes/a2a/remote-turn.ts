@@ -1,5 +1,5 @@
 import type { StreamResponse } from '@a2a-js/sdk';
-import type { A2aOutcome, A2aRunDoc } from './a2a-run-store.js';
+import type { A2aOutcome, A2aRunDoc } from './a2a-run-doc.js';
 import { classifyRemoteError, type RemoteAgent, RemoteCallError } from './remote-agent.js';
 import { deliveredTo, followTask, messageOf, readTask, type Sleep, sendMessage } from './remote-exchange.js';
 import { answerOf, EMPTY_REMOTE_ANSWER, partsText, verdictOf } from './remote-outcome.js';

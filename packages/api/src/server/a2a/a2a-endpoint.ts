@@ -1,7 +1,7 @@
 import { AgentCard } from '@a2a-js/sdk';
 import type { AgentDefinition, Core, DomainError, Logger, Member, OwnerId, Team } from '@agent-teams/core';
 import type { Plugin } from 'graphql-yoga';
-import type { TeamEventView } from '../../schema/refs.js';
+import type { TeamEventView } from '../../schema/views.js';
 import type { TeamFeeds } from '../team-feed.js';
 import { answerJsonRpc } from './a2a-json-rpc.js';
 import { memberAgentCard } from './member-agent-card.js';
