@@ -167,7 +167,7 @@ export const interopOverhead: Benchmark = {
           },
         ],
         method: [
-          'One real server (`createServer`: Yoga on node:http with the MCP and A2A endpoints), a SQLite file, the scheduler not started (jobs stay QUEUED, so only the call itself is timed), a client in the same process over loopback HTTP (`fetch`, one request per call).',
+          'One real server (built by `createApp` as `serve` builds it, without the rate limiter: Yoga on node:http with the MCP and A2A endpoints), a SQLite file, the scheduler not started (jobs stay QUEUED, so only the call itself is timed), a client in the same process over loopback HTTP (`fetch`, one request per call).',
           'Each comparison interleaves the two paths call by call (alternating which goes first), so warm-up, GC and machine drift fall on both alike; the ratio is of p50s from the same run.',
           'MCP calls are what a stateless client sends after `initialize`: one `tools/call` POST with `MCP-Protocol-Version: 2025-11-25`, answered as JSON by a fresh SDK `Server` and transport. An owner tool executes its GraphQL operation in process (parse and validate through the Yoga envelop, graphql-js `execute`, the one error mask), as the WebSocket endpoint does.',
           'The direct path of each comparison is the operation the interop path runs: `get_job` against the same `job(id)` selection, `read_team_context` against `invokeTeamTool`, the A2A send against `sendRequest` for one member.',

@@ -114,7 +114,7 @@ export const ownerIsolation: Benchmark = {
           },
         ],
         method: [
-          `One server (\`createServer\`, SQLite file with the production pragmas) on loopback; the heavy owner holds ${size.teams} teams of ${size.jobs} queued requests with about 1 KB of text each.`,
+          `One server (built by \`createApp\` as \`serve\` builds it, without the rate limiter; SQLite file with the production pragmas) on loopback; the heavy owner holds ${size.teams} teams of ${size.jobs} queued requests with about 1 KB of text each.`,
           `The light owner sends ${size.probes} sequential \`{ viewer { id } }\` over HTTP (after 100 warm-up requests), once alone and once while the heavy owner runs ${size.heavyLoops} loops in parallel, each alternating one of the largest accepted queries (every team with ${OVERVIEW_JOBS} jobs' text each, close to the cost limit of ${REQUEST_LIMITS.maxCost.toLocaleString('en')}) and the variable-sized bomb of the security report.`,
           'Latency is client-side wall time from `fetch` to the whole body read. The rate limiter is off, so the table shows what one owner costs another in CPU; with it on, the heavy owner would additionally be held to its token bucket.',
         ],

@@ -79,6 +79,7 @@ export { decodeCursor, encodeCursor, hashFilter, pageSize } from './pagination/c
 export type { AgentCatalog } from './ports/agent-catalog.js';
 export type {
   AgentRuntime,
+  EndedRunState,
   MemberToolPort,
   ResumeRunArgs,
   RunContext,

@@ -1,9 +1,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock, Core, JobId, Logger, OwnerId } from '@agent-teams/core';
+import type { Clock, JobId, OwnerId } from '@agent-teams/core';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
 import { createSystemClock } from '../adapters/system-clock.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { ProgressSource } from '../events/progress-hub.js';
@@ -14,6 +13,7 @@ import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
 import { DEFAULT_MAX_BODY_BYTES, limitRequestBodies } from './body-limit.js';
 import { corsPolicy } from './cors-policy.js';
+import type { EdgeDeps, InteropDeps } from './edge-deps.js';
 import { graphiqlPage } from './graphiql-page.js';
 import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
@@ -30,15 +30,9 @@ import { useOperationGuard } from './use-operation-guard.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
 
 /** What {@link createServer} is built from. */
-export interface ServerDeps {
-  readonly core: Core;
-  /** Resolves an `Authorization` value (`Bearer <token>`) to its owner, or null. */
-  readonly authenticate: (authorization: string | null) => OwnerId | null;
-  /** Resolves member-run tokens (`invokeTeamTool`); without it that mutation is refused. */
-  readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
+export interface ServerDeps extends EdgeDeps {
   readonly eventHub: EventHub;
   readonly progress: ProgressSource;
-  readonly logger: Logger;
   /**
    * The origin clients reach this server at (`https://teams.example`), written into A2A agent
    * cards; default: the origin each request was sent to.
@@ -96,15 +90,23 @@ interface InitialContext {
  * through `yoga.fetch` without a socket.
  */
 export function createServer(deps: ServerDeps): AgentTeamsServer {
-  const { core, eventHub, progress } = deps;
+  const { core, eventHub, progress, authenticate, memberRunTokens, logger } = deps;
   const teamFeeds = createTeamFeeds({ core, eventHub, loadView: (event) => loadTeamEventView(core, event) });
-  const maskError = createMaskError(deps.logger);
+  const maskError = createMaskError(logger);
   const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
   const rateLimit = deps.rateLimit === undefined ? RATE_LIMIT_DEFAULTS : deps.rateLimit;
   const rateLimiter = rateLimit === null ? null : new RateLimiter(rateLimit, deps.clock ?? createSystemClock());
   const guard = createOperationGuard({ rateLimiter });
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const graphiql = graphiqlPage('/graphql', deps.tokenHint);
+  const interop: InteropDeps = {
+    core,
+    authenticate,
+    ...(memberRunTokens ? { memberRunTokens } : {}),
+    logger,
+    maxBodyBytes,
+    version: packageVersion(),
+  };
   const yoga = createYoga<InitialContext, ApiContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
@@ -114,8 +116,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     logging: false,
     context: ({ request }) => {
       const authorization = request.headers.get('authorization');
-      const viewer = deps.authenticate(authorization);
-      const tokens = deps.memberRunTokens;
+      const viewer = authenticate(authorization);
+      const tokens = memberRunTokens;
       // Only HTTP requests carry member-run tokens (invokeTeamTool); resolved lazily, once.
       let memberRun: Promise<JobId | null> | undefined;
       const runOf = () => {
@@ -143,22 +145,13 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
       useMcpEndpoint({
-        core,
-        authenticate: deps.authenticate,
-        ...(deps.memberRunTokens ? { memberRunTokens: deps.memberRunTokens } : {}),
+        ...interop,
         graphql: (viewer, document, variables) => runOwnerGraphql(viewer, document, variables),
-        maxBodyBytes,
-        logger: deps.logger,
-        version: packageVersion(),
       }),
       useA2aEndpoint({
-        core,
-        authenticate: deps.authenticate,
+        ...interop,
         teamFeeds,
         takeToken: (owner) => takeToken(rateLimiter, owner),
-        maxBodyBytes,
-        logger: deps.logger,
-        version: packageVersion(),
         ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       }),
     ],
@@ -185,12 +178,12 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   const ws = startLiveServer(server, {
     path: yoga.graphqlEndpoint,
     ...(deps.live ? { options: deps.live } : {}),
-    authenticate: deps.authenticate,
+    authenticate,
     prepare,
     createContext,
     maskError: maskOne,
     guard,
-    logger: deps.logger,
+    logger,
   });
   let closing: Promise<void> | null = null;
 

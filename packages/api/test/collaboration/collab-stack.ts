@@ -105,6 +105,29 @@ export function stackPerFile(set: (stack: CollabStack) => void): void {
   afterAll(async () => stack?.close());
 }
 
+/** A stack and a team of Ada and Bob for a whole test file, listening on loopback unless `listen` is false. */
+export interface PairFixture {
+  readonly stack: CollabStack;
+  readonly team: PairTeam;
+  /** The base URL; empty when the file talks to the server through `yoga.fetch` only. */
+  readonly url: string;
+}
+
+/** Builds a {@link PairFixture} before the file's tests and closes it after them; `set` receives it. */
+export function pairPerFile(
+  set: (fixture: PairFixture) => void | Promise<void>,
+  opts: CollabStackOptions & { readonly listen?: boolean } = {},
+): void {
+  let stack: CollabStack | null = null;
+  beforeAll(async () => {
+    const { listen, ...stackOptions } = opts;
+    stack = await createCollabStack(stackOptions);
+    const url = listen === false ? '' : (await stack.app.server.listen(0, '127.0.0.1')).url;
+    await set({ stack, team: await createPair(stack), url });
+  });
+  afterAll(async () => stack?.close());
+}
+
 /** Issues a member-run token for a job by id. */
 export async function tokenFor(stack: CollabStack, jobId: string): Promise<string> {
   const [job] = await stack.store.findJobs([jobId as JobId]);

@@ -1,25 +1,20 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/server/body-limit.js';
-import {
-  type CollabStack,
-  createCollabStack,
-  createPair,
-  OWNER_TOKENS,
-  type PairTeam,
-} from '../collaboration/collab-stack.js';
+import { type CollabStack, OWNER_TOKENS, type PairTeam, pairPerFile } from '../collaboration/collab-stack.js';
 
 let stack: CollabStack;
 let team: PairTeam;
 let agentPath: string;
 
-beforeAll(async () => {
-  stack = await createCollabStack({ scheduler: false });
-  // Creation ensures the member conversations itself: the team is READY without a scheduler.
-  team = await createPair(stack);
-  agentPath = `/a2a/${team.id}/${team.members[0].id}`;
-});
-afterAll(() => stack.close());
+// Creation ensures the member conversations itself: the team is READY without a scheduler.
+pairPerFile(
+  (fixture) => {
+    ({ stack, team } = fixture);
+    agentPath = `/a2a/${team.id}/${team.members[0].id}`;
+  },
+  { scheduler: false, listen: false },
+);
 
 const auth = { authorization: `Bearer ${OWNER_TOKENS.alice}` };
 

@@ -10,6 +10,9 @@ export type RunState =
   | { readonly state: 'failed'; readonly error: string }
   | { readonly state: 'cancelled' };
 
+/** How a run ended, or that it waits for a person: every {@link RunState} but `running`. */
+export type EndedRunState = Exclude<RunState, { readonly state: 'running' }>;
+
 /**
  * Why a runtime call failed, so the scheduler can choose: `transient` (timeout, 429, 5xx: retry
  * with the same key), `rejected` (this job cannot run: fail it), `access` (revoked credentials:

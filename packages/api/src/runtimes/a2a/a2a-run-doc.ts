@@ -1,11 +1,7 @@
-import type { InputRequest, RunState } from '@agent-teams/core';
+import type { EndedRunState, RunState } from '@agent-teams/core';
 
-/** How a run ended. */
-export type A2aOutcome =
-  | { readonly state: 'completed'; readonly answer: string }
-  | { readonly state: 'waiting'; readonly input: InputRequest }
-  | { readonly state: 'failed'; readonly error: string }
-  | { readonly state: 'cancelled' };
+/** How a run ended (or that it waits for a person's answer). */
+export type A2aOutcome = EndedRunState;
 
 /** What `runtime_runs.state_json` holds for an `a2a` run: one message to a remote agent and its task. */
 export interface A2aRunDoc {

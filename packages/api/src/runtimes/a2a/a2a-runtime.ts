@@ -4,7 +4,6 @@ import {
   type ResumeRunArgs,
   type RunContext,
   type RunId,
-  type RunState,
   RuntimeError,
   type StartRunArgs,
 } from '@agent-teams/core';
@@ -98,14 +97,9 @@ export class A2aRuntime extends DurableRuntime<A2aRunDoc> {
     });
   }
 
-  protected async stoppedState(row: RunRow): Promise<RunState> {
-    const doc = documentOf<A2aRunDoc>(row);
-    if (row.state === 'blocked') {
-      // Report once; the run is running again, so after reconnectTeam the next poll follows it.
-      await this.runs.transition(row.run_id, 'blocked', 'running', { ...doc, blocked: null }, this.now());
-      throw new RuntimeError('access', doc.blocked ?? 'The remote agent refused our credentials.');
-    }
-    return stateOf(doc.outcome);
+  protected async stoppedState(row: RunRow) {
+    if (row.state === 'blocked') return this.reportBlocked(row, 'The remote agent refused our credentials.');
+    return stateOf(documentOf<A2aRunDoc>(row).outcome);
   }
 
   protected async cancelStored(row: RunRow, context: RunContext): Promise<void> {
@@ -185,17 +179,7 @@ export class A2aRuntime extends DurableRuntime<A2aRunDoc> {
 
   /** Records how the turn ended: blocked (reported by the next poll) or its outcome. */
   async #record(runId: RunId, doc: A2aRunDoc, end: TurnEnd, context: RunContext): Promise<void> {
-    if (end.kind === 'blocked') {
-      this.logger.warn('remote agent refused access; the run waits for reconnectTeam', {
-        runId,
-        jobId: context.jobId,
-        reason: end.reason,
-      });
-      if (await this.runs.transition(runId, 'running', 'blocked', { ...doc, blocked: end.reason }, this.now())) {
-        this.notices.emit({ type: 'settled', runId });
-      }
-      return;
-    }
+    if (end.kind === 'blocked') return this.park(runId, context.jobId, { ...doc, blocked: end.reason }, end.reason);
     if (await this.runs.transition(runId, 'running', end.outcome.state, settled(doc, end.outcome), this.now())) {
       this.settle(runId, stateOf(end.outcome));
     }

@@ -104,9 +104,9 @@ class RemoteTurn {
     if (this.#doc.sentAtMs === null) {
       const message = messageOf(this.#doc, await this.#env.metadata());
       await this.#save({ ...this.#doc, sentAtMs: this.#env.nowMs() });
-      return this.#consume(agent, sendMessage(agent, message, signal, poll));
+      return this.#consume(agent, sendMessage({ agent, signal, poll }, message));
     }
-    return this.#consume(agent, followTask(agent, this.#doc.remoteTaskId as string, signal, poll));
+    return this.#consume(agent, followTask({ agent, signal, poll }, this.#doc.remoteTaskId as string));
   }
 
   /** Reads events until the turn ends (an outcome) or the stream ends first (null: follow again). */

@@ -2,12 +2,14 @@ import {
   type AgentRuntime,
   asRunId,
   type Clock,
+  type JobId,
   type Logger,
   nowTimestamp,
   type ResumeRunArgs,
   type RunContext,
   type RunId,
   type RunState,
+  RuntimeError,
   type RuntimeNotice,
   type StartRunArgs,
 } from '@agent-teams/core';
@@ -49,7 +51,7 @@ export interface RunExecution<D> {
 }
 
 /**
- * The skeleton every durable runtime shares (`scripted`, `openai`, and the runtimes to come):
+ * The skeleton every durable runtime shares (`scripted`, `openai`, `a2a`):
  * runs in `runtime_runs`, idempotent by key; calls for one key joined; one execution per run in
  * this process, resumed by `poll` after a restart; `cancel` aborting the execution in flight or,
  * with none, ending the stored run; `settled` notices and a bounded cache of ended runs.
@@ -182,6 +184,32 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
         this.logger.error(`${this.name} run could not record its outcome`, { runId, error: String(error) });
       })
       .finally(() => this.#executions.delete(runId));
+  }
+
+  /**
+   * Parks a run whose credentials were refused (a provider's 401/403, an unset key variable):
+   * `blocked`, with `blocked` as its document; the next poll reports it ({@link reportBlocked}).
+   */
+  protected async park(runId: RunId, jobId: JobId, blocked: D, reason: string): Promise<void> {
+    this.logger.warn(`${this.name} run refused access; it waits for reconnectTeam`, { runId, jobId, reason });
+    if (await this.runs.transition(runId, 'running', 'blocked', blocked, this.now())) {
+      this.notices.emit({ type: 'settled', runId });
+    }
+  }
+
+  /**
+   * What `poll` answers for a parked run, once: the run is `running` again (its `blocked` reason
+   * cleared, so after `reconnectTeam` the next poll resumes it) and the refusal is thrown as
+   * `RuntimeError('access')` (the reason, else `fallback`), which disconnects the team.
+   */
+  protected async reportBlocked(
+    this: DurableRuntime<D & { readonly blocked: string | null }>,
+    row: RunRow,
+    fallback: string,
+  ): Promise<never> {
+    const doc = documentOf<D & { readonly blocked: string | null }>(row);
+    await this.runs.transition(row.run_id, 'blocked', 'running', { ...doc, blocked: null }, this.now());
+    throw new RuntimeError('access', doc.blocked ?? fallback);
   }
 
   /** Announces that a run ended (`settled` wakes the scheduler, which then polls). */

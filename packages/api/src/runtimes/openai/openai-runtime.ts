@@ -92,13 +92,8 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   }
 
   protected async stoppedState(row: RunRow): Promise<RunState> {
-    const doc = documentOf<OpenAiRunDoc>(row);
-    if (row.state === 'blocked') {
-      // Report once; the run is running again, so after reconnectTeam the next poll replays it.
-      await this.runs.transition(row.run_id, 'blocked', 'running', { ...doc, blocked: null }, this.now());
-      throw new RuntimeError('access', doc.blocked ?? 'The model provider refused the API key.');
-    }
-    return stateOf(doc.outcome);
+    if (row.state === 'blocked') return this.reportBlocked(row, 'The model provider refused the API key.');
+    return stateOf(documentOf<OpenAiRunDoc>(row).outcome);
   }
 
   protected async cancelStored(row: RunRow): Promise<void> {
@@ -207,15 +202,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       });
     } catch (error) {
       if (error instanceof ModelCallError && error.kind === 'access' && !run.cancelled) {
-        if (run.abandoned) return;
-        this.logger.warn('model provider refused the API key; the run waits for reconnectTeam', {
-          runId,
-          jobId: context.jobId,
-          error: error.message,
-        });
-        if (await this.runs.transition(runId, 'running', 'blocked', { ...doc, blocked: error.message }, this.now())) {
-          this.notices.emit({ type: 'settled', runId });
-        }
+        if (!run.abandoned) await this.park(runId, context.jobId, { ...doc, blocked: error.message }, error.message);
         return;
       }
       this.logger.error('openai run failed unexpectedly', { runId, jobId: context.jobId, error: String(error) });

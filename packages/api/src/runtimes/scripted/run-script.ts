@@ -1,4 +1,4 @@
-import type { InputKind, InputRequest, MemberToolPort, NewConversationMessage } from '@agent-teams/core';
+import type { EndedRunState, InputKind, MemberToolPort, NewConversationMessage } from '@agent-teams/core';
 import { isDomainError } from '@agent-teams/core';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
@@ -18,11 +18,7 @@ export interface ScriptTurn {
 }
 
 /** How a script ended (a `cancelled` script stopped at a cancellable wait). */
-export type ScriptOutcome =
-  | { readonly state: 'completed'; readonly answer: string }
-  | { readonly state: 'waiting'; readonly input: InputRequest }
-  | { readonly state: 'failed'; readonly error: string }
-  | { readonly state: 'cancelled' };
+export type ScriptOutcome = EndedRunState;
 
 /** What a script can do besides computing: call tools, wait, report progress. */
 export interface ScriptEnv {
