@@ -4,8 +4,8 @@ import { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from '../server/rate-limit
 import type { AgentTeamsConfig } from './agent-teams-config.js';
 import { isLoopbackHost } from './load-config.js';
 
-/** The HTTP limits and token hint the server is built with. */
-export interface HttpSettings {
+/** The HTTP limits and token hint `serve` builds the server with (part of `createApp`'s `http`). */
+export interface ServeHttpSettings {
   readonly maxBodyBytes: number;
   readonly rateLimit: RateLimitOptions;
   /** Where the development token was printed: said on loopback only, never the token itself. */
@@ -19,7 +19,11 @@ export const DEV_TOKEN_HINT = 'The development token was printed in the terminal
  * Merges the HTTP settings: flag, then environment (both in `options`), then the config file,
  * then the defaults (1 MiB bodies, 50 operations per second with bursts of 200 per owner).
  */
-export function httpSettings(options: ServeOptions, config: AgentTeamsConfig, devToken: string | null): HttpSettings {
+export function httpSettings(
+  options: ServeOptions,
+  config: AgentTeamsConfig,
+  devToken: string | null,
+): ServeHttpSettings {
   const fileRate = config.rateLimit ?? RATE_LIMIT_DEFAULTS;
   return {
     maxBodyBytes: options.maxBodyBytes ?? config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
