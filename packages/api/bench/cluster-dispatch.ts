@@ -2,12 +2,12 @@ import { join } from 'node:path';
 import { BenchChild } from './harness/bench-child.js';
 import { createBenchPostgres } from './harness/bench-postgres.js';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
-import { ms, type Summary, summarize, waitUntil } from './harness/stats.js';
+import { latencyCells, ms, type Summary, summarize, waitUntil } from './harness/stats.js';
 
 const SIZES = { full: { samples: 300, warmup: 20 }, tiny: { samples: 6, warmup: 2 } } as const;
 /** Requests per team stay below the 100-request limit. */
 const PER_TEAM = 90;
-/** The issue's goal for two servers on PostgreSQL. */
+/** The goal for two servers on PostgreSQL (see `docs/deployment.md`). */
 const GOAL_P99_MS = 25;
 const OWNER = 'bench-owner-0';
 
@@ -131,16 +131,7 @@ async function measure(ctx: BenchContext, setup: Setup): Promise<SetupResult> {
   }
 }
 
-const row = (label: string, s: Summary, extra: string) => [
-  label,
-  String(s.count),
-  ms(s.p50),
-  ms(s.p90),
-  ms(s.p99),
-  ms(s.max),
-  ms(s.mean),
-  extra,
-];
+const row = (label: string, s: Summary, extra: string) => [label, ...latencyCells(s), extra];
 
 /**
  * Dispatch latency with two server processes on one PostgreSQL database, next to one server on
@@ -184,7 +175,7 @@ export const clusterDispatch: Benchmark = {
         },
       ],
       method: [
-        `Each setup runs its servers as separate Node processes (\`cluster-server-process.ts\`): the wiring of \`main.ts\` without HTTP (store, core, scripted runtime, scheduler with its lease: 15 s TTL, 5 s heartbeat; on PostgreSQL the change feed with LISTEN/NOTIFY wake-ups and 250 ms polling), each with its own pool of 10 connections. The PostgreSQL setups get a fresh migrated database each; the server is local (same 2 cores).`,
+        `Each setup runs its servers as separate Node processes (\`cluster-server-process.ts\`): the application \`createApp\` builds for \`serve\`, not listening (store, core, scripted runtime, scheduler with its lease: 15 s TTL, 5 s heartbeat; on PostgreSQL the change feed with LISTEN/NOTIFY wake-ups and 250 ms polling), each with its own pool of 10 connections. The PostgreSQL setups get a fresh migrated database each; the server is local (same 2 cores).`,
         `${samples} sequential samples after ${warmup} warm-up samples per setup, one request to one member each, over teams of 2 members (one owner), so every request finds a free slot and an idle conversation; with two servers, request i goes to server i mod 2.`,
         'A sample waits until its job is finished (the accepting server reads the job every 2 ms) before the next request is sent, so nothing else runs while it is measured.',
         'Times are taken inside the server processes on the machine\'s monotonic clock (`process.hrtime`, the same in every process): "resolved" when the core `requests.send` promise resolves in the accepting server (job and event committed), "start" when any server\'s scheduler enters the runtime `start`. The IPC hop to the benchmark process is outside both.',

@@ -1,7 +1,7 @@
 /**
  * One server of the cluster benchmarks (`cluster-dispatch`, `cluster-events`), run in its own
  * process so each server has its own event loop, pool and change feed, as in production: the
- * wiring of `main.ts` ({@link openClusterStack}) and, when asked, the GraphQL server over it.
+ * application `serve` builds ({@link openClusterApp}), listening for HTTP when asked.
  *
  * IPC (parent → child, then the answer): `{ type: 'open', database, serverId, cluster, http }` →
  * `{ type: 'opened', url }`; `{ type: 'teams', owner, count, size }` → `{ type: 'teams', teams }` (id, member ids, last seq);
@@ -14,26 +14,11 @@
  * `statement-counter.ts`). Every time is on the machine's monotonic clock (`live-clock.ts`), the same
  * in every process, so times taken by different servers subtract directly.
  */
-import {
-  asOwnerId,
-  isTerminal,
-  type JobId,
-  type Logger,
-  type MemberId,
-  type TeamEvent,
-  type TeamId,
-} from '@agent-teams/core';
-import { createTokenAuth } from '../src/adapters/token-auth.js';
-import { type AgentTeamsServer, createServer } from '../src/server/create-server.js';
-import { migrateToLatest } from '../src/storage/migrate.js';
+import { asOwnerId, isTerminal, type JobId, type MemberId, type TeamEvent, type TeamId } from '@agent-teams/core';
+import type { App } from '../src/app/create-app.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { BENCH_AGENTS } from './harness/bench-stack.js';
-import {
-  CLUSTER_BENCH_TOKEN,
-  type ClusterFeedOptions,
-  type ClusterStack,
-  openClusterStack,
-} from './harness/cluster-stack.js';
+import { type ClusterFeedOptions, openClusterApp } from './harness/cluster-stack.js';
 import { type CountedDatabase, countStatements } from './harness/statement-counter.js';
 import { waitUntil } from './harness/stats.js';
 import { monotonicMs } from './live-clock.js';
@@ -41,14 +26,12 @@ import { monotonicMs } from './live-clock.js';
 interface Open {
   readonly database: string;
   readonly serverId: string;
-  readonly cluster: Omit<ClusterFeedOptions, 'connectionString'> | null;
+  readonly cluster: ClusterFeedOptions | null;
   readonly http: boolean;
 }
 
-const silent: Logger = { info: () => {}, warn: () => {}, error: (m) => console.error(`[agent-teams/bench] ${m}`) };
-let stack: ClusterStack | null = null;
+let stack: App | null = null;
 let database: CountedDatabase | null = null;
-let server: AgentTeamsServer | null = null;
 let serverId = '';
 let teamCounter = 0;
 const watched = new Set<string>();
@@ -56,7 +39,7 @@ const watched = new Set<string>();
 const committed = new Map<string, number>();
 const cpuAtOpen = process.cpuUsage();
 
-function opened(): ClusterStack {
+function opened(): App {
   if (stack === null) throw new Error('not open');
   return stack;
 }
@@ -64,12 +47,11 @@ function opened(): ClusterStack {
 async function open(message: Open): Promise<unknown> {
   serverId = message.serverId;
   database = countStatements(await openDatabase(message.database));
-  // As `serve` does: a no-op on the PostgreSQL databases the benchmark migrated already.
-  await migrateToLatest(database.db, database.dialect);
   const counted = database;
-  stack = openClusterStack(database, {
+  // As `serve` does (migrating is a no-op on the PostgreSQL databases the benchmark migrated already).
+  stack = await openClusterApp(database, {
     serverId,
-    cluster: message.cluster ? { ...message.cluster, connectionString: message.database } : null,
+    cluster: message.cluster,
     onStart: (jobId) =>
       process.send?.({ type: 'started', jobId, at: monotonicMs(), serverId, statements: counted.statements() }),
     onEvents: (events: readonly TeamEvent[]) => {
@@ -77,19 +59,11 @@ async function open(message: Open): Promise<unknown> {
       for (const event of events) if (watched.has(event.teamId)) committed.set(`${event.teamId}#${event.seq}`, at);
     },
   });
-  let url: string | null = null;
-  if (message.http) {
-    server = createServer({
-      core: stack.core,
-      authenticate: createTokenAuth(new Map([[CLUSTER_BENCH_TOKEN, asOwnerId('bench-owner-0')]])),
-      eventHub: stack.hub,
-      progress: () => () => {},
-      logger: silent,
-    });
-    url = (await server.listen(0, '127.0.0.1')).url;
+  if (!message.http) {
+    await stack.start();
+    return { type: 'opened', url: null };
   }
-  await stack.start();
-  return { type: 'opened', url };
+  return { type: 'opened', url: (await stack.listen(0, '127.0.0.1')).url };
 }
 
 async function teams(message: { owner: string; count: number; size: number }): Promise<unknown> {
@@ -149,7 +123,6 @@ async function settle(message: { ref: number; jobId: string }): Promise<unknown>
 }
 
 async function close(): Promise<void> {
-  await server?.close();
   await stack?.close();
   process.send?.({ type: 'closed' });
   setTimeout(() => process.exit(0), 50);

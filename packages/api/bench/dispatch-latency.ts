@@ -3,7 +3,7 @@ import { isTerminal, type JobId } from '@agent-teams/core';
 import { openDatabase } from '../src/storage/open-database.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
-import { ms, summarize, waitUntil } from './harness/stats.js';
+import { latencyCells, summarize, waitUntil } from './harness/stats.js';
 
 const SIZES = { full: { samples: 300, warmup: 20 }, tiny: { samples: 5, warmup: 1 } } as const;
 /** Requests per team stay below the 100-request limit. */
@@ -61,15 +61,7 @@ export const dispatchLatency: Benchmark = {
       }
       const a = summarize(fromAccepted);
       const c = summarize(fromCalled);
-      const row = (label: string, s: typeof a) => [
-        label,
-        String(s.count),
-        ms(s.p50),
-        ms(s.p90),
-        ms(s.p99),
-        ms(s.max),
-        ms(s.mean),
-      ];
+      const row = (label: string, s: typeof a) => [label, ...latencyCells(s)];
       return {
         tables: [
           {

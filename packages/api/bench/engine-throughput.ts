@@ -34,7 +34,7 @@ export const SHAPES: Record<BenchScale, Shape> = {
   tiny: { owners: 2, teamsPerOwner: 2, size: 4, jobs: 16, warmupJobs: 8, profileJobs: 16, rawCommits: 100, rawMs: 200 },
 };
 
-/** The goal of the issue: engine jobs/s at least a quarter of the raw commit rate. */
+/** The goal: engine jobs/s at least a quarter of the raw commit rate. */
 const GOAL = 0.25;
 
 type Target = { owner: OwnerId; team: Awaited<ReturnType<BenchStack['teams']>>[number] };

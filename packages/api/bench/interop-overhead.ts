@@ -1,11 +1,5 @@
 import { join } from 'node:path';
 import { type Job, Limits, type OwnerId } from '@agent-teams/core';
-import { MemoryLogger } from '@agent-teams/testkit';
-import { createMemberRunTokens } from '../src/adapters/member-run-tokens.js';
-import { createSystemClock } from '../src/adapters/system-clock.js';
-import { createTokenAuth } from '../src/adapters/token-auth.js';
-import { createServer } from '../src/server/create-server.js';
-import { createEventHub } from '../src/server/event-hub.js';
 import { OWNER_TOOL_SPECS, type OwnerToolSpec } from '../src/server/mcp/owner-tools.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
@@ -58,18 +52,12 @@ export const interopOverhead: Benchmark = {
   title: 'MCP tool calls and A2A sends next to the direct GraphQL path',
   async run(ctx): Promise<BenchReport> {
     const database = await openDatabase(join(ctx.dir, 'interop.sqlite'));
-    const hub = createEventHub();
-    const stack = await openBenchStack(database, { onEvents: (events) => hub.published(events) });
     const owner: OwnerId = benchOwner(1);
-    const tokens = createMemberRunTokens(database.db, createSystemClock());
-    const server = createServer({
-      core: stack.core,
-      authenticate: createTokenAuth(new Map([[TOKEN, owner]])),
-      memberRunTokens: tokens,
-      eventHub: hub,
-      progress: () => () => undefined,
-      logger: new MemoryLogger(),
-    });
+    // One owner driven as fast as the loop goes: the bench stack has no rate limiter.
+    const stack = await openBenchStack(database, { tokens: new Map([[TOKEN, owner]]) });
+    const tokens = stack.app.memberRunTokens;
+    if (tokens === null) throw new Error('[agent-teams/bench] no member-run tokens');
+    const server = stack.app.server;
     const { url } = await server.listen(0, '127.0.0.1');
     try {
       const samples = SAMPLES[ctx.scale];
@@ -179,7 +167,7 @@ export const interopOverhead: Benchmark = {
           },
         ],
         method: [
-          'One real server (`createServer`: Yoga on node:http with the MCP and A2A endpoints), a SQLite file, the scheduler not started (jobs stay QUEUED, so only the call itself is timed), a client in the same process over loopback HTTP (`fetch`, one request per call).',
+          'One real server (built by `createApp` as `serve` builds it, without the rate limiter: Yoga on node:http with the MCP and A2A endpoints), a SQLite file, the scheduler not started (jobs stay QUEUED, so only the call itself is timed), a client in the same process over loopback HTTP (`fetch`, one request per call).',
           'Each comparison interleaves the two paths call by call (alternating which goes first), so warm-up, GC and machine drift fall on both alike; the ratio is of p50s from the same run.',
           'MCP calls are what a stateless client sends after `initialize`: one `tools/call` POST with `MCP-Protocol-Version: 2025-11-25`, answered as JSON by a fresh SDK `Server` and transport. An owner tool executes its GraphQL operation in process (parse and validate through the Yoga envelop, graphql-js `execute`, the one error mask), as the WebSocket endpoint does.',
           'The direct path of each comparison is the operation the interop path runs: `get_job` against the same `job(id)` selection, `read_team_context` against `invokeTeamTool`, the A2A send against `sendRequest` for one member.',
@@ -189,7 +177,6 @@ export const interopOverhead: Benchmark = {
         metrics,
       };
     } finally {
-      await server.close();
       await stack.close();
     }
   },

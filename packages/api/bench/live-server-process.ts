@@ -1,7 +1,7 @@
 /**
  * The server side of the `live` benchmark, run in its own process per WebSocket engine, so its
- * CPU and RSS are its own: the production wiring (store, core) plus `createServer` with the
- * chosen engine, and a writer committing requests at a fixed event rate.
+ * CPU and RSS are its own: the application `createApp` builds (not started, so requests stay
+ * queued) serving the chosen WebSocket engine, and a writer committing requests at a fixed rate.
  *
  * IPC: parent → `{ type: 'open', engine, database, subscribers }`; child → `{ type: 'listening',
  * url, teamId, afterSeq }`; parent (a tenth of the clients subscribed) → `{ type: 'baseline', sockets }`;
@@ -11,19 +11,20 @@
  * committedAt, cpuMicros, elapsedMs, loopDelay }` (commit times on the monotonic clock of
  * `live-clock.ts`, taken when the store publishes a commit's events, right after it committed).
  */
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Logger, TeamEvent } from '@agent-teams/core';
+import type { TeamEvent } from '@agent-teams/core';
 import { createTokenAuth } from '../src/adapters/token-auth.js';
-import { type AgentTeamsServer, createServer } from '../src/server/create-server.js';
-import { createEventHub } from '../src/server/event-hub.js';
+import type { AgentTeamsServer } from '../src/server/create-server.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { type BenchStack, benchOwner, openBenchStack } from './harness/bench-stack.js';
+import { startGraphqlWs } from './harness/graphql-ws-server.js';
 import { loopDelayOf, monotonicMs } from './live-clock.js';
 
 export const LIVE_BENCH_TOKEN = 'tok-live-bench';
-const silent: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 function collectGarbage(): void {
   try {
@@ -46,6 +47,7 @@ const committedAt = new Map<number, number>();
 let watched: string | null = null;
 let stack: BenchStack | null = null;
 let server: AgentTeamsServer | null = null;
+let reference: { close(): Promise<void> } | null = null;
 let target: Awaited<ReturnType<BenchStack['teams']>>[number] | null = null;
 let engine = 'shared';
 let subscribers = 0;
@@ -60,29 +62,47 @@ const owner = benchOwner(0);
 async function open(message: { engine: 'shared' | 'graphql-ws'; database: string; subscribers: number }) {
   engine = message.engine;
   subscribers = message.subscribers;
-  const hub = createEventHub();
+  const tokens = new Map<string, string>([[LIVE_BENCH_TOKEN, owner]]);
   stack = await openBenchStack(await openDatabase(message.database), {
     onEvents: (events: readonly TeamEvent[]) => {
       const at = monotonicMs();
       for (const event of events) if (event.teamId === watched) committedAt.set(event.seq, at);
-      hub.published(events);
     },
+    tokens,
+    http: { live: { maxSubscriptionsPerOwner: message.subscribers * 2, keepAliveMs: 60_000 } },
   });
-  server = createServer({
-    core: stack.core,
-    authenticate: createTokenAuth(new Map([[LIVE_BENCH_TOKEN, owner]])),
-    eventHub: hub,
-    progress: () => () => {},
-    logger: silent,
-    wsEngine: message.engine,
-    live: { maxSubscriptionsPerOwner: message.subscribers * 2, keepAliveMs: 60_000 },
-  });
-  const { url } = await server.listen(0, '127.0.0.1');
+  // The scheduler stays stopped: the requests stay queued, each commit is one burst of events.
+  server = stack.app.server;
+  const { url } =
+    message.engine === 'graphql-ws'
+      ? await listenGraphqlWs(server, createTokenAuth(tokens))
+      : await server.listen(0, '127.0.0.1');
   target = (await stack.teams(owner, 1, 2))[0] ?? null;
   if (!target) throw new Error('no team');
   watched = target.team.id;
   const afterSeq = (await stack.core.teams.get(owner, target.team.id))?.lastEventSeq ?? 0;
   process.send?.({ type: 'listening', url, teamId: target.team.id, afterSeq });
+}
+
+/**
+ * The stock graphql-ws path: the same Yoga on an HTTP server of its own, with graphql-ws's
+ * `useServer` on its WebSocket (the production server's own socket stays unused).
+ */
+async function listenGraphqlWs(
+  built: AgentTeamsServer,
+  authenticate: (authorization: string | null) => unknown,
+): Promise<{ url: string }> {
+  const http = createHttpServer(built.yoga);
+  const ws = startGraphqlWs(http, built.yoga, (authorization) => authenticate(authorization) !== null);
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  reference = {
+    async close() {
+      await ws.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
 }
 
 /** RSS with the first tenth of the sockets open: the baseline of the per-socket figure. */
@@ -157,7 +177,7 @@ async function finish() {
     elapsedMs,
     loopDelay: loopDelayOf(loopDelay),
   });
-  await server?.close();
+  await reference?.close();
   await stack?.close();
   process.exit(0);
 }

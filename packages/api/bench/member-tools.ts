@@ -4,19 +4,19 @@ import {
   asOwnerId,
   asRunId,
   type Core,
-  createCore,
   type Job,
   type JobId,
   Limits,
   type Member,
   nowTimestamp,
+  type TeamStore,
   type TurnInput,
   transition,
 } from '@agent-teams/core';
-import { MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { StaticCatalog } from '@agent-teams/testkit';
 import { createRandomIds } from '../src/adapters/random-ids.js';
 import { createSystemClock } from '../src/adapters/system-clock.js';
-import { KyselyTeamStore } from '../src/storage/kysely-team-store.js';
+import { createApp } from '../src/app/create-app.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
 import { ms, summarize } from './harness/stats.js';
 
@@ -31,7 +31,7 @@ const ANSWER = `Findings: ${'Quarterly revenue 数据 grew; "quotes" and \\ slas
  * with an answer cut to 6,000 bytes, each with its receipt (200 jobs); the record holds its newest 100
  * messages. The last receipt stays unfinished: it is the caller the tools are bound to.
  */
-async function fullTeam(store: KyselyTeamStore, core: Core): Promise<{ caller: JobId; sample: JobId }> {
+async function fullTeam(store: TeamStore, core: Core): Promise<{ caller: JobId; sample: JobId }> {
   const ids = createRandomIds();
   const clock = createSystemClock();
   const now = () => nowTimestamp(clock);
@@ -111,18 +111,14 @@ export const memberTools: Benchmark = {
   name: 'tools',
   title: 'Member read tools on a full team',
   async run(ctx): Promise<BenchReport> {
-    const ids = createRandomIds();
-    const store = await KyselyTeamStore.open(join(ctx.dir, 'tools.sqlite'), { ids });
+    // The application as `serve` builds it, without a scheduler: the team is filled through the store.
+    const app = await createApp({
+      database: join(ctx.dir, 'tools.sqlite'),
+      catalog: new StaticCatalog(),
+      scheduler: false,
+    });
     try {
-      const clock = createSystemClock();
-      const core = createCore({
-        store,
-        catalog: new StaticCatalog(),
-        runtimes: { get: () => null },
-        clock,
-        ids,
-        logger: new MemoryLogger(),
-      });
+      const { core, store } = app;
       ctx.log('tools: filling a team to capacity');
       const { caller, sample } = await fullTeam(store, core);
       const calls: readonly [string, string, Record<string, unknown>][] = [
@@ -162,7 +158,7 @@ export const memberTools: Benchmark = {
         metrics,
       };
     } finally {
-      await store.close();
+      await app.close();
     }
   },
 };

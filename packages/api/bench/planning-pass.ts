@@ -124,7 +124,7 @@ const row = (label: string, samples: readonly number[]) => {
   return [label, String(s.count), ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max)];
 };
 
-/** The large database of the issue: many owners and teams, a wide queue. */
+/** The large database the planner must stay fast on: many owners and teams, a wide queue. */
 async function wide(ctx: Parameters<Benchmark['run']>[0], shape: Shape) {
   const stack = await openBenchStack(await openDatabase(join(ctx.dir, 'planning.sqlite')));
   try {

@@ -7,11 +7,12 @@ import { interopOverhead } from './interop-overhead.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { memberTools } from './member-tools.js';
+import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
 
 /**
- * Every benchmark `pnpm bench` runs, in document order. A later issue adds its module here; its
+ * Every benchmark `pnpm bench` runs, in document order. A new benchmark adds its module here; its
  * name is the marker of its section in docs/benchmarks.md.
  */
 export const BENCHMARKS: readonly Benchmark[] = [
@@ -25,4 +26,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   clusterEvents,
   leaseClaims,
   interopOverhead,
+  ownerIsolation,
 ];

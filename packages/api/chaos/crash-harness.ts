@@ -1,5 +1,5 @@
-import { ACTIVE_PHASES, JOB_TRANSITIONS, JobPhase, TERMINAL_PHASES } from '@agent-teams/core';
 import BetterSqlite3 from 'better-sqlite3';
+import { finalChecks, InvariantSampler, type Sent } from './crash-invariants.js';
 import { gql, type ServerProcess, startServer, stopServer } from './crash-server.js';
 
 /** Options of {@link runCrashTest}. */
@@ -35,28 +35,8 @@ export interface CrashFigures {
   violations: string[];
 }
 
-const REACHABLE = new Map(
-  Object.values(JobPhase).map((from) => {
-    const seen = new Set<string>([from]);
-    const todo: string[] = [from];
-    while (todo.length > 0) {
-      const phase = todo.pop() as JobPhase;
-      for (const next of Object.values(JOB_TRANSITIONS[phase])) {
-        if (next !== undefined && !seen.has(next)) {
-          seen.add(next);
-          todo.push(next);
-        }
-      }
-    }
-    return [from as string, seen];
-  }),
-);
-const ACTIVE = new Set<string>(ACTIVE_PHASES);
-const TERMINAL = new Set<string>(TERMINAL_PHASES);
-const OWNING = new Set<string>([...ACTIVE_PHASES, JobPhase.WAITING_INPUT, JobPhase.ANSWERED]);
-
 /** A small seeded PRNG (mulberry32), so a failing run can be replayed with its seed. */
-function prng(seed: number): () => number {
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -72,11 +52,6 @@ const SEND = `mutation($input: SendRequestInput!) { sendRequest(input: $input) {
 const RESPOND = `mutation($input: RespondInput!) { respond(input: $input) { job { id status } } }`;
 const CANCEL = `mutation($input: CancelJobInput!) { cancelJob(input: $input) { job { id status } alreadyFinished } }`;
 const INBOX = `{ viewer { inbox(first: 50) { edges { node { id input { kind requestId } } } } } }`;
-
-interface Sent {
-  readonly input: { teamId: string; memberIds: string[]; text: string; clientRequestId: string };
-  readonly jobId: string;
-}
 
 /**
  * The crash test: runs the real server as a child process on one SQLite file under a mixed
@@ -97,8 +72,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
     if (violations.length < 50) violations.push(message);
   };
   const sent: Sent[] = [];
-  const figures = { answers: 0, cancels: 0, replays: 0, samples: 0, maxActiveSeen: 0 };
-  const phases = new Map<string, string>();
+  const figures = { answers: 0, cancels: 0, replays: 0 };
   const restartTimes: number[] = [];
   const db: { observer: BetterSqlite3.Database | null } = { observer: null };
   let teams: { id: string; members: { id: string; name: string }[] }[] = [];
@@ -106,31 +80,9 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
   /** Bumped when the teams reach their request limit: the workload moves to two new teams. */
   let generation = 0;
 
+  const sampler = new InvariantSampler(violate);
   const sample = () => {
-    const observer = db.observer;
-    if (!observer) return;
-    let rows: { id: string; phase: string; conversation_id: string }[];
-    try {
-      rows = observer.prepare('SELECT id, phase, conversation_id FROM jobs').all() as typeof rows;
-    } catch {
-      return; // the file is being recovered by a starting server; the next sample reads it
-    }
-    figures.samples += 1;
-    let active = 0;
-    const owners = new Map<string, string>();
-    for (const row of rows) {
-      const before = phases.get(row.id) ?? JobPhase.QUEUED;
-      if (!REACHABLE.get(before)?.has(row.phase)) violate(`job ${row.id} moved ${before} -> ${row.phase}`);
-      phases.set(row.id, row.phase);
-      if (ACTIVE.has(row.phase)) active += 1;
-      if (OWNING.has(row.phase)) {
-        const other = owners.get(row.conversation_id);
-        if (other !== undefined) violate(`conversation ${row.conversation_id} owned by ${other} and ${row.id}`);
-        owners.set(row.conversation_id, row.id);
-      }
-    }
-    figures.maxActiveSeen = Math.max(figures.maxActiveSeen, active);
-    if (active > 8) violate(`${active} active jobs in one sample`);
+    if (db.observer) sampler.sample(db.observer);
   };
 
   const ensureTeams = async (url: string) => {
@@ -232,7 +184,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
     return server;
   };
 
-  const sampler = setInterval(sample, 25);
+  const sampling = setInterval(sample, 25);
   try {
     let kills = 0;
     for (; kills < opts.kills && Date.now() < (opts.deadlineMs ?? Number.POSITIVE_INFINITY); kills += 1) {
@@ -278,7 +230,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
     }
     const drainMs = Date.now() - drainStart;
     await stopServer(server, 'SIGTERM');
-    clearInterval(sampler);
+    clearInterval(sampling);
     sample();
     if (!db.observer) throw new Error('no observer');
     const checks = finalChecks(db.observer, sent, violate);
@@ -287,6 +239,8 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
       kills,
       acceptedRequests: sent.length,
       ...figures,
+      samples: sampler.samples,
+      maxActiveSeen: sampler.maxActiveSeen,
       ...checks,
       restartMs: { median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 },
       drainMs,
@@ -294,55 +248,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
       violations,
     };
   } finally {
-    clearInterval(sampler);
+    clearInterval(sampling);
     db.observer?.close();
   }
-}
-
-function finalChecks(
-  db: BetterSqlite3.Database,
-  sent: readonly Sent[],
-  violate: (message: string) => void,
-): { jobs: number; runs: number; receipts: number; finalPhases: Record<string, number> } {
-  const jobs = db.prepare('SELECT id, kind, phase, run_id FROM jobs').all() as {
-    id: string;
-    kind: string;
-    phase: string;
-    run_id: string | null;
-  }[];
-  const byId = new Map(jobs.map((job) => [job.id, job]));
-  for (const { jobId } of sent) {
-    const job = byId.get(jobId);
-    if (!job) violate(`accepted request ${jobId} is missing`);
-    else if (!TERMINAL.has(job.phase)) violate(`accepted request ${jobId} ended ${job.phase}`);
-  }
-  const finalPhases: Record<string, number> = {};
-  for (const job of jobs) finalPhases[job.phase] = (finalPhases[job.phase] ?? 0) + 1;
-  // No turn started twice: one run per job plus one per accepted answer, at most.
-  const runsPerJob = db
-    .prepare(
-      `SELECT r.job_id AS job, count(*) AS runs,
-              (SELECT count(*) FROM job_responses a WHERE a.job_id = r.job_id) AS answers
-         FROM runtime_runs r GROUP BY r.job_id`,
-    )
-    .all() as { job: string; runs: number; answers: number }[];
-  for (const row of runsPerJob) {
-    if (row.runs > 1 + row.answers) violate(`job ${row.job} has ${row.runs} runs for ${row.answers} answers`);
-  }
-  const twice = db
-    .prepare(
-      `SELECT parent_id AS parent, count(*) AS n FROM jobs WHERE kind = 'RECEIPT' GROUP BY parent_id HAVING count(*) > 1`,
-    )
-    .all() as { parent: string; n: number }[];
-  for (const row of twice) violate(`request ${row.parent} has ${row.n} receipts`);
-  // Nothing reported complete that did not complete.
-  const runState = db.prepare('SELECT state FROM runtime_runs WHERE run_id = ?');
-  for (const job of jobs) {
-    if (job.phase !== JobPhase.COMPLETED) continue;
-    const run = job.run_id === null ? undefined : (runState.get(job.run_id) as { state: string } | undefined);
-    if (run?.state !== 'completed') violate(`job ${job.id} is COMPLETED but its run is ${run?.state ?? 'missing'}`);
-  }
-  const runs = (db.prepare('SELECT count(*) AS n FROM runtime_runs').get() as { n: number }).n;
-  const receipts = jobs.filter((job) => job.kind === 'RECEIPT').length;
-  return { jobs: jobs.length, runs, receipts, finalPhases };
 }

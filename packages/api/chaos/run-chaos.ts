@@ -4,14 +4,19 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CrashFigures, runCrashTest } from './crash-harness.js';
+import { replaceSection } from './doc-sections.js';
+import { type FuzzFigures, fuzzSection, runFuzzers } from './run-fuzzers.js';
 
 /**
  * `pnpm chaos`: the long reliability run. The model-based scheduler test with 10,000 sequences,
  * then 200 SIGKILLs of the real server under the mixed workload (see `crash-harness.ts`);
  * the figures go to `docs/reliability.md`. Exit code 1 when any invariant was violated.
  *
+ * Then the two fuzzers (WebSocket and HTTP, 5,000 sequences each, see `run-fuzzers.ts`).
+ *
  * Environment: `AGENT_TEAMS_CHAOS_KILLS` (200), `AGENT_TEAMS_CHAOS_SEED` (time-based),
- * `AGENT_TEAMS_MODEL_RUNS` (10,000).
+ * `AGENT_TEAMS_MODEL_RUNS` (10,000), `AGENT_TEAMS_FUZZ_RUNS` (5,000 per fuzzer),
+ * `AGENT_TEAMS_CHAOS_PART` (`crash`, `model`, `fuzz` or all).
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const kills = Number(process.env.AGENT_TEAMS_CHAOS_KILLS ?? 200);
@@ -19,8 +24,9 @@ const seed = Number(process.env.AGENT_TEAMS_CHAOS_SEED ?? Date.now() % 1_000_000
 const modelRuns = Number(process.env.AGENT_TEAMS_MODEL_RUNS ?? 10_000);
 /** Optional time budget of the crash part in minutes: it stops killing then and reports the kills done. */
 const crashMinutes = process.env.AGENT_TEAMS_CHAOS_MINUTES ? Number(process.env.AGENT_TEAMS_CHAOS_MINUTES) : null;
-/** `crash` or `model` runs one part and keeps the other part's section of the document. */
+/** `crash`, `model` or `fuzz` runs one part and keeps the other parts' sections of the document. */
 const part = process.env.AGENT_TEAMS_CHAOS_PART ?? 'all';
+const fuzzRuns = Number(process.env.AGENT_TEAMS_FUZZ_RUNS ?? 5_000);
 const docFile = join(root, 'docs/reliability.md');
 const previous = (() => {
   try {
@@ -33,13 +39,20 @@ const dir = mkdtempSync(join(tmpdir(), 'agent-teams-chaos-'));
 
 const started = new Date();
 
+if (part === 'fuzz') {
+  const fuzz = runFuzzers(root, fuzzRuns);
+  writeFileSync(docFile, withFuzz(previous, fuzz));
+  console.log(`[chaos] fuzzers: ${fuzz.ok ? 'passed' : 'FAILED'}; figures written to docs/reliability.md`);
+  process.exit(fuzz.ok ? 0 : 1);
+}
+
 // The model-based test first (minutes), then the crash test (long: every kill restarts the server);
 // the document is written after each part, so a long run already shows the model's figures.
 if (part !== 'crash') console.log(`[chaos] model-based test, ${modelRuns} sequences`);
 const statsFile = join(tmpdir(), `agent-teams-model-${process.pid}.json`);
 const modelStart = Date.now();
 const model =
-  part === 'crash'
+  part === 'crash' || part === 'fuzz'
     ? { status: 0 }
     : spawnSync('pnpm', ['exec', 'vitest', 'run', 'packages/api/test/recovery/scheduler-model.test.ts'], {
         cwd: root,
@@ -71,7 +84,12 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 console.log(`[chaos] crash test done: ${crash.violations.length} violations`);
-const ok = writeReport(crash);
+let ok = writeReport(crash);
+if (part === 'all') {
+  const fuzz = runFuzzers(root, fuzzRuns);
+  writeFileSync(docFile, withFuzz(readFileSync(docFile, 'utf8'), fuzz));
+  ok &&= fuzz.ok;
+}
 console.log(`[chaos] figures written to docs/reliability.md: ${ok ? 'ok' : 'VIOLATIONS'}`);
 
 function phases(record: Record<string, number>): string {
@@ -101,13 +119,25 @@ function crashSection(crash: CrashFigures | null): string {
 `;
 }
 
+/** `doc` with its fuzz section replaced by this run's figures. */
+function withFuzz(doc: string, fuzz: FuzzFigures): string {
+  return replaceSection(doc, 'fuzz', fuzzSection(fuzz, started));
+}
+
+/** The sections other scripts own (fuzzers, soak, hand-written bounds), kept as they were. */
+function keptSections(): string {
+  const first = previous.indexOf('<!-- reliability:');
+  return first < 0 ? '' : `\n${previous.slice(first)}`;
+}
+
 /** Writes `docs/reliability.md`; true when every invariant held in the parts that ran. */
 function writeReport(crash: CrashFigures | null): boolean {
   const ok = (crash === null || crash.violations.length === 0) && model.status === 0;
   const report = `# Reliability figures
 
-Written by \`pnpm chaos\` (\`packages/api/chaos/run-chaos.ts\`); do not edit by hand. The method and
-the invariants are described in [the README](../README.md#restarts-and-crashes) and in
+Written by \`pnpm chaos\` (\`packages/api/chaos/run-chaos.ts\`) and \`pnpm soak\`; each section between
+\`reliability:NAME\` markers belongs to the script that writes it. The method and the invariants are
+described in [the README](../README.md#restarts-and-crashes) and in
 \`docs/decisions/0020-human-input-and-crash-recovery.md\`.
 
 Run of ${started.toISOString()} on ${cpus().length} CPUs (load average when written:
@@ -120,7 +150,7 @@ ${loadavg()
 ## Crash test: the real server, killed with SIGKILL
 
 ${crashSection(crash)}
-${modelSection()}`;
+${modelSection()}${keptSections()}`;
   writeFileSync(docFile, report);
   return ok;
 }
@@ -128,7 +158,8 @@ ${modelSection()}`;
 /** The model section: this run's figures, or the previous document's when only the crash part ran. */
 function modelSection(): string {
   const kept = previous.indexOf('## Model-based test');
-  if (part === 'crash' && kept >= 0) return previous.slice(kept);
+  const end = previous.indexOf('<!-- reliability:');
+  if (part === 'crash' && kept >= 0) return `${previous.slice(kept, end < 0 ? undefined : end).trimEnd()}\n`;
   return `## Model-based test: scheduler and state machine
 
 | Figure | Value |

@@ -89,4 +89,24 @@ describe('parseServeOptions', () => {
     expect(() => parseServeOptions([], { AGENT_TEAMS_LEASE_TTL_MS: '8000' })).toThrow(/half the lease TTL/);
     expect(parseServeOptions(['--lease-ttl', '10000', '--heartbeat', '4999'], {}).heartbeatMs).toBe(4_999);
   });
+
+  it('reads the body limit from --max-body-bytes or AGENT_TEAMS_MAX_BODY_BYTES (1024..67108864), flag first', () => {
+    expect(parseServeOptions([], {}).maxBodyBytes).toBeUndefined();
+    expect(parseServeOptions([], { AGENT_TEAMS_MAX_BODY_BYTES: '2048' }).maxBodyBytes).toBe(2048);
+    expect(parseServeOptions(['--max-body-bytes', '1024'], { AGENT_TEAMS_MAX_BODY_BYTES: '2048' }).maxBodyBytes).toBe(
+      1024,
+    );
+    expect(parseServeOptions(['--max-body-bytes', '67108864'], {}).maxBodyBytes).toBe(67_108_864);
+    expect(() => parseServeOptions(['--max-body-bytes', '1023'], {})).toThrow(/--max-body-bytes/);
+    expect(() => parseServeOptions(['--max-body-bytes', '67108865'], {})).toThrow(UsageError);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_MAX_BODY_BYTES: '1MB' })).toThrow(/AGENT_TEAMS_MAX_BODY_BYTES/);
+  });
+
+  it('reads the rate limit from AGENT_TEAMS_RATE_LIMIT_PER_SECOND and AGENT_TEAMS_RATE_LIMIT_BURST', () => {
+    const env = { AGENT_TEAMS_RATE_LIMIT_PER_SECOND: '0.5', AGENT_TEAMS_RATE_LIMIT_BURST: '10' };
+    expect(parseServeOptions([], env)).toMatchObject({ rateLimitPerSecond: 0.5, rateLimitBurst: 10 });
+    expect(() => parseServeOptions([], { AGENT_TEAMS_RATE_LIMIT_PER_SECOND: '0' })).toThrow(/PER_SECOND/);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_RATE_LIMIT_BURST: '1.5' })).toThrow(/BURST/);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_RATE_LIMIT_BURST: '0' })).toThrow(/BURST/);
+  });
 });

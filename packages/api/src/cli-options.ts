@@ -24,6 +24,12 @@ export interface ServeOptions {
    * A2A agent cards and in the MCP URL sent to remote agents; null: the listening address.
    */
   readonly publicUrl: string | null;
+  /** Largest request body in bytes, when given by flag or environment (else the config file's, else 1 MiB). */
+  readonly maxBodyBytes: number | undefined;
+  /** The rate limit's refill per second, when given by the environment (else the config file's). */
+  readonly rateLimitPerSecond: number | undefined;
+  /** The rate limit's burst, when given by the environment (else the config file's). */
+  readonly rateLimitBurst: number | undefined;
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -41,6 +47,11 @@ export const SERVE_LIMITS = {
   eventPollMs: { min: 10, max: 250 },
   leaseTtlMs: { min: 1_000, max: 600_000 },
   heartbeatMs: { min: 100, max: 299_999 },
+  /** Request body limit: 1 KiB to 64 MiB. */
+  maxBodyBytes: { min: 1024, max: 64 * 1024 * 1024 },
+  /** Rate limit refill per second (fractions allowed) and burst. */
+  rateLimitPerSecond: { min: 0.01, max: 100_000 },
+  rateLimitBurst: { min: 1, max: 1_000_000 },
 } as const;
 
 /** A command line that cannot be run; printed with the usage and exit code 2. */
@@ -78,8 +89,14 @@ Options of serve (each has an environment twin; flags win):
   --public-url <url> the origin clients reach this server at (A2A agent cards, the MCP URL given to
                      remote agents), e.g. https://teams.example
                                                                 AGENT_TEAMS_PUBLIC_URL (default: the listening address)
+  --max-body-bytes <n>  largest request body; larger ones get 413 before parsing (1024..67108864)
+                                                                AGENT_TEAMS_MAX_BODY_BYTES (default: the config
+                                                                                       file's http.maxBodyBytes, else 1048576)
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
+  AGENT_TEAMS_RATE_LIMIT_PER_SECOND, AGENT_TEAMS_RATE_LIMIT_BURST
+                          each owner's operations per second and burst (default: the config file's
+                          rateLimit, else 50 and 200); answers and cancels are never limited
 `;
 
 function parsePort(value: string, source: string): number {
@@ -100,6 +117,31 @@ function parseMs(value: string, source: string, range: { readonly min: number; r
   return ms;
 }
 
+/** A number within `range` (whole unless `fractional`), from a flag or its environment twin. */
+function parseNumber(
+  value: string,
+  source: string,
+  range: { readonly min: number; readonly max: number },
+  fractional = false,
+): number {
+  const n = (fractional ? /^\d+(\.\d+)?$/ : /^\d+$/).test(value) ? Number(value) : Number.NaN;
+  if (!(n >= range.min && n <= range.max)) {
+    const kind = fractional ? 'a number' : 'a whole number';
+    throw new UsageError(`${source} must be ${kind} from ${range.min} to ${range.max}, got "${value}"`);
+  }
+  return n;
+}
+
+/** An optional number option, checked against its {@link SERVE_LIMITS} range. */
+function optionalNumber(
+  text: string | undefined,
+  source: string,
+  limit: 'maxBodyBytes' | 'rateLimitPerSecond' | 'rateLimitBurst',
+  fractional = false,
+): number | undefined {
+  return text === undefined ? undefined : parseNumber(text.trim(), source, SERVE_LIMITS[limit], fractional);
+}
+
 /** Parses `serve` flags and merges the environment twins and defaults. */
 export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
   let values: Record<string, string | undefined>;
@@ -116,6 +158,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         'lease-ttl': { type: 'string' },
         heartbeat: { type: 'string' },
         'public-url': { type: 'string' },
+        'max-body-bytes': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -153,6 +196,20 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
     leaseTtlMs,
     heartbeatMs,
     publicUrl: parsePublicUrl(values['public-url'], env.AGENT_TEAMS_PUBLIC_URL),
+    maxBodyBytes:
+      optionalNumber(nonBlank(values['max-body-bytes']), '--max-body-bytes', 'maxBodyBytes') ??
+      optionalNumber(nonBlank(env.AGENT_TEAMS_MAX_BODY_BYTES), 'AGENT_TEAMS_MAX_BODY_BYTES', 'maxBodyBytes'),
+    rateLimitPerSecond: optionalNumber(
+      nonBlank(env.AGENT_TEAMS_RATE_LIMIT_PER_SECOND),
+      'AGENT_TEAMS_RATE_LIMIT_PER_SECOND',
+      'rateLimitPerSecond',
+      true,
+    ),
+    rateLimitBurst: optionalNumber(
+      nonBlank(env.AGENT_TEAMS_RATE_LIMIT_BURST),
+      'AGENT_TEAMS_RATE_LIMIT_BURST',
+      'rateLimitBurst',
+    ),
   };
 }
 

@@ -2,8 +2,9 @@
 import { createConsoleLogger } from './adapters/console-logger.js';
 import { parseServeOptions, USAGE, UsageError } from './cli-options.js';
 import { ConfigError } from './config/agent-teams-config.js';
-import { startAgentTeams } from './main.js';
+import { type RunningServer, startAgentTeams } from './main.js';
 import { packageVersion as version } from './package-version.js';
+import { installSafetyNet } from './process-safety-net.js';
 import { DatabaseInUseError } from './storage/open-database.js';
 
 /** How long shutdown may take before the process exits anyway (the contract allows 10 s). */
@@ -12,14 +13,23 @@ const SHUTDOWN_LIMIT_MS = 9_000;
 async function serve(argv: readonly string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env);
   const logger = createConsoleLogger();
-  const running = await startAgentTeams(options, process.env, logger);
-  const lines = [`agent-teams ${version()} listening on ${running.url}`];
+  let running: RunningServer | null = null;
+  installSafetyNet({
+    process,
+    logger,
+    drain: async () => running?.close(),
+    exit: (code) => process.exit(code),
+    limitMs: SHUTDOWN_LIMIT_MS,
+  });
+  const server = await startAgentTeams(options, process.env, logger);
+  running = server;
+  const lines = [`agent-teams ${version()} listening on ${server.url}`];
   lines.push(
-    `  GraphQL and GraphiQL: ${running.url}/graphql   demo page: ${running.url}/   health: ${running.url}/health`,
+    `  GraphQL and GraphiQL: ${server.url}/graphql   demo page: ${server.url}/   health: ${server.url}/health`,
   );
   lines.push(`  database: ${options.database}`);
-  if (running.devToken !== null) {
-    lines.push(`  development token: ${running.devToken}   (send "Authorization: Bearer ${running.devToken}")`);
+  if (server.devToken !== null) {
+    lines.push(`  development token: ${server.devToken}   (send "Authorization: Bearer ${server.devToken}")`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   const shutdown = (signal: string) => {
@@ -29,7 +39,7 @@ async function serve(argv: readonly string[]): Promise<void> {
       process.exit(1);
     }, SHUTDOWN_LIMIT_MS);
     timer.unref();
-    running.close().then(
+    server.close().then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error('shutdown failed', { error });

@@ -1,13 +1,22 @@
 // The one barrel of @agent-teams/api: explicit named exports only.
 
+export type {
+  App,
+  AppOptions,
+  AppRuntime,
+  ClusterSettings,
+  HttpSettings,
+  LeaseSettings,
+  RuntimeParts,
+} from './app/app-options.js';
+export { createApp } from './app/create-app.js';
+export { defaultRuntimes } from './app/default-runtimes.js';
+export type { EventHub } from './events/event-hub.js';
+export type { JobProgressNotice, ProgressHub, ProgressSource } from './events/progress-hub.js';
 export type { ApiContext } from './schema/index.js';
 export { buildSchema } from './schema/index.js';
-export type { AgentTeamsServer, ServerDeps } from './server/create-server.js';
-export { createServer } from './server/create-server.js';
-export type { EventHub } from './server/event-hub.js';
-export { createEventHub } from './server/event-hub.js';
+export type { AgentTeamsServer } from './server/create-server.js';
 export { UNEXPECTED_ERROR_MESSAGE } from './server/mask-error.js';
-export type { JobProgressNotice, ProgressSource } from './server/progress-source.js';
 export { DatabaseInUseError } from './storage/database-in-use-error.js';
 export type {
   ConversationMessagesTable,

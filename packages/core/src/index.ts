@@ -3,6 +3,8 @@
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
 export { EMPTY_ROUND } from './admission/admission-types.js';
 export { planAdmissions } from './admission/plan-admissions.js';
+export type { MemberAgent } from './agents/member-agent.js';
+export { memberAgent } from './agents/member-agent.js';
 export type { BudgetedAnswer, BudgetRequest } from './budget/fit-to-budget.js';
 export { fitToBudget, jsonBytes } from './budget/fit-to-budget.js';
 export type { RecordContextJson, TeamContextJson } from './context/team-context.js';
@@ -15,7 +17,7 @@ export {
 } from './context/team-context.js';
 export { ErrorCode } from './errors/codes.js';
 export type { ErrorDetails, Result } from './errors/domain-error.js';
-export { DomainError, err, isDomainError, ok } from './errors/domain-error.js';
+export { DomainError, err, isDomainError, notFound, ok } from './errors/domain-error.js';
 export { boundAnswer } from './jobs/bound-answer.js';
 export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
@@ -23,6 +25,9 @@ export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/j
 export { JOB_COMMAND_TYPES } from './jobs/job-commands.js';
 export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js';
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
+export { checkFence, staleLease } from './jobs/lease-fence.js';
+export type { NewJob } from './jobs/new-jobs.js';
+export { queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
 export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
@@ -74,35 +79,56 @@ export { decodeCursor, encodeCursor, hashFilter, pageSize } from './pagination/c
 export type { AgentCatalog } from './ports/agent-catalog.js';
 export type {
   AgentRuntime,
+  EndedRunState,
   MemberToolPort,
+  ResumeRunArgs,
   RunContext,
   RunProgress,
   RunState,
   RuntimeFailureKind,
   RuntimeNotice,
+  StartRunArgs,
 } from './ports/agent-runtime.js';
 export { RuntimeError } from './ports/agent-runtime.js';
 export type { Clock, Timestamp } from './ports/clock.js';
 export { nowTimestamp, toTimestamp } from './ports/clock.js';
 export type { EventSink, TeamEvent } from './ports/event-sink.js';
-export { TeamEventKind } from './ports/event-sink.js';
+export { TeamEventKind, teamChangedEvent } from './ports/event-sink.js';
 export type {
+  Admission,
+  AdmitArgs,
   AdmittedJob,
+  ClaimArgs,
+  ConversationLog,
   ConversationMessage,
   EnqueueDecision,
+  EnqueueRequestsArgs,
   EnqueueSnapshot,
+  EventLog,
   FreezeContext,
   JobFilter,
   JobLease,
+  JobReads,
+  JobWrites,
   LeasedJob,
+  Leases,
+  NewConversationMessage,
   NewestFirstPage,
   NewestFirstPageRequest,
   NewRequest,
   NewTeam,
+  RecordReads,
+  RenewLeaseArgs,
+  RespondToJobArgs,
   SeqPage,
   SeqPageRequest,
+  StoreRole,
   TeamReadFilter,
+  TeamReads,
   TeamStore,
+  TeamWrites,
+  UpdateJobOptions,
+  UsageLedger,
 } from './ports/team-store.js';
 export type {
   ActivityResult,
@@ -132,11 +158,20 @@ export {
   answerMessage,
   checkResponse,
   invalidResponse,
+  isAnswerReplay,
+  isSafeToInspect,
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
 export type { TruncatedText } from './text/text-measure.js';
-export { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text/text-measure.js';
+export {
+  codePointLength,
+  findUnstorableText,
+  hasLoneSurrogate,
+  isStorableText,
+  truncateUtf8,
+  utf8ByteLength,
+} from './text/text-measure.js';
 export { checkText, validateClientRequestId, validateText } from './text/validate-text.js';
 export type {
   MemberToolName,

@@ -7,13 +7,19 @@ import {
   createCore,
   DomainError,
   type ErrorCode,
-  type JobEffect,
   type OwnerId,
   type RuntimeRegistry,
   type Team,
 } from '@agent-teams/core';
 import { expect } from 'vitest';
-import { FakeClock, MemoryLogger, MemoryTeamStore, SequentialIds, StaticCatalog } from '../src/index.js';
+import {
+  createMemoryTeamStore,
+  FakeClock,
+  MemoryLogger,
+  type MemoryTeamStore,
+  SequentialIds,
+  StaticCatalog,
+} from '../src/index.js';
 
 /** A runtime that only records `ensureConversation` calls and can be told to fail them. */
 export class EnsureOnlyRuntime implements AgentRuntime {
@@ -53,19 +59,16 @@ export interface Harness {
   readonly catalog: StaticCatalog;
   readonly runtime: EnsureOnlyRuntime;
   readonly logger: MemoryLogger;
-  /** Effects the core handed to `onEffects`, in order. */
-  readonly effects: JobEffect[];
 }
 
 /** A core over the in-memory store, a fake clock, sequential ids and (by default) the demo catalog. */
 export function harness(options: { catalog?: StaticCatalog } = {}): Harness {
   const ids = new SequentialIds();
-  const store = new MemoryTeamStore({ ids });
+  const store = createMemoryTeamStore({ ids });
   const clock = new FakeClock();
   const catalog = options.catalog ?? new StaticCatalog();
   const runtime = new EnsureOnlyRuntime();
   const logger = new MemoryLogger();
-  const effects: JobEffect[] = [];
   const runtimes: RuntimeRegistry = { get: (name) => (name === runtime.name ? runtime : null) };
   const core = createCore({
     store,
@@ -74,9 +77,8 @@ export function harness(options: { catalog?: StaticCatalog } = {}): Harness {
     clock,
     ids,
     logger,
-    onEffects: (list) => effects.push(...list),
   });
-  return { core, store, clock, ids, catalog, runtime, logger, effects };
+  return { core, store, clock, ids, catalog, runtime, logger };
 }
 
 export const alice: OwnerId = asOwnerId('alice');
@@ -104,6 +106,13 @@ export async function readyTeam(h: Harness, owner: OwnerId = alice, overrides: P
 }
 
 /** Runs `action` and returns the DomainError it rejects with, failing the test otherwise. */
+/** Sends one request as alice to `memberId` (default key `r1`); returns the job. */
+export async function sendOne(h: Harness, teamId: string, memberId: string, text: string, clientRequestId = 'r1') {
+  const [job] = await h.core.requests.send(alice, { teamId, memberIds: [memberId], text, clientRequestId });
+  if (!job) throw new Error('no job');
+  return job;
+}
+
 export async function domainError(action: () => Promise<unknown>): Promise<DomainError> {
   try {
     await action();

@@ -11,7 +11,7 @@ import {
   transition,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { alice, expectCode, type Harness, harness, limitSamples, readyTeam } from './core-harness.js';
+import { alice, expectCode, type Harness, harness, limitSamples, readyTeam, sendOne } from './core-harness.js';
 
 async function teamWithMembers(h: Harness) {
   const { team, members } = await readyTeam(h);
@@ -167,13 +167,8 @@ describe('jobs.cancel', () => {
   it('cancels a QUEUED request at once and records it in the shared record', async () => {
     const h = harness();
     const { team, scout } = await teamWithMembers(h);
-    const [job] = await h.core.requests.send(alice, {
-      teamId: team.id,
-      memberIds: [scout.id],
-      text: 'Go',
-      clientRequestId: 'r1',
-    });
-    const outcome = await h.core.jobs.cancel(alice, job?.id ?? '');
+    const job = await sendOne(h, team.id, scout.id, 'Go');
+    const outcome = await h.core.jobs.cancel(alice, job.id);
     expect(outcome.alreadyFinished).toBe(false);
     expect(outcome.job.phase).toBe(JobPhase.CANCELLED);
     expect(outcome.job.finishedAt).toBe('2026-01-01T00:00:00.000Z');
@@ -187,20 +182,15 @@ describe('jobs.cancel', () => {
   it('answers a finished job unchanged with alreadyFinished', async () => {
     const h = harness();
     const { team, scout } = await teamWithMembers(h);
-    const [job] = await h.core.requests.send(alice, {
-      teamId: team.id,
-      memberIds: [scout.id],
-      text: 'Go',
-      clientRequestId: 'r1',
-    });
-    const first = await h.core.jobs.cancel(alice, job?.id ?? '');
+    const job = await sendOne(h, team.id, scout.id, 'Go');
+    const first = await h.core.jobs.cancel(alice, job.id);
     const revision = (await h.core.teams.get(alice, team.id))?.revision;
-    const second = await h.core.jobs.cancel(alice, job?.id ?? '');
+    const second = await h.core.jobs.cancel(alice, job.id);
     expect(second).toEqual({ job: first.job, alreadyFinished: true });
     expect((await h.core.teams.get(alice, team.id))?.revision).toBe(revision);
   });
 
-  it('moves an admitted job to CANCELLING and hands CANCEL_RUN to onEffects', async () => {
+  it('moves an admitted job to CANCELLING, which is what tells the scheduler to stop its run', async () => {
     const h = harness();
     const { team, scout } = await teamWithMembers(h);
     await h.core.requests.send(alice, { teamId: team.id, memberIds: [scout.id], text: 'Go', clientRequestId: 'r1' });
@@ -208,7 +198,8 @@ describe('jobs.cancel', () => {
     expect(admitted?.phase).toBe(JobPhase.ADMITTING);
     const outcome = await h.core.jobs.cancel(alice, admitted?.id ?? '');
     expect(outcome).toMatchObject({ alreadyFinished: false, job: { phase: JobPhase.CANCELLING } });
-    expect(h.effects.filter((e) => e.type === 'CANCEL_RUN')).toHaveLength(1);
+    const [stored] = await h.store.findJobs(admitted ? [admitted.id] : []);
+    expect(stored?.phase).toBe(JobPhase.CANCELLING);
   });
 
   it('refuses an unknown job with NOT_FOUND', async () => {

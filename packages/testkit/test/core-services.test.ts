@@ -1,6 +1,6 @@
 import { asOwnerId, ErrorCode, Limits, TeamStatus } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { alice, bob, expectCode, harness, limitSamples, readyTeam, teamInput } from './core-harness.js';
+import { alice, bob, expectCode, harness, limitSamples, readyTeam, sendOne, teamInput } from './core-harness.js';
 
 describe('teams.create', () => {
   it('creates a READY team whose members keep roster order and get their conversations ensured', async () => {
@@ -200,15 +200,10 @@ describe('teams.list, get, delete and reconnect', () => {
   it('deletes a team without pending work and refuses one with PENDING_WORK', async () => {
     const h = harness();
     const { team, members } = await readyTeam(h);
-    const [job] = await h.core.requests.send(alice, {
-      teamId: team.id,
-      memberIds: [members[0]?.id ?? ''],
-      text: 'Find sources',
-      clientRequestId: 'r1',
-    });
+    const job = await sendOne(h, team.id, members[0]?.id ?? '', 'Find sources');
     await expectCode(() => h.core.teams.delete(alice, team.id), ErrorCode.PENDING_WORK);
     expect(await h.core.teams.get(alice, team.id)).not.toBeNull();
-    await h.core.jobs.cancel(alice, job?.id ?? '');
+    await h.core.jobs.cancel(alice, job.id);
     expect(await h.core.teams.delete(alice, team.id)).toBe(team.id);
     expect(await h.core.teams.get(alice, team.id)).toBeNull();
     await expectCode(() => h.core.teams.delete(alice, team.id), ErrorCode.NOT_FOUND);
@@ -232,13 +227,8 @@ describe('owner isolation', () => {
   it('shows bob nothing of alice’s teams, jobs or mention targets', async () => {
     const h = harness();
     const { team, members } = await readyTeam(h);
-    const [job] = await h.core.requests.send(alice, {
-      teamId: team.id,
-      memberIds: [members[0]?.id ?? ''],
-      text: 'Find sources',
-      clientRequestId: 'r1',
-    });
-    const jobId = job?.id ?? '';
+    const job = await sendOne(h, team.id, members[0]?.id ?? '', 'Find sources');
+    const jobId = job.id;
     expect(await h.core.teams.get(bob, team.id)).toBeNull();
     expect((await h.core.teams.list(bob, {})).edges).toEqual([]);
     expect(await h.core.jobs.get(bob, jobId)).toBeNull();

@@ -1,6 +1,6 @@
-import { describeTeamStoreContract, MemoryTeamStore } from '../src/index.js';
+import { createMemoryTeamStore, describeTeamStoreContract } from '../src/index.js';
 
 describeTeamStoreContract('in-memory', async ({ events, ids }) => {
-  const store = new MemoryTeamStore({ events, ids });
+  const store = createMemoryTeamStore({ events, ids });
   return { store, close: () => store.close() };
 });

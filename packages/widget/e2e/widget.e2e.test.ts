@@ -426,4 +426,26 @@ describe('the widget in Chromium', () => {
     expect(pageErrors).toEqual([]);
     await classic.close();
   });
+
+  it('serves a demo page that never carries the token, asks for one and says (on loopback) where it was printed', async () => {
+    for (const path of ['/', '/graphql']) {
+      const html = await (await fetch(`${server.url}${path}`, { headers: { accept: 'text/html' } })).text();
+      expect(html).not.toContain(TOKEN);
+      expect(html).toContain('printed in the terminal');
+    }
+    const demo = await context.newPage();
+    demo.on('pageerror', (error) => pageErrors.push(error.message));
+    // The token from the URL fragment (never sent to the server), removed from the address bar at once.
+    await demo.goto(`${originOf(server)}/#token=${TOKEN}`);
+    expect(demo.url()).not.toContain(TOKEN);
+    await demo.getByText('Your teams').first().waitFor();
+    // Kept in memory only: after a reload the page asks for it.
+    await demo.reload();
+    expect(await demo.locator('agent-teams-widget').count()).toBe(0);
+    await demo.getByLabel('Token').fill(TOKEN);
+    await demo.getByRole('button', { name: 'Use' }).click();
+    await demo.getByText('Your teams').first().waitFor();
+    expect(pageErrors).toEqual([]);
+    await demo.close();
+  });
 });

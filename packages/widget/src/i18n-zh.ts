@@ -7,6 +7,7 @@ export const zh: Strings = {
     error: (code) => `请求失败（${code}）。`,
     tooLong: (label, chars, bytes) => `${label}最多 ${chars} 个字符、${bytes} 个 UTF-8 字节。`,
     blank: (label) => `${label}不能为空。`,
+    unstorable: (label) => `${label}包含无法保存的字符（U+0000 或损坏的表情符号）。`,
     you: '你',
     status: {
       QUEUED: '排队中',

@@ -10,6 +10,7 @@ const en = {
     tooLong: (label: string, chars: number, bytes: number) =>
       `${label} must be at most ${chars} characters and ${bytes} UTF-8 bytes.`,
     blank: (label: string) => `${label} must not be blank.`,
+    unstorable: (label: string) => `${label} holds a character that cannot be saved (U+0000 or a broken emoji).`,
     you: 'You',
     /** Job statuses. */
     status: {

@@ -22,6 +22,18 @@ describe('text limits', () => {
     expect(checkText(' \n\t', LIMITS.task)).toBe('blank');
   });
 
+  it('counts surrounding spaces, as the server does: n−1 characters and a space fit, n and a space do not', () => {
+    expect(checkText(`${'a'.repeat(3999)} `, LIMITS.task)).toBeNull();
+    expect(checkText(` ${'a'.repeat(4000)}`, LIMITS.task)).toBe('tooLong');
+  });
+
+  it('rejects U+0000 and lone surrogates before sending, at any length', () => {
+    for (const text of ['\u0000', `${'a'.repeat(3999)}\u0000`, 'ok\ud800', '\udc00'.repeat(4001)]) {
+      expect(checkText(text, LIMITS.task)).toBe('unstorable');
+    }
+    expect(checkText('😀 研 ok', LIMITS.task)).toBeNull();
+  });
+
   it('truncates code point by code point within both limits and trims the end', () => {
     expect(truncateText(`${'a'.repeat(79)} b`, LIMITS.memberName)).toBe('a'.repeat(79));
     expect(truncateText('研'.repeat(60), LIMITS.memberName)).toBe('研'.repeat(53));

@@ -39,12 +39,26 @@ export function codePoints(value: string): number {
 }
 
 /** Why a text cannot be sent, or null when it can. */
-export type TextProblem = 'blank' | 'tooLong' | null;
+export type TextProblem = 'blank' | 'tooLong' | 'unstorable' | null;
 
-/** Checks a text the way the server does: non-blank after trimming, raw value within both limits. */
+/** True when the text holds U+0000 or an unpaired surrogate, which the server refuses (no store keeps them). */
+export function hasUnstorable(value: string): boolean {
+  if (value.includes('\u0000')) return true;
+  for (const ch of value) {
+    const cp = ch.codePointAt(0) ?? 0;
+    if (cp >= 0xd800 && cp <= 0xdfff) return true;
+  }
+  return false;
+}
+
+/**
+ * Checks a text the way the server does: storable, raw value (surrounding spaces included)
+ * within both limits, non-blank after trimming.
+ */
 export function checkText(value: string, limit: TextLimit): TextProblem {
-  if (value.trim() === '') return 'blank';
+  if (hasUnstorable(value)) return 'unstorable';
   if (codePoints(value) > limit.chars || utf8Bytes(value) > limit.bytes) return 'tooLong';
+  if (value.trim() === '') return 'blank';
   return null;
 }
 

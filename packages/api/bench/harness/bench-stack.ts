@@ -3,27 +3,21 @@ import {
   asAgentId,
   asOwnerId,
   type Core,
-  createCore,
   type Job,
   type JobId,
   Limits,
   type Logger,
   type Member,
   type OwnerId,
-  type RuntimeRegistry,
   type Team,
   type TeamEvent,
+  type TeamStore,
 } from '@agent-teams/core';
 import { createConfigCatalog } from '../../src/adapters/config-catalog.js';
-import { createRandomIds } from '../../src/adapters/random-ids.js';
-import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
-import { createSystemClock } from '../../src/adapters/system-clock.js';
-import { createUnavailableTools } from '../../src/adapters/unavailable-tools.js';
+import type { HttpSettings } from '../../src/app/app-options.js';
+import { type App, createApp } from '../../src/app/create-app.js';
 import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
-import { createWakeSink } from '../../src/scheduler/wake-sink.js';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
+import type { Scheduler } from '../../src/scheduler/create-scheduler.js';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
 import { watchStarts } from './start-watch.js';
 
@@ -42,19 +36,23 @@ export const BENCH_AGENTS: readonly AgentDefinition[] = ['researcher', 'reviewer
 export interface BenchStackOptions {
   /** Called when the runtime's `start` is entered, with the job and `performance.now()`. */
   readonly onStart?: (jobId: JobId, atMs: number) => void;
-  /** Called after every commit that published events. */
+  /** Called after every commit that published events, before anyone else hears of it. */
   readonly onEvents?: (events: readonly TeamEvent[]) => void;
+  /** Owner tokens and the HTTP settings, for a benchmark that serves GraphQL. */
+  readonly tokens?: ReadonlyMap<string, string>;
+  readonly http?: HttpSettings;
 }
 
-/** The production wiring of `main.ts` without the HTTP server, over an opened database. */
+/** The application as `createApp` builds it for `serve`, without listening, over an opened database. */
 export interface BenchStack {
+  readonly app: App;
   readonly database: OpenedDatabase;
-  readonly store: KyselyTeamStore;
+  readonly store: TeamStore;
   readonly runtime: ScriptedRuntime;
   readonly core: Core;
   readonly scheduler: Scheduler;
-  /** The runtime registry the core and scheduler use (the wrapped runtime when `onStart` is set). */
-  readonly runtimes: RuntimeRegistry;
+  /** The runtimes by name (the watched scripted runtime). */
+  readonly runtimes: App['runtimes'];
   /** Creates `count` READY teams of `size` members for `owner` (agents in rotation). */
   teams(owner: OwnerId, count: number, size: number): Promise<{ team: Team; members: Member[] }[]>;
   /** Number of unfinished jobs (partial index; cheap). */
@@ -63,7 +61,8 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-const silent: Logger = {
+/** Only errors, prefixed, so a broken benchmark says why. */
+export const BENCH_LOGGER: Logger = {
   info: () => {},
   warn: () => {},
   error: (message, fields) => console.error(`[agent-teams/bench] ${message}`, fields ?? ''),
@@ -72,48 +71,40 @@ const silent: Logger = {
 let teamCounter = 0;
 
 /**
- * Builds store, scripted runtime, core and scheduler exactly as `startAgentTeams` does (system
- * clock, random ids, config catalog, the store's events waking the scheduler), migrating the
- * database first. The scheduler is not started: call `scheduler.start()`.
+ * Builds the application exactly as `serve` does (`createApp`: system clock, random ids, config
+ * catalog, the store's events waking the scheduler), one server without the cross-server feed,
+ * with the scripted runtime told about every start. The scheduler is not started: call
+ * `scheduler.start()`.
  */
 export async function openBenchStack(database: OpenedDatabase, opts: BenchStackOptions = {}): Promise<BenchStack> {
-  await migrateToLatest(database.db, database.dialect);
-  const clock = createSystemClock();
-  const ids = createRandomIds();
-  const wakeSink = createWakeSink();
+  const onStart = opts.onStart;
   const onEvents = opts.onEvents;
-  const store = new KyselyTeamStore(database.db, database.dialect, {
-    ids,
-    events: {
-      published(events) {
-        wakeSink.published(events);
-        onEvents?.(events);
-      },
+  let runtime: ScriptedRuntime | null = null;
+  const app = await createApp({
+    database,
+    catalog: createConfigCatalog(BENCH_AGENTS),
+    logger: BENCH_LOGGER,
+    cluster: false,
+    ...(onEvents ? { events: { published: onEvents } } : {}),
+    ...(opts.tokens ? { tokens: opts.tokens } : {}),
+    // One owner drives everything as fast as it can: the benchmarks measure the engine, not the limiter.
+    http: { rateLimit: null, ...opts.http },
+    runtimes: ({ store, clock, logger }) => {
+      const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
+      runtime = scripted;
+      return [watchStarts(scripted, onStart && ((jobId) => onStart(jobId, performance.now())))];
     },
   });
-  const runtime = new ScriptedRuntime({ db: database.db, store, clock, logger: silent });
-  const onStart = opts.onStart;
-  const seen = watchStarts(runtime, onStart && ((jobId) => onStart(jobId, performance.now())));
-  const runtimes = createRuntimeRegistry([seen]);
-  const catalog = createConfigCatalog(BENCH_AGENTS);
-  const core = createCore({ store, catalog, runtimes, clock, ids, logger: silent });
-  const scheduler = createScheduler({
-    store,
-    runtimes,
-    catalog,
-    clock,
-    ids,
-    logger: silent,
-    tools: () => createUnavailableTools(),
-    wakeSink,
-  });
+  const { core, store, scheduler } = app;
+  if (runtime === null || scheduler === null) throw new Error('incomplete bench stack');
   return {
+    app,
     database,
     store,
     runtime,
     core,
     scheduler,
-    runtimes,
+    runtimes: app.runtimes,
     async teams(owner, count, size) {
       const made: { team: Team; members: Member[] }[] = [];
       for (let i = 0; i < count; i += 1) {
@@ -139,11 +130,7 @@ export async function openBenchStack(database: OpenedDatabase, opts: BenchStackO
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
-    async close() {
-      await scheduler.stop();
-      runtime.dispose();
-      await database.close();
-    },
+    close: () => app.close(),
   };
 }
 

@@ -93,6 +93,7 @@ export function openCountingDatabase(file: string): CountingDatabase {
   return {
     db,
     dialect: 'sqlite',
+    target: file,
     close: () => db.destroy(),
     counts: () => ({ commits: new Map(commits), selects, writes, rollbacks }),
     reset() {

@@ -1,10 +1,12 @@
-import type { AgentRuntime, JobId } from '@agent-teams/core';
+import type { JobId } from '@agent-teams/core';
+import type { AppRuntime } from '../../src/app/create-app.js';
+import type { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
 
 /**
  * The runtime as the scheduler should see it in a benchmark: unchanged, or told the moment each
  * `start` is entered (the end of a dispatch-latency sample).
  */
-export function watchStarts(runtime: AgentRuntime, onStart: ((jobId: JobId) => void) | undefined): AgentRuntime {
+export function watchStarts(runtime: ScriptedRuntime, onStart: ((jobId: JobId) => void) | undefined): AppRuntime {
   if (onStart === undefined) return runtime;
   return {
     name: runtime.name,
@@ -17,5 +19,6 @@ export function watchStarts(runtime: AgentRuntime, onStart: ((jobId: JobId) => v
     poll: (args) => runtime.poll(args),
     cancel: (args) => runtime.cancel(args),
     subscribe: (listener) => runtime.subscribe(listener),
+    dispose: () => runtime.dispose(),
   };
 }

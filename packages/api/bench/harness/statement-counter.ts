@@ -37,6 +37,7 @@ export function countStatements(database: OpenedDatabase): CountedDatabase {
   return {
     db: database.db.withPlugin(plugin),
     dialect: database.dialect,
+    target: database.target,
     close: () => database.close(),
     statements: () => count,
   };

@@ -63,3 +63,8 @@ export async function waitUntil<T>(
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
+
+/** The cells of a latency row: samples, p50, p90, p99, max and mean. */
+export function latencyCells(s: Summary): string[] {
+  return [String(s.count), ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max), ms(s.mean)];
+}

@@ -1,11 +1,9 @@
 import { type Clock, type EventSink, type Logger, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { CoalescedTask } from '../async/coalesced-task.js';
 import type { Database, TeamEventsTable } from '../storage/database-types.js';
 import { toEvent } from '../storage/row-mappers.js';
 import { ChangeCursor } from './change-cursor.js';
-import { CHANGES_CHANNEL, RELEASED } from './change-notifier.js';
-import { CoalescedTask } from './coalesced-task.js';
-import { type Backoff, DedicatedPgClient } from './dedicated-pg-client.js';
 import { OwnEvents } from './own-events.js';
 
 /** Rows read per round trip; a full page is followed by another at once. */
@@ -17,19 +15,12 @@ type ChangeRow = Selectable<TeamEventsTable> & { readonly owner: string };
 /** What a {@link ChangeFollower} reads from and hands events to. */
 export interface ChangeFollowerOptions {
   readonly db: Kysely<Database>;
-  readonly connectionString: string;
-  readonly serverId: string;
   readonly logger: Logger;
   readonly clock: Pick<Clock, 'nowMs'>;
   /** Receives the events other servers committed, in change id order. */
   readonly target: EventSink;
   readonly pollMs: number;
   readonly gapTimeoutMs: number;
-  /** LISTEN for wake-ups (false: polling alone). */
-  readonly listen: boolean;
-  /** Called when another server announces it released its leases. */
-  readonly onWake?: () => void;
-  readonly backoff?: Backoff;
 }
 
 /** Counters of a follower (benchmarks, tests). */
@@ -39,8 +30,6 @@ export interface ChangeFollowerStats {
   readonly delivered: number;
   /** Events read back that this server had published itself. */
   readonly skippedOwn: number;
-  /** Wake-ups received from other servers. */
-  readonly wakes: number;
   readonly pendingGaps: number;
   readonly abandonedGaps: number;
   /** Every change id up to this one was delivered or given up. */
@@ -51,10 +40,11 @@ export interface ChangeFollowerStats {
  * Follows the database-wide change feed (`team_events.change_id`) and hands the events other
  * servers committed to the local fan-out, as if they had been committed here.
  *
- * @remarks The table is the data; a notification (or `pollMs` passing) only triggers a read, so
- * a lost notification costs at most one poll interval. Reads go through the pool, so they go on
- * while the LISTEN connection reconnects. One read at a time; wake-ups during a read make one
- * more. Starts at the newest change id: subscribers replay history from the log themselves.
+ * @remarks The table is the data; a wake-up ({@link wake}, from the cluster listener) or
+ * `pollMs` passing only triggers a read, so a lost notification costs at most one poll interval.
+ * Reads go through the pool, so they go on while the LISTEN connection reconnects. One read at a
+ * time; wake-ups during a read make one more. Starts at the newest change id: subscribers replay
+ * history from the log themselves.
  *
  * Own events are skipped by `teamId#seq` ({@link noteLocal}). The local publish always comes
  * first: `runWrite` publishes in the same microtask chain as its COMMIT's reply, so no read
@@ -64,45 +54,16 @@ export class ChangeFollower {
   readonly #opts: ChangeFollowerOptions;
   readonly #own = new OwnEvents();
   readonly #task: CoalescedTask;
-  readonly #listener: DedicatedPgClient | null;
   #cursor: ChangeCursor | null = null;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
   #polls = 0;
   #delivered = 0;
   #skippedOwn = 0;
-  #wakes = 0;
 
   constructor(opts: ChangeFollowerOptions) {
     this.#opts = opts;
     this.#task = new CoalescedTask(() => this.#poll());
-    this.#listener = opts.listen
-      ? new DedicatedPgClient({
-          connectionString: opts.connectionString,
-          logger: opts.logger,
-          name: 'agent-teams-listen',
-          backoff: opts.backoff,
-          onConnect: async (client) => {
-            await client.query(`LISTEN ${CHANGES_CHANNEL}`);
-          },
-          // Notifications sent while the connection was down are lost: catch up now.
-          onReady: () => this.wake(),
-          onNotification: (message) => {
-            if (message.channel !== CHANGES_CHANNEL) return;
-            const [sender, what] = (message.payload ?? '').split(' ');
-            if (sender === opts.serverId) return;
-            this.#wakes += 1;
-            this.wake();
-            // Only a release matters to the scheduler; new events reach it through the target.
-            if (what !== RELEASED) return;
-            try {
-              opts.onWake?.();
-            } catch (error) {
-              opts.logger.error('change wake-up listener failed', { error });
-            }
-          },
-        })
-      : null;
   }
 
   /** A snapshot of the counters. */
@@ -111,21 +72,19 @@ export class ChangeFollower {
       polls: this.#polls,
       delivered: this.#delivered,
       skippedOwn: this.#skippedOwn,
-      wakes: this.#wakes,
       pendingGaps: this.#cursor?.gaps.length ?? 0,
       abandonedGaps: this.#cursor?.abandoned ?? 0,
       position: this.#cursor?.position ?? 0,
     };
   }
 
-  /** Places the cursor at the newest change, starts listening (best effort) and polling. */
+  /** Places the cursor at the newest change and starts polling. */
   async start(): Promise<void> {
     const row = await this.#opts.db
       .selectFrom('team_events')
       .select((eb) => eb.fn.max('change_id').as('newest'))
       .executeTakeFirst();
     this.#cursor = new ChangeCursor(Number(row?.newest ?? 0), { gapTimeoutMs: this.#opts.gapTimeoutMs });
-    await this.#listener?.start();
     this.#schedule();
   }
 
@@ -142,13 +101,12 @@ export class ChangeFollower {
     this.#task.request();
   }
 
-  /** Stops polling, waits for the read in flight and closes the LISTEN connection. */
+  /** Stops polling and waits for the read in flight. */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#task.stop();
-    await this.#listener?.stop();
   }
 
   #schedule(): void {

@@ -1,5 +1,5 @@
 import type { EventSink, Logger, TeamEvent } from '@agent-teams/core';
-import { CoalescedTask } from './coalesced-task.js';
+import { CoalescedTask } from '../async/coalesced-task.js';
 import { type Backoff, DedicatedPgClient } from './dedicated-pg-client.js';
 
 /** The payload suffix of a wake-up sent after releasing leases. */
@@ -96,6 +96,22 @@ export class ChangeNotifier implements EventSink {
   notifyReleased(): void {
     this.#released = true;
     this.#task.request();
+  }
+
+  /**
+   * Sends one NOTIFY on `channel` on this connection (run progress); false when there is no
+   * connection now. A failed query resets the connection and throws.
+   */
+  async notifyOn(channel: string, payload: string): Promise<boolean> {
+    const client = this.#client.ready;
+    if (client === null) return false;
+    try {
+      await client.query('SELECT pg_notify($1, $2)', [channel, payload]);
+      return true;
+    } catch (error) {
+      this.#client.reset(error);
+      throw error;
+    }
   }
 
   /** Sends what was already asked for, then closes the connection. */

@@ -1,5 +1,6 @@
 import type { AgentDefinition } from '@agent-teams/core';
 import type { JwtConfig } from '../auth/jwt-config.js';
+import type { RateLimitOptions } from '../server/rate-limiter.js';
 
 /** The validated configuration file (`--config`, JSON). */
 export interface AgentTeamsConfig {
@@ -9,6 +10,10 @@ export interface AgentTeamsConfig {
   readonly agents: readonly AgentDefinition[];
   /** `auth.jwt`: host-signed tokens, when the file sets it (its key is read by `loadConfig`). */
   readonly jwt?: JwtConfig;
+  /** `rateLimit`: each owner's token bucket, when the file sets it. */
+  readonly rateLimit?: RateLimitOptions;
+  /** `http.maxBodyBytes`: the largest request body, when the file sets it. */
+  readonly maxBodyBytes?: number;
 }
 
 /** A configuration file that cannot be used; the message names the file and the JSON path. */

@@ -52,8 +52,25 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ agents: [agent({ ...remote, model: 'gpt' })] }, 'c.json')).toThrow(/agents\[0\]\.model/);
   });
 
+  it('reads the rate limit and the body limit when the file sets them', () => {
+    const config = parseConfig(
+      { agents: [agent()], rateLimit: { perSecond: 2.5, burst: 20 }, http: { maxBodyBytes: 4096 } },
+      'c.json',
+    );
+    expect(config.rateLimit).toEqual({ perSecond: 2.5, burst: 20 });
+    expect(config.maxBodyBytes).toBe(4096);
+    expect(parseConfig({ agents: [agent()] }, 'c.json').rateLimit).toBeUndefined();
+  });
+
   it.each([
     [{ agents: [] }, /agents must be a non-empty array/],
+    [{ agents: [agent()], rateLimit: { perSecond: 1 } }, /rateLimit\.burst/],
+    [{ agents: [agent()], rateLimit: { perSecond: 0, burst: 1 } }, /rateLimit\.perSecond/],
+    [{ agents: [agent()], rateLimit: { perSecond: 1, burst: 2, extra: 1 } }, /rateLimit\.extra/],
+    [{ agents: [agent()], rateLimit: 'fast' }, /rateLimit must be an object/],
+    [{ agents: [agent()], http: { maxBodyBytes: 10 } }, /http\.maxBodyBytes/],
+    [{ agents: [agent()], http: { maxBodyBytes: 2048.5 } }, /http\.maxBodyBytes/],
+    [{ agents: [agent()], http: { gzip: true } }, /http\.gzip/],
     [{ agents: [agent(), agent()] }, /used twice/],
     [{ agents: [agent({ name: 'Bad Name' })] }, /agents\[0\]\.name/],
     [{ agents: [agent({ runtime: 'magic' })] }, /agents\[0\]\.runtime/],

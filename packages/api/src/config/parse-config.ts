@@ -1,6 +1,8 @@
 import { type AgentDefinition, asAgentId, Limits } from '@agent-teams/core';
+import { SERVE_LIMITS } from '../cli-options.js';
 import { A2A_SETTING_KEYS, A2aSettingsError, parseA2aSettings } from '../runtimes/a2a/a2a-settings.js';
 import { OPENAI_SETTING_KEYS, OpenAiSettingsError, parseOpenAiSettings } from '../runtimes/openai/openai-settings.js';
+import type { RateLimitOptions } from '../server/rate-limiter.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
 import { parseAuth } from './parse-auth.js';
 
@@ -71,6 +73,51 @@ function parseAgent(raw: unknown, index: number, source: string): AgentDefinitio
   };
 }
 
+/** Keys the file may hold at its top level. */
+const TOP_LEVEL_KEYS = new Set(['auth', 'agents', 'rateLimit', 'http']);
+
+/** A number within `range` at `path` (whole unless `fractional`). */
+function requireNumber(
+  value: unknown,
+  path: string,
+  range: { readonly min: number; readonly max: number },
+  source: string,
+  fractional = false,
+): number {
+  if (
+    typeof value !== 'number' ||
+    !(value >= range.min && value <= range.max) ||
+    (!fractional && !Number.isInteger(value))
+  ) {
+    const kind = fractional ? 'a number' : 'an integer';
+    throw new ConfigError(`${source}: ${path} must be ${kind} from ${range.min} to ${range.max}`);
+  }
+  return value;
+}
+
+/** `rateLimit: { perSecond, burst }`, both required when the key is present. */
+function parseRateLimit(raw: unknown, source: string): RateLimitOptions {
+  if (!isRecord(raw)) throw new ConfigError(`${source}: rateLimit must be an object { "perSecond": n, "burst": n }`);
+  for (const key of Object.keys(raw)) {
+    if (key !== 'perSecond' && key !== 'burst') throw new ConfigError(`${source}: rateLimit.${key} is not a setting`);
+  }
+  return {
+    perSecond: requireNumber(raw.perSecond, 'rateLimit.perSecond', SERVE_LIMITS.rateLimitPerSecond, source, true),
+    burst: requireNumber(raw.burst, 'rateLimit.burst', SERVE_LIMITS.rateLimitBurst, source),
+  };
+}
+
+/** `http: { maxBodyBytes }`. */
+function parseHttp(raw: unknown, source: string): number | undefined {
+  if (!isRecord(raw)) throw new ConfigError(`${source}: http must be an object { "maxBodyBytes": n }`);
+  for (const key of Object.keys(raw)) {
+    if (key !== 'maxBodyBytes') throw new ConfigError(`${source}: http.${key} is not a setting`);
+  }
+  return raw.maxBodyBytes === undefined
+    ? undefined
+    : requireNumber(raw.maxBodyBytes, 'http.maxBodyBytes', SERVE_LIMITS.maxBodyBytes, source);
+}
+
 /**
  * Validates a parsed configuration file.
  * @param source - the file name, used in error messages.
@@ -79,7 +126,7 @@ function parseAgent(raw: unknown, index: number, source: string): AgentDefinitio
 export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
   if (!isRecord(raw)) throw new ConfigError(`${source}: the configuration must be a JSON object`);
   for (const key of Object.keys(raw)) {
-    if (key !== 'auth' && key !== 'agents') throw new ConfigError(`${source}: unknown top-level key "${key}"`);
+    if (!TOP_LEVEL_KEYS.has(key)) throw new ConfigError(`${source}: unknown top-level key "${key}"`);
   }
   const auth = parseAuth(raw.auth, source);
   if (!Array.isArray(raw.agents) || raw.agents.length === 0) {
@@ -91,5 +138,11 @@ export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
     if (seen.has(agent.name)) throw new ConfigError(`${source}: agent name "${agent.name}" is used twice`);
     seen.add(agent.name);
   }
-  return { ...auth, agents };
+  const maxBodyBytes = raw.http === undefined ? undefined : parseHttp(raw.http, source);
+  return {
+    ...auth,
+    agents,
+    ...(raw.rateLimit === undefined ? {} : { rateLimit: parseRateLimit(raw.rateLimit, source) }),
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+  };
 }

@@ -3,16 +3,15 @@ import {
   type AgentRuntime,
   type Clock,
   type Job,
-  type JobEffect,
   type JobId,
   JobPhase,
+  type JobReads,
   Limits,
   type RunContext,
   type RunId,
   type RunState,
-  type TeamStore,
 } from '@agent-teams/core';
-import { boundedCall } from './bounded-call.js';
+import { boundedCall } from '../async/bounded-call.js';
 import type { JobTargets } from './job-targets.js';
 import { type CommandStep, outcomeCommand } from './run-outcome.js';
 
@@ -21,11 +20,11 @@ export type ApplyCommands = (
   jobId: JobId,
   guard: (job: Job) => boolean,
   steps: readonly CommandStep[],
-) => Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }>;
+) => Promise<{ job: Job; changed: boolean }>;
 
 /** What one advancement step uses. */
 export interface AdvanceDeps {
-  readonly store: Pick<TeamStore, 'findJobs'>;
+  readonly store: Pick<JobReads, 'findJobs'>;
   readonly targets: JobTargets;
   readonly clock: Clock;
   readonly apply: ApplyCommands;
@@ -67,6 +66,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
   const { runtime, context } = target;
   const call = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
     boundedCall(fn, d.stepTimeoutMs, `${runtime.name} ${what}`);
+  const step: Step = { d, job, runtime, context, call };
   // In RUNNING, ADMITTING and RESUMING `updatedAt` is when the current turn was started or resumed
   // (nothing else touches the job then), so the deadline survives a restart.
   const timeoutMs = target.agent.timeoutMs > 0 ? target.agent.timeoutMs : Limits.defaultTurnTimeoutMs;
@@ -85,7 +85,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
 
   switch (job.phase) {
     case JobPhase.ADMITTING: {
-      const runId = await startFrozen(d, job, runtime, context, call);
+      const runId = await startFrozen(step);
       if (runId === null) return NOTHING;
       const state = await call('poll', () => runtime.poll({ runId, context }));
       const unacknowledged = (fresh: Job) =>
@@ -110,7 +110,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
       return NOTHING;
     }
     case JobPhase.RESUMING: {
-      const runId = await resumePending(d, job, runtime, context, call);
+      const runId = await resumePending(step);
       if (runId === null) return NOTHING;
       const state = await call('poll', () => runtime.poll({ runId, context }));
       const key = job.pendingResponse?.runKey;
@@ -124,7 +124,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
       return later(state);
     }
     case JobPhase.CANCELLING:
-      await confirmCancel(d, job, runtime, context, call);
+      await confirmCancel(step);
       return NOTHING;
     default:
       return NOTHING;
@@ -133,41 +133,46 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
 
 type Call = <T>(what: string, fn: () => Promise<T>) => Promise<T>;
 
+/** One advancement step of one job on its runtime, with its bounded runtime call. */
+interface Step {
+  readonly d: AdvanceDeps;
+  readonly job: Job;
+  readonly runtime: AgentRuntime;
+  readonly context: RunContext;
+  readonly call: Call;
+}
+
 /** Starts (again) the frozen turn with its key: the runtime answers the run it already has. */
-async function startFrozen(
-  d: AdvanceDeps,
-  job: Job,
-  runtime: AgentRuntime,
-  context: RunContext,
-  call: Call,
-): Promise<RunId | null> {
-  const { input, runKey } = job;
-  if (input === null || runKey === null) {
-    await failMissing(d, job, 'frozen input');
-    return null;
-  }
-  const { runId } = await call('start', () => runtime.start({ runKey, input, context }));
-  d.track(runId, job);
-  return runId;
+function startFrozen(s: Step): Promise<RunId | null> {
+  const { input, runKey } = s.job;
+  const request =
+    input === null || runKey === null ? null : () => s.runtime.start({ runKey, input, context: s.context });
+  return submit(s, 'start', 'frozen input', request);
 }
 
 /** Submits the persisted answer with its own key. */
-async function resumePending(
-  d: AdvanceDeps,
-  job: Job,
-  runtime: AgentRuntime,
-  context: RunContext,
-  call: Call,
+function resumePending(s: Step): Promise<RunId | null> {
+  const { pendingResponse: response, runId } = s.job;
+  const request =
+    response === null || runId === null
+      ? null
+      : () => s.runtime.resume({ runKey: response.runKey, runId, response, context: s.context });
+  return submit(s, 'resume', 'pending answer', request);
+}
+
+/** Makes one idempotent runtime call and tracks the run it answers; fails a job missing what it needs. */
+async function submit(
+  s: Step,
+  what: 'start' | 'resume',
+  missing: string,
+  request: (() => Promise<{ runId: RunId }>) | null,
 ): Promise<RunId | null> {
-  const { pendingResponse: response, runId: waitingRunId } = job;
-  if (response === null || waitingRunId === null) {
-    await failMissing(d, job, 'pending answer');
+  if (request === null) {
+    await failMissing(s.d, s.job, missing);
     return null;
   }
-  const { runId } = await call('resume', () =>
-    runtime.resume({ runKey: response.runKey, runId: waitingRunId, response, context }),
-  );
-  d.track(runId, job);
+  const { runId } = await s.call(what, request);
+  s.d.track(runId, s.job);
   return runId;
 }
 
@@ -176,17 +181,12 @@ async function resumePending(
  * was lost is submitted again with its key, then recorded), then ask it to stop and confirm once
  * it no longer runs. A still-running run is confirmed later (its `settled` notice wakes us).
  */
-async function confirmCancel(
-  d: AdvanceDeps,
-  job: Job,
-  runtime: AgentRuntime,
-  context: RunContext,
-  call: Call,
-): Promise<void> {
+async function confirmCancel(s: Step): Promise<void> {
+  const { d, job, runtime, context, call } = s;
   const cancelling = (fresh: Job) => fresh.phase === JobPhase.CANCELLING;
   let runId = job.runId;
   if (runId === null && job.input !== null && job.runKey !== null) {
-    const started = await startFrozen(d, job, runtime, context, call);
+    const started = await startFrozen(s);
     if (started === null) return;
     runId = started;
     await d.apply(job.id, (fresh) => cancelling(fresh) && fresh.runId === null, [
@@ -194,7 +194,7 @@ async function confirmCancel(
     ]);
   }
   if (job.pendingResponse !== null) {
-    const resumed = await resumePending(d, job, runtime, context, call);
+    const resumed = await resumePending(s);
     if (resumed === null) return;
     runId = resumed;
     const key = job.pendingResponse.runKey;

@@ -1,17 +1,18 @@
-import type { TeamStore } from '@agent-teams/core';
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
-import { describe, expect, it } from 'vitest';
-import { createScheduler } from './create-scheduler.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createScheduler, type SchedulerStore } from './create-scheduler.js';
 
-/** A store that only counts passes (admit calls) and how many overlap. */
-function countingStore(delayMs: number) {
+/** A store that only counts passes (admit calls) and how many overlap; `hold` keeps passes open. */
+function countingStore() {
   const stats = { passes: 0, concurrent: 0, maxConcurrent: 0 };
+  let gate: Promise<void> | null = null;
+  let open = () => {};
   const store = {
     async admit() {
       stats.passes += 1;
       stats.concurrent += 1;
       stats.maxConcurrent = Math.max(stats.maxConcurrent, stats.concurrent);
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await gate;
       stats.concurrent -= 1;
       return [];
     },
@@ -19,11 +20,23 @@ function countingStore(delayMs: number) {
     claimActiveJobs: async () => [],
     releaseServerLeases: async () => {},
     findTeams: async () => [],
-  } as unknown as TeamStore;
-  return { store, stats };
+  } as unknown as SchedulerStore;
+  return {
+    store,
+    stats,
+    hold() {
+      gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+    },
+    release() {
+      gate = null;
+      open();
+    },
+  };
 }
 
-function build(store: TeamStore, safetyNetMs?: number) {
+function build(store: SchedulerStore) {
   return createScheduler({
     store,
     runtimes: { get: () => null },
@@ -32,47 +45,52 @@ function build(store: TeamStore, safetyNetMs?: number) {
     ids: new SequentialIds(),
     logger: new MemoryLogger(),
     tools: () => ({ invoke: async () => null }),
-    options: safetyNetMs === undefined ? undefined : { safetyNetMs },
+    options: { safetyNetMs: 5_000 },
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('createScheduler', () => {
-  it('runs a pass on start, coalesces many wake-ups and never overlaps passes', async () => {
-    const { store, stats } = countingStore(20);
-    const scheduler = build(store);
+  it('runs a pass on start, folds the wake-ups of one turn into one pass and never overlaps passes', async () => {
+    const counting = countingStore();
+    const scheduler = build(counting.store);
     await scheduler.start();
-    expect(stats.passes).toBe(1);
+    expect(counting.stats.passes).toBe(1);
     for (let i = 0; i < 50; i += 1) scheduler.wake();
-    await sleep(5);
-    for (let i = 0; i < 50; i += 1) scheduler.eventSink.published([{}] as never);
-    await sleep(80);
-    expect(stats.maxConcurrent).toBe(1);
-    expect(stats.passes).toBeGreaterThanOrEqual(2);
-    expect(stats.passes).toBeLessThanOrEqual(4);
-    await scheduler.stop();
-  });
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(2);
 
-  it('does not poll when nothing wakes it before the safety net', async () => {
-    const { store, stats } = countingStore(0);
-    const scheduler = build(store);
-    await scheduler.start();
-    await sleep(300);
-    expect(stats.passes).toBe(1);
-    await scheduler.stop();
-  });
-
-  it('passes again on the safety-net timer, and not after stop', async () => {
-    const { store, stats } = countingStore(0);
-    const scheduler = build(store, 30);
-    await scheduler.start();
-    await sleep(120);
-    expect(stats.passes).toBeGreaterThanOrEqual(3);
-    await scheduler.stop();
-    const after = stats.passes;
+    // Wake-ups while a pass runs make exactly one more pass after it.
+    counting.hold();
     scheduler.wake();
-    await sleep(80);
-    expect(stats.passes).toBe(after);
+    await vi.waitFor(() => expect(counting.stats.concurrent).toBe(1));
+    for (let i = 0; i < 50; i += 1) scheduler.eventSink.published([{}] as never);
+    counting.release();
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(4);
+    expect(counting.stats.maxConcurrent).toBe(1);
+    await scheduler.stop();
+  });
+
+  it('passes again only when the safety net is due, and never after stop', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    const counting = countingStore();
+    const scheduler = build(counting.store);
+    await scheduler.start();
+    await scheduler.idle();
+    vi.advanceTimersByTime(4_999);
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(1);
+    vi.advanceTimersByTime(1);
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(2);
+    await scheduler.stop();
+    scheduler.wake();
+    vi.advanceTimersByTime(60_000);
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(2);
   });
 });

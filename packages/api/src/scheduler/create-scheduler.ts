@@ -1,34 +1,35 @@
 import {
-  type AdmittedJob,
+  type Admission,
   type AgentCatalog,
-  type AgentRuntime,
   type Clock,
-  DomainError,
-  ErrorCode,
   type EventSink,
   type IdGenerator,
   type Job,
   type JobId,
-  type JobLease,
+  type JobReads,
+  type JobWrites,
+  type Leases,
   type Logger,
   type MemberToolPort,
   nowTimestamp,
-  planAdmissions,
   type RunId,
-  type RunProgress,
   type RuntimeRegistry,
   TeamEventKind,
-  TeamStatus,
-  type TeamStore,
+  type TeamReads,
+  type TeamWrites,
 } from '@agent-teams/core';
+import { CoalescedTask } from '../async/coalesced-task.js';
+import { AdmissionPass } from './admission-pass.js';
 import type { ApplyCommands } from './advance-job.js';
-import { freezeJob } from './freeze-job.js';
 import { JobDriver } from './job-driver.js';
 import { JobTargets } from './job-targets.js';
-import { RetryBackoff } from './retry-backoff.js';
 import { transitionAll, unchanged } from './run-outcome.js';
-import type { WakeSink } from './wake-sink.js';
+import { runPass } from './run-pass.js';
+import { RunWatch } from './run-watch.js';
+import { DEFAULT_LEASE, type SchedulerLeaseOptions, ServerLease } from './server-lease.js';
 import { WakeTimer } from './wake-timer.js';
+
+export type { SchedulerLeaseOptions } from './server-lease.js';
 
 /** Tunables of the scheduler. */
 export interface SchedulerOptions {
@@ -42,43 +43,17 @@ export interface SchedulerOptions {
   readonly lease?: SchedulerLeaseOptions;
 }
 
-/**
- * How this server holds the jobs it drives: each active job is driven by exactly one server, the
- * holder of its lease; a server that stops renewing loses its jobs to the others.
- */
-export interface SchedulerLeaseOptions {
-  /** This server incarnation's id, unique per process start (default `local`). */
-  readonly serverId: string;
-  /** Shown in `server_leases` for operators. */
-  readonly host: string;
-  /** A server that has not renewed for this long counts as dead; its jobs are claimed (default 15 s). */
-  readonly ttlMs: number;
-  /** How often the lease is renewed (default 5 s; must stay well under `ttlMs`). */
-  readonly heartbeatMs: number;
-  /**
-   * True when no other server can share the database (SQLite: one server per file): the first
-   * pass takes over every active job at once instead of waiting for a dead holder's lease to expire.
-   */
-  readonly exclusive?: boolean;
-}
-
-/** Leases of a scheduler built without options: one local server, claims only orphans. */
-export const DEFAULT_LEASE: SchedulerLeaseOptions = {
-  serverId: 'local',
-  host: 'local',
-  ttlMs: 15_000,
-  heartbeatMs: 5_000,
-};
-
-/** Progress of a job's run, with the job it belongs to (feeds `jobProgress`). */
-export interface JobProgressEvent {
-  readonly job: Job;
-  readonly progress: RunProgress;
-}
+/** The store roles the scheduler uses: admission, leases, fenced job writes and a few reads. */
+export type SchedulerStore = Admission &
+  Leases &
+  Pick<JobWrites, 'updateJob'> &
+  Pick<JobReads, 'findJobs'> &
+  Pick<TeamReads, 'findTeams' | 'findMembers'> &
+  Pick<TeamWrites, 'setTeamStatus'>;
 
 /** What {@link createScheduler} is built from. */
 export interface SchedulerDeps {
-  readonly store: TeamStore;
+  readonly store: SchedulerStore;
   readonly runtimes: RuntimeRegistry;
   readonly catalog: AgentCatalog;
   readonly clock: Clock;
@@ -86,10 +61,6 @@ export interface SchedulerDeps {
   readonly logger: Logger;
   /** The member tools bound to a job (handed to its runs). */
   readonly tools: (job: Job) => MemberToolPort;
-  /** The store's sink, when it was built before the scheduler (see `createWakeSink`). */
-  readonly wakeSink?: WakeSink;
-  /** Told about runtime progress (text deltas, tool calls) of the jobs being driven. */
-  readonly onProgress?: (event: JobProgressEvent) => void;
   /** Called after `stop()` released this server's leases (tell the other servers to claim them). */
   readonly onLeasesReleased?: () => void;
   readonly options?: SchedulerOptions;
@@ -99,7 +70,7 @@ export interface SchedulerDeps {
 export interface Scheduler {
   /** Runs the first pass (restart reconciliation) and keeps passing on every wake-up. */
   start(): Promise<void>;
-  /** Asks for a pass soon; wake-ups coalesce and passes never overlap. */
+  /** Asks for a pass soon, with admission; wake-ups coalesce and passes never overlap. */
   wake(): void;
   /**
    * Another server changed something (or released its leases): a pass that claims what is free
@@ -111,24 +82,18 @@ export interface Scheduler {
    * running (tests and tools that need a quiescent point; the server never waits on it).
    */
   idle(): Promise<void>;
-  /** Stops admitting, waits for in-flight steps (bounded), clears timers, unsubscribes. */
+  /** Stops admitting, waits for in-flight steps (bounded), releases the leases, unsubscribes. */
   stop(): Promise<void>;
-  /** A sink that wakes this scheduler (for a store built after it). */
+  /** Local commits: wake this scheduler (with admission). */
   readonly eventSink: EventSink;
   /** Events committed by other servers: steps for the jobs held here that they name. */
   readonly remoteSink: EventSink;
 }
 
-const RUN_INDEX_SIZE = 2_000;
-
-/** The error of a step for a job this server does not hold (any more). */
-function lostLease(jobId: JobId): DomainError {
-  return new DomainError(ErrorCode.STALE_LEASE, `This server no longer holds job ${jobId}.`, { field: 'jobId' });
-}
-
 /**
- * Creates the scheduler: on each pass it admits what the planner allows (freezing input and run
- * key in the same transaction) and makes sure every active job is being advanced.
+ * Creates the scheduler from its parts: the pass loop (one coalesced pass at a time), the server
+ * lease with its heartbeat, the admission step, the job driver (one step at a time per job) and
+ * the run watch that routes runtime notices to jobs.
  *
  * @remarks Wakes on committed events, on runtime `settled` notices (which go straight to the job
  * when its run is known) and on one timer: the earliest of the 5-second safety net, the running
@@ -136,161 +101,53 @@ function lostLease(jobId: JobId): DomainError {
  * restart reconciliation: every unfinished job continues from its persisted state.
  */
 export function createScheduler(deps: SchedulerDeps): Scheduler {
+  const { store, clock, logger } = deps;
   const safetyNetMs = deps.options?.safetyNetMs ?? 5_000;
   const stopTimeoutMs = deps.options?.stopTimeoutMs ?? 8_000;
+  const lease = new ServerLease({ store, clock, logger, options: deps.options?.lease ?? DEFAULT_LEASE });
+  const timer = new WakeTimer(() => wake(), clock);
+  const watch = new RunWatch((job) => (job ? driver.request(job) : wake()));
+  const apply: ApplyCommands = async (jobId, guard, steps) => {
+    const fence = lease.fenceOf(jobId);
+    const now = nowTimestamp(clock);
+    const context = { now, ids: deps.ids };
+    return store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, context) : unchanged(job)), {
+      now,
+      lease: fence,
+    });
+  };
+  const targets = new JobTargets({ ...deps, onRuntime: (runtime) => watch.watch(runtime) });
+  const advance = {
+    store,
+    targets,
+    clock,
+    apply,
+    stepTimeoutMs: deps.options?.stepTimeoutMs ?? 10_000,
+    track: (runId: RunId, job: Job) => watch.track(runId, job),
+    holds: (jobId: JobId) => lease.holds(jobId),
+  };
+  const driver = new JobDriver({ advance, store, clock, logger, timer });
+  const admission = new AdmissionPass({ ...deps, serverId: lease.options.serverId, timer });
+  /** The active jobs of the last pass, by id. */
+  const driven = new Map<JobId, Job>();
   let started = false;
   let stopped = false;
-  let passRunning: Promise<void> | null = null;
-  let passAgain = false;
-  let passScheduled = false;
-  const admission = new RetryBackoff();
-  const timer = new WakeTimer(() => wake(), deps.clock);
-  const subscriptions = new Map<AgentRuntime, () => void>();
-  const runs = new Map<RunId, Job>();
-  /** The active jobs of the last pass, by id. */
-  let driven = new Map<JobId, Job>();
-  const detachSink = deps.wakeSink?.attach(() => wake());
-  const lease = deps.options?.lease ?? DEFAULT_LEASE;
-  /** The fencing token of every job this server holds, as of the last claim. */
-  let leases = new Map<JobId, JobLease>();
-  let renewedAtMs: number | null = null;
-  let firstClaim = true;
-  /** True when the next pass must run admission (set by every local wake-up and the timers). */
+  /** True when the next pass must run admission (every local wake-up and the timers set it). */
   let admitWanted = true;
-  let heartbeat: ReturnType<typeof setInterval> | null = null;
-
-  const tctx = () => ({ now: nowTimestamp(deps.clock), ids: deps.ids });
-  const apply: ApplyCommands = (jobId, guard, steps) => {
-    const held = leases.get(jobId);
-    if (held === undefined) return Promise.reject(lostLease(jobId));
-    return deps.store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, tctx()) : unchanged(job)), {
-      now: nowTimestamp(deps.clock),
-      lease: held,
-    });
-  };
-  async function renew(): Promise<void> {
-    const nowMs = deps.clock.nowMs();
-    await deps.store.renewServerLease({
-      serverId: lease.serverId,
-      host: lease.host,
-      now: nowTimestamp(deps.clock),
-      expiresAtMs: nowMs + lease.ttlMs,
-    });
-    renewedAtMs = nowMs;
-  }
-  const renewSafely = () =>
-    renew().catch((error: unknown) => deps.logger.error('lease renewal failed', { error: String(error) }));
-  const track = (runId: RunId, job: Job): void => {
-    runs.delete(runId);
-    runs.set(runId, job);
-    if (runs.size > RUN_INDEX_SIZE) runs.delete(runs.keys().next().value as RunId);
-  };
-  const onRuntime = (runtime: AgentRuntime): void => {
-    if (stopped || subscriptions.has(runtime)) return;
-    subscriptions.set(
-      runtime,
-      runtime.subscribe((notice) => {
-        if (notice.type === 'progress') {
-          // By job id first: an instant turn reports tool calls before `start` returns its run id.
-          const job = driven.get(notice.progress.jobId) ?? runs.get(notice.progress.runId);
-          if (job) deps.onProgress?.({ job, progress: notice.progress });
-          return;
-        }
-        const job = runs.get(notice.runId);
-        if (job) driver.request(job);
-        else wake();
-      }),
-    );
-  };
-  const targets = new JobTargets({ ...deps, onRuntime });
-  const stepTimeoutMs = deps.options?.stepTimeoutMs ?? 10_000;
-  const holds = (jobId: JobId) => leases.has(jobId);
-  const advance = { store: deps.store, targets, clock: deps.clock, apply, stepTimeoutMs, track, holds };
-  const driver = new JobDriver({ advance, store: deps.store, clock: deps.clock, logger: deps.logger, timer });
-
-  async function admit(): Promise<readonly AdmittedJob[]> {
-    const notBefore = admission.notBefore('admit');
-    if (notBefore !== null && notBefore > deps.clock.nowMs()) return [];
-    try {
-      const agents = new Map((await deps.catalog.list()).map((agent) => [agent.id, agent]));
-      const context = tctx();
-      const admitted = await deps.store.admit({
-        now: context.now,
-        serverId: lease.serverId,
-        plan: planAdmissions,
-        freeze: (ctx) => freezeJob(ctx, agents, deps.runtimes, context),
-      });
-      admission.succeeded('admit');
-      return admitted;
-    } catch (error) {
-      const retryAt = admission.failed('admit', deps.clock.nowMs());
-      deps.logger.error('admission pass failed; retrying', { retryAt, error: String(error) });
-      timer.wakeAt(retryAt);
-      return [];
-    }
-  }
-
-  async function pass(): Promise<void> {
-    try {
-      // Renew before claiming: a claim by a server whose own lease lapsed would be lost at once.
-      if (renewedAtMs === null || deps.clock.nowMs() - renewedAtMs >= lease.heartbeatMs) await renew();
-      // Only this server's own changes and the timers can make admission necessary: whatever adds
-      // a waiting job or frees a slot wakes the server that wrote it. Another server's change
-      // (a nudge) only needs the claim, which also picks up leases it released.
+  const passes = new CoalescedTask(
+    async () => {
       const full = admitWanted;
       admitWanted = false;
-      const admitted = full ? await admit() : [];
-      if (stopped) return;
-      // Start what was just admitted at once, without waiting for the claim's round trips.
-      const started = new Set<JobId>();
-      for (const entry of admitted) {
-        if (entry.lease === undefined) continue;
-        leases.set(entry.job.id, entry.lease);
-        driven.set(entry.job.id, entry.job);
-        started.add(entry.job.id);
-        driver.request(entry.job, true);
+      try {
+        await runPass({ store, lease, admission, driver, driven, full, stopped: () => stopped });
+      } catch (error) {
+        logger.error('scheduler pass failed', { error: String(error) });
+      } finally {
+        timer.wakeAt(clock.nowMs() + safetyNetMs);
       }
-      const before = leases;
-      const held = await deps.store.claimActiveJobs({
-        serverId: lease.serverId,
-        nowMs: deps.clock.nowMs(),
-        takeOver: firstClaim && lease.exclusive === true,
-      });
-      firstClaim = false;
-      leases = new Map(held.map((entry) => [entry.job.id, entry.lease]));
-      const active = held.map((entry) => entry.job);
-      const teamIds = [...new Set(active.map((job) => job.teamId))];
-      const teams = teamIds.length === 0 ? [] : await deps.store.findTeams(teamIds);
-      // A disconnected team's active jobs keep their state until the team is reconnected.
-      const disconnected = new Set(
-        teams.filter((team) => team.status === TeamStatus.DISCONNECTED).map((team) => team.id),
-      );
-      driven = new Map(active.map((job) => [job.id, job]));
-      for (const job of active) {
-        if (started.has(job.id) || disconnected.has(job.teamId)) continue;
-        // A nudge drives only what it newly holds; jobs held already move on their own signals.
-        if (full || !before.has(job.id)) driver.request(job);
-      }
-    } catch (error) {
-      deps.logger.error('scheduler pass failed', { error: String(error) });
-    } finally {
-      timer.wakeAt(deps.clock.nowMs() + safetyNetMs);
-    }
-  }
-
-  function runPass(): Promise<void> {
-    passScheduled = false;
-    const current = pass().finally(() => {
-      passRunning = null;
-      if (passAgain && !stopped) {
-        passAgain = false;
-        // A wake-up that arrived meanwhile already asked for admission.
-        nudge();
-      }
-    });
-    passRunning = current;
-    return current;
-  }
+    },
+    { defer: (start) => setImmediate(start) },
+  );
 
   function wake(): void {
     admitWanted = true;
@@ -298,41 +155,28 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   }
 
   function nudge(): void {
-    if (!started || stopped) return;
-    if (passRunning) {
-      passAgain = true;
-      return;
-    }
-    if (passScheduled) return;
-    passScheduled = true;
-    setImmediate(() => {
-      passScheduled = false;
-      if (stopped) return;
-      if (passRunning) passAgain = true;
-      else void runPass();
-    });
+    if (started && !stopped) passes.request();
   }
 
   return {
     async start() {
       if (started) return;
       started = true;
-      heartbeat = setInterval(() => void renewSafely(), lease.heartbeatMs);
-      heartbeat.unref();
-      await runPass();
+      lease.startHeartbeat();
+      passes.request();
+      await passes.settled();
     },
     wake,
     nudge,
     async idle() {
       const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
       for (;;) {
-        if (passRunning) await passRunning;
-        else if (passScheduled) await turn();
+        if (passes.busy) await passes.settled();
         else if (driver.busy) await driver.idle();
         else {
           // One more turn lets notices queued by the last step (settled, events) arrive.
           await turn();
-          if (!passRunning && !passScheduled && !driver.busy) return;
+          if (!passes.busy && !driver.busy) return;
         }
       }
     },
@@ -340,24 +184,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (stopped) return;
       stopped = true;
       timer.stop();
-      if (heartbeat !== null) clearInterval(heartbeat);
-      detachSink?.();
-      for (const unsubscribe of subscriptions.values()) unsubscribe();
-      subscriptions.clear();
-      await passRunning;
+      watch.stop();
+      await passes.stop();
       const drained = await driver.stop(stopTimeoutMs);
-      if (!drained) deps.logger.warn('scheduler stopped with steps still running', { waitedMs: stopTimeoutMs });
+      if (!drained) logger.warn('scheduler stopped with steps still running', { waitedMs: stopTimeoutMs });
       // Steps still running past the wait are fenced off by the release: their writes are refused.
-      leases = new Map();
-      if (!started) return;
-      try {
-        await deps.store.releaseServerLeases(lease.serverId);
-        deps.onLeasesReleased?.();
-      } catch (error) {
-        deps.logger.error('releasing leases failed; other servers claim them when they expire', {
-          error: String(error),
-        });
+      if (!started) {
+        lease.drop();
+        return;
       }
+      if (await lease.release()) deps.onLeasesReleased?.();
     },
     eventSink: {
       published(events) {
@@ -369,7 +205,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         let teamChanged = false;
         for (const event of events) {
           const job = event.jobId === null ? undefined : driven.get(event.jobId);
-          if (job !== undefined && leases.has(job.id)) driver.request(job);
+          if (job !== undefined && lease.holds(job.id)) driver.request(job);
           if (event.kind === TeamEventKind.TEAM_CHANGED) teamChanged = true;
         }
         // A team reconnected elsewhere: its jobs held here resume driving.

@@ -4,6 +4,7 @@ import {
   buildTurnInput,
   type FreezeContext,
   JobPhase,
+  memberAgent,
   type RuntimeRegistry,
   type TransitionContext,
   type TransitionOutcome,
@@ -12,8 +13,8 @@ import {
 
 /**
  * The `freeze` decision of one admitted job: RESUME for an ANSWERED job (submit the persisted
- * answer), FREEZE with its turn input and the job id as run key, or FAIL when it can never run here (its agent left the catalog, or the agent's runtime is
- * not configured), so a job that cannot start never holds a slot.
+ * answer), FREEZE with its turn input and the job id as run key, or FAIL when it can never run
+ * here (see `memberAgent`), so a job that cannot start never holds a slot.
  *
  * @remarks Synchronous because the store calls it inside its transaction; the catalog is read
  * before the transaction and passed in as `agents`.
@@ -26,13 +27,8 @@ export function freezeJob(
 ): TransitionOutcome {
   // An answered job already has its input and its answer: the slot lets it submit the answer.
   if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, tctx);
-  const member = ctx.members.find((candidate) => candidate.id === ctx.job.memberId);
-  const fail = (error: string): TransitionOutcome => transition(ctx.job, { type: 'FAIL', error }, tctx);
-  if (!member) return fail('The member of this job no longer exists.');
-  const agent = agents.get(member.agentId);
-  if (!agent) return fail(`The agent "${member.agentId}" is not in the agent catalog.`);
-  if (!runtimes.get(agent.runtime)) {
-    return fail(`The agent "${agent.name}" uses the runtime "${agent.runtime}", which this server does not run.`);
-  }
+  const member = ctx.members.find((candidate) => candidate.id === ctx.job.memberId) ?? null;
+  const resolved = memberAgent(member, member ? (agents.get(member.agentId) ?? null) : null, runtimes);
+  if (!resolved.ok) return transition(ctx.job, { type: 'FAIL', error: resolved.error }, tctx);
   return transition(ctx.job, { type: 'FREEZE', input: buildTurnInput(ctx), runKey: ctx.job.id }, tctx);
 }

@@ -9,17 +9,18 @@ import {
   nowTimestamp,
   RuntimeError,
   TeamStatus,
-  type TeamStore,
+  type TeamWrites,
 } from '@agent-teams/core';
+import { CoalescedTask } from '../async/coalesced-task.js';
+import { TeamQueues } from '../async/team-queues.js';
 import { type AdvanceDeps, advanceJob } from './advance-job.js';
 import { RetryBackoff } from './retry-backoff.js';
-import { TeamQueues } from './team-queues.js';
 import type { WakeTimer } from './wake-timer.js';
 
 /** What {@link JobDriver} uses besides the advancement step's own dependencies. */
 export interface JobDriverDeps {
   readonly advance: AdvanceDeps;
-  readonly store: Pick<TeamStore, 'setTeamStatus'>;
+  readonly store: Pick<TeamWrites, 'setTeamStatus'>;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly timer: WakeTimer;
@@ -39,7 +40,8 @@ export class JobDriver {
   readonly #deps: JobDriverDeps;
   readonly #queues = new TeamQueues();
   readonly #backoff = new RetryBackoff();
-  readonly #inFlight = new Map<JobId, { again: boolean }>();
+  /** One coalesced step per job with a step queued or running. */
+  readonly #steps = new Map<JobId, CoalescedTask>();
   #stopped = false;
 
   constructor(deps: JobDriverDeps) {
@@ -48,40 +50,43 @@ export class JobDriver {
 
   /**
    * Queues a step for `job` unless one is queued or running (then it runs once more after).
-   * `fresh`: the job is exactly as just stored, so the step may skip reading it again.
+   * `fresh`: the job is exactly as just stored, so the first step may skip reading it again.
    */
   request(job: Job, fresh = false): void {
     if (this.#stopped) return;
-    const running = this.#inFlight.get(job.id);
-    if (running) {
-      running.again = true;
-      return;
+    let step = this.#steps.get(job.id);
+    if (step === undefined) {
+      let stored: Job | undefined = fresh ? job : undefined;
+      const task = new CoalescedTask(
+        () =>
+          this.#queues.enqueue(job.teamId, async () => {
+            const given = stored;
+            stored = undefined;
+            await this.#step(job, given);
+          }),
+        {
+          onIdle: () => {
+            if (this.#steps.get(job.id) === task) this.#steps.delete(job.id);
+          },
+        },
+      );
+      step = task;
+      this.#steps.set(job.id, task);
     }
-    const notBefore = this.#backoff.notBefore(job.id);
-    if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) {
-      this.#deps.timer.wakeAt(notBefore);
-      return;
-    }
-    const entry = { again: false };
-    this.#inFlight.set(job.id, entry);
-    void this.#queues.enqueue(job.teamId, async () => {
-      try {
-        await this.#step(job, fresh);
-      } finally {
-        this.#inFlight.delete(job.id);
-        if (entry.again) this.request(job);
-      }
-    });
+    step.request();
   }
 
   /** True while a step is queued or running. */
   get busy(): boolean {
-    return this.#queues.size > 0;
+    return this.#steps.size > 0 || this.#queues.size > 0;
   }
 
   /** Waits until no step is queued or running (steps requested meanwhile included). */
   async idle(): Promise<void> {
-    while (this.#queues.size > 0) await this.#queues.drain(60_000);
+    while (this.busy) {
+      await Promise.all([...this.#steps.values()].map((step) => step.settled()));
+      await this.#queues.drain(60_000);
+    }
   }
 
   /** Stops taking steps; waits for the running ones, at most `timeoutMs`. */
@@ -90,9 +95,15 @@ export class JobDriver {
     return this.#queues.drain(timeoutMs);
   }
 
-  async #step(job: Job, fresh: boolean): Promise<void> {
+  async #step(job: Job, stored: Job | undefined): Promise<void> {
+    // Backing off after a failure: the timer asks again once the wait is over.
+    const notBefore = this.#backoff.notBefore(job.id);
+    if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) {
+      this.#deps.timer.wakeAt(notBefore);
+      return;
+    }
     try {
-      const report = await advanceJob(this.#deps.advance, job.id, fresh ? job : undefined);
+      const report = await advanceJob(this.#deps.advance, job.id, stored);
       this.#backoff.succeeded(job.id);
       if (report.wakeAtMs !== null) this.#deps.timer.wakeAt(report.wakeAtMs);
     } catch (error) {

@@ -1,14 +1,15 @@
-import type {
-  AgentCatalog,
-  AgentDefinition,
-  AgentRuntime,
-  Job,
-  Member,
-  MemberId,
-  MemberToolPort,
-  RunContext,
-  RuntimeRegistry,
-  TeamStore,
+import {
+  type AgentCatalog,
+  type AgentDefinition,
+  type AgentRuntime,
+  type Job,
+  type Member,
+  type MemberId,
+  type MemberToolPort,
+  memberAgent,
+  type RunContext,
+  type RuntimeRegistry,
+  type TeamReads,
 } from '@agent-teams/core';
 
 /** Where a job runs: its agent, that agent's runtime and the run context; or why it cannot run. */
@@ -18,7 +19,7 @@ export type JobTarget =
 
 /** What {@link JobTargets} reads. */
 export interface JobTargetsDeps {
-  readonly store: Pick<TeamStore, 'findMembers'>;
+  readonly store: Pick<TeamReads, 'findMembers'>;
   readonly catalog: AgentCatalog;
   readonly runtimes: RuntimeRegistry;
   readonly tools: (job: Job) => MemberToolPort;
@@ -45,20 +46,17 @@ export class JobTargets {
   async resolve(job: Job): Promise<JobTarget> {
     if (job.memberId === null) return { ok: false, error: 'The job has no member conversation to run in.' };
     const member = await this.#member(job.memberId);
-    if (!member) return { ok: false, error: 'The member of this job no longer exists.' };
-    const agent = await this.#deps.catalog.get(member.agentId);
-    if (!agent) return { ok: false, error: `The agent "${member.agentId}" is not in the agent catalog.` };
-    const runtime = this.#deps.runtimes.get(agent.runtime);
-    if (!runtime) {
-      return {
-        ok: false,
-        error: `The agent "${agent.name}" uses the runtime "${agent.runtime}", which this server does not run.`,
-      };
-    }
+    const resolved = memberAgent(
+      member,
+      member ? await this.#deps.catalog.get(member.agentId) : null,
+      this.#deps.runtimes,
+    );
+    if (!resolved.ok) return resolved;
+    const { agent, runtime } = resolved;
     this.#deps.onRuntime(runtime);
     const context: RunContext = {
       teamId: job.teamId,
-      memberId: member.id,
+      memberId: job.memberId,
       jobId: job.id,
       conversationId: job.conversationId,
       agent,

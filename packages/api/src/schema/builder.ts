@@ -13,6 +13,12 @@ export interface SchemaTypes {
   DefaultFieldNullability: false;
 }
 
+/**
+ * Field extension: the field's `resolve` ignores its arguments (they only choose the source
+ * stream), so the live server may share one serialized result per event across subscribers.
+ */
+export const SHARES_ACROSS_ARGUMENTS = 'sharesResultsAcrossArguments';
+
 /** {@link SchemaTypes} with Pothos's defaults filled in. */
 export type Types = PothosSchemaTypes.ExtendDefaultTypes<SchemaTypes>;
 

@@ -1,9 +1,8 @@
-import { type Core, DomainError, type JobId, type OwnerId } from '@agent-teams/core';
-import type { EventHub } from '../server/event-hub.js';
-import type { ProgressSource } from '../server/progress-source.js';
-import type { TeamFeeds } from '../server/team-feed.js';
+import { type Core, DomainError, type JobId, type OwnerId, type TeamId } from '@agent-teams/core';
+import type { EventHub } from '../events/event-hub.js';
+import type { ProgressSource } from '../events/progress-hub.js';
 import { createLoaders, type Loaders } from './loaders.js';
-import type { TeamEventView } from './refs.js';
+import type { TeamEventView } from './views.js';
 
 /**
  * What every resolver receives: the core's use cases, the authenticated owner (or null) and the
@@ -19,12 +18,21 @@ export interface ApiContext {
   /** Runtime progress notices for `jobProgress`. */
   readonly progress: ProgressSource;
   /** Shared followers of team event logs (`teamEvents`). */
-  readonly teamFeeds: TeamFeeds<TeamEventView>;
+  readonly teamFeeds: TeamEventFeeds;
   /**
    * The job whose member-run token the request carried (`invokeTeamTool`), or null for no such
    * token. Absent when the server issues no member-run tokens.
    */
   readonly memberRun?: () => Promise<JobId | null>;
+}
+
+/**
+ * What `teamEvents` follows: the server's shared, in-order followers of team event logs
+ * (`server/team-feed.ts`). Declared here so the schema depends on nothing of the server.
+ */
+export interface TeamEventFeeds {
+  /** Follows a team's log after `afterSeq` (ownership and expiry already checked). */
+  follow(owner: OwnerId, teamId: TeamId, afterSeq: number, headSeq: number): AsyncIterableIterator<TeamEventView>;
 }
 
 /** Builds the context of one operation (one HTTP request or one WebSocket subscribe). */
@@ -43,9 +51,4 @@ export function requireViewer(ctx: ApiContext): OwnerId {
     throw new DomainError('UNAUTHENTICATED', 'A valid bearer token is required.');
   }
   return ctx.viewer;
-}
-
-/** Throws the error of a field whose issue has not landed yet. */
-export function notAvailableYet(what: string, issue: string): never {
-  throw new DomainError('NOT_AVAILABLE_YET', `${what} arrives with the ${issue} issue.`);
 }

@@ -2,7 +2,8 @@ import { asJobId, DomainError } from '@agent-teams/core';
 import { Repeater } from 'graphql-yoga';
 import type { Builder } from './builder.js';
 import { requireViewer } from './context.js';
-import type { JobProgressView, Refs } from './refs.js';
+import type { Refs } from './refs.js';
+import type { JobProgressView } from './views.js';
 
 /** Adds `JobProgress` and `Subscription.jobProgress` (live text deltas and tool calls of a job). */
 export function addJobProgress(builder: Builder, refs: Refs): void {

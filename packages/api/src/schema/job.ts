@@ -1,7 +1,6 @@
-import { asJobId, JobPhase, type JobStatus, statusOf } from '@agent-teams/core';
+import { asJobId, JobPhase, type JobStatus, jobResultOf, statusOf } from '@agent-teams/core';
 import type { Builder } from './builder.js';
 import { requireViewer } from './context.js';
-import { jobResultView } from './job-result-view.js';
 import type { Refs } from './refs.js';
 
 /**
@@ -52,7 +51,7 @@ export function addJob(builder: Builder, refs: Refs): void {
         nullable: true,
         resolve: (job) => (job.phase === JobPhase.WAITING_INPUT ? job.pendingInput : null),
       }),
-      result: t.field({ type: refs.JobResult, resolve: (job) => jobResultView(job) }),
+      result: t.field({ type: refs.JobResult, resolve: (job) => jobResultOf(job) }),
       error: t.exposeString('error', { nullable: true }),
       conversationId: t.exposeString('conversationId', { nullable: true }),
       runId: t.exposeString('runId', { nullable: true }),

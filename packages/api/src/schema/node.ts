@@ -1,7 +1,8 @@
 import { asAgentId, asJobId, asMemberId, asTeamId, type OwnerId } from '@agent-teams/core';
 import type { Builder } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
-import type { NodeShape, Refs } from './refs.js';
+import type { Refs } from './refs.js';
+import type { NodeShape } from './views.js';
 
 /**
  * Adds the `Node` interface and `Query.node(id)`.

@@ -3,16 +3,21 @@ import {
   type AgentDefinition,
   type CancelOutcome,
   type ConversationMessage,
+  type HistoryPageView,
   InputKind,
   type InputRequest,
   type Job,
   JobKind,
+  type JobResultView,
   JobStatus,
   type Member,
   MemberStatus,
   type MentionTargetView,
   RecordKind,
   type RecordMessage,
+  type ResultPageView,
+  type ResultRecordView,
+  type ResultSummaryView,
   type Team,
   type TeamCapacity,
   type TeamContextView,
@@ -20,51 +25,7 @@ import {
 } from '@agent-teams/core';
 import type { Builder } from './builder.js';
 import { addConnection, addPageInfo } from './connection.js';
-
-/** `Job.result` as clients see it. */
-export interface JobResultView {
-  readonly available: boolean;
-  readonly text: string | null;
-  readonly truncated: boolean | null;
-}
-
-/** One resolved event of `teamEvents`, its entity already loaded. */
-export type TeamEventView =
-  | { readonly __typename: 'JobChanged'; readonly seq: number; readonly team: Team; readonly job: Job }
-  | {
-      readonly __typename: 'RecordAppended';
-      readonly seq: number;
-      readonly team: Team;
-      readonly message: RecordMessage;
-    }
-  | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
-  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team };
-
-/** One progress notice of `jobProgress`. */
-export interface JobProgressView {
-  readonly job: Job;
-  readonly textDelta: string | null;
-  readonly toolCall: string | null;
-}
-
-/** `Team.history` page (the core's `HistoryPageView`). */
-export interface HistoryPageView {
-  readonly records: readonly RecordMessage[];
-  readonly nextCursor: string | null;
-  readonly cursorExpired: boolean;
-}
-
-/** `Team.results` entry (the core's `ResultSummaryView`). */
-export interface ResultSummaryView {
-  readonly job: Job;
-  readonly status: JobStatus;
-  readonly requestExcerpt: string;
-  readonly resultExcerpt: string | null;
-  readonly truncated: boolean;
-}
-
-/** Anything `node(id)` can answer. */
-export type NodeShape = Team | Member | Job | AgentDefinition;
+import type { JobProgressView, NodeShape, TeamEventView } from './views.js';
 
 /**
  * Creates the refs of every contract type, so each schema file can point at types another file
@@ -95,16 +56,8 @@ export function createRefs(builder: Builder) {
     TeamContext: builder.objectRef<TeamContextView>('TeamContext'),
     HistoryPage: builder.objectRef<HistoryPageView>('HistoryPage'),
     ResultSummary: builder.objectRef<ResultSummaryView>('ResultSummary'),
-    ResultSearchPage: builder.objectRef<{
-      readonly results: readonly ResultSummaryView[];
-      readonly nextCursor: string | null;
-      readonly cursorExpired: boolean;
-    }>('ResultSearchPage'),
-    ResultRecord: builder.objectRef<{
-      readonly job: Job;
-      readonly requestExcerpt: string;
-      readonly result: JobResultView;
-    }>('ResultRecord'),
+    ResultSearchPage: builder.objectRef<ResultPageView>('ResultSearchPage'),
+    ResultRecord: builder.objectRef<ResultRecordView>('ResultRecord'),
     CancelJobPayload: builder.objectRef<CancelOutcome>('CancelJobPayload'),
     TeamEvent: builder.interfaceRef<TeamEventView>('TeamEvent'),
     JobProgress: builder.objectRef<JobProgressView>('JobProgress'),

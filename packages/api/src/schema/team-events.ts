@@ -7,11 +7,11 @@ import {
   type TeamEvent,
   TeamEventKind,
 } from '@agent-teams/core';
-import { SHARES_ACROSS_ARGUMENTS } from '../server/live/share-key.js';
-import type { Builder } from './builder.js';
+import { type Builder, SHARES_ACROSS_ARGUMENTS } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
 import { createLoaders, type Loaders } from './loaders.js';
-import type { Refs, TeamEventView } from './refs.js';
+import type { Refs } from './refs.js';
+import type { TeamEventView } from './views.js';
 
 /** Adds the `TeamEvent` interface, its four types and `Subscription.teamEvents`. */
 export function addTeamEvents(builder: Builder, refs: Refs): void {

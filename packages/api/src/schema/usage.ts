@@ -1,5 +1,5 @@
 import type { JobId, UsageScope, UsageTotals } from '@agent-teams/core';
-import type { Builder } from './builder.js';
+import type { Builder, Types } from './builder.js';
 import type { ApiContext } from './context.js';
 import type { Refs } from './refs.js';
 
@@ -26,32 +26,35 @@ export function addUsage(builder: Builder, refs: Refs): void {
       calls: t.exposeInt('calls', { description: 'Number of model calls summed.' }),
     }),
   });
-  builder.objectField(refs.Job, 'usage', (t) =>
-    t.field({
-      type: Usage,
-      description: "Usage of this job's own turns.",
-      resolve: (job, _args, ctx) => load(ctx, { kind: 'job', id: job.id }),
-    }),
+  /** A `Usage` field summing the usage of the scope its parent names. */
+  const usageField =
+    <P>(description: string, scope: (parent: P) => UsageScope) =>
+    (t: PothosSchemaTypes.ObjectFieldBuilder<Types, P>) =>
+      t.field({ type: Usage, description, resolve: (parent, _args, ctx) => load(ctx, scope(parent)) });
+  builder.objectField(
+    refs.Job,
+    'usage',
+    usageField("Usage of this job's own turns.", (job) => ({ kind: 'job', id: job.id })),
   );
-  builder.objectField(refs.Job, 'chainUsage', (t) =>
-    t.field({
-      type: Usage,
-      description: 'Usage of the whole handoff chain this job belongs to (every request and receipt).',
-      resolve: (job, _args, ctx) => load(ctx, { kind: 'chain', id: job.rootId as JobId }),
-    }),
+  builder.objectField(
+    refs.Job,
+    'chainUsage',
+    usageField('Usage of the whole handoff chain this job belongs to (every request and receipt).', (job) => ({
+      kind: 'chain',
+      id: job.rootId as JobId,
+    })),
   );
-  builder.objectField(refs.Member, 'usage', (t) =>
-    t.field({
-      type: Usage,
-      description: "Usage of every turn in this member's conversation (receipts it ran included).",
-      resolve: (member, _args, ctx) => load(ctx, { kind: 'conversation', id: member.conversationId }),
-    }),
+  builder.objectField(
+    refs.Member,
+    'usage',
+    usageField("Usage of every turn in this member's conversation (receipts it ran included).", (member) => ({
+      kind: 'conversation',
+      id: member.conversationId,
+    })),
   );
-  builder.objectField(refs.Team, 'usage', (t) =>
-    t.field({
-      type: Usage,
-      description: 'Usage of every turn of the team.',
-      resolve: (team, _args, ctx) => load(ctx, { kind: 'team', id: team.id }),
-    }),
+  builder.objectField(
+    refs.Team,
+    'usage',
+    usageField('Usage of every turn of the team.', (team) => ({ kind: 'team', id: team.id })),
   );
 }

@@ -1,58 +1,66 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Core, JobId, Logger, OwnerId } from '@agent-teams/core';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { Clock, JobId, OwnerId } from '@agent-teams/core';
 import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import { createSystemClock } from '../adapters/system-clock.js';
+import type { EventHub } from '../events/event-hub.js';
+import type { ProgressSource } from '../events/progress-hub.js';
 import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
 import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
-import type { EventHub } from './event-hub.js';
-import { authorizationOf, startGraphqlWs } from './graphql-ws-server.js';
+import { DEFAULT_MAX_BODY_BYTES, limitRequestBodies } from './body-limit.js';
+import { corsPolicy } from './cors-policy.js';
+import type { EdgeDeps, InteropDeps } from './edge-deps.js';
+import { graphiqlPage } from './graphiql-page.js';
 import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
-import { startLiveServer } from './live/live-server.js';
+import { type LiveServer, startLiveServer } from './live/live-server.js';
 import { createMaskError } from './mask-error.js';
 import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
-import type { GraphqlAnswer } from './mcp/mcp-tools.js';
-import type { ProgressSource } from './progress-source.js';
+import { createOperationGuard, takeToken } from './operation-guard.js';
+import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitOptions } from './rate-limiter.js';
 import { useRequestLimits } from './request-limits.js';
 import { createGraphqlRunner } from './run-graphql.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
+import { useOperationGuard } from './use-operation-guard.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
 
 /** What {@link createServer} is built from. */
-export interface ServerDeps {
-  readonly core: Core;
-  /** Resolves an `Authorization` value (`Bearer <token>`) to its owner, or null. */
-  readonly authenticate: (authorization: string | null) => OwnerId | null;
-  /** Resolves member-run tokens (`invokeTeamTool`); without it that mutation is refused. */
-  readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
+export interface ServerDeps extends EdgeDeps {
   readonly eventHub: EventHub;
   readonly progress: ProgressSource;
-  readonly logger: Logger;
   /**
    * The origin clients reach this server at (`https://teams.example`), written into A2A agent
    * cards; default: the origin each request was sent to.
    */
   readonly publicUrl?: string;
-  /** Pre-filled in GraphiQL's `Authorization` header when given. */
-  readonly devToken?: string;
+  /**
+   * Where the development token was printed, said by GraphiQL and the home page (loopback only);
+   * no page ever carries a token itself.
+   */
+  readonly tokenHint?: string;
   /** Replaces the default page at `/`. */
   readonly pageHtml?: string;
   /** The built widget, served at `/widget.js` when given. */
   readonly widgetBundle?: WidgetBundle;
-  /** Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README). */
-  readonly live?: Partial<LiveOptions>;
   /**
-   * `shared` (default): our graphql-transport-ws server with shared fan-out and socket limits.
-   * `graphql-ws`: the stock graphql-ws `useServer` path, kept only so the bench can compare.
+   * Limits of the WebSocket endpoint (defaults: `LIVE_DEFAULTS`, documented in README); its
+   * `allowedOrigins` are also the origins CORS allows.
    */
-  readonly wsEngine?: 'shared' | 'graphql-ws';
+  readonly live?: Partial<LiveOptions>;
+  /** Largest request body in bytes on every path (GraphQL, MCP, A2A); larger ones get 413 before parsing (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+  /**
+   * Per-owner rate limit of HTTP operations, WebSocket subscribes, MCP owner tool calls and A2A
+   * requests; null turns it off.
+   */
+  readonly rateLimit?: RateLimitOptions | null;
+  /** The rate limiter's time (default: the system clock). */
+  readonly clock?: Clock;
 }
 
 /** A built server, not yet listening. */
@@ -60,16 +68,17 @@ export interface AgentTeamsServer {
   readonly server: Server;
   // biome-ignore lint/suspicious/noExplicitAny: Yoga's server-context type parameter is internal.
   readonly yoga: YogaServerInstance<any, ApiContext>;
+  /** Figures of the live endpoint (open sockets, running operations per owner). */
+  readonly live: Pick<LiveServer, 'connections' | 'sharedGroups' | 'operationsOf'>;
   /** Starts listening (port 0 picks a free one); resolves with the base URL. */
   listen(port: number, host: string): Promise<{ url: string }>;
   /** Stops accepting, closes every HTTP and WebSocket connection, and resolves. */
   close(): Promise<void>;
 }
 
-/** Initial context Yoga hands the context factory (HTTP request, or graphql-ws connection). */
+/** Initial context Yoga hands the context factory: the HTTP request. */
 interface InitialContext {
-  readonly request?: Request;
-  readonly connectionParams?: Readonly<Record<string, unknown>>;
+  readonly request: Request;
 }
 
 /**
@@ -81,9 +90,23 @@ interface InitialContext {
  * through `yoga.fetch` without a socket.
  */
 export function createServer(deps: ServerDeps): AgentTeamsServer {
-  const { core, eventHub, progress } = deps;
+  const { core, eventHub, progress, authenticate, memberRunTokens, logger } = deps;
   const teamFeeds = createTeamFeeds({ core, eventHub, loadView: (event) => loadTeamEventView(core, event) });
-  let graphiqlHtml: string | null = null;
+  const maskError = createMaskError(logger);
+  const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
+  const rateLimit = deps.rateLimit === undefined ? RATE_LIMIT_DEFAULTS : deps.rateLimit;
+  const rateLimiter = rateLimit === null ? null : new RateLimiter(rateLimit, deps.clock ?? createSystemClock());
+  const guard = createOperationGuard({ rateLimiter });
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const graphiql = graphiqlPage('/graphql', deps.tokenHint);
+  const interop: InteropDeps = {
+    core,
+    authenticate,
+    ...(memberRunTokens ? { memberRunTokens } : {}),
+    logger,
+    maxBodyBytes,
+    version: packageVersion(),
+  };
   const yoga = createYoga<InitialContext, ApiContext>({
     schema: buildSchema(),
     graphqlEndpoint: '/graphql',
@@ -91,12 +114,10 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     healthCheckEndpoint: '/graphql/yoga-health',
     landingPage: false,
     logging: false,
-    context: ({ request, connectionParams }) => {
-      const authorization = connectionParams
-        ? authorizationOf(connectionParams)
-        : (request?.headers.get('authorization') ?? null);
-      const viewer = deps.authenticate(authorization);
-      const tokens = deps.memberRunTokens;
+    context: ({ request }) => {
+      const authorization = request.headers.get('authorization');
+      const viewer = authenticate(authorization);
+      const tokens = memberRunTokens;
       // Only HTTP requests carry member-run tokens (invokeTeamTool); resolved lazily, once.
       let memberRun: Promise<JobId | null> | undefined;
       const runOf = () => {
@@ -110,47 +131,36 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         eventHub,
         progress,
         teamFeeds,
-        ...(tokens && !connectionParams ? { memberRun: runOf } : {}),
+        ...(tokens ? { memberRun: runOf } : {}),
       });
     },
-    maskedErrors: { maskError: createMaskError(deps.logger) },
-    graphiql: {
-      title: 'Agent Teams GraphiQL',
-      subscriptionsProtocol: 'WS',
-      // Pre-filled both in the header editor and in every new tab, so a first query just works.
-      ...(deps.devToken ? { headers: devHeaders(deps.devToken), defaultHeaders: devHeaders(deps.devToken) } : {}),
-    },
-    // The inlined GraphiQL bundle is about 9 MB of HTML: render it once, not per request.
-    renderGraphiQL: (options) => {
-      graphiqlHtml ??= renderGraphiQL(options);
-      return graphiqlHtml;
-    },
+    maskedErrors: { maskError },
+    cors: corsPolicy(deps.live?.allowedOrigins ?? []),
+    graphiql: graphiql.graphiql,
+    renderGraphiQL: graphiql.renderGraphiQL,
     plugins: [
       useRequestLimits(),
+      useOperationGuard(guard, maskOne),
+      graphiql.plugin,
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
       useMcpEndpoint({
-        core,
-        authenticate: deps.authenticate,
-        ...(deps.memberRunTokens ? { memberRunTokens: deps.memberRunTokens } : {}),
-        graphql: (viewer, document, variables): Promise<GraphqlAnswer> => runOwnerGraphql(viewer, document, variables),
-        logger: deps.logger,
-        version: packageVersion(),
+        ...interop,
+        graphql: (viewer, document, variables) => runOwnerGraphql(viewer, document, variables),
       }),
       useA2aEndpoint({
-        core,
-        authenticate: deps.authenticate,
+        ...interop,
         teamFeeds,
-        logger: deps.logger,
-        version: packageVersion(),
+        takeToken: (owner) => takeToken(rateLimiter, owner),
         ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       }),
     ],
   });
 
-  const server = createHttpServer(yoga);
-  const maskError = createMaskError(deps.logger);
-  const maskGraphqlError = (error: unknown) => maskError(error, '') as GraphQLError;
+  const server = createHttpServer(limitRequestBodies(yoga, maxBodyBytes));
+  // A peer that trickles its headers or body is dropped: at most 1 MiB in at most 30 s.
+  server.headersTimeout = HTTP_TIMEOUTS.headersMs;
+  server.requestTimeout = HTTP_TIMEOUTS.requestMs;
   const createContext = (viewer: OwnerId) => createApiContext({ core, viewer, eventHub, progress, teamFeeds });
   // Parse and validate as HTTP does (Yoga's envelop: its limits and caches), for the WebSocket
   // endpoint and the MCP owner tools, which then execute without an HTTP request.
@@ -164,24 +174,23 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       return { errors: [error as GraphQLError] };
     }
   };
-  const runOwnerGraphql = createGraphqlRunner({ prepare, createContext, maskError: maskGraphqlError });
-  const ws =
-    deps.wsEngine === 'graphql-ws'
-      ? startGraphqlWs(server, yoga, (authorization) => deps.authenticate(authorization) !== null)
-      : startLiveServer(server, {
-          path: yoga.graphqlEndpoint,
-          ...(deps.live ? { options: deps.live } : {}),
-          authenticate: deps.authenticate,
-          prepare,
-          createContext,
-          maskError: maskGraphqlError,
-          logger: deps.logger,
-        });
+  const runOwnerGraphql = createGraphqlRunner({ prepare, createContext, maskError: maskOne, guard });
+  const ws = startLiveServer(server, {
+    path: yoga.graphqlEndpoint,
+    ...(deps.live ? { options: deps.live } : {}),
+    authenticate,
+    prepare,
+    createContext,
+    maskError: maskOne,
+    guard,
+    logger,
+  });
   let closing: Promise<void> | null = null;
 
   return {
     server,
     yoga,
+    live: ws,
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -207,7 +216,5 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   };
 }
 
-/** GraphiQL's headers JSON carrying the development token. */
-function devHeaders(token: string): string {
-  return JSON.stringify({ Authorization: `Bearer ${token}` });
-}
+/** How long a client may take to send a request's headers, and the whole request (ms). */
+export const HTTP_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000 } as const;

@@ -12,7 +12,7 @@ const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
  *
  * @remarks A {@link DomainError}, also when graphql-js wrapped it as `originalError`, becomes a
  * GraphQL error with `extensions.code` and its details; UNAUTHENTICATED also sets the HTTP
- * status 401. GraphQL's own request errors (syntax, validation, variables) pass unchanged.
+ * status 401, RATE_LIMITED 429 with `Retry-After` (both refuse the whole request). GraphQL's own request errors (syntax, validation, variables) pass unchanged.
  * Everything else is logged and replaced with "Unexpected error." so no internals leak.
  */
 export function createMaskError(logger: Logger): (error: unknown, message: string) => Error {
@@ -26,7 +26,7 @@ export function createMaskError(logger: Logger): (error: unknown, message: strin
       positions: located?.positions,
     };
     if (domain) {
-      const http = domain.code === ErrorCode.UNAUTHENTICATED ? { http: { status: 401 } } : {};
+      const http = requestLevelHttp(domain);
       return new GraphQLError(domain.message, {
         ...where,
         extensions: { ...domain.details, code: domain.code, ...http },
@@ -41,6 +41,16 @@ export function createMaskError(logger: Logger): (error: unknown, message: strin
     });
     return new GraphQLError(UNEXPECTED_ERROR_MESSAGE, where);
   };
+}
+
+/** The HTTP status (and headers) of a request-level refusal; nothing for field-level errors. */
+function requestLevelHttp(domain: DomainError): { http?: { status: number; headers?: Record<string, string> } } {
+  if (domain.code === ErrorCode.UNAUTHENTICATED) return { http: { status: 401 } };
+  if (domain.code === ErrorCode.RATE_LIMITED) {
+    const retryAfterMs = Number(domain.details.retryAfterMs) || 1000;
+    return { http: { status: 429, headers: { 'Retry-After': String(Math.ceil(retryAfterMs / 1000)) } } };
+  }
+  return {};
 }
 
 /** The DomainError inside `error` (itself, or down its `originalError`/`cause` chain). */

@@ -1,7 +1,16 @@
 import type { Plugin } from 'graphql-yoga';
+import { StaticAsset } from './static-asset.js';
 
-/** The minimal page served at `/` until the widget's demo page lands. */
-export function defaultHomePage(): string {
+/** Escapes text for HTML. */
+export function escapeHtml(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * The minimal page served at `/` when the widget is not built. It never carries a token: on
+ * loopback it may say where the development token was printed (`tokenHint`).
+ */
+export function defaultHomePage(tokenHint: string | null = null): string {
   return `<!doctype html>
 <html lang="en">
   <head>
@@ -13,7 +22,7 @@ export function defaultHomePage(): string {
     <main>
       <h1>Agent Teams</h1>
       <p>The GraphQL API is served at <a href="/graphql">/graphql</a>. Open it in a browser for GraphiQL
-        (the development token, when one was printed at start-up, is already in its headers).</p>
+        and put your bearer token in its Headers tab.${tokenHint === null ? '' : ` ${escapeHtml(tokenHint)}`}</p>
       <p>From a terminal:</p>
       <pre><code>curl -s http://127.0.0.1:4000/graphql \\
   -H 'Content-Type: application/json' \\
@@ -32,6 +41,7 @@ export function defaultHomePage(): string {
  * work the same through `yoga.fetch` in tests and through the real HTTP server.
  */
 export function useStaticPages(pageHtml: string): Plugin {
+  const page = new StaticAsset(pageHtml, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' });
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
@@ -43,9 +53,7 @@ export function useStaticPages(pageHtml: string): Plugin {
           }),
         );
       } else if (url.pathname === '/') {
-        endResponse(
-          new fetchAPI.Response(pageHtml, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' } }),
-        );
+        return page.respond(request, fetchAPI).then(endResponse);
       }
     },
   };

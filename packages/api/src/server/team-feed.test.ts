@@ -1,6 +1,6 @@
-import { asOwnerId, asTeamId, type Core, DomainError, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import { asOwnerId, asTeamId, type Core, DomainError, type TeamEvent, teamChangedEvent } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { createEventHub } from './event-hub.js';
+import { createEventHub } from '../events/event-hub.js';
 import { PULL_READY, type ReadyEvents } from './live/ready-events.js';
 import { createTeamFeeds, FEED_RING_SIZE } from './team-feed.js';
 
@@ -11,16 +11,7 @@ const teamId = asTeamId('team_1');
 function fakeLog() {
   const log: TeamEvent[] = [];
   let reads = 0;
-  const event = (seq: number): TeamEvent => ({
-    teamId,
-    owner,
-    seq,
-    kind: TeamEventKind.TEAM_CHANGED,
-    jobId: null,
-    recordId: null,
-    memberId: null,
-    createdAt: '2026-11-30T00:00:00.000Z',
-  });
+  const event = (seq: number): TeamEvent => teamChangedEvent(teamId, owner, seq, '2026-11-30T00:00:00.000Z');
   const core = {
     events: {
       read: async (_owner: unknown, _team: unknown, afterSeq: number, limit: number) => {

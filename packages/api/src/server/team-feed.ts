@@ -1,5 +1,6 @@
 import type { Core, OwnerId, TeamEvent, TeamId } from '@agent-teams/core';
-import type { EventHub } from './event-hub.js';
+import { CoalescedTask } from '../async/coalesced-task.js';
+import type { EventHub } from '../events/event-hub.js';
 import { type CursorFeed, FeedCursor, FeedEntry, READ_PAGE } from './team-feed-cursor.js';
 
 /** Events each team feed keeps in memory for subscribers that are a little behind. */
@@ -68,10 +69,10 @@ export function createTeamFeeds<V extends object>(deps: TeamFeedDeps<V>): TeamFe
 class TeamFeed<V> implements CursorFeed<V> {
   readonly #ring: FeedEntry<V>[] = [];
   #lastSeq: number;
-  #filling = false;
-  #dirty = false;
+  readonly #filler = new CoalescedTask(() => this.#fillOnce());
   #ended = false;
-  #wakeScheduled = false;
+  /** Wakes the waiting cursors once per turn of the event loop, however many views loaded in it. */
+  readonly #waker = new CoalescedTask(async () => this.#wake(), { defer: (start) => setImmediate(start) });
   #cursors = 0;
   readonly #waiters = new Set<() => void>();
 
@@ -110,8 +111,9 @@ class TeamFeed<V> implements CursorFeed<V> {
   }
 
   published(event: TeamEvent): void {
-    if (this.#filling) {
-      this.#dirty = true;
+    if (this.#filler.busy) {
+      // The read in flight may have missed it: one more read after it.
+      this.#filler.request();
     } else if (event.seq === this.#lastSeq + 1) {
       this.#append(event);
     } else if (event.seq > this.#lastSeq + 1) {
@@ -161,14 +163,7 @@ class TeamFeed<V> implements CursorFeed<V> {
     return view;
   };
 
-  readonly #wakeSoon = (): void => {
-    if (this.#wakeScheduled) return;
-    this.#wakeScheduled = true;
-    setImmediate(() => {
-      this.#wakeScheduled = false;
-      this.#wake();
-    });
-  };
+  readonly #wakeSoon = (): void => this.#waker.request();
 
   #wake(): void {
     const waiters = [...this.#waiters];
@@ -183,24 +178,20 @@ class TeamFeed<V> implements CursorFeed<V> {
 
   /** Reads the log from the last seq until it is exhausted, again if events arrived meanwhile. */
   #fill(): void {
-    if (this.#filling || this.#ended) return;
-    this.#filling = true;
-    void (async () => {
-      try {
-        do {
-          this.#dirty = false;
-          for (;;) {
-            const events = await this.readLog(this.#lastSeq);
-            for (const event of events) if (event.seq === this.#lastSeq + 1) this.#append(event);
-            if (events.length < READ_PAGE) break;
-          }
-        } while (this.#dirty && !this.#ended);
-      } catch {
-        // The team was deleted (NOT_FOUND) or the database failed: end, subscribers resume later.
-        this.#end();
-      } finally {
-        this.#filling = false;
+    if (!this.#ended) this.#filler.request();
+  }
+
+  async #fillOnce(): Promise<void> {
+    if (this.#ended) return;
+    try {
+      for (;;) {
+        const events = await this.readLog(this.#lastSeq);
+        for (const event of events) if (event.seq === this.#lastSeq + 1) this.#append(event);
+        if (events.length < READ_PAGE) break;
       }
-    })();
+    } catch {
+      // The team was deleted (NOT_FOUND) or the database failed: end, subscribers resume later.
+      this.#end();
+    }
   }
 }

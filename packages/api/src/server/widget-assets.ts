@@ -1,4 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
+import { StaticAsset } from './static-asset.js';
+import { escapeHtml } from './static-pages.js';
 
 /** The built widget bundle the server hands out at `/widget.js`. */
 export interface WidgetBundle {
@@ -14,43 +16,47 @@ export interface WidgetBundle {
 /** File names of the widget's on-demand chunks. */
 export const WIDGET_CHUNK = /^widget-[\w-]+\.js$/;
 
-/** Escapes a value for an HTML attribute. */
-function attribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-}
-
 /**
- * The demo page at `/`: the widget embedded with one script tag, carrying the development token
- * when there is one (otherwise the page asks for a token and keeps it in memory only).
+ * The demo page at `/`: the widget embedded with one script tag, once the visitor gave a token.
+ *
+ * @remarks The page never carries a token, whoever asks for it: it asks for one in a form, or
+ * takes it from the URL fragment (`/#token=…`, never sent to the server, removed from the
+ * address bar at once) so a script or a bookmark can open it ready. The token stays in memory
+ * only. `tokenHint` (loopback only) says where the development token was printed.
  */
-export function widgetDemoPage(devToken: string | null): string {
-  const token = devToken ? ` token="${attribute(devToken)}"` : '';
+export function widgetDemoPage(tokenHint: string | null = null): string {
+  const hint = tokenHint === null ? '' : ` <small>${escapeHtml(tokenHint)}</small>`;
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Agent Teams</title>
-    <style>body{margin:0;padding:16px;font-family:system-ui,sans-serif}@media (max-width:480px){body{padding:0}}</style>
+    <style>body{margin:0;padding:16px;font-family:system-ui,sans-serif}@media (max-width:480px){body{padding:0}}form{margin-bottom:12px}</style>
     <script type="module" src="/widget.js"></script>
   </head>
   <body>
-    <agent-teams-widget endpoint="/graphql"${token}></agent-teams-widget>${
-      devToken
-        ? ''
-        : `
-    <form id="token-form"><label>Token <input id="token" type="password" autocomplete="off"></label> <button>Use</button></form>
+    <form id="token-form"><label>Token <input id="token" type="password" autocomplete="off"></label> <button>Use</button>${hint}</form>
+    <div id="widget-host"></div>
     <script type="module">
-      document.getElementById('token-form').addEventListener('submit', (event) => {
-        event.preventDefault();
-        // Remount with the token (kept in memory only, never in the URL or storage).
+      const host = document.getElementById('widget-host');
+      const use = (token) => {
         const widget = document.createElement('agent-teams-widget');
         widget.setAttribute('endpoint', '/graphql');
-        widget.token = document.getElementById('token').value;
-        document.querySelector('agent-teams-widget').replaceWith(widget);
+        widget.token = token;
+        host.replaceChildren(widget);
+      };
+      document.getElementById('token-form').addEventListener('submit', (event) => {
+        event.preventDefault();
+        const token = document.getElementById('token').value.trim();
+        if (token !== '') use(token);
       });
-    </script>`
-    }
+      const fromFragment = new URLSearchParams(location.hash.slice(1)).get('token');
+      if (fromFragment) {
+        history.replaceState(null, '', location.pathname + location.search);
+        use(fromFragment);
+      }
+    </script>
   </body>
 </html>
 `;
@@ -62,21 +68,26 @@ export function widgetDemoPage(devToken: string | null): string {
  * so it may be cached for good; `widget.js` is revalidated.
  */
 export function useWidgetBundle(bundle: WidgetBundle): Plugin {
+  const script = new StaticAsset(bundle.script, {
+    'content-type': 'text/javascript; charset=utf-8',
+    'cache-control': 'no-cache',
+  });
+  const chunks = new Map(
+    [...(bundle.chunks ?? [])].map(([name, code]) => [
+      name,
+      new StaticAsset(code, {
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'public, max-age=31536000, immutable',
+      }),
+    ]),
+  );
   return {
     onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       const name = url.pathname.slice(1);
-      const chunk = WIDGET_CHUNK.test(name) ? bundle.chunks?.get(name) : undefined;
-      if (name !== 'widget.js' && chunk === undefined) return;
-      endResponse(
-        new fetchAPI.Response(chunk ?? bundle.script, {
-          status: 200,
-          headers: {
-            'content-type': 'text/javascript; charset=utf-8',
-            'cache-control': chunk === undefined ? 'no-cache' : 'public, max-age=31536000, immutable',
-          },
-        }),
-      );
+      const asset = name === 'widget.js' ? script : WIDGET_CHUNK.test(name) ? chunks.get(name) : undefined;
+      if (asset === undefined) return;
+      return asset.respond(request, fetchAPI).then(endResponse);
     },
   };
 }

@@ -1,22 +1,19 @@
 import {
   ACTIVE_PHASES,
   type AdmissionCandidate,
-  type AdmissionPlan,
-  type AdmissionSnapshot,
+  type AdmitArgs,
   type AdmittedJob,
   asConversationId,
   asJobId,
   asOwnerId,
   asTeamId,
   EMPTY_ROUND,
-  type FreezeContext,
   type JobId,
   JobPhase,
   Limits,
   type RoundState,
   type TeamId,
   TeamStatus,
-  type TransitionOutcome,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './database-types.js';
@@ -29,14 +26,6 @@ import type { WriteScope } from './write-transaction.js';
 
 /** Phases that wait for a slot: QUEUED (to start) and ANSWERED (to submit a person's answer). */
 const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED];
-
-/** Arguments of a planning pass (see `TeamStore.admit`). */
-export interface AdmitArgs {
-  /** The admitting server: each admitted job is leased to it. */
-  readonly serverId?: string;
-  readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
-  readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
-}
 
 /**
  * The head job of every conversation with unfinished work, when that head waits for a slot
@@ -105,9 +94,8 @@ async function freezeOne(
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
-  if (args.serverId === undefined) return { job: await applyTransition(scope, job, outcome), effects: outcome.effects };
-  const admitted = await applyAdmission(scope, job, outcome, args.serverId);
-  return { ...admitted, effects: outcome.effects };
+  if (args.serverId === undefined) return { job: await applyTransition(scope, job, outcome) };
+  return applyAdmission(scope, job, outcome, args.serverId);
 }
 
 /**

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationId, ConversationMessage, SeqPage, SeqPageRequest } from '@agent-teams/core';
+import type {
+  ConversationId,
+  ConversationMessage,
+  NewConversationMessage,
+  SeqPage,
+  SeqPageRequest,
+} from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './database-types.js';
 import { toConversationMessage } from './row-mappers.js';
-
-/** A message to append (the store assigns id, seq and time). */
-export type NewConversationMessage = Omit<ConversationMessage, 'id' | 'seq' | 'conversationId' | 'createdAt'>;
 
 /**
  * Appends messages to a member conversation, in order.

@@ -1,4 +1,4 @@
-import { ACTIVE_PHASES, DomainError, ErrorCode, type JobLease, type LeasedJob } from '@agent-teams/core';
+import { ACTIVE_PHASES, checkFence, type JobLease, type LeasedJob } from '@agent-teams/core';
 import type { ExpressionBuilder, Selectable } from 'kysely';
 import type { Database, JobsTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
@@ -97,11 +97,7 @@ export async function releaseServerLeases(scope: WriteScope, serverId: string): 
  * fence as the lease the writer holds.
  */
 export function checkLease(row: Pick<Selectable<JobsTable>, 'lease_server' | 'lease_fence'>, lease: JobLease): void {
-  if (row.lease_server !== lease.serverId || Number(row.lease_fence) !== lease.fence) {
-    throw new DomainError(ErrorCode.STALE_LEASE, 'This server no longer holds the job; another server drives it.', {
-      field: 'jobId',
-    });
-  }
+  checkFence(row.lease_server === null ? null : { serverId: row.lease_server, fence: Number(row.lease_fence) }, lease);
 }
 
 function leaseOf(row: Pick<Selectable<JobsTable>, 'lease_fence'>, serverId: string): JobLease {

@@ -1,20 +1,20 @@
 import {
   asRecordId,
-  type ConversationId,
-  DomainError,
-  type EnqueueDecision,
+  type EnqueueRequestsArgs,
   type EnqueueSnapshot,
-  ErrorCode,
+  isAnswerReplay,
   type Job,
   type JobEffect,
   type JobId,
   JobKind,
   type JobLease,
-  JobPhase,
-  type MemberId,
   type NewReceipt,
+  notFound,
   type OwnerId,
+  queuedReceipt,
+  queuedRequest,
   RecordKind,
+  type RespondToJobArgs,
   TeamEventKind,
   type TeamId,
   type TransitionOutcome,
@@ -26,15 +26,6 @@ import { appendRecord } from './record-writes.js';
 import { jobInsertRow, jobStateColumns, toJob, toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
-/** Arguments of an enqueue (see `TeamStore.enqueueRequests`). */
-export interface EnqueueArgs {
-  readonly owner: OwnerId;
-  readonly teamId: TeamId;
-  readonly keys: readonly { requesterConversationId: ConversationId | null; clientKey: string; memberId: MemberId }[];
-  readonly roots: readonly JobId[];
-  readonly decide: (snapshot: EnqueueSnapshot) => EnqueueDecision;
-}
-
 async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
   return toJob(await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow());
 }
@@ -42,7 +33,7 @@ async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
 async function readSnapshot(
   scope: WriteScope,
   team: Selectable<TeamsTable>,
-  args: EnqueueArgs,
+  args: EnqueueRequestsArgs,
 ): Promise<EnqueueSnapshot> {
   const existing =
     args.keys.length === 0
@@ -81,27 +72,11 @@ async function readSnapshot(
 }
 
 /** Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests. */
-export async function enqueueRequests(scope: WriteScope, args: EnqueueArgs): Promise<Job[]> {
+export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs): Promise<Job[]> {
   const team = await scope.lockOwnedTeam(args.owner, args.teamId);
   const decision = args.decide(await readSnapshot(scope, team, args));
   for (const request of decision.insert) {
-    const job: Omit<Job, 'seq'> = {
-      id: request.id,
-      teamId: args.teamId,
-      owner: args.owner,
-      kind: JobKind.REQUEST,
-      phase: JobPhase.QUEUED,
-      memberId: request.memberId,
-      conversationId: request.conversationId,
-      requester: request.requester,
-      parentId: request.parentId,
-      rootId: request.rootId,
-      clientKey: request.clientKey,
-      text: request.text,
-      ...EMPTY_JOB_STATE,
-      createdAt: scope.now,
-      updatedAt: scope.now,
-    };
+    const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
     await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
@@ -133,19 +108,6 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueArgs): Pro
   });
 }
 
-/** The state of a job that has never been admitted. */
-const EMPTY_JOB_STATE = {
-  input: null,
-  runKey: null,
-  runId: null,
-  pendingInput: null,
-  pendingResponse: null,
-  result: null,
-  error: null,
-  startedAt: null,
-  finishedAt: null,
-} as const;
-
 /**
  * Loads a job under its team's lock, asks `decide`, and persists the outcome. NOT_FOUND when the
  * job is absent or (with `owner`) another owner's; `ok:false` is thrown; the same job object back
@@ -157,14 +119,14 @@ export async function updateJob(
   decide: (job: Job) => TransitionOutcome,
   owner: OwnerId | undefined,
   lease?: JobLease,
-): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
+): Promise<{ job: Job; changed: boolean }> {
   const located = await scope.trx
     .selectFrom('jobs')
     .select(['team_id', 'owner'])
     .where('id', '=', jobId)
     .executeTakeFirst();
   if (located === undefined || (owner !== undefined && located.owner !== owner)) {
-    throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
+    throw notFound('job');
   }
   await scope.lockTeam(located.team_id as TeamId);
   const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
@@ -174,22 +136,13 @@ export async function updateJob(
     ? query.forUpdate()
     : query
   ).executeTakeFirst();
-  if (row === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found');
+  if (row === undefined) throw notFound('job');
   if (lease !== undefined) checkLease(row, lease);
   const job = toJob(row);
   const outcome = decide(job);
   if (!outcome.ok) throw outcome.error;
-  if (outcome.job === job) return { job, effects: outcome.effects, changed: false };
-  return { job: await applyTransition(scope, job, outcome), effects: outcome.effects, changed: true };
-}
-
-/** Arguments of {@link respondToJob} (see `TeamStore.respondToJob`). */
-export interface RespondArgs {
-  readonly owner: OwnerId;
-  readonly jobId: JobId;
-  readonly clientRequestId: string;
-  readonly fingerprint: string;
-  readonly decide: (job: Job) => TransitionOutcome;
+  if (outcome.job === job) return { job, changed: false };
+  return { job: await applyTransition(scope, job, outcome), changed: true };
 }
 
 /**
@@ -198,15 +151,15 @@ export interface RespondArgs {
  */
 export async function respondToJob(
   scope: WriteScope,
-  args: RespondArgs,
-): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
+  args: RespondToJobArgs,
+): Promise<{ job: Job; replayed: boolean }> {
   const located = await scope.trx
     .selectFrom('jobs')
     .select(['team_id', 'owner'])
     .where('id', '=', args.jobId)
     .executeTakeFirst();
   if (located === undefined || located.owner !== args.owner) {
-    throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+    throw notFound('job');
   }
   await scope.lockTeam(located.team_id as TeamId);
   const used = await scope.trx
@@ -216,14 +169,7 @@ export async function respondToJob(
     .where('client_request_id', '=', args.clientRequestId)
     .executeTakeFirst();
   const job = await readJob(scope, args.jobId);
-  if (used !== undefined) {
-    if (used.fingerprint !== args.fingerprint) {
-      throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This clientRequestId was used with another answer.', {
-        field: 'clientRequestId',
-      });
-    }
-    return { job, effects: [], replayed: true };
-  }
+  if (isAnswerReplay(used?.fingerprint, args.fingerprint)) return { job, replayed: true };
   const outcome = args.decide(job);
   if (!outcome.ok) throw outcome.error;
   const next = outcome.job === job ? job : await applyTransition(scope, job, outcome);
@@ -237,7 +183,7 @@ export async function respondToJob(
       created_at: scope.now,
     })
     .execute();
-  return { job: next, effects: outcome.effects, replayed: false };
+  return { job: next, replayed: false };
 }
 
 /**
@@ -308,23 +254,7 @@ async function writeTransition(
 
 /** Inserts the receipt of a finished request (unique per request by index). */
 async function insertReceipt(scope: WriteScope, request: Job, receipt: NewReceipt): Promise<void> {
-  const job: Omit<Job, 'seq'> = {
-    id: receipt.id,
-    teamId: request.teamId,
-    owner: request.owner,
-    kind: JobKind.RECEIPT,
-    phase: JobPhase.QUEUED,
-    memberId: receipt.memberId,
-    conversationId: receipt.conversationId,
-    requester: { memberId: null, conversationId: null },
-    parentId: request.id,
-    rootId: request.rootId,
-    clientKey: `receipt:${request.id}`,
-    text: receipt.text,
-    ...EMPTY_JOB_STATE,
-    createdAt: scope.now,
-    updatedAt: scope.now,
-  };
+  const job = queuedReceipt(receipt, request, scope.now);
   await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
   await scope.events.emit(request.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
   if (job.memberId !== null) {

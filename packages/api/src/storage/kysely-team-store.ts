@@ -1,29 +1,28 @@
 import type {
-  AdmissionPlan,
-  AdmissionSnapshot,
+  AdmitArgs,
   AdmittedJob,
+  ClaimArgs,
   ConversationId,
   ConversationMessage,
-  EnqueueDecision,
-  EnqueueSnapshot,
+  ConversationState,
+  EnqueueRequestsArgs,
   EventSink,
-  FreezeContext,
   IdGenerator,
   Job,
-  JobEffect,
   JobFilter,
   JobId,
-  JobLease,
-  JobPhase,
   LeasedJob,
   Member,
   MemberId,
+  NewConversationMessage,
   NewestFirstPage,
   NewestFirstPageRequest,
   NewTeam,
   OwnerId,
   RecordId,
   RecordMessage,
+  RenewLeaseArgs,
+  RespondToJobArgs,
   SeqPage,
   SeqPageRequest,
   Team,
@@ -33,6 +32,7 @@ import type {
   TeamStatus,
   TeamStore,
   TransitionOutcome,
+  UpdateJobOptions,
   UsageEntry,
   UsageScope,
   UsageTotals,
@@ -71,7 +71,9 @@ export interface KyselyTeamStoreOptions {
 }
 
 /**
- * The {@link TeamStore} over Kysely, one implementation for SQLite and PostgreSQL.
+ * The {@link TeamStore} over Kysely, one implementation for SQLite and PostgreSQL: every role in
+ * one object, each method a thin entry into the module of its role (`team-writes.ts`,
+ * `job-reads.ts`, `admission.ts`, `job-leases.ts`, ...).
  *
  * @remarks Each method is one transaction (`BEGIN IMMEDIATE` on SQLite; row locks on
  * PostgreSQL, see `write-transaction.ts`).
@@ -107,6 +109,8 @@ export class KyselyTeamStore implements TeamStore {
     return this.#ctx.dialect;
   }
 
+  // ---- TeamWrites ---------------------------------------------------------------------------
+
   createTeam(team: NewTeam, opts: { now: string; maxTeams: number }): Promise<{ team: Team; created: boolean }> {
     return runWrite(this.#ctx, opts.now, (scope) => teamWrites.createTeam(scope, team, opts.maxTeams), {
       retryOnUniqueViolation: true,
@@ -116,6 +120,12 @@ export class KyselyTeamStore implements TeamStore {
   setTeamStatus(teamId: TeamId, status: TeamStatus, now: string): Promise<Team> {
     return runWrite(this.#ctx, now, (scope) => teamWrites.setTeamStatus(scope, teamId, status));
   }
+
+  deleteTeam(owner: OwnerId, teamId: TeamId, now: string): Promise<void> {
+    return runWrite(this.#ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
+  }
+
+  // ---- TeamReads ----------------------------------------------------------------------------
 
   findTeam(owner: OwnerId, teamId: TeamId): Promise<Team | null> {
     return teamReads.findTeam(this.#ctx.db, owner, teamId);
@@ -141,24 +151,29 @@ export class KyselyTeamStore implements TeamStore {
     return teamReads.findMembers(this.#ctx.db, memberIds);
   }
 
-  deleteTeam(owner: OwnerId, teamId: TeamId, now: string): Promise<void> {
-    return runWrite(this.#ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
-  }
+  // ---- JobWrites ----------------------------------------------------------------------------
 
-  enqueueRequests(args: {
-    owner: OwnerId;
-    teamId: TeamId;
-    keys: readonly { requesterConversationId: ConversationId | null; clientKey: string; memberId: MemberId }[];
-    roots: readonly JobId[];
-    now: string;
-    decide: (snapshot: EnqueueSnapshot) => EnqueueDecision;
-  }): Promise<readonly Job[]> {
+  enqueueRequests(args: EnqueueRequestsArgs): Promise<readonly Job[]> {
     // A unique violation on the idempotency index means another server inserted the twin first:
     // the retry's snapshot shows it as `existing`, so `decide` returns it.
     return runWrite(this.#ctx, args.now, (scope) => jobWrites.enqueueRequests(scope, args), {
       retryOnUniqueViolation: true,
     });
   }
+
+  updateJob(
+    jobId: JobId,
+    decide: (job: Job) => TransitionOutcome,
+    opts: UpdateJobOptions,
+  ): Promise<{ job: Job; changed: boolean }> {
+    return runWrite(this.#ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease));
+  }
+
+  respondToJob(args: RespondToJobArgs): Promise<{ job: Job; replayed: boolean }> {
+    return runWrite(this.#ctx, args.now, (scope) => jobWrites.respondToJob(scope, args));
+  }
+
+  // ---- JobReads -----------------------------------------------------------------------------
 
   findJob(owner: OwnerId, jobId: JobId): Promise<Job | null> {
     return jobReads.findJob(this.#ctx.db, owner, jobId);
@@ -168,31 +183,8 @@ export class KyselyTeamStore implements TeamStore {
     return jobReads.findJobs(this.#ctx.db, jobIds);
   }
 
-  listJobs(
-    teamId: TeamId,
-    filter: JobFilter,
-    page: SeqPageRequest,
-  ): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+  listJobs(teamId: TeamId, filter: JobFilter, page: SeqPageRequest): Promise<SeqPage<Job> & { totalCount: number }> {
     return jobReads.listJobs(this.#ctx.db, teamId, filter, page);
-  }
-
-  updateJob(
-    jobId: JobId,
-    decide: (job: Job) => TransitionOutcome,
-    opts: { now: string; owner?: OwnerId; lease?: JobLease },
-  ): Promise<{ job: Job; effects: readonly JobEffect[]; changed: boolean }> {
-    return runWrite(this.#ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease));
-  }
-
-  respondToJob(args: {
-    owner: OwnerId;
-    jobId: JobId;
-    clientRequestId: string;
-    fingerprint: string;
-    now: string;
-    decide: (job: Job) => TransitionOutcome;
-  }): Promise<{ job: Job; effects: readonly JobEffect[]; replayed: boolean }> {
-    return runWrite(this.#ctx, args.now, (scope) => jobWrites.respondToJob(scope, args));
   }
 
   listActiveJobs(): Promise<readonly Job[]> {
@@ -205,29 +197,26 @@ export class KyselyTeamStore implements TeamStore {
 
   conversationStates(
     conversationIds: readonly ConversationId[],
-  ): Promise<ReadonlyMap<ConversationId, { readonly head: JobPhase | null; readonly lastFinished: JobPhase | null }>> {
+  ): Promise<ReadonlyMap<ConversationId, ConversationState>> {
     return jobReads.conversationStates(this.#ctx.db, conversationIds);
   }
 
-  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Job> & { totalCount: number }> {
     return jobReads.listWaitingJobs(this.#ctx.db, owner, page);
   }
 
-  async admit(args: {
-    now: string;
-    serverId?: string;
-    plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
-    freeze: (ctx: FreezeContext) => TransitionOutcome;
-  }): Promise<readonly AdmittedJob[]> {
+  // ---- Admission and Leases -----------------------------------------------------------------
+
+  async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
     if (!(await admission.admissionMayChange(this.#ctx.db))) return [];
     return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
   }
 
-  renewServerLease(args: { serverId: string; host: string; now: string; expiresAtMs: number }): Promise<void> {
+  renewServerLease(args: RenewLeaseArgs): Promise<void> {
     return runWrite(this.#ctx, args.now, (scope) => jobLeases.renewServerLease(scope, args));
   }
 
-  claimActiveJobs(args: { serverId: string; nowMs: number; takeOver?: boolean }): Promise<readonly LeasedJob[]> {
+  claimActiveJobs(args: ClaimArgs): Promise<readonly LeasedJob[]> {
     // No caller's `now` here: a claim writes no timestamp, only the holder and the fence.
     return runWrite(this.#ctx, new Date(args.nowMs).toISOString(), (scope) => jobLeases.claimActiveJobs(scope, args));
   }
@@ -235,6 +224,8 @@ export class KyselyTeamStore implements TeamStore {
   releaseServerLeases(serverId: string): Promise<void> {
     return runWrite(this.#ctx, new Date(0).toISOString(), (scope) => jobLeases.releaseServerLeases(scope, serverId));
   }
+
+  // ---- RecordReads and EventLog -------------------------------------------------------------
 
   recentRecords(teamId: TeamId, limit: number): Promise<readonly RecordMessage[]> {
     return recordReads.recentRecords(this.#ctx.db, teamId, limit);
@@ -260,6 +251,8 @@ export class KyselyTeamStore implements TeamStore {
     return recordReads.readEvents(this.#ctx.db, teamId, afterSeq, limit);
   }
 
+  // ---- UsageLedger and ConversationLog ------------------------------------------------------
+
   recordUsage(entry: UsageEntry, now: string): Promise<void> {
     return usage.insertUsage(this.#ctx.db, entry, now);
   }
@@ -270,7 +263,7 @@ export class KyselyTeamStore implements TeamStore {
 
   appendConversation(
     conversationId: ConversationId,
-    messages: readonly conversations.NewConversationMessage[],
+    messages: readonly NewConversationMessage[],
     now: string,
   ): Promise<void> {
     return conversations.appendConversation(this.#ctx.db, conversationId, messages, now);

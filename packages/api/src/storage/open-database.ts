@@ -16,6 +16,8 @@ export type DatabaseDialect = 'sqlite' | 'postgres';
 export interface OpenedDatabase {
   readonly db: Kysely<Database>;
   readonly dialect: DatabaseDialect;
+  /** What it was opened from: the file path, `:memory:` or the PostgreSQL URL. */
+  readonly target: string;
   /** Closes connections and releases the SQLite single-server lock. */
   close(): Promise<void>;
 }
@@ -75,7 +77,7 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
       throw error;
     }
     let closing: Promise<void> | null = null;
-    return { db, dialect: 'postgres', close: () => (closing ??= db.destroy()) };
+    return { db, dialect: 'postgres', target, close: () => (closing ??= db.destroy()) };
   }
   const inMemory = target === ':memory:';
   const file = inMemory ? target : resolve(target);
@@ -97,6 +99,7 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
   return {
     db,
     dialect: 'sqlite',
+    target,
     async close() {
       if (closed) return;
       closed = true;

@@ -1,26 +1,8 @@
-import {
-  foldSearchText,
-  type JobId,
-  Limits,
-  type MemberId,
-  type RecordId,
-  type RecordKind,
-  TeamEventKind,
-  type TeamId,
-} from '@agent-teams/core';
+import { foldSearchText, Limits, type RecordMessage, TeamEventKind } from '@agent-teams/core';
 import type { WriteScope } from './write-transaction.js';
 
-/** A shared-record message to append. */
-export interface NewRecordMessage {
-  readonly id: RecordId;
-  readonly teamId: TeamId;
-  readonly kind: RecordKind;
-  readonly jobId: JobId | null;
-  readonly memberId: MemberId | null;
-  readonly fromMemberId: MemberId | null;
-  readonly text: string;
-  readonly truncated: boolean;
-}
+/** A shared-record message to append (the store numbers and stamps it). */
+export type NewRecordMessage = Omit<RecordMessage, 'seq' | 'createdAt'>;
 
 /** UTF-8 length of one code point (a lone surrogate is written as U+FFFD, 3 bytes). */
 function utf8Length(codePoint: number): number {

@@ -3,11 +3,13 @@ import {
   DomainError,
   ErrorCode,
   type NewTeam,
+  notFound,
   type OwnerId,
   type Team,
   TeamEventKind,
   type TeamId,
   TeamStatus,
+  teamChangedEvent,
 } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { UNFINISHED } from './job-reads.js';
@@ -100,7 +102,7 @@ export async function createTeam(
 /** Sets a team's status; a write only when it changes. NOT_FOUND for an absent team. */
 export async function setTeamStatus(scope: WriteScope, teamId: TeamId, status: TeamStatus): Promise<Team> {
   const row = await scope.lockTeam(teamId);
-  if (row === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Team not found');
+  if (row === undefined) throw notFound('team');
   if (row.status === status) return withoutSeq(toTeam(row));
   await scope.trx.updateTable('teams').set({ status, updated_at: scope.now }).where('id', '=', teamId).execute();
   await scope.events.emit(teamId, TeamEventKind.TEAM_CHANGED);
@@ -146,16 +148,7 @@ export async function deleteTeam(scope: WriteScope, owner: OwnerId, teamId: Team
     .values({ team_id: teamId, owner, seq, created_at: scope.now })
     .onConflict((oc) => oc.column('team_id').doUpdateSet({ owner, seq, created_at: scope.now }))
     .execute();
-  scope.events.announce({
-    teamId,
-    owner,
-    seq,
-    kind: TeamEventKind.TEAM_CHANGED,
-    jobId: null,
-    recordId: null,
-    memberId: null,
-    createdAt: scope.now,
-  });
+  scope.events.announce(teamChangedEvent(teamId, owner, seq, scope.now));
 }
 
 function dayBefore(now: string): string {

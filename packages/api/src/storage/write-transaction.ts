@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, type EventSink, type IdGenerator, type TeamId } from '@agent-teams/core';
+import { DomainError, type EventSink, type IdGenerator, notFound, type TeamId } from '@agent-teams/core';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
@@ -47,7 +47,7 @@ export class WriteScope {
   /** Like {@link lockTeam}, scoped to an owner: NOT_FOUND for an absent or another owner's team. */
   async lockOwnedTeam(owner: string, teamId: TeamId): Promise<Selectable<TeamsTable>> {
     const team = await this.lockTeam(teamId);
-    if (team === undefined || team.owner !== owner) throw new DomainError(ErrorCode.NOT_FOUND, 'Team not found');
+    if (team === undefined || team.owner !== owner) throw notFound('team');
     return team;
   }
 }

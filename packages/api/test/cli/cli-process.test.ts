@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { teamInput } from '../graphql/fixtures.js';
 
 const apiRoot = fileURLToPath(new URL('../../', import.meta.url));
 const workDir = mkdtempSync(join(tmpdir(), 'agent-teams-cli-'));
@@ -107,17 +108,7 @@ describe('the agent-teams CLI as a child process', () => {
     const health = await fetch(`${server.url}/health`);
     expect(health.status).toBe(200);
 
-    const created = await gql(server.url, 'dev-token', CREATE, {
-      input: {
-        clientRequestId: 'cli-team',
-        name: 'Release',
-        goal: 'Check the release',
-        members: [
-          { name: 'Research', agentId: 'researcher' },
-          { name: 'Review', agentId: 'reviewer' },
-        ],
-      },
-    });
+    const created = await gql(server.url, 'dev-token', CREATE, { input: teamInput({ name: 'Release' }) });
     const team = created.data?.createTeam.team;
     expect(team.members).toHaveLength(2);
     const sent = await gql(server.url, 'dev-token', SEND, {
@@ -133,7 +124,7 @@ describe('the agent-teams CLI as a child process', () => {
       const job = (await gql(server.url, 'dev-token', JOB, { id: jobId })).data?.job;
       return job?.status === 'COMPLETED' ? job : undefined;
     });
-    expect(done.result).toEqual({ available: true, text: 'Research: Find the release notes' });
+    expect(done.result).toEqual({ available: true, text: 'Ada: Find the release notes' });
 
     const unauthenticated = await gql(server.url, 'wrong-token', JOB, { id: jobId });
     expect(unauthenticated.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');

@@ -5,7 +5,7 @@ import { ClusterHarness, type LeaseFlags, TOKENS } from './cluster-harness.js';
 
 /** A short lease, so a dead server's jobs are reclaimed within seconds. */
 const SHORT_LEASE: LeaseFlags = { leaseTtlMs: 3_000, heartbeatMs: 1_000 };
-/** The bound: another server finishes a dead server's jobs within 30 s. */
+/** The promised bound: another server finishes a dead server's jobs within 30 s. */
 const RECLAIM_LIMIT_MS = 30_000;
 /** How long each scripted run sleeps: long enough to still be running when its holder dies. */
 const RUN_MS = 8_000;

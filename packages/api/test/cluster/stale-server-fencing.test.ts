@@ -6,7 +6,7 @@ import type { ServerProcess } from './server-process.js';
 
 /** A short lease, so a paused server's jobs are reclaimed within seconds. */
 const SHORT_LEASE: LeaseFlags = { leaseTtlMs: 3_000, heartbeatMs: 1_000 };
-/** The bound: another server finishes a lost server's jobs within 30 s. */
+/** The promised bound: another server finishes a lost server's jobs within 30 s. */
 const RECLAIM_LIMIT_MS = 30_000;
 /** How long each scripted run sleeps: long enough to still be running after the takeover. */
 const RUN_MS = 8_000;

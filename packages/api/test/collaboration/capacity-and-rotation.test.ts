@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask, type CollabStack, createCollabStack, createPair, eventually, NO_DATA, tokenFor } from './collab-stack.js';
+import { describe, expect, it } from 'vitest';
+import { ask, type CollabStack, createPair, eventually, NO_DATA, stackPerFile, tokenFor } from './collab-stack.js';
 
 let stack: CollabStack;
-beforeAll(async () => {
-  stack = await createCollabStack();
+stackPerFile((built) => {
+  stack = built;
 });
-afterAll(async () => stack.close());
 
-const cancel = (id: string) =>
-  stack.gql('mutation($id: ID!) { cancelJob(input: {jobId: $id}) { job { id } } }', { id });
+const cancel = (id: string) => stack.cancel(id);
 
 async function capacity(teamId: string): Promise<{ requests: number; receipts: number }> {
   const { data } = await stack.gql('query($id: ID!) { team(id: $id) { capacity { requests receipts } } }', {

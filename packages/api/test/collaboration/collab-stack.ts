@@ -1,35 +1,18 @@
-import {
-  type AgentDefinition,
-  type AgentRuntime,
-  type Clock,
-  type Core,
-  createCore,
-  type EventSink,
-  type JobId,
-  type Logger,
-  type MemberToolPort,
-} from '@agent-teams/core';
-import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
-import type { Kysely } from 'kysely';
-import { createMemberRunTokens, type MemberRunTokens } from '../../src/adapters/member-run-tokens.js';
-import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
-import { createSystemClock } from '../../src/adapters/system-clock.js';
-import { createTokenAuth } from '../../src/adapters/token-auth.js';
-import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
-import { type AgentTeamsServer, createServer } from '../../src/server/create-server.js';
-import { createEventHub } from '../../src/server/event-hub.js';
-import type { JobProgressNotice } from '../../src/server/progress-source.js';
-import type { Database } from '../../src/storage/database-types.js';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
-import { openDatabase } from '../../src/storage/open-database.js';
+import type { AgentDefinition, Core, JobId, TeamStore } from '@agent-teams/core';
+import { type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { afterAll, beforeAll } from 'vitest';
+import type { MemberRunTokens } from '../../src/adapters/member-run-tokens.js';
+import type { App, AppRuntime, RuntimeParts } from '../../src/app/create-app.js';
+import type { JobProgressNotice } from '../../src/events/progress-hub.js';
+import { eventually, gqlOf, openTestApp, TOKENS } from '../support/test-app.js';
+
+export { eventually };
 
 /** Stands in for absent GraphQL data, so a missing field reads as undefined. */
 export const NO_DATA: Readonly<Record<string, unknown>> = {};
 
 /** The owner tokens every collaboration stack knows. */
-export const OWNER_TOKENS = { alice: 'tok-alice', bob: 'tok-bob' } as const;
+export const OWNER_TOKENS = TOKENS;
 
 /** A GraphQL answer as the tests read it. */
 export interface GqlAnswer {
@@ -37,17 +20,18 @@ export interface GqlAnswer {
   readonly errors: readonly { message: string; extensions?: Record<string, unknown> }[];
 }
 
-/** The real server wired as `main.ts` wires it: scripted runtime, scheduler, member tools and tokens. */
+/** The application built by `createApp`: scripted runtime, scheduler, member tools and tokens. */
 export interface CollabStack {
-  readonly server: AgentTeamsServer;
+  readonly app: App;
   readonly core: Core;
-  readonly store: KyselyTeamStore;
+  readonly store: TeamStore;
   readonly tokens: MemberRunTokens;
-  readonly scheduler: Scheduler | null;
   readonly logger: MemoryLogger;
   gql(query: string, variables?: Record<string, unknown>, token?: string | null): Promise<GqlAnswer>;
   /** Calls `invokeTeamTool` with a member-run token; answers the JSON result or the error code. */
   tool(token: string, name: string, args: unknown): Promise<{ value?: unknown; code?: unknown }>;
+  /** Cancels a job as alice (`cancelJob`). */
+  cancel(jobId: string): Promise<GqlAnswer>;
   /** Polls a job (as alice) until its status is one of `statuses`. */
   waitFor(jobId: string, statuses: readonly string[], timeoutMs?: number): Promise<Record<string, unknown>>;
   close(): Promise<void>;
@@ -60,88 +44,30 @@ export interface CollabStackOptions {
   readonly database?: string;
   /** The agent catalog (default: the three scripted demo agents). */
   readonly agents?: readonly AgentDefinition[];
-  /** More runtimes beside the scripted one, built on the stack's database. */
-  readonly runtimes?: (deps: { db: Kysely<Database>; clock: Clock; logger: Logger }) => AgentRuntime[];
-  /** Told about every runtime progress notice of the jobs being driven. */
+  /** More runtimes beside the scripted one, built over the application's parts. */
+  readonly runtimes?: (parts: RuntimeParts) => readonly AppRuntime[];
+  /** Told about every progress notice the application publishes. */
   readonly onProgress?: (notice: JobProgressNotice) => void;
 }
 
 /** Builds a stack on an in-memory SQLite database (or `database`, e.g. a PostgreSQL URL). */
 export async function createCollabStack(opts: CollabStackOptions = {}): Promise<CollabStack> {
-  const logger = new MemoryLogger();
-  const clock = createSystemClock();
-  const ids = new SequentialIds();
-  const catalog = new StaticCatalog(opts.agents);
-  const database = await openDatabase(opts.database ?? ':memory:');
-  await migrateToLatest(database.db, database.dialect);
-  const hub = createEventHub();
-  const sinks: EventSink[] = [hub];
-  const store = new KyselyTeamStore(database.db, database.dialect, {
-    ids,
-    events: {
-      published: (events) => {
-        for (const sink of sinks) sink.published(events);
-      },
-    },
+  const app = await openTestApp({
+    ...(opts.database ? { database: opts.database } : {}),
+    ...(opts.scheduler === false ? { scheduler: false } : {}),
+    ...(opts.agents ? { catalog: new StaticCatalog(opts.agents) } : {}),
+    ...(opts.runtimes ? { moreRuntimes: opts.runtimes } : {}),
   });
-  const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger, streamIntervalMs: 5 });
-  const extra = opts.runtimes?.({ db: database.db, clock, logger }) ?? [];
-  const runtimes = createRuntimeRegistry([scripted, ...extra]);
-  const core = createCore({ store, catalog, runtimes, clock, ids, logger });
-  const tokens = createMemberRunTokens(database.db, clock);
-  const scheduler =
-    opts.scheduler === false
-      ? null
-      : createScheduler({
-          store,
-          runtimes,
-          catalog,
-          clock,
-          ids,
-          logger,
-          tools: (job): MemberToolPort => ({ ...core.tools.forJob(job.id), issueToken: () => tokens.issue(job) }),
-          ...(opts.onProgress
-            ? {
-                onProgress: ({ job, progress }) =>
-                  opts.onProgress?.(
-                    progress.type === 'text'
-                      ? { jobId: job.id, textDelta: progress.delta }
-                      : { jobId: job.id, toolCall: progress.name },
-                  ),
-              }
-            : {}),
-        });
-  if (scheduler) sinks.push(scheduler.eventSink);
-  const server = createServer({
-    core,
-    authenticate: createTokenAuth(new Map(Object.entries(OWNER_TOKENS).map(([owner, token]) => [token, owner]))),
-    memberRunTokens: tokens,
-    eventHub: hub,
-    progress: () => () => undefined,
-    logger,
-  });
-  await scheduler?.start();
-
-  const gql: CollabStack['gql'] = async (query, variables = {}, token = OWNER_TOKENS.alice) => {
-    const response = await server.yoga.fetch('http://localhost/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await response.json()) as { data?: Record<string, unknown> | null; errors?: GqlAnswer['errors'] };
-    return { data: body.data ?? null, errors: body.errors ?? [] };
-  };
-
+  if (opts.onProgress) app.progress.listen(opts.onProgress);
+  const tokens = app.memberRunTokens;
+  if (tokens === null) throw new Error('a SQL application issues member-run tokens');
+  const gql = gqlOf(app);
   return {
-    server,
-    core,
-    store,
+    app,
+    core: app.core,
+    store: app.store,
     tokens,
-    scheduler,
-    logger,
+    logger: app.logger,
     gql,
     async tool(token, name, args) {
       const answer = await gql(
@@ -152,37 +78,54 @@ export async function createCollabStack(opts: CollabStackOptions = {}): Promise<
       if (answer.errors.length > 0) return { code: answer.errors[0]?.extensions?.code };
       return { value: (answer.data ?? NO_DATA).invokeTeamTool };
     },
-    async waitFor(jobId, statuses, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const { data } = await gql('query($id: ID!) { job(id: $id) { id status error result { text } } }', {
-          id: jobId,
-        });
-        const job = (data ?? NO_DATA).job as Record<string, unknown> | null;
-        if (job && statuses.includes(String(job.status))) return job;
-        if (Date.now() > deadline) throw new Error(`job ${jobId} never reached ${statuses}: ${JSON.stringify(job)}`);
-        await new Promise((resolve) => setTimeout(resolve, 15));
-      }
-    },
-    async close() {
-      await scheduler?.stop();
-      for (const runtime of extra) (runtime as { dispose?: () => void }).dispose?.();
-      await server.close();
-      await store.close();
-      await database.close();
-    },
+    cancel: (jobId) => gql('mutation($id: ID!) { cancelJob(input: {jobId: $id}) { job { id } } }', { id: jobId }),
+    waitFor: (jobId, statuses, timeoutMs = 20_000) =>
+      eventually(
+        async () => {
+          const { data } = await gql('query($id: ID!) { job(id: $id) { id status error result { text } } }', {
+            id: jobId,
+          });
+          const job = (data ?? NO_DATA).job as Record<string, unknown> | null;
+          return job && statuses.includes(String(job.status)) ? job : undefined;
+        },
+        `job ${jobId} in ${statuses.join('/')}`,
+        timeoutMs,
+      ),
+    close: () => app.close(),
   };
 }
 
-/** Waits until `check` answers a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 15));
-  }
+/** One stack for the whole test file: `set` receives it before the tests; it is closed after them. */
+export function stackPerFile(set: (stack: CollabStack) => void): void {
+  let stack: CollabStack | null = null;
+  beforeAll(async () => {
+    stack = await createCollabStack();
+    set(stack);
+  });
+  afterAll(async () => stack?.close());
+}
+
+/** A stack and a team of Ada and Bob for a whole test file, listening on loopback unless `listen` is false. */
+export interface PairFixture {
+  readonly stack: CollabStack;
+  readonly team: PairTeam;
+  /** The base URL; empty when the file talks to the server through `yoga.fetch` only. */
+  readonly url: string;
+}
+
+/** Builds a {@link PairFixture} before the file's tests and closes it after them; `set` receives it. */
+export function pairPerFile(
+  set: (fixture: PairFixture) => void | Promise<void>,
+  opts: CollabStackOptions & { readonly listen?: boolean } = {},
+): void {
+  let stack: CollabStack | null = null;
+  beforeAll(async () => {
+    const { listen, ...stackOptions } = opts;
+    stack = await createCollabStack(stackOptions);
+    const url = listen === false ? '' : (await stack.app.server.listen(0, '127.0.0.1')).url;
+    await set({ stack, team: await createPair(stack), url });
+  });
+  afterAll(async () => stack?.close());
 }
 
 /** Issues a member-run token for a job by id. */
@@ -231,7 +174,7 @@ export async function createPair(
   // Member conversations are ensured right after creation; wait for READY so work is admitted.
   await eventually(async () => {
     const { data } = await stack.gql('query($id: ID!) { team(id: $id) { status } }', { id: team.id }, token);
-    return ((data ?? NO_DATA).team as { status: string } | null)?.status === 'READY' ? true : undefined;
+    return ((data ?? NO_DATA).team as { status: string } | null)?.status === 'READY';
   }, 'team READY');
   return team;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
 import { openDatabase } from '../../src/storage/open-database.js';
+import { insertTeamRow } from '../support/raw-rows.js';
 
 describe('migration 0002-collaboration', () => {
   it('backfills the folded search columns of rows written before it', async () => {
@@ -12,22 +13,7 @@ describe('migration 0002-collaboration', () => {
       const before = await migrator.migrateTo('0001-initial');
       expect(before.error).toBeUndefined();
       const now = '2026-11-30T04:00:00.000Z';
-      await database.db
-        .insertInto('teams')
-        .values({
-          id: 'team_1',
-          owner: 'alice',
-          client_request_id: 'c',
-          fingerprint: 'f',
-          name: 'T',
-          goal: 'G',
-          status: 'READY',
-          revision: 0,
-          last_event_seq: 0,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
+      await insertTeamRow(database.db, 'team_1', now);
       // Only the columns of migration 0001: the folded ones do not exist yet.
       await database.db
         .insertInto('jobs')

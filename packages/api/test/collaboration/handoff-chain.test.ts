@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ask, type CollabStack, createCollabStack, createPair, eventually, NO_DATA, tokenFor } from './collab-stack.js';
+import { describe, expect, it } from 'vitest';
+import { ask, type CollabStack, createPair, eventually, NO_DATA, stackPerFile, tokenFor } from './collab-stack.js';
 
 let stack: CollabStack;
-beforeAll(async () => {
-  stack = await createCollabStack();
+stackPerFile((built) => {
+  stack = built;
 });
-afterAll(async () => stack.close());
 
 const JOBS = `query($id: ID!) { team(id: $id) { capacity { requests receipts }
   jobs(first: 100) { edges { node { id kind status text error rootId

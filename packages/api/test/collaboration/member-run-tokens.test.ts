@@ -4,28 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { createMemberRunTokens, hashToken, MEMBER_RUN_TOKEN_PREFIX } from '../../src/adapters/member-run-tokens.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
+import { insertTeamRow } from '../support/raw-rows.js';
 
 describe('member-run tokens', () => {
   it('issues distinct tokens per call, stores only their hash, and maps each back to its job', async () => {
     const database = await openDatabase(':memory:');
     try {
       await migrateToLatest(database.db, database.dialect);
-      await database.db
-        .insertInto('teams')
-        .values({
-          id: 'team_1',
-          owner: 'alice',
-          client_request_id: 'c',
-          fingerprint: 'f',
-          name: 'T',
-          goal: 'G',
-          status: 'READY',
-          revision: 0,
-          last_event_seq: 0,
-          created_at: 'now',
-          updated_at: 'now',
-        })
-        .execute();
+      await insertTeamRow(database.db, 'team_1', 'now');
       const tokens = createMemberRunTokens(database.db, new FakeClock());
       const job = { id: asJobId('job_1'), teamId: asTeamId('team_1') };
       const first = await tokens.issue(job);

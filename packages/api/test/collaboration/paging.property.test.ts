@@ -3,7 +3,6 @@ import {
   asOwnerId,
   asRunId,
   type Core,
-  createCore,
   hasLoneSurrogate,
   type Job,
   type JobId,
@@ -17,10 +16,10 @@ import {
   type TurnInput,
   transition,
 } from '@agent-teams/core';
-import { FakeClock, MemoryLogger, MemoryTeamStore, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
+import { createMemoryTeamStore, FakeClock, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { type App, createApp } from '../../src/app/create-app.js';
 
 /** Texts that stress JSON escaping and UTF-8 widths, and share substrings so queries match. */
 const piece = fc.constantFrom(
@@ -80,17 +79,35 @@ const FAKE_INPUT = (job: Job): TurnInput => ({
   context: null,
 });
 
-/** One store under test, a core over it, and a team of two members. */
-async function setup(store: TeamStore, ids: SequentialIds, run: number) {
+/** A store under test inside the application (no scheduler, no runtimes), with its ids and clock. */
+interface Opened {
+  readonly app: App;
+  readonly store: TeamStore;
+  readonly ids: SequentialIds;
+  readonly clock: FakeClock;
+  close(): Promise<void>;
+}
+
+/** Builds the application over the SQL store (`database`) or the in-memory one (`database: null`). */
+async function openStore(database: ':memory:' | null): Promise<Opened> {
+  const ids = new SequentialIds();
   const clock = new FakeClock();
-  const core: Core = createCore({
-    store,
+  const app = await createApp({
+    database,
+    ...(database === null ? { store: () => createMemoryTeamStore({ ids }) } : {}),
+    runtimes: () => [],
     catalog: new StaticCatalog(),
-    runtimes: { get: () => null },
     clock,
     ids,
-    logger: new MemoryLogger(),
+    scheduler: false,
   });
+  return { app, store: app.store, ids, clock, close: () => app.close() };
+}
+
+/** A team of two members in the store under test, and how to send and complete its jobs. */
+async function setup(opened: Opened, run: number) {
+  const { store, ids, clock } = opened;
+  const core: Core = opened.app.core;
   const owner = asOwnerId(`owner-${run}`);
   const members = [0, 1].map((i) => ({
     id: ids.memberId(),
@@ -196,22 +213,9 @@ async function walk(
   throw new Error('the walk never ended');
 }
 
-const STORES: readonly [string, () => Promise<{ store: TeamStore; ids: SequentialIds; close(): Promise<void> }>][] = [
-  [
-    'memory',
-    async () => {
-      const ids = new SequentialIds();
-      return { store: new MemoryTeamStore({ ids }), ids, close: async () => undefined };
-    },
-  ],
-  [
-    'sqlite',
-    async () => {
-      const ids = new SequentialIds();
-      const store = await KyselyTeamStore.open(':memory:', { ids });
-      return { store, ids, close: () => store.close() };
-    },
-  ],
+const STORES: readonly [string, () => Promise<Opened>][] = [
+  ['memory', () => openStore(null)],
+  ['sqlite', () => openStore(':memory:')],
 ];
 
 describe.each(STORES)('paging the member read tools (%s store)', (_name, open) => {
@@ -222,7 +226,7 @@ describe.each(STORES)('paging the member read tools (%s store)', (_name, open) =
       await fc.assert(
         fc.asyncProperty(scenario, async (s) => {
           run += 1;
-          const { core, team, members, send, complete } = await setup(opened.store, opened.ids, run);
+          const { core, team, members, send, complete } = await setup(opened, run);
           const [m0, m1] = members as [Member, Member];
           // The caller: a queued request in M0's conversation (tools need an unfinished job there).
           const caller = await send('caller', m0);
@@ -271,8 +275,8 @@ describe.each(STORES)('paging the member read tools (%s store)', (_name, open) =
   it('refuses a cursor replayed with other filters (CURSOR_MISMATCH) or in another team', async () => {
     const opened = await open();
     try {
-      const a = await setup(opened.store, opened.ids, 1000);
-      const b = await setup(opened.store, opened.ids, 1001);
+      const a = await setup(opened, 1000);
+      const b = await setup(opened, 1001);
       const caller = await a.send('caller', a.members[0] as Member);
       const other = await b.send('caller', b.members[0] as Member);
       for (let i = 0; i < 4; i += 1) await a.send(`ab ${i}`, a.members[1] as Member);
@@ -296,7 +300,7 @@ describe.each(STORES)('paging the member read tools (%s store)', (_name, open) =
   it('answers an empty page with cursor_expired when the anchor left the retained record', async () => {
     const opened = await open();
     try {
-      const a = await setup(opened.store, opened.ids, 2000);
+      const a = await setup(opened, 2000);
       const caller = await a.send('caller', a.members[0] as Member);
       await a.send('oldest', a.members[1] as Member);
       const first = (await a.core.tools.invoke(caller.id, 'read_team_history', { limit: 1 })) as Page;

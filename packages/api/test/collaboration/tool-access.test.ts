@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ask,
   type CollabStack,
@@ -9,17 +9,16 @@ import {
   createPair,
   NO_DATA,
   OWNER_TOKENS,
+  stackPerFile,
   tokenFor,
 } from './collab-stack.js';
 
 let stack: CollabStack;
-beforeAll(async () => {
-  stack = await createCollabStack();
+stackPerFile((built) => {
+  stack = built;
 });
-afterAll(async () => stack.close());
 
-const cancel = (id: string) =>
-  stack.gql('mutation($id: ID!) { cancelJob(input: {jobId: $id}) { job { id } } }', { id });
+const cancel = (id: string) => stack.cancel(id);
 
 describe('who may call the member tools', () => {
   it('keeps a member-run token inside its team and refuses other owners (FORBIDDEN / NOT_FOUND)', async () => {
@@ -160,5 +159,23 @@ describe('after a restart', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses U+0000 and lone surrogates anywhere in the tool arguments of a runtime with INVALID_INPUT', async () => {
+    const team = await createPair(stack);
+    const [ada] = team.members;
+    const reader = await ask(
+      stack,
+      team.id,
+      ada.id,
+      '!tool read_team_history {"member_id":"m\\u0000"}\n!tool search_team_results {"query":"\\ud800"}\n!tool read_team_context {}',
+    );
+    const done = await stack.waitFor(reader, ['COMPLETED']);
+    const lines = String((done.result as { text: string }).text)
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toEqual({ error: { code: 'INVALID_INPUT' } });
+    expect(lines[1]).toEqual({ error: { code: 'INVALID_INPUT' } });
+    expect(lines[2]).toMatchObject({ team_id: team.id });
   });
 });

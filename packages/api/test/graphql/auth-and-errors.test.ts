@@ -7,7 +7,7 @@ let stack: GraphqlStack;
 beforeAll(async () => {
   stack = await createGraphqlStack({
     scheduler: false,
-    devToken: 'tok-alice',
+    tokenHint: 'The token was printed in the terminal.',
     // A core whose catalog search fails like a broken driver would: not a DomainError.
     core: (core): Core => ({
       ...core,
@@ -97,14 +97,16 @@ describe('error masking', () => {
 });
 
 describe('pages', () => {
-  it('serves GraphiQL with every asset inlined (no CDN) and the dev token pre-filled', async () => {
+  it('serves GraphiQL with every asset inlined (no CDN), asking for a token and never carrying one', async () => {
     const response = await stack.server.yoga.fetch('http://localhost/graphql', { headers: { accept: 'text/html' } });
     expect(response.status).toBe(200);
     const html = await response.text();
     expect(html).toContain('<html');
     expect(html).not.toMatch(/unpkg\.com|jsdelivr/);
     expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']https?:/);
-    expect(html).toContain('Bearer tok-alice');
+    expect(html).not.toContain('tok-alice');
+    expect(html).toContain('Bearer <your token>');
+    expect(html).toContain('The token was printed in the terminal.');
   });
 
   it('answers /health with {"status":"ok"}', async () => {

@@ -1,18 +1,17 @@
 import { asOwnerId } from '@agent-teams/core';
-import { type Client, createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { collect as collectResults, wsClient } from '../support/ws-client.js';
 import { createTeam, sendRequest, type TeamFixture } from './fixtures.js';
 import { createGraphqlStack, type GraphqlStack, TOKENS } from './graphql-stack.js';
 
 let stack: GraphqlStack;
-let wsUrl: string;
+let baseUrl: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
   stack = await createGraphqlStack();
-  const { url } = await stack.server.listen(0, '127.0.0.1');
-  wsUrl = `${url.replace('http', 'ws')}/graphql`;
+  baseUrl = (await stack.server.listen(0, '127.0.0.1')).url;
 });
 afterAll(async () => {
   for (const client of clients) await client.dispose();
@@ -20,12 +19,7 @@ afterAll(async () => {
 });
 
 function client(token: string): Client {
-  const created = createClient({
-    url: wsUrl,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-  });
+  const created = wsClient(baseUrl, token);
   clients.push(created);
   return created;
 }
@@ -37,27 +31,11 @@ const TEAM_EVENTS = `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(tea
   ... on MemberChanged { member { name } } } }`;
 
 /** Collects `teamEvents` until `done` says stop (or fails after 10 s). */
-async function collect(
-  c: Client,
-  variables: Record<string, unknown>,
-  done: (events: Event[]) => boolean,
-): Promise<Event[]> {
-  const events: Event[] = [];
-  const iterator = c.iterate<{ teamEvents: Event }>({ query: TEAM_EVENTS, variables });
-  const timeout = setTimeout(() => void iterator.return?.(), 10_000);
-  try {
-    for await (const result of iterator) {
-      if (result.errors) throw new Error(JSON.stringify(result.errors));
-      if (result.data) events.push(result.data.teamEvents);
-      if (done(events)) break;
-    }
-  } finally {
-    clearTimeout(timeout);
-  }
-  return events;
+function collect(c: Client, variables: Record<string, unknown>, done: (events: readonly Event[]) => boolean) {
+  return collectResults(c, { query: TEAM_EVENTS, variables }, (data) => data.teamEvents as Event, done);
 }
 
-const completed = (jobId: string) => (events: Event[]) =>
+const completed = (jobId: string) => (events: readonly Event[]) =>
   events.some((event) => event.job?.id === jobId && event.job.status === 'COMPLETED');
 
 describe('teamEvents over graphql-ws', () => {
@@ -126,13 +104,7 @@ describe('teamEvents over graphql-ws', () => {
   });
 
   it('refuses a connection with an unknown token (close code 4403)', async () => {
-    const refused = createClient({
-      url: wsUrl,
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: 'Bearer tok-mallory' },
-      retryAttempts: 0,
-    });
-    clients.push(refused);
+    const refused = client('tok-mallory');
     const closeCode = await new Promise<number>((resolve) => {
       refused.on('closed', (event) => resolve((event as { code: number }).code));
       refused.subscribe({ query: '{ __typename }' }, { next: () => {}, error: () => {}, complete: () => {} });
@@ -165,20 +137,20 @@ describe('inboxChanged and jobProgress', () => {
 
   it('streams text deltas of a running job', async () => {
     const team = await createTeam(stack);
-    const [jobId = ''] = await sendRequest(stack, team.id, [String(team.members[0]?.id)], '!sleep 1000\n!stream 3');
-    const deltas: string[] = [];
-    const iterator = client(TOKENS.alice).iterate<{ jobProgress: { job: { id: string }; textDelta: string | null } }>({
-      query: 'subscription($id: ID!) { jobProgress(jobId: $id) { job { id } textDelta toolCall } }',
-      variables: { id: jobId },
-    });
-    const reading = (async () => {
-      for await (const result of iterator) {
-        if (result.data?.jobProgress.textDelta) deltas.push(result.data.jobProgress.textDelta);
-        if (deltas.length >= 3) break;
-      }
-    })();
+    // The job waits for an answer until the subscription is set up; the answer streams.
+    const [jobId = ''] = await sendRequest(stack, team.id, [String(team.members[0]?.id)], '!ask Go?');
+    await stack.waitForJob(jobId, ['WAITING_INPUT']);
+    const reading = collectResults(
+      client(TOKENS.alice),
+      {
+        query: 'subscription($id: ID!) { jobProgress(jobId: $id) { job { id } textDelta toolCall } }',
+        variables: { id: jobId },
+      },
+      (data) => (data.jobProgress as { textDelta: string | null }).textDelta,
+      (deltas) => deltas.length >= 3,
+    );
     await stack.waitForListeners({ progress: 1 });
-    await reading;
-    expect(deltas).toHaveLength(3);
+    await stack.core.jobs.respond(asOwnerId('alice'), { jobId, response: '!stream 3', clientRequestId: 'stream' });
+    expect(await reading).toEqual(['delta 1', ' delta 2', ' delta 3']);
   });
 });

@@ -1,21 +1,15 @@
-import { type Client, createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { collect as collectResults, wsClient } from '../support/ws-client.js';
 import { createTeam, expectData, sendRequest } from './fixtures.js';
-import { createGraphqlStack, type GraphqlStack, TOKENS } from './graphql-stack.js';
+import { createGraphqlStack, type GraphqlStack } from './graphql-stack.js';
 
 let stack: GraphqlStack;
 let client: Client;
 
 beforeAll(async () => {
   stack = await createGraphqlStack();
-  const { url } = await stack.server.listen(0, '127.0.0.1');
-  client = createClient({
-    url: `${url.replace('http', 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${TOKENS.alice}` },
-    retryAttempts: 0,
-  });
+  client = wsClient((await stack.server.listen(0, '127.0.0.1')).url);
 });
 afterAll(async () => {
   await client.dispose();
@@ -25,24 +19,10 @@ afterAll(async () => {
 type Event = { seq: number; job?: { id: string; status: string } };
 
 /** Collects `teamEvents` after `afterSeq` until `done` says stop (or fails after 10 s). */
-async function collect(teamId: string, afterSeq: number, done: (events: Event[]) => boolean): Promise<Event[]> {
-  const events: Event[] = [];
-  const iterator = client.iterate<{ teamEvents: Event }>({
-    query: `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
-      seq ... on JobChanged { job { id status } } } }`,
-    variables: { teamId, afterSeq },
-  });
-  const timeout = setTimeout(() => void iterator.return?.(), 10_000);
-  try {
-    for await (const result of iterator) {
-      if (result.errors) throw new Error(JSON.stringify(result.errors));
-      if (result.data) events.push(result.data.teamEvents);
-      if (done(events)) break;
-    }
-  } finally {
-    clearTimeout(timeout);
-  }
-  return events;
+function collect(teamId: string, afterSeq: number, done: (events: readonly Event[]) => boolean): Promise<Event[]> {
+  const query = `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
+      seq ... on JobChanged { job { id status } } } }`;
+  return collectResults(client, { query, variables: { teamId, afterSeq } }, (data) => data.teamEvents as Event, done);
 }
 
 async function lastEventSeq(teamId: string): Promise<number> {

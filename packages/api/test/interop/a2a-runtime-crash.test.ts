@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerProcess } from '../cluster/server-process.js';
 import { eventually } from '../collaboration/collab-stack.js';
+import { teamInput } from '../graphql/fixtures.js';
 import { RemoteA2aAgent } from './remote-a2a-agent.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-a2a-crash-'));
@@ -24,6 +25,8 @@ beforeAll(async () => {
         { name: 'researcher', title: 'Research', runtime: 'scripted' },
         { name: 'analyst', title: 'Analyst', description: 'Runs elsewhere', runtime: 'a2a', url: remote.url },
       ],
+      // The test polls as fast as it can; the limiter has its own tests.
+      rateLimit: { perSecond: 100_000, burst: 1_000_000 },
     }),
   );
 });
@@ -57,15 +60,12 @@ describe('a remote agent turn across a crash of the server (kill -9)', () => {
       first,
       'mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { id members { id } } } }',
       {
-        input: {
-          clientRequestId: 'crash-team',
-          name: 'Crash',
-          goal: 'Survive a crash',
+        input: teamInput({
           members: [
             { name: 'Ada', agentId: 'researcher' },
             { name: 'Remy', agentId: 'analyst' },
           ],
-        },
+        }),
       },
     );
     const team = (created.createTeam as { team: { id: string; members: { id: string }[] } }).team;

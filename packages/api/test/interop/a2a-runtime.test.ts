@@ -1,7 +1,7 @@
 import { agentDefinition } from '@agent-teams/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JobProgressNotice } from '../../src/events/progress-hub.js';
 import { A2aRuntime } from '../../src/runtimes/a2a/a2a-runtime.js';
-import type { JobProgressNotice } from '../../src/server/progress-source.js';
 import { ask, type CollabStack, createCollabStack, eventually, NO_DATA } from '../collaboration/collab-stack.js';
 import { callTool, connectMcp } from './mcp-clients.js';
 import { RemoteA2aAgent } from './remote-a2a-agent.js';
@@ -28,20 +28,14 @@ beforeAll(async () => {
       a2a('wrong-key', remote.url, { apiKeyEnv: 'WRONG_KEY' }),
       a2a('hasty', remote.url, { apiKeyEnv: 'ANALYST_KEY' }, 400),
     ],
-    runtimes: ({ db, clock, logger }) => [
-      new A2aRuntime({
-        db,
-        clock,
-        logger,
-        env: { ANALYST_KEY: KEY, WRONG_KEY: 'not-the-key' },
-        mcpUrl: async () => `${baseUrl}/mcp`,
-        retryBaseMs: 20,
-        pollMs: 20,
-      }),
-    ],
+    runtimes: ({ database, clock, logger, mcpUrl }) => {
+      if (database === null) throw new Error('the a2a runtime needs the SQL database');
+      const env = { ANALYST_KEY: KEY, WRONG_KEY: 'not-the-key' };
+      return [new A2aRuntime({ db: database.db, clock, logger, env, mcpUrl, retryBaseMs: 20, pollMs: 20 })];
+    },
     onProgress: (notice) => progress.push(notice),
   });
-  ({ url: baseUrl } = await stack.server.listen(0, '127.0.0.1'));
+  ({ url: baseUrl } = await stack.app.listen(0, '127.0.0.1'));
 });
 afterAll(async () => {
   await stack.close();

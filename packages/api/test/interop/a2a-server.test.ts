@@ -1,15 +1,8 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ask,
-  type CollabStack,
-  createCollabStack,
-  createPair,
-  OWNER_TOKENS,
-  type PairTeam,
-} from '../collaboration/collab-stack.js';
+import { describe, expect, it } from 'vitest';
+import { ask, type CollabStack, OWNER_TOKENS, type PairTeam, pairPerFile } from '../collaboration/collab-stack.js';
 import {
   artifactText,
   asTask,
@@ -27,14 +20,11 @@ let team: PairTeam;
 let agentUrl: string;
 let client: Client;
 
-beforeAll(async () => {
-  stack = await createCollabStack();
-  ({ url: baseUrl } = await stack.server.listen(0, '127.0.0.1'));
-  team = await createPair(stack);
+pairPerFile(async (fixture) => {
+  ({ stack, team, url: baseUrl } = fixture);
   agentUrl = `${baseUrl}/a2a/${team.id}/${team.members[0].id}`;
   client = await connectA2a(agentUrl, OWNER_TOKENS.alice);
 });
-afterAll(() => stack.close());
 
 const { TASK_STATE_SUBMITTED, TASK_STATE_WORKING, TASK_STATE_COMPLETED, TASK_STATE_INPUT_REQUIRED } = TaskState;
 

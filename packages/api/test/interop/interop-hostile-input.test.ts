@@ -1,31 +1,25 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2A_MAX_BODY_BYTES } from '../../src/server/a2a/a2a-json-rpc.js';
-import { MCP_MAX_BODY_BYTES } from '../../src/server/mcp/mcp-endpoint.js';
-import {
-  type CollabStack,
-  createCollabStack,
-  createPair,
-  OWNER_TOKENS,
-  type PairTeam,
-} from '../collaboration/collab-stack.js';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_BODY_BYTES } from '../../src/server/body-limit.js';
+import { type CollabStack, OWNER_TOKENS, type PairTeam, pairPerFile } from '../collaboration/collab-stack.js';
 
 let stack: CollabStack;
 let team: PairTeam;
 let agentPath: string;
 
-beforeAll(async () => {
-  stack = await createCollabStack({ scheduler: false });
-  // Creation ensures the member conversations itself: the team is READY without a scheduler.
-  team = await createPair(stack);
-  agentPath = `/a2a/${team.id}/${team.members[0].id}`;
-});
-afterAll(() => stack.close());
+// Creation ensures the member conversations itself: the team is READY without a scheduler.
+pairPerFile(
+  (fixture) => {
+    ({ stack, team } = fixture);
+    agentPath = `/a2a/${team.id}/${team.members[0].id}`;
+  },
+  { scheduler: false, listen: false },
+);
 
 const auth = { authorization: `Bearer ${OWNER_TOKENS.alice}` };
 
 function post(path: string, body: string, headers: Record<string, string> = {}) {
-  return stack.server.yoga.fetch(`http://localhost${path}`, {
+  return stack.app.server.yoga.fetch(`http://localhost${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...auth, ...headers },
     body,
@@ -54,13 +48,13 @@ describe('body limits, at n - 1, n and n + 1 bytes', () => {
     ['emoji', '🙂'],
   ])('A2A JSON-RPC reads up to %s bodies of exactly the limit and refuses one byte more', async (_, unit) => {
     for (const delta of [-1, 0]) {
-      const response = await post(agentPath, paddedBody(a2aBody, A2A_MAX_BODY_BYTES + delta, unit), {
+      const response = await post(agentPath, paddedBody(a2aBody, DEFAULT_MAX_BODY_BYTES + delta, unit), {
         'a2a-version': '1.0',
       });
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ id: 1, error: { code: -32001 } });
     }
-    const over = await post(agentPath, paddedBody(a2aBody, A2A_MAX_BODY_BYTES + 1, unit), { 'a2a-version': '1.0' });
+    const over = await post(agentPath, paddedBody(a2aBody, DEFAULT_MAX_BODY_BYTES + 1, unit), { 'a2a-version': '1.0' });
     expect(over.status).toBe(413);
   });
 
@@ -71,11 +65,11 @@ describe('body limits, at n - 1, n and n + 1 bytes', () => {
   ])('MCP reads %s bodies of exactly the limit and refuses one byte more', async (_, unit) => {
     const headers = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
     for (const delta of [-1, 0]) {
-      const response = await post('/mcp', paddedBody(mcpBody, MCP_MAX_BODY_BYTES + delta, unit), headers);
+      const response = await post('/mcp', paddedBody(mcpBody, DEFAULT_MAX_BODY_BYTES + delta, unit), headers);
       expect(response.status).toBe(200);
       expect(await response.json()).toMatchObject({ id: 1, result: { tools: expect.any(Array) } });
     }
-    const over = await post('/mcp', paddedBody(mcpBody, MCP_MAX_BODY_BYTES + 1, unit), headers);
+    const over = await post('/mcp', paddedBody(mcpBody, DEFAULT_MAX_BODY_BYTES + 1, unit), headers);
     expect(over.status).toBe(413);
   });
 });
@@ -133,7 +127,7 @@ describe('hostile input (fast-check)', () => {
     const segment = fc.string({ minLength: 1, maxLength: 20 }).map((s) => encodeURIComponent(s));
     await fc.assert(
       fc.asyncProperty(fc.array(segment, { minLength: 1, maxLength: 4 }), fc.boolean(), async (segments, withToken) => {
-        const response = await stack.server.yoga.fetch(`http://localhost/a2a/${segments.join('/')}`, {
+        const response = await stack.app.server.yoga.fetch(`http://localhost/a2a/${segments.join('/')}`, {
           headers: withToken ? auth : {},
         });
         await response.body?.cancel();

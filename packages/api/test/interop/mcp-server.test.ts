@@ -4,11 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ask,
   type CollabStack,
-  createCollabStack,
-  createPair,
   NO_DATA,
   OWNER_TOKENS,
   type PairTeam,
+  pairPerFile,
   tokenFor,
 } from '../collaboration/collab-stack.js';
 import { callTool, connectMcp, postMcp, refusalCode } from './mcp-clients.js';
@@ -17,12 +16,9 @@ let stack: CollabStack;
 let baseUrl: string;
 let team: PairTeam;
 
-beforeAll(async () => {
-  stack = await createCollabStack();
-  ({ url: baseUrl } = await stack.server.listen(0, '127.0.0.1'));
-  team = await createPair(stack);
+pairPerFile((fixture) => {
+  ({ stack, team, url: baseUrl } = fixture);
 });
-afterAll(() => stack.close());
 
 const MEMBER_TOOLS = [
   'send_member',

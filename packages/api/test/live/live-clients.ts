@@ -14,6 +14,15 @@ export interface LiveEvent {
   readonly job?: { readonly id: string; readonly status: string };
 }
 
+/** Starts `server` on a free loopback port and returns a pool of clients for its live endpoint. */
+export async function openLivePool(server: {
+  listen(port: number, host: string): Promise<{ url: string }>;
+}): Promise<{ pool: ClientPool; url: string; wsUrl: string }> {
+  const { url } = await server.listen(0, '127.0.0.1');
+  const wsUrl = `${url.replace('http', 'ws')}/graphql`;
+  return { pool: new ClientPool(wsUrl), url, wsUrl };
+}
+
 /** Creates real graphql-ws clients and disposes them all at the end. */
 export class ClientPool {
   readonly #clients: Client[] = [];

@@ -1,19 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { asOwnerId, type Core, createCore, type Job, type JobId, type Member, type Team } from '@agent-teams/core';
-import { type AgentSpec, MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { asOwnerId, type Core, type Job, type JobId, type Member, type Team, type TeamStore } from '@agent-teams/core';
+import { type AgentSpec, StaticCatalog } from '@agent-teams/testkit';
 import { chatCompletionHandler, FakeChatProvider } from '@agent-teams/testkit/msw';
 import { http } from 'msw';
 import type { SetupServer } from 'msw/node';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
-import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
+import type { App } from '../../src/app/create-app.js';
+import type { JobProgressNotice } from '../../src/events/progress-hub.js';
 import { OpenAiRuntime } from '../../src/runtimes/openai/openai-runtime.js';
-import { createScheduler, type JobProgressEvent, type Scheduler } from '../../src/scheduler/create-scheduler.js';
-import { createWakeSink } from '../../src/scheduler/wake-sink.js';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
-import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
+import type { Scheduler } from '../../src/scheduler/create-scheduler.js';
+import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { openTestApp } from '../support/test-app.js';
 
 export const OWNER = asOwnerId('alice');
 export const BASE_URL = 'https://team-llm.test/v1';
@@ -44,14 +43,15 @@ export const TEAM_AGENTS: readonly AgentSpec[] = [
   },
 ];
 
-/** A real SQLite file, store, `openai` runtime, core with its member tools, and a started scheduler. */
+/** The application (`createApp`) on a real SQLite file with the `openai` runtime, started. */
 export interface TeamHarness {
+  readonly app: App;
   readonly provider: FakeChatProvider;
   readonly database: OpenedDatabase;
-  readonly store: KyselyTeamStore;
+  readonly store: TeamStore;
   readonly core: Core;
   readonly scheduler: Scheduler;
-  readonly progress: JobProgressEvent[];
+  readonly progress: JobProgressNotice[];
   team(): Promise<{ team: Team; lead: Member; reviewer: Member }>;
   send(team: Team, member: Member, text: string): Promise<Job>;
   job(id: JobId): Promise<Job>;
@@ -64,38 +64,27 @@ export async function openTeamHarness(server: SetupServer): Promise<TeamHarness>
   const dir = mkdtempSync(join(tmpdir(), 'agent-teams-openai-'));
   const provider = new FakeChatProvider();
   server.use(chatCompletionHandler(http, BASE_URL, provider));
-  const database = await openDatabase(join(dir, 'teams.sqlite'));
-  await migrateToLatest(database.db, database.dialect);
-  const logger = new MemoryLogger();
-  const clock = { nowMs: () => Date.now() };
-  const ids = createRandomIds();
-  const wakeSink = createWakeSink();
-  const store = new KyselyTeamStore(database.db, database.dialect, { events: wakeSink, ids });
-  const runtime = new OpenAiRuntime({
-    db: database.db,
-    dialect: database.dialect,
-    clock,
-    logger,
-    env: { TEAM_TEST_KEY: 'sk-team' },
-    retryBaseMs: 5,
+  const app = await openTestApp({
+    database: join(dir, 'teams.sqlite'),
+    ids: createRandomIds(),
+    catalog: new StaticCatalog(TEAM_AGENTS),
+    runtimes: ({ database, clock, logger }) => [
+      new OpenAiRuntime({
+        db: (database as OpenedDatabase).db,
+        dialect: 'sqlite',
+        clock,
+        logger,
+        env: { TEAM_TEST_KEY: 'sk-team' },
+        retryBaseMs: 5,
+      }),
+    ],
   });
-  const runtimes = createRuntimeRegistry([runtime]);
-  const catalog = new StaticCatalog(TEAM_AGENTS);
-  const core = createCore({ store, catalog, runtimes, clock, ids, logger });
-  const progress: JobProgressEvent[] = [];
-  const scheduler = createScheduler({
-    store,
-    runtimes,
-    catalog,
-    clock,
-    ids,
-    logger,
-    tools: (job) => core.tools.forJob(job.id),
-    wakeSink,
-    onProgress: (event) => progress.push(event),
-  });
-  await scheduler.start();
+  const progress: JobProgressNotice[] = [];
+  app.progress.listen((notice) => progress.push(notice));
+  const { core, store, scheduler, database } = app;
+  if (scheduler === null || database === null) throw new Error('incomplete harness');
   return {
+    app,
     provider,
     database,
     store,
@@ -138,25 +127,10 @@ export async function openTeamHarness(server: SetupServer): Promise<TeamHarness>
       return job;
     },
     async close() {
-      await scheduler.stop();
-      runtime.dispose();
-      await database.close();
+      await app.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-/** Waits until `check` answers a truthy value (polling, with a deadline). */
-export async function waitFor<T>(
-  check: () => Promise<T> | T,
-  what: string,
-  timeoutMs = 15_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { waitFor } from '../scheduler/scheduler-harness.js';

@@ -108,11 +108,11 @@ describe('a team of two openai agents', () => {
     // Events: every job's changes were logged; progress carried text deltas and the tool name.
     const events = await h.store.readEvents(team.id, 0, 500);
     for (const job of jobs) expect(events.some((e) => e.kind === 'JOB_CHANGED' && e.jobId === job.id)).toBe(true);
-    expect(h.progress.some((p) => p.progress.type === 'tool' && p.progress.name === 'send_member')).toBe(true);
+    expect(h.progress.some((p) => p.toolCall === 'send_member')).toBe(true);
     expect(
       h.progress
-        .filter((p) => p.job.id === handoff?.id && p.progress.type === 'text')
-        .map((p) => (p.progress.type === 'text' ? p.progress.delta : ''))
+        .filter((p) => p.jobId === handoff?.id)
+        .map((p) => p.textDelta ?? '')
         .join(''),
     ).toBe('Looks good to me.');
   });

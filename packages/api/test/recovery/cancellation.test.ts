@@ -1,15 +1,11 @@
 import { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, type Job, JobPhase } from '@agent-teams/core';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, OWNER, openHarness, removeTempDirs, waitForPhases } from '../scheduler/scheduler-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, OWNER, waitForPhases } from '../scheduler/scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 /** Sends two requests to one member: the first with `head`, the second queued behind it. */
 async function pair(head: string, behind = 'afterwards'): Promise<{ first: Job; second: Job }> {

@@ -1,22 +1,11 @@
 import { ErrorCode, type Job, type JobId, JobPhase, utf8ByteLength } from '@agent-teams/core';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type Harness,
-  OWNER,
-  openHarness,
-  removeTempDirs,
-  waitFor,
-  waitForPhases,
-} from '../scheduler/scheduler-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, OWNER, waitFor, waitForPhases } from '../scheduler/scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 let answers = 0;
 const answer = (job: Job, response: unknown, extra: { clientRequestId?: string; inputRequestId?: string } = {}) =>
@@ -138,7 +127,7 @@ describe('answering an interrupt', () => {
     expect(job.pendingInput).toMatchObject({ kind: 'INTERRUPT', payload: { approve: 'deploy' } });
     // Left alone it stays waiting: nothing answers an interrupt but a person.
     h.scheduler.wake();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await h.scheduler.idle();
     expect((await h.job(job.id)).phase).toBe(JobPhase.WAITING_INPUT);
     const nested = { a: [{ b: 'ok\udc00' }] };
     expect(await refusedWith(answer(job, nested))).toBe(ErrorCode.INVALID_RESPONSE);

@@ -70,4 +70,24 @@ describe('respond over GraphQL', () => {
     const done = await stack.waitForJob(id, ['COMPLETED']);
     expect(done.result).toMatchObject({ text: 'resumed: [1,{"ok":true}]' });
   });
+
+  it('refuses an interrupt answer nested far deeper than the stack with INVALID_RESPONSE, and the job still waits', async () => {
+    const { id } = await waiting('!interrupt {"approve": "deploy"}');
+    const depth = 100_000;
+    // Written by hand: JSON.stringify itself could not build a value this deep.
+    const body = `{"query":${JSON.stringify(RESPOND)},"variables":{"input":{"jobId":"${id}","clientRequestId":"deep","response":${'['.repeat(depth)}1${']'.repeat(depth)}}}}`;
+    const response = await stack.server.yoga.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.alice}` },
+      body,
+    });
+    const answer = (await response.json()) as { errors?: { extensions?: { code?: string; kind?: string } }[] };
+    expect(answer.errors?.[0]?.extensions).toMatchObject({ code: 'INVALID_RESPONSE', kind: 'INTERRUPT' });
+    expect((await stack.waitForJob(id, ['WAITING_INPUT'])).status).toBe('WAITING_INPUT');
+    // 64 levels are fine.
+    const nested = JSON.parse(`${'['.repeat(64)}1${']'.repeat(64)}`) as unknown;
+    expect(codes(await stack.gql(RESPOND, { input: { jobId: id, response: nested, clientRequestId: 'ok' } }))).toEqual(
+      [],
+    );
+  });
 });

@@ -1,7 +1,8 @@
 import { JobPhase, RuntimeError, TeamStatus } from '@agent-teams/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { resumeCreatingTeams } from '../../src/scheduler/resume-creations.js';
+import { resumeCreatingTeams } from '../../src/app/resume-creations.js';
 import {
+  closeHarnesses,
   type Harness,
   OWNER,
   openHarness,
@@ -11,33 +12,22 @@ import {
   wrapRuntime,
 } from '../scheduler/scheduler-harness.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close().catch(() => undefined);
-});
+afterEach(closeHarnesses);
 afterAll(removeTempDirs);
-
-async function track(h: Promise<Harness>): Promise<Harness> {
-  const harness = await h;
-  open.push(harness);
-  return harness;
-}
 
 const runsOf = (h: Harness, jobId: string) =>
   h.database.db.selectFrom('runtime_runs').select(['run_key', 'state']).where('job_id', '=', jobId).execute();
 
 describe('restart reconciliation', () => {
   it('resubmits an answer left RESUMING by a stopped server with the same key, running it once', async () => {
-    const first = await track(
-      openHarness({
-        wrap: (runtime) =>
-          wrapRuntime(runtime, {
-            resume: async () => {
-              throw new RuntimeError('transient', 'runtime unreachable');
-            },
-          }),
-      }),
-    );
+    const first = await openHarness({
+      wrap: (runtime) =>
+        wrapRuntime(runtime, {
+          resume: async () => {
+            throw new RuntimeError('transient', 'runtime unreachable');
+          },
+        }),
+    });
     const { team, members } = await first.team(['researcher', 'reviewer']);
     const [job] = await first.send(team, members.slice(0, 1), '!ask Which region?');
     if (!job) throw new Error('no job');
@@ -46,9 +36,8 @@ describe('restart reconciliation', () => {
     const resuming = await waitForPhases(first, [job.id], [JobPhase.RESUMING]);
     expect(resuming[0]?.pendingResponse?.value).toBe('EU');
     await first.close();
-    open.splice(0);
 
-    const second = await track(openHarness({ file: first.file }));
+    const second = await openHarness({ file: first.file });
     const [done] = await waitForPhases(second, [job.id], [JobPhase.COMPLETED]);
     expect(done?.result?.text).toBe('answered: EU');
     const runs = await runsOf(second, job.id);
@@ -58,21 +47,19 @@ describe('restart reconciliation', () => {
   it("keeps a disconnected team's job in its state and slot until reconnectTeam, then finishes it once", async () => {
     let failStarts = true;
     let ensured = 0;
-    const h = await track(
-      openHarness({
-        wrap: (runtime) =>
-          wrapRuntime(runtime, {
-            ensureConversation: async () => {
-              ensured += 1;
-              return runtime.ensureConversation();
-            },
-            start: async (args) => {
-              if (failStarts) throw new RuntimeError('ambiguous', 'connection reset after sending');
-              return runtime.start(args);
-            },
-          }),
-      }),
-    );
+    const h = await openHarness({
+      wrap: (runtime) =>
+        wrapRuntime(runtime, {
+          ensureConversation: async (args) => {
+            ensured += 1;
+            return runtime.ensureConversation(args);
+          },
+          start: async (args) => {
+            if (failStarts) throw new RuntimeError('ambiguous', 'connection reset after sending');
+            return runtime.start(args);
+          },
+        }),
+    });
     const { team, members } = await h.team(['researcher', 'reviewer']);
     const [job] = await h.send(team, members.slice(0, 1), 'Needs the runtime');
     if (!job) throw new Error('no job');
@@ -93,23 +80,21 @@ describe('restart reconciliation', () => {
   });
 
   it('leaves a team CREATING while a conversation cannot be made, and finishes it on start', async () => {
-    const first = await track(
-      openHarness({
-        wrap: (runtime) =>
-          wrapRuntime(runtime, {
-            ensureConversation: async () => {
-              throw new RuntimeError('transient', 'runtime down');
-            },
-          }),
-      }),
-    );
+    const first = await openHarness({
+      wrap: (runtime) =>
+        wrapRuntime(runtime, {
+          ensureConversation: async () => {
+            throw new RuntimeError('transient', 'runtime down');
+          },
+        }),
+    });
     const { team } = await first.team(['researcher', 'reviewer']);
     expect(team.status).toBe(TeamStatus.CREATING);
     await first.close();
-    open.splice(0);
 
-    const second = await track(openHarness({ file: first.file }));
-    expect(await resumeCreatingTeams({ store: second.store, core: second.core, logger: second.logger })).toBe(1);
-    expect((await second.store.findTeams([team.id]))[0]?.status).toBe(TeamStatus.READY);
+    const second = await openHarness({ file: first.file });
+    // Starting the application resumes the interrupted creation.
+    await waitFor(async () => (await second.store.findTeams([team.id]))[0]?.status === TeamStatus.READY, 'READY');
+    expect(await resumeCreatingTeams({ store: second.store, core: second.core, logger: second.logger })).toBe(0);
   });
 });

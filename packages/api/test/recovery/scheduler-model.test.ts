@@ -2,11 +2,10 @@ import { writeFileSync } from 'node:fs';
 import {
   asOwnerId,
   type Core,
-  createCore,
   DomainError,
   ErrorCode,
+  type EventSink,
   isTerminal,
-  JOB_TRANSITIONS,
   type Job,
   type JobId,
   JobPhase,
@@ -16,26 +15,24 @@ import {
   type TeamStore,
 } from '@agent-teams/core';
 import {
+  createMemoryTeamStore,
   DEMO_AGENTS,
   FakeClock,
   MemoryLogger,
-  MemoryTeamStore,
+  REACHABLE_PHASES,
   SequentialIds,
   StaticCatalog,
 } from '@agent-teams/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
-import { createUnavailableTools } from '../../src/adapters/unavailable-tools.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
-import { createWakeSink, type WakeSink } from '../../src/scheduler/wake-sink.js';
+import { type App, createApp } from '../../src/app/create-app.js';
 import { ModelRuntime } from './model-runtime.js';
 
 /**
  * Model-based test of the scheduler and the job state machine: random sequences of requests,
  * runtime outcomes, answers, cancels, crashes (the scheduler is dropped and rebuilt from the
  * store), a second scheduler racing the first (duplicate starts, acks, polls), failing database
- * writes, runtime failures and clock jumps; after every step the invariants of the issue hold,
+ * writes, runtime failures and clock jumps; after every step the scheduling invariants hold,
  * and at the end every request finishes once everything is answered.
  *
  * Runs: `AGENT_TEAMS_MODEL_RUNS` (default 25 in `pnpm test`; `pnpm chaos` runs 10,000).
@@ -101,23 +98,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('clock' as const), ms: fc.integer({ min: 0, max: 200_000 }) }) },
 );
 
-/** Phases reachable from each phase along the transition table (itself included). */
-const REACHABLE: ReadonlyMap<JobPhase, ReadonlySet<JobPhase>> = new Map(
-  Object.values(JobPhase).map((from) => {
-    const seen = new Set<JobPhase>([from]);
-    const todo = [from];
-    while (todo.length > 0) {
-      const phase = todo.pop() as JobPhase;
-      for (const next of Object.values(JOB_TRANSITIONS[phase])) {
-        if (next !== undefined && !seen.has(next)) {
-          seen.add(next);
-          todo.push(next);
-        }
-      }
-    }
-    return [from, seen];
-  }),
-);
+const INJECTED = 'injected database failure';
 
 /** A store whose next `failing` writes throw, as a database that went away would. */
 function failingStore(store: TeamStore, failing: { n: number }): TeamStore {
@@ -130,7 +111,7 @@ function failingStore(store: TeamStore, failing: { n: number }): TeamStore {
         return (...args: unknown[]) => {
           if (failing.n > 0) {
             failing.n -= 1;
-            return Promise.reject(new Error('injected database failure'));
+            return Promise.reject(new Error(INJECTED));
           }
           return value.apply(target, args);
         };
@@ -144,21 +125,17 @@ class World {
   readonly clock = new FakeClock();
   readonly ids = new SequentialIds();
   readonly logger = new MemoryLogger();
-  readonly wake: WakeSink = createWakeSink();
-  readonly store = new MemoryTeamStore({ ids: this.ids, events: this.wake });
+  /** The store publishes here; the running application's sink receives it. */
+  readonly relay: { target: EventSink | null } & EventSink = {
+    target: null,
+    published: (events) => this.relay.target?.published(events),
+  };
+  readonly store = createMemoryTeamStore({ ids: this.ids, events: this.relay });
   readonly runtime = new ModelRuntime();
-  readonly runtimes = createRuntimeRegistry([this.runtime]);
   readonly catalog = new StaticCatalog(DEMO_AGENTS);
   readonly failing = { n: 0 };
-  readonly core: Core = createCore({
-    store: this.store,
-    catalog: this.catalog,
-    runtimes: this.runtimes,
-    clock: this.clock,
-    ids: this.ids,
-    logger: this.logger,
-  });
-  scheduler: Scheduler = this.#scheduler(this.wake);
+  /** The application ("the server"); a crash replaces it with a new one over the same store. */
+  app!: App;
   teams: { team: Team; members: { id: string }[] }[] = [];
   /** Every accepted request, and the last phase seen for it. */
   readonly seen = new Map<JobId, JobPhase>();
@@ -167,21 +144,34 @@ class World {
   readonly lastKey = new Map<JobId, { key: string; value: unknown }>();
   #counter = 0;
 
-  #scheduler(wake?: WakeSink): Scheduler {
-    return createScheduler({
-      store: failingStore(this.store, this.failing),
-      runtimes: this.runtimes,
+  get core(): Core {
+    return this.app.core;
+  }
+
+  /**
+   * Builds the application as production does (`createApp`) over the shared in-memory store,
+   * failing writes, the model runtime and the fake clock. All share the lease identity `local`,
+   * so a racing second application drives the same jobs (duplicate starts, acks, polls).
+   */
+  #open(events: 'follow' | 'ignore'): Promise<App> {
+    return createApp({
+      database: null,
+      store: (sink) => {
+        if (events === 'follow') this.relay.target = sink;
+        return failingStore(this.store, this.failing);
+      },
+      runtimes: () => [this.runtime],
       catalog: this.catalog,
       clock: this.clock,
       ids: this.ids,
       logger: this.logger,
-      tools: () => createUnavailableTools(),
-      wakeSink: wake,
-      options: { safetyNetMs: 3_600_000, stopTimeoutMs: 5_000 },
+      lease: { serverId: 'local' },
+      scheduler: { safetyNetMs: 3_600_000, stopTimeoutMs: 5_000 },
     });
   }
 
   async setUp(): Promise<void> {
+    this.app = await this.#open('follow');
     for (let t = 0; t < 3; t += 1) {
       const team = await this.core.teams.create(OWNER, {
         clientRequestId: `team-${t}`,
@@ -191,15 +181,24 @@ class World {
       });
       this.teams.push({ team, members: [...(await this.core.teams.members([team.id]))] });
     }
-    await this.scheduler.start();
+    await this.app.start();
   }
 
   async settleDown(): Promise<void> {
-    this.scheduler.wake();
-    await this.scheduler.idle();
+    this.app.scheduler?.wake();
+    await this.app.scheduler?.idle();
   }
 
+  /** Runs one action; a person's call refused by an injected database failure changes nothing. */
   async run(a: Action): Promise<void> {
+    try {
+      await this.#act(a);
+    } catch (error) {
+      if (!(error instanceof Error) || error.message !== INJECTED) throw error;
+    }
+  }
+
+  async #act(a: Action): Promise<void> {
     switch (a.t) {
       case 'send': {
         const { team, members } = this.teams[Math.floor(a.member / 4)] as (typeof this.teams)[number];
@@ -284,17 +283,17 @@ class World {
       case 'crash':
         STATS.crashes += 1;
         // The process dies: steps in flight are abandoned, nothing in memory survives.
-        await this.scheduler.stop();
-        this.scheduler = this.#scheduler(this.#freshWake());
-        await this.scheduler.start();
+        await this.app.close();
+        this.app = await this.#open('follow');
+        await this.app.start();
         return;
       case 'race': {
         STATS.races += 1;
         // A second server on the same store for one pass: duplicate starts, acks and polls.
-        const other = this.#scheduler();
+        const other = await this.#open('ignore');
         await Promise.all([other.start(), this.settleDown()]);
-        await other.idle();
-        await other.stop();
+        await other.scheduler?.idle();
+        await other.close();
         return;
       }
       case 'dbfail':
@@ -319,11 +318,6 @@ class World {
     }
   }
 
-  /** A new wake sink for a rebuilt scheduler: the store keeps publishing to the shared one. */
-  #freshWake(): WakeSink {
-    return this.wake;
-  }
-
   async check(): Promise<void> {
     const ids = [...this.seen.keys()];
     const jobs = await this.store.findJobs(ids);
@@ -333,7 +327,7 @@ class World {
     const owners = new Map<string, JobId>();
     for (const job of jobs) {
       const before = this.seen.get(job.id) as JobPhase;
-      expect(REACHABLE.get(before)?.has(job.phase), `${job.id}: ${before} -> ${job.phase}`).toBe(true);
+      expect(REACHABLE_PHASES.get(before)?.has(job.phase), `${job.id}: ${before} -> ${job.phase}`).toBe(true);
       this.seen.set(job.id, job.phase);
       this.#checkRuns(job);
       if (!isTerminal(job.phase) && job.phase !== JobPhase.QUEUED) {
@@ -394,7 +388,7 @@ class World {
   }
 
   async close(): Promise<void> {
-    await this.scheduler.stop();
+    await this.app?.close();
   }
 }
 

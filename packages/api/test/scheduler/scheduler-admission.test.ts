@@ -1,16 +1,12 @@
 import { ACTIVE_PHASES, type Job, JobPhase, Limits } from '@agent-teams/core';
 import { StaticCatalog } from '@agent-teams/testkit';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, openHarness, removeTempDirs, waitFor, waitForPhases } from './scheduler-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, openHarness, TEST_AGENTS, waitFor, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 describe('scheduler admission', () => {
   it('runs the jobs of one conversation strictly one at a time, oldest first', async () => {
@@ -58,8 +54,17 @@ describe('scheduler admission', () => {
 
   it('fails a job whose agent is missing from the catalog at admission, with a clear message', async () => {
     await h.close();
-    h = await openHarness({ schedulerCatalog: new StaticCatalog([{ name: 'researcher' }]) });
+    // The writer agent leaves the configuration after the team was created with it.
+    const removed = new Set<string>();
+    const all = new StaticCatalog(TEST_AGENTS);
+    h = await openHarness({
+      catalog: {
+        list: async () => (await all.list()).filter((agent) => !removed.has(agent.id)),
+        get: async (id) => (removed.has(id) ? null : all.get(id)),
+      },
+    });
     const { team, members } = await h.team(['researcher', 'writer']);
+    removed.add('writer');
     const jobs = await h.send(team, members, 'Draft the summary');
     const [ok, missing] = await waitForPhases(
       h,

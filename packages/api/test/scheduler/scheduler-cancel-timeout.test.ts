@@ -1,15 +1,11 @@
 import { CANCELLED_AFTER_START, JobPhase } from '@agent-teams/core';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Harness, OWNER, openHarness, removeTempDirs, waitForPhases } from './scheduler-harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Harness, harnessPerTest, OWNER, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 async function runRows(jobId: string) {
   return h.database.db.selectFrom('runtime_runs').select(['run_key', 'state']).where('job_id', '=', jobId).execute();

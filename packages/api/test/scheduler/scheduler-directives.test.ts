@@ -8,18 +8,14 @@ import {
   TRUNCATION_NOTICE,
   transition,
 } from '@agent-teams/core';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
-import { type Harness, openHarness, removeTempDirs, waitForPhases } from './scheduler-harness.js';
+import { type Harness, harnessPerTest, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness;
-beforeEach(async () => {
-  h = await openHarness();
+harnessPerTest((opened) => {
+  h = opened;
 });
-afterEach(async () => {
-  await h.close();
-});
-afterAll(removeTempDirs);
 
 async function runOne(text: string, phases: readonly string[] = [JobPhase.COMPLETED]): Promise<Job> {
   const { team, members } = await h.team(['researcher', 'reviewer']);
@@ -76,20 +72,22 @@ describe('scheduler with the scripted runtime', () => {
     const job = await runOne('!stream 3');
     expect(deltas).toEqual(['delta 1', ' delta 2', ' delta 3']);
     expect(job.result?.text).toBe('delta 1 delta 2 delta 3');
-    const reported = h.progress.filter((event) => event.job.id === job.id).map((event) => event.progress);
-    expect(reported.map((p) => (p.type === 'text' ? p.delta : p.name))).toEqual(['delta 1', ' delta 2', ' delta 3']);
+    const reported = h.progress.filter((notice) => notice.jobId === job.id).map((notice) => notice.textDelta);
+    expect(reported).toEqual(['delta 1', ' delta 2', ' delta 3']);
   });
 
-  it('adds a NOT_AVAILABLE_YET line for !tool while member tools are not available', async () => {
+  it('calls the member tool of !tool, adds its JSON answer as a line and reports the call as progress', async () => {
     const job = await runOne('!tool read_team_context {}\n!reply done');
-    expect(job.result?.text).toBe('{"error":{"code":"NOT_AVAILABLE_YET"}}\ndone');
-    const tools = h.progress.filter((event) => event.job.id === job.id && event.progress.type === 'tool');
-    expect(tools.map((event) => event.progress.type === 'tool' && event.progress.name)).toEqual(['read_team_context']);
+    const [line, last] = (job.result?.text ?? '').split('\n');
+    expect(JSON.parse(line ?? '')).toMatchObject({ goal: 'Test' });
+    expect(last).toBe('done');
+    const tools = h.progress.filter((notice) => notice.jobId === job.id && typeof notice.toolCall === 'string');
+    expect(tools.map((notice) => notice.toolCall)).toEqual(['read_team_context']);
   });
 
   it('fails a refused !handoff with a message naming the code', async () => {
-    const job = await runOne('!handoff m1 please review', [JobPhase.FAILED]);
-    expect(job.error).toContain('NOT_AVAILABLE_YET');
+    const job = await runOne('!handoff nobody please review', [JobPhase.FAILED]);
+    expect(job.error).toBe('handoff to nobody refused: NOT_FOUND');
   });
 
   it('fails with the message of !fail', async () => {

@@ -34,13 +34,19 @@ describe('scheduler failure handling', () => {
 
   it('treats a runtime call past the step bound as transient and retries it with the same key', async () => {
     const keys: string[] = [];
+    let retried = () => {};
+    const retry = new Promise<void>((resolve) => {
+      retried = resolve;
+    });
     h = await openHarness({
       scheduler: { stepTimeoutMs: 100 },
       wrap: (runtime) =>
         wrapRuntime(runtime, {
           start: async (args) => {
             keys.push(args.runKey);
-            if (keys.length === 1) await new Promise((resolve) => setTimeout(resolve, 400));
+            // The first call hangs past the step bound until the retry has been made.
+            if (keys.length === 1) await retry;
+            else retried();
             return runtime.start(args);
           },
         }),

@@ -6,30 +6,23 @@ import {
   type AgentRuntime,
   asOwnerId,
   type Core,
-  createCore,
   type Job,
   type JobId,
   type Member,
   type Team,
+  type TeamStore,
 } from '@agent-teams/core';
-import { type AgentSpec, DEMO_AGENTS, MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { type AgentSpec, DEMO_AGENTS, type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { afterAll, afterEach, beforeEach } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
-import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
-import { createUnavailableTools } from '../../src/adapters/unavailable-tools.js';
-import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
-import {
-  createScheduler,
-  type JobProgressEvent,
-  type Scheduler,
-  type SchedulerOptions,
-} from '../../src/scheduler/create-scheduler.js';
-import { createWakeSink } from '../../src/scheduler/wake-sink.js';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
-import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
+import type { App } from '../../src/app/create-app.js';
+import type { JobProgressNotice } from '../../src/events/progress-hub.js';
+import type { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
+import type { Scheduler, SchedulerOptions } from '../../src/scheduler/create-scheduler.js';
+import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { eventually, openTestApp } from '../support/test-app.js';
 
 export const OWNER = asOwnerId('alice');
-const clock = { nowMs: () => Date.now() };
 
 /** The agents of the scheduler tests: the demo three plus a slow one with a 300 ms deadline. */
 export const TEST_AGENTS: readonly AgentSpec[] = [...DEMO_AGENTS, { name: 'hasty', timeoutMs: 300 }];
@@ -38,71 +31,66 @@ export const TEST_AGENTS: readonly AgentSpec[] = [...DEMO_AGENTS, { name: 'hasty
 export interface HarnessOptions {
   /** Reopen an existing file (restart) instead of a new temp dir. */
   readonly file?: string;
-  /** Replaces the scripted runtime seen by the scheduler (fault injection). */
+  /** Replaces the scripted runtime the application runs (fault injection). */
   readonly wrap?: (runtime: ScriptedRuntime) => AgentRuntime;
-  /** The scheduler's catalog, when it should differ from the core's. */
-  readonly schedulerCatalog?: AgentCatalog;
-  readonly scheduler?: SchedulerOptions;
+  /** The agent catalog (default: {@link TEST_AGENTS}). */
+  readonly catalog?: AgentCatalog;
+  readonly scheduler?: Omit<SchedulerOptions, 'lease'>;
 }
 
-/** A real SQLite file, store, scripted runtime, core and a started scheduler. */
+/** The application (`createApp`) on a real SQLite file with the scripted runtime, started. */
 export interface Harness {
+  readonly app: App;
   readonly file: string;
   readonly database: OpenedDatabase;
-  readonly store: KyselyTeamStore;
+  readonly store: TeamStore;
   readonly runtime: ScriptedRuntime;
   readonly core: Core;
   readonly scheduler: Scheduler;
   readonly logger: MemoryLogger;
-  /** Progress the scheduler reported, in order. */
-  readonly progress: JobProgressEvent[];
+  /** Progress the application published, in order. */
+  readonly progress: JobProgressNotice[];
   /** Creates a READY team with members of the given agents (names `m0`, `m1`, ...). */
   team(agents: readonly string[]): Promise<{ team: Team; members: Member[] }>;
   /** Sends one request per member, each with `text`. */
   send(team: Team, members: readonly Member[], text: string): Promise<readonly Job[]>;
   job(id: JobId): Promise<Job>;
-  /** Stops the scheduler and runtime (as a crash would leave runs) and closes the database. */
+  /** Stops the application: the scheduler releases its leases, runs in flight are abandoned. */
   close(): Promise<void>;
 }
 
 const dirs: string[] = [];
+/** Harnesses opened and not closed yet (see {@link closeHarnesses}). */
+const opened = new Set<Harness>();
 let counter = 0;
 
 /** Opens a harness; call `close()` and then {@link removeTempDirs} in `afterAll`. */
 export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const file = opts.file ?? join(tempDir(), 'teams.sqlite');
-  const database = await openDatabase(file);
-  await migrateToLatest(database.db, database.dialect);
-  const logger = new MemoryLogger();
-  const progress: JobProgressEvent[] = [];
-  const ids = createRandomIds();
-  const wakeSink = createWakeSink();
-  const store = new KyselyTeamStore(database.db, database.dialect, { events: wakeSink, ids });
-  const runtime = new ScriptedRuntime({ db: database.db, store, clock, logger, streamIntervalMs: 5 });
-  const runtimes = createRuntimeRegistry([opts.wrap ? opts.wrap(runtime) : runtime]);
-  const catalog = new StaticCatalog(TEST_AGENTS);
-  const core = createCore({ store, catalog, runtimes, clock, ids, logger });
-  const scheduler = createScheduler({
-    store,
-    runtimes,
-    catalog: opts.schedulerCatalog ?? catalog,
-    clock,
-    ids,
-    logger,
-    tools: () => createUnavailableTools(),
-    wakeSink,
-    onProgress: (event) => progress.push(event),
-    options: opts.scheduler,
+  let runtime: ScriptedRuntime | null = null;
+  const app = await openTestApp({
+    database: file,
+    ids: createRandomIds(),
+    catalog: opts.catalog ?? new StaticCatalog(TEST_AGENTS),
+    ...(opts.wrap ? { wrapRuntime: opts.wrap } : {}),
+    onRuntime: (built) => {
+      runtime = built;
+    },
+    ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
   });
-  await scheduler.start();
-  return {
+  const progress: JobProgressNotice[] = [];
+  app.progress.listen((notice) => progress.push(notice));
+  const { core, store, scheduler, database } = app;
+  if (runtime === null || scheduler === null || database === null) throw new Error('incomplete harness');
+  const harness: Harness = {
+    app,
     file,
     database,
     store,
     runtime,
     core,
     scheduler,
-    logger,
+    logger: app.logger,
     progress,
     async team(agents) {
       counter += 1;
@@ -130,26 +118,32 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
       return job;
     },
     async close() {
-      await scheduler.stop();
-      runtime.dispose();
-      await database.close();
+      opened.delete(harness);
+      await app.close();
     },
   };
+  opened.add(harness);
+  return harness;
+}
+
+/** Closes every harness opened and not closed yet (a test that failed midway leaves some). */
+export async function closeHarnesses(): Promise<void> {
+  for (const harness of [...opened]) await harness.close().catch(() => undefined);
+}
+
+/**
+ * Gives each test of the file a fresh harness (`set` receives it before the test); every harness
+ * a test opened is closed after it, and the temp dirs after the file.
+ */
+export function harnessPerTest(set: (h: Harness) => void): void {
+  beforeEach(async () => set(await openHarness()));
+  afterEach(closeHarnesses);
+  afterAll(removeTempDirs);
 }
 
 /** Waits until `check` answers a truthy value (polling, with a deadline), and returns it. */
-export async function waitFor<T>(
-  check: () => Promise<T> | T,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+export function waitFor<T>(check: () => Promise<T> | T, what: string, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  return eventually(async () => (await check()) || undefined, what, timeoutMs) as Promise<NonNullable<T>>;
 }
 
 /** Waits until every job reached one of `phases`; returns the jobs. */

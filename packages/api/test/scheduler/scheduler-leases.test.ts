@@ -1,25 +1,13 @@
-import {
-  type AgentRuntime,
-  asOwnerId,
-  type Core,
-  createCore,
-  type Job,
-  type JobId,
-  JobPhase,
-  RecordKind,
-  type TeamStore,
-} from '@agent-teams/core';
-import { MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import { asOwnerId, type Core, type Job, type JobId, JobPhase, RecordKind, type TeamStore } from '@agent-teams/core';
+import { type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
-import { createRuntimeRegistry } from '../../src/adapters/runtime-registry.js';
-import { createUnavailableTools } from '../../src/adapters/unavailable-tools.js';
-import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
-import { createScheduler, type Scheduler } from '../../src/scheduler/create-scheduler.js';
-import { createWakeSink } from '../../src/scheduler/wake-sink.js';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import type { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
+import type { Scheduler } from '../../src/scheduler/create-scheduler.js';
+import type { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { openTestApp } from '../support/test-app.js';
 import { TEST_AGENTS, waitFor, wrapRuntime } from './scheduler-harness.js';
 
 // Two schedulers ("servers") in one process on one real PostgreSQL database, each with its own
@@ -27,7 +15,6 @@ import { TEST_AGENTS, waitFor, wrapRuntime } from './scheduler-harness.js';
 // the same with real processes and signals; this one can pause a server between two statements.
 
 const OWNER = asOwnerId('alice');
-const clock = { nowMs: () => Date.now() };
 
 /** A store whose calls wait while paused, as a stopped process's would (calls already running finish). */
 function pausable(store: KyselyTeamStore): { store: TeamStore; pause(): void; resume(): void } {
@@ -67,7 +54,6 @@ interface Server {
   readonly paused: ReturnType<typeof pausable>;
   /** Job ids whose runs this server started, polled or resumed. */
   readonly touched: Set<string>;
-  released: number;
   close(): Promise<void>;
 }
 
@@ -85,64 +71,58 @@ afterAll(async () => {
 });
 
 async function startServer(id: string, lease: { ttlMs: number; heartbeatMs: number }): Promise<Server> {
-  const database = await openDatabase(pg.url, { poolSize: 4 });
-  const logger = new MemoryLogger();
-  const ids = createRandomIds();
-  const wakeSink = createWakeSink();
-  const kysely = new KyselyTeamStore(database.db, database.dialect, { events: wakeSink, ids });
-  const paused = pausable(kysely);
-  const runtime = new ScriptedRuntime({ db: database.db, store: paused.store, clock, logger, streamIntervalMs: 5 });
   const touched = new Set<string>();
   const touch = (jobId: string) => touched.add(jobId);
-  const watched: AgentRuntime = wrapRuntime(runtime, {
-    start: (args) => {
-      touch(args.context.jobId);
-      return runtime.start(args);
+  let paused: ReturnType<typeof pausable> | null = null;
+  let runtime: ScriptedRuntime | null = null;
+  const app = await openTestApp({
+    database: await openDatabase(pg.url, { poolSize: 4 }),
+    ids: createRandomIds(),
+    catalog: new StaticCatalog(TEST_AGENTS),
+    store: (_events, sql) => {
+      paused = pausable(sql as KyselyTeamStore);
+      return paused.store;
     },
-    poll: (args) => {
-      touch(args.context.jobId);
-      return runtime.poll(args);
+    onRuntime: (built) => {
+      runtime = built;
     },
-    resume: (args) => {
-      touch(args.context.jobId);
-      return runtime.resume(args);
-    },
+    wrapRuntime: (inner) =>
+      wrapRuntime(inner, {
+        start: (args) => {
+          touch(args.context.jobId);
+          return inner.start(args);
+        },
+        poll: (args) => {
+          touch(args.context.jobId);
+          return inner.poll(args);
+        },
+        resume: (args) => {
+          touch(args.context.jobId);
+          return inner.resume(args);
+        },
+      }),
+    lease: { serverId: id, ...lease },
+    // Without the cross-server wake-up (the cluster feed), the other server's passes come from this net.
+    cluster: false,
+    scheduler: { safetyNetMs: 100 },
   });
-  const runtimes = createRuntimeRegistry([watched]);
-  const catalog = new StaticCatalog(TEST_AGENTS);
-  const core = createCore({ store: paused.store, catalog, runtimes, clock, ids, logger });
+  const { core, scheduler, database } = app;
+  if (paused === null || runtime === null || scheduler === null || database === null) throw new Error('incomplete');
+  const gate: ReturnType<typeof pausable> = paused;
   const server: Server = {
     id,
     database,
     core,
     runtime,
-    logger,
-    paused,
+    logger: app.logger,
+    paused: gate,
     touched,
-    released: 0,
-    scheduler: createScheduler({
-      store: paused.store,
-      runtimes,
-      catalog,
-      clock,
-      ids,
-      logger,
-      tools: () => createUnavailableTools(),
-      wakeSink,
-      onLeasesReleased: () => {
-        server.released += 1;
-      },
-      // Without the cross-server wake-up (main.ts wires it), the other server's passes come from this net.
-      options: { safetyNetMs: 100, lease: { serverId: id, host: 'test', ...lease } },
-    }),
+    scheduler,
     async close() {
-      paused.resume();
-      await server.scheduler.stop();
-      runtime.dispose();
-      await database.close();
+      gate.resume();
+      await app.close();
     },
   };
-  await server.scheduler.start();
   open.push(server);
   return server;
 }
@@ -296,7 +276,9 @@ describe('job leases across two schedulers on one PostgreSQL database', () => {
     await waitFor(async () => (await jobsOf(a, ids)).every((job) => job.phase === JobPhase.RUNNING), 'running');
     await a.close();
     open.splice(open.indexOf(a), 1);
-    expect(a.released).toBe(1);
+    // Released at once: no lease row of a, and its jobs have no holder.
+    const held = await b.database.db.selectFrom('jobs').select('lease_server').where('id', 'in', ids).execute();
+    expect(held.every((row) => row.lease_server !== 'server-a')).toBe(true);
     const done = await allFinished(b, ids);
     expect(done.map((job) => job.result?.text)).toEqual(ids.map(() => 'slept 600 ms\nhanded over'));
     const leases = await b.database.db.selectFrom('server_leases').select('server_id').execute();

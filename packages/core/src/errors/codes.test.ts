@@ -39,6 +39,7 @@ describe('ErrorCode table', () => {
         'QUERY_LIMIT',
         'SUBSCRIPTION_LIMIT',
         'HANDOFF_LOOP',
+        'RATE_LIMITED',
       ].map((code) => [code, code]),
     );
   });

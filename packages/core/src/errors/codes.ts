@@ -49,6 +49,8 @@ export const ErrorCode = {
   SUBSCRIPTION_LIMIT: 'SUBSCRIPTION_LIMIT',
   /** A handoff would repeat an ancestor's (from, to, text) in the same chain: a ping-pong loop. */
   HANDOFF_LOOP: 'HANDOFF_LOOP',
+  /** The owner sent operations faster than its rate limit; details carry `retryAfterMs`. Answers and cancels are never limited. */
+  RATE_LIMITED: 'RATE_LIMITED',
 } as const;
 
 /** One of the stable error codes. */

@@ -1,4 +1,4 @@
-import type { ErrorCode } from './codes.js';
+import { ErrorCode } from './codes.js';
 
 /** Structured details a client may branch on (e.g. `field`, `maxChars`, `maxBytes`). */
 export type ErrorDetails = Readonly<Record<string, string | number | boolean | null>>;
@@ -33,3 +33,13 @@ export type Result<T, E = DomainError> =
 export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 /** Wraps a failure. */
 export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
+
+/**
+ * The NOT_FOUND of a team or job that is absent or another owner's: the two are never told apart,
+ * so an id reveals nothing.
+ */
+export function notFound(entity: 'team' | 'job'): DomainError {
+  return entity === 'team'
+    ? new DomainError(ErrorCode.NOT_FOUND, 'Team not found.', { field: 'teamId' })
+    : new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+}

@@ -2,8 +2,7 @@ import { Limits } from '../limits/limits.js';
 import { type Job, JobKind, JobPhase, type JobResult } from '../model/job.js';
 import { truncateUtf8 } from '../text/text-measure.js';
 import { boundAnswer } from './bound-answer.js';
-import type { JobEffect, NewReceipt } from './job-commands.js';
-import type { TransitionContext } from './job-machine.js';
+import type { JobEffect, NewReceipt, TransitionContext } from './job-commands.js';
 
 /** Outcome text of a job cancelled while still QUEUED (nothing ran, so nothing is "kept"). */
 export const CANCELLED_BEFORE_START = 'Cancelled before it started.';

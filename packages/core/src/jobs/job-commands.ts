@@ -1,4 +1,4 @@
-import type { ConversationId, JobId, MemberId, RunId } from '../model/ids.js';
+import type { ConversationId, IdGenerator, JobId, MemberId, RunId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
 import type { RecordKind } from '../model/record.js';
 
@@ -56,9 +56,13 @@ export interface NewReceipt {
 }
 
 /**
- * Side effects of a transition, as data. The store applies the persistent ones (record,
- * receipt) in the same transaction as the job; the scheduler performs the runtime ones after
- * commit.
+ * Side effects of a transition, as data, interpreted in one place: the store writes them in the
+ * same transaction as the job.
+ *
+ * @remarks There are no runtime effects (start, resume, cancel a run): what a runtime must do
+ * follows from the persisted phase alone (`ADMITTING` means "start the frozen turn"), which the
+ * scheduler reads again after every restart anyway, so it is the one source of truth
+ * (`docs/decisions/0110-effects-are-persistent-only.md`).
  */
 export type JobEffect =
   | {
@@ -69,8 +73,12 @@ export type JobEffect =
       readonly text: string;
       readonly truncated: boolean;
     }
-  | { readonly type: 'CREATE_RECEIPT'; readonly receipt: NewReceipt }
-  | { readonly type: 'START_RUN'; readonly runKey: string; readonly input: TurnInput }
-  | { readonly type: 'RESUME_RUN'; readonly runKey: string; readonly response: PendingResponse }
-  | { readonly type: 'CANCEL_RUN'; readonly runId: RunId | null }
-  | { readonly type: 'INBOX_CHANGED'; readonly waiting: boolean };
+  | { readonly type: 'CREATE_RECEIPT'; readonly receipt: NewReceipt };
+
+/** What the machine needs besides the job and the command. */
+export interface TransitionContext {
+  /** ISO timestamp from the clock port. */
+  readonly now: string;
+  /** Mints the receipt id. */
+  readonly ids: IdGenerator;
+}

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors/codes.js';
 import { Limits } from '../limits/limits.js';
-import { asRunId } from '../model/ids.js';
 import { InputKind, JobPhase } from '../model/job.js';
 import { CANCELLED_AFTER_START } from './finish-job.js';
 import { JOB_COMMAND_TYPES } from './job-commands.js';
@@ -42,14 +41,13 @@ describe('transition table walk', () => {
 });
 
 describe('starting and resuming runs', () => {
-  it('freezes the input and run key, stamps startedAt and asks to start the run', () => {
+  it('freezes the input and run key and stamps startedAt; the ADMITTING job itself says what to start', () => {
     const command = sampleCommand('FREEZE');
     const outcome = transition(makeTestJob(JobPhase.QUEUED), command, testContext());
     if (!outcome.ok) throw outcome.error;
     expect(outcome.job).toMatchObject({ phase: JobPhase.ADMITTING, runKey: 'job_1', startedAt: TEST_NOW });
-    expect(outcome.effects).toEqual([
-      { type: 'START_RUN', runKey: 'job_1', input: command.type === 'FREEZE' ? command.input : null },
-    ]);
+    expect(outcome.job.input).toEqual(command.type === 'FREEZE' ? command.input : null);
+    expect(outcome.effects).toEqual([]);
   });
 
   it('records the run id of an acknowledged start with no effect', () => {
@@ -59,17 +57,17 @@ describe('starting and resuming runs', () => {
     expect(outcome.effects).toEqual([]);
   });
 
-  it('cancels a run acknowledged while cancellation is pending and stays CANCELLING', () => {
+  it('records the run acknowledged while cancellation is pending (to cancel it) and stays CANCELLING', () => {
     for (const type of ['ACKNOWLEDGE', 'RESUMED'] as const) {
       const job = makeTestJob(JobPhase.CANCELLING, { runId: null });
       const outcome = transition(job, sampleCommand(type), testContext());
       if (!outcome.ok) throw outcome.error;
       expect(outcome.job).toMatchObject({ phase: JobPhase.CANCELLING, runId: 'run_2' });
-      expect(outcome.effects).toEqual([{ type: 'CANCEL_RUN', runId: asRunId('run_2') }]);
+      expect(outcome.effects).toEqual([]);
     }
   });
 
-  it('stores a clarification question cut to its byte budget and reports the inbox change', () => {
+  it('stores a clarification question cut to its byte budget', () => {
     const question = `${'数'.repeat(2_666)}ab😀`; // 7,998 + 2 bytes fit; the emoji would overflow
     const command = {
       type: 'ASK_INPUT',
@@ -83,7 +81,6 @@ describe('starting and resuming runs', () => {
       question: question.slice(0, -2),
     });
     expect(Limits.questionBytes).toBe(8_000);
-    expect(outcome.effects).toEqual([{ type: 'INBOX_CHANGED', waiting: true }]);
   });
 
   it('keeps an interrupt payload as given', () => {
@@ -99,11 +96,9 @@ describe('starting and resuming runs', () => {
     if (!outcome.ok || command.type !== 'RESPOND') throw new Error('expected an accepted answer');
     expect(outcome.job).toMatchObject({ phase: JobPhase.ANSWERED, runKey: 'job_1:q_1' });
     expect(outcome.job.pendingResponse).toEqual(command.response);
-    expect(outcome.effects).toEqual([{ type: 'INBOX_CHANGED', waiting: false }]);
     const resumed = transition(outcome.job, { type: 'RESUME' }, testContext());
     if (!resumed.ok) throw resumed.error;
-    expect(resumed.job.phase).toBe(JobPhase.RESUMING);
-    expect(resumed.effects).toEqual([{ type: 'RESUME_RUN', runKey: 'job_1:q_1', response: command.response }]);
+    expect(resumed.job).toMatchObject({ phase: JobPhase.RESUMING, pendingResponse: command.response });
   });
 
   it('refuses RESUME on an answered job without a pending answer', () => {
@@ -145,22 +140,21 @@ describe('starting and resuming runs', () => {
 });
 
 describe('cancelling an admitted job', () => {
-  it('asks to cancel the run of an ADMITTING, RUNNING or RESUMING job', () => {
+  it('moves an ADMITTING, RUNNING or RESUMING job to CANCELLING, keeping the run to stop', () => {
     for (const phase of [JobPhase.ADMITTING, JobPhase.RUNNING, JobPhase.RESUMING]) {
       const job = makeTestJob(phase);
       const outcome = transition(job, { type: 'CANCEL' }, testContext());
       if (!outcome.ok) throw outcome.error;
-      expect(outcome.job.phase).toBe(JobPhase.CANCELLING);
-      expect(outcome.effects).toEqual([{ type: 'CANCEL_RUN', runId: job.runId }]);
+      expect(outcome.job).toMatchObject({ phase: JobPhase.CANCELLING, runId: job.runId });
     }
   });
 
-  it('ends a job waiting for input at once (its run already ended) and reports the inbox change', () => {
+  it('ends a job waiting for input at once (its run already ended)', () => {
     const outcome = transition(makeTestJob(JobPhase.WAITING_INPUT), { type: 'CANCEL' }, testContext());
     if (!outcome.ok) throw outcome.error;
     expect(outcome.job).toMatchObject({ phase: JobPhase.CANCELLED, pendingInput: null });
     expect(outcome.job.result?.text).toBe(CANCELLED_AFTER_START);
-    expect(outcome.effects.map((e) => e.type)).toEqual(['APPEND_RECORD', 'INBOX_CHANGED']);
+    expect(outcome.effects.map((e) => e.type)).toEqual(['APPEND_RECORD']);
   });
 
   it('ends an answered job at once: its answer was never submitted', () => {

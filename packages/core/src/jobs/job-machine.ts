@@ -1,7 +1,6 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
-import type { IdGenerator } from '../model/ids.js';
 import { InputKind, type InputRequest, type Job, JobPhase } from '../model/job.js';
 import { truncateUtf8 } from '../text/text-measure.js';
 import {
@@ -13,7 +12,7 @@ import {
   failJob,
   timeoutMessage,
 } from './finish-job.js';
-import type { JobCommand, JobCommandType, JobEffect } from './job-commands.js';
+import type { JobCommand, JobCommandType, JobEffect, TransitionContext } from './job-commands.js';
 
 /**
  * The job state machine as data: `JOB_TRANSITIONS[phase][command]` is the next phase.
@@ -82,20 +81,14 @@ export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<
   [JobPhase.CANCELLED]: {},
 };
 
-/** What the machine needs besides the job and the command. */
-export interface TransitionContext {
-  /** ISO timestamp from the clock port. */
-  readonly now: string;
-  /** Mints the receipt id. */
-  readonly ids: IdGenerator;
-}
-
-/** The next job and its effects, or a typed refusal (INVALID_TRANSITION and friends). */
+/**
+ * The next job and its persistent effects (the store writes them in the same transaction), or a
+ * typed refusal (INVALID_TRANSITION and friends). */
 export type TransitionOutcome =
   | { readonly ok: true; readonly job: Job; readonly effects: readonly JobEffect[] }
   | { readonly ok: false; readonly error: DomainError };
 
-export type { JobCommand };
+export type { JobCommand, TransitionContext };
 
 const accept = (job: Job, effects: readonly JobEffect[] = []): TransitionOutcome => ({ ok: true, job, effects });
 const done = (finished: Finished): TransitionOutcome => ({ ok: true, ...finished });
@@ -109,7 +102,7 @@ function boundQuestion(input: InputRequest): InputRequest {
 
 /**
  * Applies one command to a job. Pure: returns the next job (with `updatedAt = ctx.now`) and the
- * effects to perform, or INVALID_TRANSITION when the table has no row for (phase, command), or
+ * record and receipt its step writes, or INVALID_TRANSITION when the table has no row for (phase, command), or
  * INPUT_CHANGED when an answer is for a question that is no longer pending. A refusal never
  * changes the job.
  */
@@ -128,29 +121,22 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
   const endsCancelled = job.phase === JobPhase.CANCELLING && target === JobPhase.CANCELLED;
   switch (command.type) {
     case 'FREEZE':
-      return accept(
-        {
-          ...job,
-          phase: target,
-          input: command.input,
-          runKey: command.runKey,
-          startedAt: job.startedAt ?? now,
-          updatedAt: now,
-        },
-        [{ type: 'START_RUN', runKey: command.runKey, input: command.input }],
-      );
+      return accept({
+        ...job,
+        phase: target,
+        input: command.input,
+        runKey: command.runKey,
+        startedAt: job.startedAt ?? now,
+        updatedAt: now,
+      });
     case 'ACKNOWLEDGE':
     case 'RESUMED': {
       const answered = command.type === 'RESUMED' ? { pendingInput: null, pendingResponse: null } : {};
-      const next: Job = { ...job, ...answered, phase: target, runId: command.runId, updatedAt: now };
-      // Acknowledged while cancelling: the run id is known only now, so the cancel can finally be sent.
-      return accept(next, target === JobPhase.CANCELLING ? [{ type: 'CANCEL_RUN', runId: command.runId }] : []);
+      return accept({ ...job, ...answered, phase: target, runId: command.runId, updatedAt: now });
     }
     case 'ASK_INPUT':
       if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
-      return accept({ ...job, phase: target, pendingInput: boundQuestion(command.input), updatedAt: now }, [
-        { type: 'INBOX_CHANGED', waiting: true },
-      ]);
+      return accept({ ...job, phase: target, pendingInput: boundQuestion(command.input), updatedAt: now });
     case 'RESPOND': {
       const pending = job.pendingInput;
       if (pending === null || pending.requestId !== command.response.inputRequestId) {
@@ -161,13 +147,10 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
         );
       }
       const { response } = command;
-      return accept({ ...job, phase: target, pendingResponse: response, runKey: response.runKey, updatedAt: now }, [
-        { type: 'INBOX_CHANGED', waiting: false },
-      ]);
+      return accept({ ...job, phase: target, pendingResponse: response, runKey: response.runKey, updatedAt: now });
     }
     case 'RESUME': {
-      const response = job.pendingResponse;
-      if (response === null) {
+      if (job.pendingResponse === null) {
         return refuse(
           new DomainError(ErrorCode.INVALID_TRANSITION, 'An answered job has no pending answer.', {
             phase: job.phase,
@@ -176,9 +159,7 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
         );
       }
       // `updatedAt` starts the continuation's deadline.
-      return accept({ ...job, phase: target, updatedAt: now }, [
-        { type: 'RESUME_RUN', runKey: response.runKey, response },
-      ]);
+      return accept({ ...job, phase: target, updatedAt: now });
     }
     case 'COMPLETE':
       if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
@@ -186,19 +167,15 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
     case 'FAIL':
       if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
       return done(failJob(job, command.error, ctx));
-    case 'TIME_OUT': {
-      const failed = failJob(job, timeoutMessage(command.timeoutMs), ctx);
-      return accept(failed.job, [...failed.effects, { type: 'CANCEL_RUN', runId: job.runId }]);
-    }
+    case 'TIME_OUT':
+      return done(failJob(job, timeoutMessage(command.timeoutMs), ctx));
     case 'CANCEL': {
       if (target === JobPhase.CANCELLED) {
         // A waiting or answered job has no run in progress: it ends at once, like a queued one.
         const notice = job.phase === JobPhase.QUEUED ? CANCELLED_BEFORE_START : CANCELLED_AFTER_START;
-        const finished = cancelJob(job, notice, ctx);
-        if (job.phase !== JobPhase.WAITING_INPUT) return done(finished);
-        return accept(finished.job, [...finished.effects, { type: 'INBOX_CHANGED', waiting: false }]);
+        return done(cancelJob(job, notice, ctx));
       }
-      return accept({ ...job, phase: target, updatedAt: now }, [{ type: 'CANCEL_RUN', runId: job.runId }]);
+      return accept({ ...job, phase: target, updatedAt: now });
     }
     case 'CANCEL_CONFIRMED':
       return done(cancelJob(job, CANCELLED_AFTER_START, ctx));

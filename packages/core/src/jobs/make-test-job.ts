@@ -1,3 +1,4 @@
+import { DomainError } from '../errors/domain-error.js';
 // Test support for the job machine's tests (not exported from the package barrel).
 import {
   asConversationId,
@@ -9,9 +10,8 @@ import {
   type IdGenerator,
   type MemberId,
 } from '../model/ids.js';
-import { InputKind, type Job, JobKind, JobPhase, type TurnInput } from '../model/job.js';
-import type { JobCommand, JobCommandType } from './job-commands.js';
-import type { TransitionContext } from './job-machine.js';
+import { InputKind, type Job, JobKind, JobPhase, type TurnInput, UNADMITTED } from '../model/job.js';
+import type { JobCommand, JobCommandType, TransitionContext } from './job-commands.js';
 
 /** The clock reading every test transition happens at. */
 export const TEST_NOW = '2026-11-30T04:00:05.000Z';
@@ -92,16 +92,8 @@ export function makeTestJob(phase: JobPhase = JobPhase.QUEUED, overrides: Partia
     rootId: asJobId('job_1'),
     clientKey: 'client-1',
     text: 'Summarise the findings',
-    input: null,
-    runKey: null,
-    runId: null,
-    pendingInput: null,
-    pendingResponse: null,
-    result: null,
-    error: null,
+    ...UNADMITTED,
     createdAt: '2026-11-30T04:00:00.000Z',
-    startedAt: null,
-    finishedAt: null,
     updatedAt: '2026-11-30T04:00:00.000Z',
     ...fieldsFor(phase),
     ...overrides,
@@ -146,4 +138,15 @@ export function sampleCommand(type: JobCommandType): JobCommand {
     case 'CANCEL_CONFIRMED':
       return { type };
   }
+}
+
+/** The DomainError `run` throws (a test of a refusal fails if it throws anything else, or nothing). */
+export function refusal(run: () => unknown): DomainError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('expected a DomainError');
 }

@@ -11,6 +11,8 @@ export const Limits = {
   clarificationAnswer: { maxChars: 4_000, maxBytes: 8_000 },
   /** JSON text of an interrupt response. */
   interruptResponseBytes: 8_000,
+  /** Nesting of an interrupt response (arrays and objects inside each other). */
+  interruptResponseDepth: 64,
   /** A stored clarification question. */
   questionBytes: 8_000,
   clientRequestId: { maxChars: 128, maxBytes: 512 },

@@ -154,6 +154,19 @@ export interface Job {
   readonly updatedAt: Timestamp;
 }
 
+/** The progress fields of a job that was never admitted: a new request or receipt, QUEUED. */
+export const UNADMITTED = {
+  input: null,
+  runKey: null,
+  runId: null,
+  pendingInput: null,
+  pendingResponse: null,
+  result: null,
+  error: null,
+  startedAt: null,
+  finishedAt: null,
+} as const satisfies Partial<Job>;
+
 /** Phases that hold one of the active slots (waiting for input does not). */
 export const ACTIVE_PHASES: readonly JobPhase[] = [
   JobPhase.ADMITTING,

@@ -2,20 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
+import { refusal } from '../jobs/make-test-job.js';
 import { decodeCursor, encodeCursor, hashFilter, pageSize } from './cursor.js';
 
 declare function btoa(data: string): string;
 declare function atob(data: string): string;
-
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
 
 describe('encodeCursor / decodeCursor', () => {
   it('round-trips any kind, seq and filter hash through URL-safe text', () => {

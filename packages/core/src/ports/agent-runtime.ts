@@ -10,6 +10,9 @@ export type RunState =
   | { readonly state: 'failed'; readonly error: string }
   | { readonly state: 'cancelled' };
 
+/** How a run ended, or that it waits for a person: every {@link RunState} but `running`. */
+export type EndedRunState = Exclude<RunState, { readonly state: 'running' }>;
+
 /**
  * Why a runtime call failed, so the scheduler can choose: `transient` (timeout, 429, 5xx: retry
  * with the same key), `rejected` (this job cannot run: fail it), `access` (revoked credentials:
@@ -61,6 +64,21 @@ export interface RunContext {
   readonly tools: MemberToolPort;
 }
 
+/** What {@link AgentRuntime.start} is called with: the frozen turn under its idempotency key. */
+export interface StartRunArgs {
+  readonly runKey: string;
+  readonly input: TurnInput;
+  readonly context: RunContext;
+}
+
+/** What {@link AgentRuntime.resume} is called with: a person's answer to a waiting run, under its own key. */
+export interface ResumeRunArgs {
+  readonly runKey: string;
+  readonly runId: RunId;
+  readonly response: PendingResponse;
+  readonly context: RunContext;
+}
+
 /**
  * Port: drives agent turns. Every call is idempotent by its key: the same `runKey` returns the
  * same run, also after a restart. Calls must return quickly (the scheduler bounds each one to
@@ -72,14 +90,9 @@ export interface AgentRuntime {
   /** Creates the member's conversation if it does not exist; leaves an existing one unchanged. */
   ensureConversation(args: { conversationId: ConversationId; agent: AgentDefinition; title: string }): Promise<void>;
   /** Starts a turn with the frozen input. */
-  start(args: { runKey: string; input: TurnInput; context: RunContext }): Promise<{ runId: RunId }>;
+  start(args: StartRunArgs): Promise<{ runId: RunId }>;
   /** Continues a waiting run with a person's answer. */
-  resume(args: {
-    runKey: string;
-    runId: RunId;
-    response: PendingResponse;
-    context: RunContext;
-  }): Promise<{ runId: RunId }>;
+  resume(args: ResumeRunArgs): Promise<{ runId: RunId }>;
   /** Reads the state of a run. A run unknown to the runtime answers `failed`. */
   poll(args: { runId: RunId; context: RunContext }): Promise<RunState>;
   /** Asks the run to stop; completion is confirmed by a later `poll` answering `cancelled`. */

@@ -22,6 +22,23 @@ export interface TeamEvent {
 }
 
 /**
+ * A TEAM_CHANGED entry: the team itself changed (its status, its deletion), nothing inside it
+ * is named.
+ */
+export function teamChangedEvent(teamId: TeamId, owner: OwnerId, seq: number, createdAt: string): TeamEvent {
+  return {
+    teamId,
+    owner,
+    seq,
+    kind: TeamEventKind.TEAM_CHANGED,
+    jobId: null,
+    recordId: null,
+    memberId: null,
+    createdAt,
+  };
+}
+
+/**
  * Port: told about committed events (never before commit). Live subscriptions and the scheduler's
  * wake-up listen here; the event log in the store stays the source of truth.
  */

@@ -1,4 +1,3 @@
-import type { JobEffect } from '../jobs/job-commands.js';
 import type { AgentDefinition } from '../model/agent.js';
 import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job, JobKind, JobStatus } from '../model/job.js';
@@ -9,7 +8,17 @@ import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { AgentRuntime, MemberToolPort } from '../ports/agent-runtime.js';
 import type { Clock } from '../ports/clock.js';
 import type { TeamEvent } from '../ports/event-sink.js';
-import type { ConversationMessage, TeamStore } from '../ports/team-store.js';
+import type {
+  ConversationLog,
+  ConversationMessage,
+  EventLog,
+  JobReads,
+  JobWrites,
+  RecordReads,
+  TeamReads,
+  TeamWrites,
+  UsageLedger,
+} from '../ports/team-store.js';
 import type { TeamReadArgs } from '../tools/read-args.js';
 import type { HistoryPageView, ResultPageView, ResultRecordView } from '../tools/result-views.js';
 
@@ -39,20 +48,27 @@ export interface RuntimeRegistry {
   get(name: string): AgentRuntime | null;
 }
 
+/** The store roles the use cases read and write (admission and leases belong to the scheduler). */
+export type CoreStore = TeamWrites &
+  TeamReads &
+  JobWrites &
+  JobReads &
+  RecordReads &
+  EventLog &
+  UsageLedger &
+  ConversationLog;
+
+/** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
+export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
+
 /** What {@link createCore} is built from. */
 export interface CoreDeps {
-  readonly store: TeamStore;
+  readonly store: CoreStore;
   readonly catalog: AgentCatalog;
   readonly runtimes: RuntimeRegistry;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
-  /**
-   * Told, after commit, about the runtime effects of a transition the core made itself (e.g.
-   * CANCEL_RUN from `cancelJob`), so the api can act at once instead of on its next pass.
-   * Optional: the scheduler also finds the work through the store and events.
-   */
-  readonly onEffects?: (effects: readonly JobEffect[]) => void;
 }
 
 /** Input of `createTeam`. */

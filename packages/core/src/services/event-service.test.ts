@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isDomainError } from '../errors/domain-error.js';
 import { asOwnerId, asTeamId } from '../model/ids.js';
 import type { Team } from '../model/team.js';
-import type { TeamEvent } from '../ports/event-sink.js';
+import { type TeamEvent, teamChangedEvent } from '../ports/event-sink.js';
 import type { TeamStore } from '../ports/team-store.js';
 import type { CoreDeps } from './core-types.js';
 import { eventService } from './event-service.js';
@@ -10,16 +10,7 @@ import { eventService } from './event-service.js';
 const alice = asOwnerId('alice');
 const bob = asOwnerId('bob');
 const team = { id: asTeamId('team_1'), owner: alice } as Team;
-const events: TeamEvent[] = [1, 2, 3].map((seq) => ({
-  teamId: team.id,
-  owner: alice,
-  seq,
-  kind: 'JOB_CHANGED',
-  jobId: null,
-  recordId: null,
-  memberId: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-}));
+const events: TeamEvent[] = [1, 2, 3].map((seq) => teamChangedEvent(team.id, alice, seq, '2026-01-01T00:00:00.000Z'));
 
 /** Only the two store methods the event service uses; the rest would throw if touched. */
 function depsWithEvents(): { deps: CoreDeps; reads: unknown[][] } {
@@ -31,7 +22,7 @@ function depsWithEvents(): { deps: CoreDeps; reads: unknown[][] } {
       return events.filter((event) => event.seq > afterSeq).slice(0, limit);
     },
   } as unknown as TeamStore;
-  return { deps: { store } as CoreDeps, reads };
+  return { deps: { store } as unknown as CoreDeps, reads };
 }
 
 describe('eventService.read', () => {

@@ -5,10 +5,14 @@ import type { JobId } from '../model/ids.js';
 import { ACTIVE_PHASES, type Job, JobStatus, statusOf } from '../model/job.js';
 import type { Member, Team } from '../model/team.js';
 import { nowTimestamp } from '../ports/clock.js';
+import type { JobReads, JobWrites } from '../ports/team-store.js';
 import { validateClientRequestId, validateText } from '../text/validate-text.js';
-import type { CoreDeps } from './core-types.js';
+import type { UsesStore } from './core-types.js';
 import { chainHops, decideHandoff, MAX_CHAIN_WALK, repeatsAncestor } from './handoff-decisions.js';
 import type { RequestPlan } from './request-decisions.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<JobReads & JobWrites>;
 
 /** Who calls a member tool: a member conversation of a team, through one of its unfinished jobs. */
 export interface ToolCaller {
@@ -64,7 +68,7 @@ function targetOf(caller: ToolCaller, args: SendMemberArgs): Member {
  * admission began and it is not waiting for input; otherwise null (the handoff starts a chain).
  * Later queued jobs of the conversation never lend their parent or budget.
  */
-async function executingJob(deps: CoreDeps, caller: ToolCaller): Promise<Job | null> {
+async function executingJob(deps: Deps, caller: ToolCaller): Promise<Job | null> {
   // Every job of a member's conversation is the member's: requests to it and receipts for it.
   const page = await deps.store.listJobs(
     caller.team.id,
@@ -77,7 +81,7 @@ async function executingJob(deps: CoreDeps, caller: ToolCaller): Promise<Job | n
 }
 
 /** The parent and its ancestors, nearest first (bounded walk; ancestors never change). */
-async function ancestorsOf(deps: CoreDeps, parent: Job): Promise<Job[]> {
+async function ancestorsOf(deps: Deps, parent: Job): Promise<Job[]> {
   const chain: Job[] = [parent];
   let next: JobId | null = parent.parentId;
   while (next !== null && chain.length < MAX_CHAIN_WALK) {
@@ -97,7 +101,7 @@ async function ancestorsOf(deps: CoreDeps, parent: Job): Promise<Job[]> {
  * REQUEST_LIMIT.
  */
 export async function sendMember(
-  deps: CoreDeps,
+  deps: Deps,
   caller: ToolCaller,
   args: SendMemberArgs,
 ): Promise<{ readonly id: JobId; readonly status: JobStatus }> {

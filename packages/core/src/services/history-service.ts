@@ -1,13 +1,17 @@
 import { asJobId, type TeamId } from '../model/ids.js';
+import type { JobReads, JobWrites, RecordReads, TeamReads } from '../ports/team-store.js';
 import { invokeMemberTool, memberToolsForJob } from '../tools/member-tools.js';
 import { readHistory, readResult, readResults } from '../tools/team-reads.js';
-import type { Core, CoreDeps } from './core-types.js';
+import type { Core, UsesStore } from './core-types.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites>;
 
 /** GraphQL names the id filters `filter.memberId` / `filter.jobId`. */
 const GRAPHQL_FIELDS = { memberId: 'memberId', jobId: 'jobId' } as const;
 
 /** Builds the `history` use cases: the owner's reads of the tools' data (a `Team` is already scoped). */
-export function historyService(deps: CoreDeps): Core['history'] {
+export function historyService(deps: Deps): Core['history'] {
   const rosterOf = async (teamId: TeamId) => new Map((await deps.store.listMembers([teamId])).map((m) => [m.id, m]));
   return {
     page: async (team, args) => (await readHistory(deps.store, team, args, GRAPHQL_FIELDS)).view,
@@ -19,7 +23,7 @@ export function historyService(deps: CoreDeps): Core['history'] {
 }
 
 /** Builds the `tools` use cases. */
-export function toolService(deps: CoreDeps): Core['tools'] {
+export function toolService(deps: Deps): Core['tools'] {
   return {
     invoke: (jobId, name, args) => invokeMemberTool(deps, jobId, name, args),
     forJob: (jobId) => memberToolsForJob(deps, jobId),

@@ -1,6 +1,4 @@
-import { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
-import type { JobEffect } from '../jobs/job-commands.js';
+import { notFound } from '../errors/domain-error.js';
 import { transition } from '../jobs/job-machine.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, asMemberId, type OwnerId } from '../model/ids.js';
@@ -8,10 +6,13 @@ import { isTerminal, type Job, type JobKind, JobPhase, type JobStatus } from '..
 import type { Team } from '../model/team.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
-import type { JobFilter } from '../ports/team-store.js';
+import type { JobFilter, JobReads, JobWrites } from '../ports/team-store.js';
 import { type CursorScope, seqPageRequest, toCountedConnection } from './connections.js';
-import type { CancelOutcome, Connection, Core, CoreDeps, PageArgs } from './core-types.js';
+import type { CancelOutcome, Connection, Core, PageArgs, UsesStore } from './core-types.js';
 import { respondToJob } from './respond-service.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<JobReads & JobWrites>;
 
 const JOB_PAGE = { defaultSize: Limits.connectionPage.default, maxSize: Limits.connectionPage.max };
 const INBOX_SCOPE: CursorScope = { kind: 'inbox' };
@@ -28,7 +29,7 @@ export type JobListArgs = {
  * the filter (statuses in a canonical order), so it cannot be replayed against another filter.
  */
 export async function listJobs(
-  deps: CoreDeps,
+  deps: UsesStore<JobReads>,
   team: Team,
   args: JobListArgs,
 ): Promise<Connection<Job> & { totalCount: number }> {
@@ -45,17 +46,17 @@ export async function listJobs(
 /**
  * `jobs.cancel`: a finished job is returned unchanged; any other moves through the state machine
  * (QUEUED ends at once as CANCELLED; an admitted one becomes CANCELLING and the scheduler stops
- * its run). Runtime effects are handed to `onEffects` after commit.
+ * its run, woken by the commit's event).
  */
-async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise<CancelOutcome> {
+async function cancelJob(deps: Deps, owner: OwnerId, jobId: string): Promise<CancelOutcome> {
   const id = asJobId(jobId);
   const found = await deps.store.findJob(owner, id);
-  if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Job not found.', { field: 'jobId' });
+  if (found === null) throw notFound('job');
   if (isTerminal(found.phase)) return { job: found, alreadyFinished: true };
   // Already being cancelled (a repeated click, a second tab): nothing more to ask.
   if (found.phase === JobPhase.CANCELLING) return { job: found, alreadyFinished: false };
   const now = nowTimestamp(deps.clock);
-  const { job, effects, changed } = await deps.store.updateJob(
+  const { job, changed } = await deps.store.updateJob(
     id,
     // It may have finished (or begun cancelling) since the read: then leave it as it is.
     (current) =>
@@ -64,14 +65,11 @@ async function cancelJob(deps: CoreDeps, owner: OwnerId, jobId: string): Promise
         : transition(current, { type: 'CANCEL' }, { now, ids: deps.ids }),
     { now, owner },
   );
-  // Records and receipts are already stored; the rest (stop the run, inbox change) is for the api.
-  const afterCommit: JobEffect[] = effects.filter((e) => e.type !== 'APPEND_RECORD' && e.type !== 'CREATE_RECEIPT');
-  if (changed && afterCommit.length > 0) deps.onEffects?.(afterCommit);
   return { job, alreadyFinished: !changed && isTerminal(job.phase) };
 }
 
 /** Builds the `jobs` use cases. */
-export function jobService(deps: CoreDeps): Core['jobs'] {
+export function jobService(deps: Deps): Core['jobs'] {
   return {
     get: (owner, jobId) => deps.store.findJob(owner, asJobId(jobId)),
     list: (team, args) => listJobs(deps, team, args),

@@ -1,3 +1,4 @@
+import { memberAgent } from '../agents/member-agent.js';
 import type { AgentDefinition } from '../model/agent.js';
 import type { AgentId } from '../model/ids.js';
 import type { Member, Team } from '../model/team.js';
@@ -24,20 +25,20 @@ export async function ensureMemberConversations(
 ): Promise<boolean> {
   for (const member of members) {
     try {
-      const agent = known.get(member.agentId) ?? (await deps.catalog.get(member.agentId));
-      if (agent === null) {
-        deps.logger.warn('member agent is no longer in the catalog', { teamId: team.id, memberId: member.id });
-        return false;
-      }
-      const runtime = deps.runtimes.get(agent.runtime);
-      if (runtime === null) {
-        deps.logger.warn('no runtime for member agent', {
+      const resolved = memberAgent(
+        member,
+        known.get(member.agentId) ?? (await deps.catalog.get(member.agentId)),
+        deps.runtimes,
+      );
+      if (!resolved.ok) {
+        deps.logger.warn('member agent cannot run here', {
           teamId: team.id,
           memberId: member.id,
-          runtime: agent.runtime,
+          error: resolved.error,
         });
         return false;
       }
+      const { agent, runtime } = resolved;
       await runtime.ensureConversation({
         conversationId: member.conversationId,
         agent,

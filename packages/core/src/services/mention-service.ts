@@ -3,11 +3,15 @@ import { mentionLabel } from '../mentions/mention-label.js';
 import type { AgentDefinition } from '../model/agent.js';
 import type { AgentId, OwnerId } from '../model/ids.js';
 import { type Team, TeamStatus } from '../model/team.js';
-import type { Core, CoreDeps, MentionTargetView } from './core-types.js';
+import type { TeamReads } from '../ports/team-store.js';
+import type { Core, MentionTargetView, UsesStore } from './core-types.js';
 import { validateQuery } from './query.js';
 
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<TeamReads>;
+
 /** All of the owner's teams, newest first (at most `Limits.teamsPerOwner`, read page by page). */
-async function allTeams(deps: CoreDeps, owner: OwnerId): Promise<Team[]> {
+async function allTeams(deps: Deps, owner: OwnerId): Promise<Team[]> {
   const teams: Team[] = [];
   let afterSeq: number | null = null;
   for (;;) {
@@ -25,7 +29,7 @@ async function allTeams(deps: CoreDeps, owner: OwnerId): Promise<Team[]> {
  * `Limits.mentionResults`.
  * @throws DomainError INVALID_INPUT (field `query`) or CATALOG_UNAVAILABLE.
  */
-async function searchMentions(deps: CoreDeps, owner: OwnerId, query: string): Promise<MentionTargetView[]> {
+async function searchMentions(deps: Deps, owner: OwnerId, query: string): Promise<MentionTargetView[]> {
   const folded = validateQuery(query, Limits.mentionQueryChars).toLowerCase();
   const teams = (await allTeams(deps, owner)).filter((team) => team.status === TeamStatus.READY);
   if (teams.length === 0) return [];
@@ -51,6 +55,6 @@ async function searchMentions(deps: CoreDeps, owner: OwnerId, query: string): Pr
 }
 
 /** Builds the `mentions` use cases. */
-export function mentionService(deps: CoreDeps): Core['mentions'] {
+export function mentionService(deps: Deps): Core['mentions'] {
   return { search: (owner, query) => searchMentions(deps, owner, query) };
 }

@@ -4,10 +4,14 @@ import { Limits } from '../limits/limits.js';
 import { asMemberId, type MemberId, type OwnerId } from '../model/ids.js';
 import type { Job } from '../model/job.js';
 import { nowTimestamp } from '../ports/clock.js';
+import type { JobWrites, TeamReads } from '../ports/team-store.js';
 import { validateClientRequestId, validateText } from '../text/validate-text.js';
-import type { Core, CoreDeps, SendRequestInput } from './core-types.js';
+import type { Core, SendRequestInput, UsesStore } from './core-types.js';
 import { decideRequests, type RequestRecipient } from './request-decisions.js';
 import { requireTeam } from './team-service.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<TeamReads & JobWrites>;
 
 function invalidMembers(message: string): DomainError {
   return new DomainError(ErrorCode.INVALID_INPUT, message, { field: 'memberIds' });
@@ -28,7 +32,7 @@ function validateMemberIds(memberIds: unknown): MemberId[] {
  * @throws DomainError INVALID_INPUT, NOT_FOUND (team, or a member not in it: field `memberIds`),
  * IDEMPOTENCY_CONFLICT, REQUEST_LIMIT.
  */
-async function sendRequest(deps: CoreDeps, owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]> {
+async function sendRequest(deps: Deps, owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]> {
   const text = validateText('text', input.text, Limits.taskText);
   const clientKey = validateClientRequestId(input.clientRequestId);
   const memberIds = validateMemberIds(input.memberIds);
@@ -52,6 +56,6 @@ async function sendRequest(deps: CoreDeps, owner: OwnerId, input: SendRequestInp
 }
 
 /** Builds the `requests` use cases. */
-export function requestService(deps: CoreDeps): Core['requests'] {
+export function requestService(deps: Deps): Core['requests'] {
   return { send: (owner, input) => sendRequest(deps, owner, input) };
 }

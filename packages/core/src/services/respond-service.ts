@@ -1,14 +1,17 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
-import type { JobEffect } from '../jobs/job-commands.js';
 import { type TransitionOutcome, transition } from '../jobs/job-machine.js';
 import { asJobId, type IdGenerator, type OwnerId } from '../model/ids.js';
 import { type Job, JobPhase, type PendingResponse } from '../model/job.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
+import type { JobWrites } from '../ports/team-store.js';
 import { validateClientRequestId } from '../text/validate-text.js';
-import type { CoreDeps, RespondInput } from './core-types.js';
-import { answerMessage, checkResponse, responseFingerprint } from './respond-validation.js';
+import type { RespondInput, UsesStore } from './core-types.js';
+import { answerMessage, checkResponse, isSafeToInspect, responseFingerprint } from './respond-validation.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<JobWrites>;
 
 /** What {@link decideResponse} needs besides the job. */
 export interface ResponseRequest {
@@ -65,6 +68,9 @@ export function decideResponse(job: Job, request: ResponseRequest): TransitionOu
   return transition(job, { type: 'RESPOND', response }, { now: request.now, ids: request.ids });
 }
 
+/** Fingerprint of an answer refused before inspection: never equal to a stored answer's hash. */
+const UNINSPECTED_FINGERPRINT = 'uninspected';
+
 /**
  * `jobs.respond`: answers a waiting job. Idempotent by `(jobId, clientRequestId)`: the same key
  * with the same answer returns the job as it is now, even after it moved on; another answer with
@@ -72,24 +78,24 @@ export function decideResponse(job: Job, request: ResponseRequest): TransitionOu
  * @throws DomainError INVALID_INPUT (key), NOT_FOUND, NOT_WAITING_INPUT, INPUT_CHANGED,
  * INVALID_RESPONSE, IDEMPOTENCY_CONFLICT.
  */
-export async function respondToJob(deps: CoreDeps, owner: OwnerId, input: RespondInput): Promise<Job> {
+export async function respondToJob(deps: Deps, owner: OwnerId, input: RespondInput): Promise<Job> {
   const clientRequestId = validateClientRequestId(input.clientRequestId);
   const inputRequestId = input.inputRequestId ?? null;
   if (inputRequestId !== null && typeof inputRequestId !== 'string') {
     throw new DomainError(ErrorCode.INVALID_INPUT, 'inputRequestId must be text.', { field: 'inputRequestId' });
   }
   const now = nowTimestamp(deps.clock);
-  const { job, effects, replayed } = await deps.store.respondToJob({
+  // An answer nested too deep for any kind is never walked recursively (fingerprint, JSON text):
+  // it is decided as a missing answer, which every kind refuses with its own INVALID_RESPONSE.
+  const safe = isSafeToInspect(input.response);
+  const value = safe ? input.response : undefined;
+  const { job } = await deps.store.respondToJob({
     owner,
     jobId: asJobId(input.jobId),
     clientRequestId,
-    fingerprint: responseFingerprint(input.response),
+    fingerprint: safe ? responseFingerprint(value) : UNINSPECTED_FINGERPRINT,
     now,
-    decide: (current) =>
-      decideResponse(current, { value: input.response, clientRequestId, inputRequestId, now, ids: deps.ids }),
+    decide: (current) => decideResponse(current, { value, clientRequestId, inputRequestId, now, ids: deps.ids }),
   });
-  // The scheduler submits the answer (RESUME_RUN) on its next step; tell it now.
-  const afterCommit: JobEffect[] = effects.filter((e) => e.type !== 'APPEND_RECORD' && e.type !== 'CREATE_RECEIPT');
-  if (!replayed && afterCommit.length > 0) deps.onEffects?.(afterCommit);
   return job;
 }

@@ -5,7 +5,13 @@ import { makeTestJob, testContext } from '../jobs/make-test-job.js';
 import { InputKind, type Job, JobPhase } from '../model/job.js';
 import { utf8ByteLength } from '../text/text-measure.js';
 import { decideResponse } from './respond-service.js';
-import { answerMessage, checkResponse, responseFingerprint } from './respond-validation.js';
+import {
+  answerMessage,
+  checkResponse,
+  isAnswerReplay,
+  isSafeToInspect,
+  responseFingerprint,
+} from './respond-validation.js';
 
 const EMOJI = '😀'; // 4 UTF-8 bytes, 1 character
 const CJK = '中'; // 3 UTF-8 bytes
@@ -32,6 +38,15 @@ describe('checkResponse for a clarification', () => {
   it('accepts 4,000 characters and refuses 4,001 even within the byte limit', () => {
     expect(codeOf(InputKind.CLARIFICATION, 'a'.repeat(4000))).toBeNull();
     expect(codeOf(InputKind.CLARIFICATION, 'a'.repeat(4001))).toBe(ErrorCode.INVALID_RESPONSE);
+  });
+
+  it('counts the raw answer: surrounding spaces count toward the limits, the stored answer is trimmed', () => {
+    expect(checkResponse(InputKind.CLARIFICATION, ` ${'a'.repeat(3999)}`)).toEqual({
+      ok: true,
+      value: 'a'.repeat(3999),
+    });
+    expect(codeOf(InputKind.CLARIFICATION, ` ${'a'.repeat(4000)}`)).toBe(ErrorCode.INVALID_RESPONSE);
+    expect(codeOf(InputKind.CLARIFICATION, `${EMOJI.repeat(2000)} `)).toBe(ErrorCode.INVALID_RESPONSE);
   });
 
   it('trims the answer and keeps CJK and emoji as given', () => {
@@ -87,6 +102,28 @@ describe('checkResponse for an interrupt', () => {
       () => 1,
     ];
     for (const value of bad) expect(codeOf(InputKind.INTERRUPT, value)).toBe(ErrorCode.INVALID_RESPONSE);
+  });
+
+  it('refuses U+0000 in any string or key, and nesting past 64 levels', () => {
+    const nest = (levels: number): unknown => {
+      let value: unknown = 'leaf';
+      for (let i = 0; i < levels; i += 1) value = i % 2 === 0 ? [value] : { k: value };
+      return value;
+    };
+    expect(codeOf(InputKind.INTERRUPT, nest(63))).toBeNull();
+    expect(codeOf(InputKind.INTERRUPT, nest(64))).toBeNull();
+    expect(codeOf(InputKind.INTERRUPT, nest(65))).toBe(ErrorCode.INVALID_RESPONSE);
+    for (const value of ['\u0000', { a: 'x\u0000' }, { 'k\u0000': 1 }]) {
+      expect(codeOf(InputKind.INTERRUPT, value)).toBe(ErrorCode.INVALID_RESPONSE);
+    }
+    expect(codeOf(InputKind.CLARIFICATION, 'blue\u0000')).toBe(ErrorCode.INVALID_RESPONSE);
+  });
+
+  it('refuses an answer nested far deeper than the call stack without overflowing it', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 500_000; i += 1) deep = [deep];
+    expect(isSafeToInspect(deep)).toBe(false);
+    expect(codeOf(InputKind.INTERRUPT, deep)).toBe(ErrorCode.INVALID_RESPONSE);
   });
 
   it('accepts every well-formed JSON value within the limit (property)', () => {
@@ -163,5 +200,13 @@ describe('answerMessage and responseFingerprint', () => {
     expect(responseFingerprint(' blue ')).toBe(responseFingerprint('blue'));
     expect(responseFingerprint({ a: 1, b: 2 })).toBe(responseFingerprint({ b: 2, a: 1 }));
     expect(responseFingerprint('blue')).not.toBe(responseFingerprint('red'));
+  });
+});
+
+describe('isAnswerReplay', () => {
+  it('treats an unused key as new, the same answer as a replay and another answer as a conflict', () => {
+    expect(isAnswerReplay(undefined, 'f1')).toBe(false);
+    expect(isAnswerReplay('f1', 'f1')).toBe(true);
+    expect(() => isAnswerReplay('f1', 'f2')).toThrow(expect.objectContaining({ code: 'IDEMPOTENCY_CONFLICT' }));
   });
 });

@@ -6,10 +6,13 @@ import { type AgentId, asAgentId, type OwnerId } from '../model/ids.js';
 import { type Team, TeamStatus } from '../model/team.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
-import type { NewTeam } from '../ports/team-store.js';
+import type { NewTeam, TeamReads, TeamWrites } from '../ports/team-store.js';
 import { validateClientRequestId, validateText } from '../text/validate-text.js';
-import type { CoreDeps, CreateTeamInput } from './core-types.js';
+import type { CreateTeamInput, UsesStore } from './core-types.js';
 import { ensureMemberConversations } from './member-conversations.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<TeamWrites & TeamReads>;
 
 /** Creation input after validation: trimmed text and the agents each member runs. */
 interface ValidTeamInput {
@@ -25,7 +28,7 @@ interface ValidTeamInput {
  * @throws DomainError INVALID_INPUT, MEMBER_COUNT, DUPLICATE_MEMBER_NAME, NOT_FOUND (unknown
  * agent, with the member's `agentId` field) or CATALOG_UNAVAILABLE.
  */
-async function validateTeamInput(deps: CoreDeps, input: CreateTeamInput): Promise<ValidTeamInput> {
+async function validateTeamInput(deps: Deps, input: CreateTeamInput): Promise<ValidTeamInput> {
   const clientRequestId = validateClientRequestId(input.clientRequestId);
   const name = validateText('name', input.name, Limits.teamName);
   const goal = validateText('goal', input.goal, Limits.goal);
@@ -66,7 +69,7 @@ async function validateTeamInput(deps: CoreDeps, input: CreateTeamInput): Promis
  * @remarks A retry of a team still CREATING ensures its conversations again, so a creation
  * interrupted by a runtime failure completes on the person's next attempt.
  */
-export async function createTeam(deps: CoreDeps, owner: OwnerId, input: CreateTeamInput): Promise<Team> {
+export async function createTeam(deps: Deps, owner: OwnerId, input: CreateTeamInput): Promise<Team> {
   const valid = await validateTeamInput(deps, input);
   const content = { name: valid.name, goal: valid.goal, members: valid.members.map((m) => [m.name, m.agentId]) };
   const newTeam: NewTeam = {

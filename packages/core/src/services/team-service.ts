@@ -1,25 +1,28 @@
 import { fitTeamContext } from '../context/team-context.js';
-import { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
+import { notFound } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
 import { asTeamId, type MemberId, type OwnerId, type TeamId } from '../model/ids.js';
 import { JobKind } from '../model/job.js';
 import { deriveMemberStatus } from '../model/member-status.js';
 import { type MemberStatus, type Team, TeamStatus } from '../model/team.js';
 import { nowTimestamp } from '../ports/clock.js';
+import type { JobReads, RecordReads, TeamReads, TeamWrites } from '../ports/team-store.js';
 import { seqPageRequest, toConnection } from './connections.js';
-import type { Core, CoreDeps } from './core-types.js';
+import type { Core, UsesStore } from './core-types.js';
 import { listJobs } from './job-service.js';
 import { ensureMemberConversations } from './member-conversations.js';
 import { createTeam } from './team-creation.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<TeamWrites & TeamReads & JobReads & RecordReads>;
 
 const TEAM_SCOPE = { kind: 'team' } as const;
 const TEAM_PAGE = { defaultSize: Limits.connectionPage.default, maxSize: Limits.connectionPage.max };
 
 /** The owner's team, or NOT_FOUND (also for another owner's team: no existence leak). */
-export async function requireTeam(deps: CoreDeps, owner: OwnerId, teamId: string): Promise<Team> {
+export async function requireTeam(deps: UsesStore<TeamReads>, owner: OwnerId, teamId: string): Promise<Team> {
   const team = await deps.store.findTeam(owner, asTeamId(teamId));
-  if (team === null) throw new DomainError(ErrorCode.NOT_FOUND, 'Team not found.', { field: 'teamId' });
+  if (team === null) throw notFound('team');
   return team;
 }
 
@@ -28,7 +31,7 @@ export async function requireTeam(deps: CoreDeps, owner: OwnerId, teamId: string
  * the member's recorded agent) and, when all succeed, marks the team READY. A failure is logged
  * and the team is returned in its current status.
  */
-async function reconnectTeam(deps: CoreDeps, owner: OwnerId, teamId: string): Promise<Team> {
+async function reconnectTeam(deps: Deps, owner: OwnerId, teamId: string): Promise<Team> {
   const team = await requireTeam(deps, owner, teamId);
   const members = await deps.store.listMembers([team.id]);
   const ensured = await ensureMemberConversations(deps, team, members);
@@ -37,7 +40,7 @@ async function reconnectTeam(deps: CoreDeps, owner: OwnerId, teamId: string): Pr
 }
 
 /** Builds the `teams` use cases. */
-export function teamService(deps: CoreDeps): Core['teams'] {
+export function teamService(deps: Deps): Core['teams'] {
   const { store } = deps;
   return {
     create: (owner, input) => createTeam(deps, owner, input),

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text-measure.js';
+import {
+  codePointLength,
+  findUnstorableText,
+  hasLoneSurrogate,
+  isStorableText,
+  truncateUtf8,
+  utf8ByteLength,
+} from './text-measure.js';
 
 /** Independent oracle: encodeURIComponent percent-encodes each UTF-8 byte (and throws on a lone surrogate). */
 const oracleBytes = (s: string): number => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, 'x').length;
@@ -102,5 +109,38 @@ describe('truncateUtf8', () => {
         if (next !== undefined) expect(oracleBytes(text + next)).toBeGreaterThan(max);
       }),
     );
+  });
+});
+
+describe('isStorableText', () => {
+  it('refuses U+0000 and unpaired surrogates, accepts every other character', () => {
+    expect(isStorableText('a 数 😀 \u0001 \uFFFF')).toBe(true);
+    expect(isStorableText('\u0000')).toBe(false);
+    expect(isStorableText(`a\u0000${'数'.repeat(3)}`)).toBe(false);
+    expect(isStorableText(`😀${HIGH}`)).toBe(false);
+  });
+
+  it('is exactly "no NUL and no lone surrogate" for any string', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: anyUnit }),
+        (s) => isStorableText(s) === (!s.includes('\u0000') && !hasLoneSurrogate(s)),
+      ),
+    );
+  });
+});
+
+describe('findUnstorableText', () => {
+  it('names the first bad string by its path, and a bad key by position only', () => {
+    expect(findUnstorableText({ a: ['ok', { b: 'x\u0000' }] })).toBe('a[1].b');
+    expect(findUnstorableText({ a: { [`k${LOW}`]: 1 } })).toBe('a.(key)');
+    expect(findUnstorableText(['fine', 1, null, true, { ok: '数😀' }])).toBeNull();
+    expect(findUnstorableText('\u0000', 'input')).toBe('input');
+  });
+
+  it('walks nesting far deeper than the call stack allows', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 200_000; i += 1) deep = [deep];
+    expect(findUnstorableText(deep)).toMatch(/^(\[0\]){200000}$/);
   });
 });

@@ -61,6 +61,41 @@ export function hasLoneSurrogate(s: string): boolean {
   return false;
 }
 
+/**
+ * True when both stores keep `s` exactly as given: no U+0000 (PostgreSQL refuses it in text and
+ * JSON, SQLite stores it, so the two would disagree) and no unpaired surrogate (no UTF-8 form:
+ * either driver would silently store U+FFFD instead).
+ */
+export function isStorableText(s: string): boolean {
+  return !s.includes('\u0000') && !hasLoneSurrogate(s);
+}
+
+/**
+ * The path of the first string (value or object key) in a JSON-like value that is not
+ * {@link isStorableText}, or null when every string is storable.
+ *
+ * @remarks Walks with an explicit stack, not recursion, so any nesting a parser accepted is
+ * safe to check: a deep value is refused by its own limits later, never by a stack overflow here.
+ */
+export function findUnstorableText(value: unknown, root = ''): string | null {
+  const stack: [unknown, string][] = [[value, root]];
+  while (stack.length > 0) {
+    const [current, path] = stack.pop() as [unknown, string];
+    if (typeof current === 'string') {
+      if (!isStorableText(current)) return path;
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i -= 1) stack.push([current[i], `${path}[${i}]`]);
+    } else if (typeof current === 'object' && current !== null) {
+      for (const [key, item] of Object.entries(current)) {
+        // A bad key is named by its position only: it is never echoed back.
+        if (!isStorableText(key)) return path === '' ? '(key)' : `${path}.(key)`;
+        stack.push([item, path === '' ? key : `${path}.${key}`]);
+      }
+    }
+  }
+  return null;
+}
+
 /** The outcome of {@link truncateUtf8}. */
 export interface TruncatedText {
   readonly text: string;

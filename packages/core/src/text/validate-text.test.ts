@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors/codes.js';
-import { DomainError } from '../errors/domain-error.js';
+import { refusal } from '../jobs/make-test-job.js';
 import { Limits, type TextLimit } from '../limits/limits.js';
 import { checkText, validateClientRequestId, validateText } from './validate-text.js';
 
-function refusal(run: () => unknown): DomainError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error('expected a DomainError');
-}
-
 const LONE = '\uD83D';
+const NUL = '\u0000';
 const units = [
   { name: 'ASCII', unit: 'a', bytes: 1 },
   { name: 'CJK', unit: '数', bytes: 3 },
@@ -40,9 +31,20 @@ describe('validateText', () => {
         expect(error.details).toEqual({ field, maxChars: limit.maxChars, maxBytes: limit.maxBytes });
       });
 
-      it(`refuses ${field} of ${most - 1} ${name} characters plus a lone surrogate`, () => {
-        const error = refusal(() => validateText(field, unit.repeat(most - 1) + LONE, limit));
-        expect(error.details).toEqual({ field, maxChars: limit.maxChars, maxBytes: limit.maxBytes });
+      it(`refuses ${field} of ${most - 1} ${name} characters plus a lone surrogate or U+0000`, () => {
+        for (const bad of [LONE, NUL]) {
+          const error = refusal(() => validateText(field, unit.repeat(most - 1) + bad, limit));
+          expect(error.code).toBe(ErrorCode.INVALID_INPUT);
+          expect(error.details).toEqual({ field, maxChars: limit.maxChars, maxBytes: limit.maxBytes });
+        }
+      });
+
+      it(`counts surrounding whitespace in the raw value (${name})`, () => {
+        // Spaces that still fit beside the most characters; one more breaks a limit.
+        const room = Math.min(limit.maxChars - most, limit.maxBytes - most * bytes);
+        const padded = (spaces: number) => `${' '.repeat(spaces)}${unit.repeat(most)}`;
+        expect(validateText(field, padded(room), limit)).toBe(unit.repeat(most));
+        expect(refusal(() => validateText(field, padded(room + 1), limit)).code).toBe(ErrorCode.INVALID_INPUT);
       });
     }
 
@@ -56,10 +58,18 @@ describe('validateText', () => {
     });
   }
 
-  it('trims the value and measures the trimmed text', () => {
+  it('measures the raw value and returns it trimmed', () => {
     const limit = Limits.teamName;
-    const padded = `  ${'a'.repeat(limit.maxChars)}\n\t `;
-    expect(validateText('name', padded, limit)).toBe('a'.repeat(limit.maxChars));
+    expect(validateText('name', `  ${'a'.repeat(limit.maxChars - 4)}\n\t`, limit)).toBe('a'.repeat(limit.maxChars - 4));
+    expect(refusal(() => validateText('name', `  ${'a'.repeat(limit.maxChars)}\n\t `, limit)).code).toBe(
+      ErrorCode.INVALID_INPUT,
+    );
+  });
+
+  it('refuses U+0000 anywhere, also alone or inside whitespace', () => {
+    for (const value of [NUL, ` ${NUL} `, `a${NUL}b`, `${NUL}数😀`]) {
+      expect(checkText('text', value, Limits.taskText).ok).toBe(false);
+    }
   });
 
   it('refuses blank text and non-strings with both limits in the details', () => {
@@ -91,6 +101,7 @@ describe('validateClientRequestId', () => {
   it('refuses blank keys and lone surrogates under the given field name', () => {
     expect(refusal(() => validateClientRequestId('  ', 'requestId')).details.field).toBe('requestId');
     expect(refusal(() => validateClientRequestId(`key${LONE}`)).code).toBe(ErrorCode.INVALID_INPUT);
+    expect(refusal(() => validateClientRequestId(`key${NUL}`)).code).toBe(ErrorCode.INVALID_INPUT);
     expect(validateClientRequestId(' key-1 ')).toBe('key-1');
   });
 });

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError, err, ok, type Result } from '../errors/domain-error.js';
 import { Limits, type TextLimit } from '../limits/limits.js';
-import { codePointLength, hasLoneSurrogate, utf8ByteLength } from './text-measure.js';
+import { codePointLength, isStorableText, utf8ByteLength } from './text-measure.js';
 
 /** Formats a count the way people read it (`4,000`). */
 const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -17,18 +17,22 @@ function invalid(field: string, limit: TextLimit, problem: string | null): Domai
 }
 
 /**
- * Checks a text field without throwing: a string, non-blank after trimming, free of lone
- * surrogates, and within both limits once trimmed.
+ * Checks a text field without throwing: a string, non-blank after trimming, storable by both
+ * databases (no U+0000, no unpaired surrogate), and within both limits as sent.
+ *
+ * @remarks The limits count the raw value, surrounding whitespace included, as the contract
+ * says ("bytes are UTF-8 of the raw value") and as the widget checks before sending: a value the
+ * widget lets through is never refused here, and the reverse.
  * @returns the trimmed value, or an INVALID_INPUT error naming `field` with both limits.
  */
 export function checkText(field: string, value: unknown, limit: TextLimit): Result<string> {
   if (typeof value !== 'string') return err(invalid(field, limit, 'it must be text'));
-  const trimmed = value.trim();
-  if (trimmed.length === 0) return err(invalid(field, limit, 'it must not be blank'));
-  if (hasLoneSurrogate(trimmed)) return err(invalid(field, limit, 'it holds an unpaired surrogate'));
-  if (codePointLength(trimmed) > limit.maxChars || utf8ByteLength(trimmed) > limit.maxBytes) {
+  if (!isStorableText(value)) return err(invalid(field, limit, 'it holds U+0000 or an unpaired surrogate'));
+  if (codePointLength(value) > limit.maxChars || utf8ByteLength(value) > limit.maxBytes) {
     return err(invalid(field, limit, null));
   }
+  const trimmed = value.trim();
+  if (trimmed.length === 0) return err(invalid(field, limit, 'it must not be blank'));
   return ok(trimmed);
 }
 
@@ -43,7 +47,7 @@ export function validateText(field: string, value: unknown, limit: TextLimit): s
 }
 
 /**
- * Validates an idempotency key: 1–128 code points after trimming, non-blank, well-formed.
+ * Validates an idempotency key: 1–128 code points as sent, non-blank, storable.
  * @throws DomainError INVALID_INPUT with the limits of `Limits.clientRequestId`.
  */
 export function validateClientRequestId(value: unknown, field = 'clientRequestId'): string {

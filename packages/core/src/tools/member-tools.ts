@@ -5,11 +5,16 @@ import { Limits } from '../limits/limits.js';
 import { asJobId, type JobId } from '../model/ids.js';
 import { isTerminal } from '../model/job.js';
 import type { MemberToolPort } from '../ports/agent-runtime.js';
-import type { CoreDeps } from '../services/core-types.js';
+import type { JobReads, JobWrites, RecordReads, TeamReads } from '../ports/team-store.js';
+import type { UsesStore } from '../services/core-types.js';
 import { sendMember, type ToolCaller } from '../services/handoff-service.js';
+import { findUnstorableText } from '../text/text-measure.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
+
+/** The store roles these use cases depend on. */
+type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites>;
 
 /** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
 export const MEMBER_TOOL_NAMES: readonly MemberToolName[] = MEMBER_TOOL_SPECS.map((tool) => tool.name);
@@ -25,7 +30,7 @@ const forbidden = (message: string): DomainError => new DomainError(ErrorCode.FO
  * The caller bound to `jobId`: the job must exist and be unfinished, and run in a current member
  * conversation of its team. Anything else is FORBIDDEN (a finished job's tools are closed).
  */
-export async function resolveToolCaller(deps: CoreDeps, jobId: JobId): Promise<ToolCaller> {
+export async function resolveToolCaller(deps: Deps, jobId: JobId): Promise<ToolCaller> {
   const [job] = await deps.store.findJobs([jobId]);
   if (job === undefined || isTerminal(job.phase)) {
     throw forbidden('This member run has ended; its member tools are closed.');
@@ -46,6 +51,14 @@ function argsObject(name: MemberToolName, args: unknown): Readonly<Record<string
     throw new DomainError(ErrorCode.INVALID_INPUT, 'Tool arguments must be a JSON object.', { field: 'arguments' });
   }
   const record = args as Record<string, unknown>;
+  // One check for every string of the arguments (ids, cursors, queries, text): none may hold
+  // what a store cannot keep, so both stores answer INVALID_INPUT alike, never a driver error.
+  const unstorable = findUnstorableText(record);
+  if (unstorable !== null) {
+    throw new DomainError(ErrorCode.INVALID_INPUT, 'Tool arguments must not hold U+0000 or unpaired surrogates.', {
+      field: unstorable,
+    });
+  }
   const allowed = ALLOWED_ARGS.get(name) ?? [];
   const unexpected = Object.keys(record).find((key) => !allowed.includes(key));
   if (unexpected !== undefined) {
@@ -86,7 +99,7 @@ function readArgs(args: Readonly<Record<string, unknown>>): TeamReadArgs {
  * @throws DomainError FORBIDDEN (caller or `team_id`), INVALID_INPUT (name or arguments), and
  * each tool's own codes.
  */
-export async function invokeMemberTool(deps: CoreDeps, jobId: JobId, name: string, args: unknown): Promise<unknown> {
+export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, args: unknown): Promise<unknown> {
   if (!ALLOWED_ARGS.has(name)) {
     throw new DomainError(ErrorCode.INVALID_INPUT, `There is no member tool "${name}".`, { field: 'name' });
   }
@@ -126,6 +139,6 @@ export async function invokeMemberTool(deps: CoreDeps, jobId: JobId, name: strin
 }
 
 /** The member tools bound to one job, as a runtime receives them. */
-export function memberToolsForJob(deps: CoreDeps, jobId: JobId): MemberToolPort {
+export function memberToolsForJob(deps: Deps, jobId: JobId): MemberToolPort {
   return { invoke: (name, args) => invokeMemberTool(deps, jobId, name, args) };
 }

@@ -4,7 +4,7 @@ import { Limits } from '../limits/limits.js';
 import type { JobId, MemberId } from '../model/ids.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, Team } from '../model/team.js';
-import type { TeamStore } from '../ports/team-store.js';
+import type { JobReads, RecordReads } from '../ports/team-store.js';
 import { truncateUtf8, utf8ByteLength } from '../text/text-measure.js';
 import { type ParsedTeamRead, parseTeamRead, type ReadFieldNames, type TeamReadArgs } from './read-args.js';
 import {
@@ -41,7 +41,7 @@ function nextCursor<T extends { readonly seq: number }>(read: ParsedTeamRead, it
  * store before paging, the page cut to the tool budget (24,000 bytes of JSON).
  */
 export async function readHistory(
-  store: TeamStore,
+  store: Pick<RecordReads, 'pageRecords'>,
   team: Team,
   args: TeamReadArgs,
   fields?: ReadFieldNames,
@@ -77,7 +77,7 @@ export async function readHistory(
  * excerpts, cut to the tool budget.
  */
 export async function readResults(
-  store: TeamStore,
+  store: Pick<RecordReads, 'searchResults'>,
   team: Team,
   roster: Roster,
   args: TeamReadArgs,
@@ -124,7 +124,7 @@ export async function readResults(
  * the tool budget (heavy escaping).
  */
 export async function readResult(
-  store: TeamStore,
+  store: Pick<JobReads, 'findJob'>,
   team: Team,
   roster: Roster,
   jobId: JobId,

@@ -3,19 +3,25 @@ import {
   asOwnerId,
   type ConversationId,
   type EventSink,
+  type FreezeContext,
   type IdGenerator,
   type Job,
+  JobPhase,
   type Member,
   type MemberId,
   type OwnerId,
+  RecordKind,
   type Team,
   type TeamEvent,
   TeamStatus,
   type TeamStore,
+  type TransitionOutcome,
   toTimestamp,
+  transition,
 } from '@agent-teams/core';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { SequentialIds } from '../fakes/sequential-ids.js';
+import { type JobZoo, makeJobZoo } from '../zoo.js';
 
 /** What the contract suite hands an adapter when it opens a fresh, empty store. */
 export interface StoreContractOptions {
@@ -60,6 +66,65 @@ export class StoreHarness {
   /** Every published event, flattened. */
   get publishedEvents(): TeamEvent[] {
     return this.published.flat();
+  }
+
+  /** A decide that fails a job and, like the core, appends its record and (optionally) a receipt. */
+  failWith(receipt: { to: { id: Job['memberId']; conversationId: Job['conversationId'] } } | null) {
+    return (job: Job): TransitionOutcome => ({
+      ok: true,
+      job: {
+        ...job,
+        phase: JobPhase.FAILED,
+        error: 'boom',
+        result: { text: 'boom', truncated: false },
+        finishedAt: this.now(),
+      },
+      effects: [
+        {
+          type: 'APPEND_RECORD',
+          kind: RecordKind.FAILED,
+          memberId: job.memberId,
+          fromMemberId: job.memberId,
+          text: 'boom',
+          truncated: false,
+        },
+        ...(receipt === null
+          ? []
+          : [
+              {
+                type: 'CREATE_RECEIPT' as const,
+                receipt: {
+                  id: this.ids.jobId(),
+                  memberId: receipt.to.id,
+                  conversationId: receipt.to.conversationId,
+                  text: '{"status":"FAILED"}',
+                },
+              },
+            ]),
+      ],
+    });
+  }
+
+  /** The `freeze` of admission as the core decides it: RESUME an answered job, FREEZE a queued one. */
+  freeze(ctx: FreezeContext, now: string): TransitionOutcome {
+    const tctx = { now, ids: this.ids };
+    if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, tctx);
+    const input = {
+      kind: 'request' as const,
+      jobId: ctx.job.id,
+      teamId: ctx.team.id,
+      text: ctx.job.text,
+      memberName: 'm',
+      requesterName: null,
+      receipt: null,
+      context: {},
+    };
+    return transition(ctx.job, { type: 'FREEZE', input, runKey: ctx.job.id }, tctx);
+  }
+
+  /** A READY team of alice's with one job in every phase (see `makeJobZoo`). */
+  zoo(): Promise<JobZoo> {
+    return makeJobZoo(this.store, { ids: this.ids, now: this.now(), owner: ALICE });
   }
 
   /** Creates a team of `size` members, READY unless told otherwise. */

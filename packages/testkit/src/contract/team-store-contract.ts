@@ -1,17 +1,51 @@
+import type { StoreRole } from '@agent-teams/core';
 import { describe } from 'vitest';
-import { describeAdmissionCases } from './admission-contract-cases.js';
-import { describeJobCases } from './job-contract-cases.js';
-import { describeLeaseCases } from './lease-contract-cases.js';
-import { describeMemberReadCases } from './member-read-contract-cases.js';
-import { describeRecordCases } from './record-contract-cases.js';
-import { describeRespondCases } from './respond-contract-cases.js';
-import { type OpenContractStore, useStoreHarness } from './store-harness.js';
-import { describeTeamCases } from './team-contract-cases.js';
-import { describeUsageCases } from './usage-contract-cases.js';
+import { describeAdmissionCases } from './admission-contract.js';
+import { describeConversationLogCases } from './conversation-log-contract.js';
+import { describeEventLogCases } from './event-log-contract.js';
+import { describeJobReadsCases } from './job-reads-contract.js';
+import { describeJobWritesCases } from './job-writes-contract.js';
+import { describeLeaseCases } from './lease-contract.js';
+import { describeRecordReadsCases } from './record-reads-contract.js';
+import { describeRespondCases } from './respond-contract.js';
+import { type OpenContractStore, type StoreHarness, useStoreHarness } from './store-harness.js';
+import { describeTeamReadsCases } from './team-reads-contract.js';
+import { describeTeamWritesCases } from './team-writes-contract.js';
+import { describeUsageCases } from './usage-contract.js';
+
+/** The contract cases of each role of the `TeamStore` port. */
+export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness) => void>> = {
+  teamWrites: describeTeamWritesCases,
+  teamReads: describeTeamReadsCases,
+  jobWrites: (h) => {
+    describeJobWritesCases(h);
+    describeRespondCases(h);
+  },
+  jobReads: describeJobReadsCases,
+  admission: describeAdmissionCases,
+  leases: describeLeaseCases,
+  recordReads: describeRecordReadsCases,
+  eventLog: describeEventLogCases,
+  usageLedger: describeUsageCases,
+  conversationLog: describeConversationLogCases,
+};
 
 /**
- * The `TeamStore` contract suite: run it against every adapter (in-memory, SQLite, PostgreSQL),
- * the way Yoga runs one suite over each server adapter.
+ * The contract suite of one store role, for an adapter that implements some roles only (or a
+ * test that checks one).
+ *
+ * @remarks The fixtures create teams and send requests, so `open` still answers a whole store;
+ * the cases exercise the one role.
+ */
+export function describeStoreRoleContract(role: StoreRole, name: string, open: OpenContractStore): void {
+  describe(`${role} contract: ${name}`, () => {
+    STORE_ROLE_CASES[role](useStoreHarness(open));
+  });
+}
+
+/**
+ * The `TeamStore` contract suite, every role: run it against every adapter (in-memory, SQLite,
+ * PostgreSQL), the way Yoga runs one suite over each server adapter.
  *
  * @param name - names the adapter in the test report.
  * @param open - opens a fresh, empty store for each test; it should wire `events` to the store's
@@ -20,13 +54,6 @@ import { describeUsageCases } from './usage-contract-cases.js';
 export function describeTeamStoreContract(name: string, open: OpenContractStore): void {
   describe(`TeamStore contract: ${name}`, () => {
     const harness = useStoreHarness(open);
-    describeTeamCases(harness);
-    describeJobCases(harness);
-    describeRespondCases(harness);
-    describeAdmissionCases(harness);
-    describeLeaseCases(harness);
-    describeMemberReadCases(harness);
-    describeRecordCases(harness);
-    describeUsageCases(harness);
+    for (const cases of Object.values(STORE_ROLE_CASES)) cases(harness);
   });
 }

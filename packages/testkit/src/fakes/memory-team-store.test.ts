@@ -1,10 +1,8 @@
 import {
   asAgentId,
   asConversationId,
-  asJobId,
   asMemberId,
   asOwnerId,
-  asRecordId,
   asTeamId,
   EMPTY_ROUND,
   ErrorCode,
@@ -16,7 +14,7 @@ import {
   TeamStatus,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { MemoryTeamStore } from './memory-team-store.js';
+import { createMemoryTeamStore, type MemoryTeamStore } from './memory-team-store.js';
 import { SequentialIds } from './sequential-ids.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -25,7 +23,7 @@ const alice = asOwnerId('alice');
 async function setup(status: TeamStatus = TeamStatus.READY) {
   const published: TeamEvent[][] = [];
   const ids = new SequentialIds();
-  const store = new MemoryTeamStore({ ids, events: { published: (events) => published.push([...events]) } });
+  const store = createMemoryTeamStore({ ids, events: { published: (events) => published.push([...events]) } });
   const members = [0, 1].map((i) => ({
     id: asMemberId(`member_${i}`),
     name: `M${i}`,
@@ -116,13 +114,14 @@ describe('MemoryTeamStore', () => {
     const records = await s.store.recentRecords(s.team.id, 1_000);
     expect(records).toHaveLength(100);
     expect(records[0]?.jobId).toBe(jobs[1]?.id);
-    expect(await s.store.findRecords([asRecordId('record_1')])).toEqual([]);
+    expect(await s.store.findRecords([s.ids.recordId()])).toEqual([]);
   });
 
   it('writes nothing when decide returns the job unchanged, and hides another owner’s job', async () => {
     const s = await setup();
     const [job] = await enqueue(s, [0]);
-    const id = job?.id ?? asJobId('none');
+    if (!job) throw new Error('no job');
+    const id = job.id;
     const before = await s.store.findTeam(alice, s.team.id);
     const result = await s.store.updateJob(id, (j) => ({ ok: true, job: j, effects: [] }), { now: NOW });
     expect(result.changed).toBe(false);
@@ -178,7 +177,7 @@ describe('MemoryTeamStore', () => {
     const [job] = await enqueue(s, [0]);
     if (job === undefined) throw new Error('no job');
     const receipt = {
-      id: asJobId('job_r'),
+      id: s.ids.jobId(),
       memberId: asMemberId('member_1'),
       conversationId: asConversationId('conversation_1'),
       text: '{}',

@@ -58,7 +58,11 @@ export function AnswerForm(props: { jobId: string; input: InputView; asker: stri
     if (result === null) return { value: text };
     const c = t().common;
     setProblem(
-      result === 'blank' ? c.blank(a.yourAnswer) : c.tooLong(a.yourAnswer, LIMITS.answer.chars, LIMITS.answer.bytes),
+      result === 'blank'
+        ? c.blank(a.yourAnswer)
+        : result === 'unstorable'
+          ? c.unstorable(a.yourAnswer)
+          : c.tooLong(a.yourAnswer, LIMITS.answer.chars, LIMITS.answer.bytes),
     );
     return null;
   };

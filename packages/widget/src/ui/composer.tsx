@@ -74,6 +74,7 @@ export function Composer(props: {
     const value = text();
     const problem = checkText(value, LIMITS.task);
     if (problem === 'blank') return setStatus(t().common.blank(t().composer.task));
+    if (problem === 'unstorable') return setStatus(t().common.unstorable(t().composer.task));
     if (problem) return setStatus(t().common.tooLong(t().composer.task, LIMITS.task.chars, LIMITS.task.bytes));
     const ids = [...props.recipients];
     const fingerprint = JSON.stringify([value, [...ids].sort()]);

@@ -59,6 +59,7 @@ export function CreateForm(props: { onCreated: (teamId: string) => void }) {
   const problem = (label: string, value: string, limit: TextLimit) => {
     const result = checkText(value, limit);
     if (result === 'blank') return t().common.blank(label);
+    if (result === 'unstorable') return t().common.unstorable(label);
     if (result === 'tooLong') return t().common.tooLong(label, limit.chars, limit.bytes);
     return null;
   };

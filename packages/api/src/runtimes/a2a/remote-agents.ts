@@ -1,5 +1,5 @@
 import { type AgentDefinition, type Logger, RuntimeError } from '@agent-teams/core';
-import type { A2aRunDoc } from './a2a-run-store.js';
+import type { A2aRunDoc } from './a2a-run-doc.js';
 import { type A2aSettings, A2aSettingsError, parseA2aSettings } from './a2a-settings.js';
 import { connectRemoteAgent, type RemoteAgent, RemoteCallError } from './remote-agent.js';
 

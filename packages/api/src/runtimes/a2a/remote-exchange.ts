@@ -1,6 +1,6 @@
 import { type Message, Role, type SendMessageRequest, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
-import type { A2aRunDoc } from './a2a-run-store.js';
+import type { A2aRunDoc } from './a2a-run-doc.js';
 import type { RemoteAgent } from './remote-agent.js';
 
 /** Final and interrupted states: a poll stops there. */
@@ -32,16 +32,28 @@ export function messageOf(doc: A2aRunDoc, metadata: Record<string, unknown>): Me
 /** Waits `ms` unless the run is cancelled; resolves false when it was. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<boolean>;
 
+/** How a task that is not streamed is read again: every `ms`, waiting with `sleep`. */
+export interface TaskPoll {
+  readonly ms: number;
+  readonly sleep: Sleep;
+}
+
+/** One turn's line to the remote agent: the agent, the run's signal and how to poll a task. */
+export interface RemoteCall {
+  readonly agent: RemoteAgent;
+  readonly signal: AbortSignal;
+  readonly poll: TaskPoll;
+}
+
+/** What the remote agent says about a task, in order. */
+type RemoteEvents = AsyncGenerator<StreamResponse, void, undefined>;
+
 /**
  * Sends the message: streaming to an agent that streams (its first event names the task);
  * otherwise one call that returns as soon as the task exists, then polls it.
  */
-export async function* sendMessage(
-  agent: RemoteAgent,
-  message: Message,
-  signal: AbortSignal,
-  poll: { readonly ms: number; readonly sleep: Sleep },
-): AsyncGenerator<StreamResponse, void, undefined> {
+export async function* sendMessage(call: RemoteCall, message: Message): RemoteEvents {
+  const { agent, signal } = call;
   const params: SendMessageRequest = {
     tenant: '',
     message,
@@ -63,7 +75,7 @@ export async function* sendMessage(
   }
   yield { payload: { $case: 'task', value: result } };
   if (!SETTLED_STATES.has(result.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED)) {
-    yield* followTask(agent, result.id, signal, poll);
+    yield* followTask(call, result.id);
   }
 }
 
@@ -71,12 +83,8 @@ export async function* sendMessage(
  * Follows a known task: `SubscribeToTask` for an agent that streams (a task that already
  * settled answers with its snapshot instead), otherwise `GetTask` every `poll.ms` until it settles.
  */
-export async function* followTask(
-  agent: RemoteAgent,
-  taskId: string,
-  signal: AbortSignal,
-  poll: { readonly ms: number; readonly sleep: Sleep },
-): AsyncGenerator<StreamResponse, void, undefined> {
+export async function* followTask(call: RemoteCall, taskId: string): RemoteEvents {
+  const { agent, signal, poll } = call;
   if (agent.streaming) {
     try {
       yield* agent.client.resubscribeTask({ tenant: '', id: taskId }, { signal });

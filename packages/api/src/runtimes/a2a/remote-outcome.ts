@@ -1,6 +1,6 @@
 import { type Artifact, type Message, type Part, type Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
 import { InputKind, Limits, truncateUtf8 } from '@agent-teams/core';
-import type { A2aOutcome } from './a2a-run-store.js';
+import type { A2aOutcome } from './a2a-run-doc.js';
 
 /** The answer of a completed task with no text in its artifacts or final message. */
 export const EMPTY_REMOTE_ANSWER = 'The remote agent completed without a text answer.';

@@ -1,5 +1,5 @@
 import type { StreamResponse } from '@a2a-js/sdk';
-import type { A2aOutcome, A2aRunDoc } from './a2a-run-store.js';
+import type { A2aOutcome, A2aRunDoc } from './a2a-run-doc.js';
 import { classifyRemoteError, type RemoteAgent, RemoteCallError } from './remote-agent.js';
 import { deliveredTo, followTask, messageOf, readTask, type Sleep, sendMessage } from './remote-exchange.js';
 import { answerOf, EMPTY_REMOTE_ANSWER, partsText, verdictOf } from './remote-outcome.js';
@@ -104,9 +104,9 @@ class RemoteTurn {
     if (this.#doc.sentAtMs === null) {
       const message = messageOf(this.#doc, await this.#env.metadata());
       await this.#save({ ...this.#doc, sentAtMs: this.#env.nowMs() });
-      return this.#consume(agent, sendMessage(agent, message, signal, poll));
+      return this.#consume(agent, sendMessage({ agent, signal, poll }, message));
     }
-    return this.#consume(agent, followTask(agent, this.#doc.remoteTaskId as string, signal, poll));
+    return this.#consume(agent, followTask({ agent, signal, poll }, this.#doc.remoteTaskId as string));
   }
 
   /** Reads events until the turn ends (an outcome) or the stream ends first (null: follow again). */

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationId, InputRequest, JobId, UsageEntry } from '@agent-teams/core';
+import type { ConversationId, InputRequest, JobId, NewConversationMessage, UsageEntry } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
-import { appendConversation, type NewConversationMessage } from '../../storage/conversations.js';
-import type { Database, OpenAiMessagesTable, RuntimeRunsTable } from '../../storage/database-types.js';
+import { appendConversation } from '../../storage/conversations.js';
+import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
 import { DriverErrorKind, StorageError } from '../../storage/driver-errors.js';
 import type { DatabaseDialect } from '../../storage/open-database.js';
 import { insertUsage } from '../../storage/usage.js';
 import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
+import type { RunTable } from '../durable/run-table.js';
 import type { StoredMessage } from './context-window.js';
 import type { ToolCall } from './member-tools.js';
 
@@ -31,9 +32,6 @@ export interface OpenAiRunDoc {
   readonly blocked: string | null;
 }
 
-/** A run row. */
-export type OpenAiRunRow = Selectable<RuntimeRunsTable>;
-
 /** A message to persist: the provider's shape and what `Member.conversation` shows of it. */
 export interface MessageDraft extends StoredMessage {
   /** For a tool message: the tool it answers. */
@@ -48,14 +46,9 @@ export interface PersistedMessage extends MessageDraft {
   readonly runId: string;
 }
 
-/** Reads a run row's document. */
-export function runDoc(row: OpenAiRunRow): OpenAiRunDoc {
-  return JSON.parse(row.state_json ?? 'null') as OpenAiRunDoc;
-}
-
 /**
- * The `openai` runtime's persistence: its runs in `runtime_runs`, its provider-shaped messages in
- * `openai_messages`, their readable projection in `conversation_messages` and the usage of each
+ * The `openai` runtime's persistence beside its runs (`runtime_runs`, see the durable base): its
+ * provider-shaped messages in `openai_messages`, their readable projection in `conversation_messages` and the usage of each
  * answered call in `model_usage`, each step written in ONE transaction.
  *
  * @remarks That one transaction is what makes the runtime idempotent: a model answer is durable,
@@ -65,22 +58,11 @@ export function runDoc(row: OpenAiRunRow): OpenAiRunDoc {
  */
 export class OpenAiRunStore {
   readonly #ctx: StoreContext;
+  readonly #runs: RunTable<OpenAiRunDoc>;
 
-  constructor(db: Kysely<Database>, dialect: DatabaseDialect) {
+  constructor(db: Kysely<Database>, dialect: DatabaseDialect, runs: RunTable<OpenAiRunDoc>) {
     this.#ctx = { db, dialect, sink: null, ids: null };
-  }
-
-  async findByKey(runKey: string): Promise<OpenAiRunRow | null> {
-    return (
-      (await this.#ctx.db.selectFrom('runtime_runs').selectAll().where('run_key', '=', runKey).executeTakeFirst()) ??
-      null
-    );
-  }
-
-  async findById(runId: string): Promise<OpenAiRunRow | null> {
-    return (
-      (await this.#ctx.db.selectFrom('runtime_runs').selectAll().where('run_id', '=', runId).executeTakeFirst()) ?? null
-    );
+    this.#runs = runs;
   }
 
   /**
@@ -97,22 +79,8 @@ export class OpenAiRunStore {
     now: string;
   }): Promise<boolean> {
     return runWrite(this.#ctx, args.now, async ({ trx }) => {
-      const inserted = await trx
-        .insertInto('runtime_runs')
-        .values({
-          run_key: args.runKey,
-          run_id: args.runId,
-          runtime: 'openai',
-          conversation_id: args.conversationId,
-          job_id: args.jobId,
-          state: 'running',
-          state_json: JSON.stringify(args.doc),
-          created_at: args.now,
-          updated_at: args.now,
-        })
-        .onConflict((conflict) => conflict.doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+      const run = { ...args, runtime: 'openai', state: 'running', document: args.doc };
+      if (!(await this.#runs.insert(run, trx))) return false;
       await writeMessages(trx, args.runId, args.conversationId, args.jobId, 0, args.messages, args.now);
       return true;
     });
@@ -164,17 +132,6 @@ export class OpenAiRunStore {
       .limit(limit)
       .execute();
     return rows.reverse().map(toPersisted);
-  }
-
-  /** Moves a run from `from` to `state` with a new document; false when it was not in `from`. */
-  async transition(runId: string, from: string, state: string, doc: OpenAiRunDoc, now: string): Promise<boolean> {
-    const result = await this.#ctx.db
-      .updateTable('runtime_runs')
-      .set({ state, state_json: JSON.stringify(doc), updated_at: now })
-      .where('run_id', '=', runId)
-      .where('state', '=', from)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
   }
 }
 

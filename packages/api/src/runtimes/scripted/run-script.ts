@@ -1,4 +1,4 @@
-import type { ConversationMessage, InputKind, InputRequest, MemberToolPort } from '@agent-teams/core';
+import type { EndedRunState, InputKind, MemberToolPort, NewConversationMessage } from '@agent-teams/core';
 import { isDomainError } from '@agent-teams/core';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
@@ -18,19 +18,12 @@ export interface ScriptTurn {
 }
 
 /** How a script ended (a `cancelled` script stopped at a cancellable wait). */
-export type ScriptOutcome =
-  | { readonly state: 'completed'; readonly answer: string }
-  | { readonly state: 'waiting'; readonly input: InputRequest }
-  | { readonly state: 'failed'; readonly error: string }
-  | { readonly state: 'cancelled' };
-
-/** A conversation message the turn produced, before the store numbers it. */
-export type ConversationDraft = Omit<ConversationMessage, 'id' | 'seq' | 'conversationId' | 'createdAt'>;
+export type ScriptOutcome = EndedRunState;
 
 /** What a script can do besides computing: call tools, wait, report progress. */
 export interface ScriptEnv {
   readonly runKey: string;
-  readonly jobId: ConversationDraft['jobId'];
+  readonly jobId: NewConversationMessage['jobId'];
   readonly tools: MemberToolPort;
   readonly signal: AbortSignal;
   /** Waits `ms`; resolves false when the signal aborted the wait. */
@@ -45,12 +38,12 @@ export interface ScriptEnv {
 /** The outcome of a script and the conversation messages it wrote. */
 export interface ScriptResult {
   readonly outcome: ScriptOutcome;
-  readonly messages: readonly ConversationDraft[];
+  readonly messages: readonly NewConversationMessage[];
 }
 
 /** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
 export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
-  const messages: ConversationDraft[] = [message('USER', turn.humanText ?? turn.text, null, env)];
+  const messages: NewConversationMessage[] = [message('USER', turn.humanText ?? turn.text, null, env)];
   const directives = parseDirectives(turn.text);
   const lines: string[] = directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;
@@ -152,7 +145,7 @@ async function callTool(
   name: string,
   args: unknown,
   env: ScriptEnv,
-  messages: ConversationDraft[],
+  messages: NewConversationMessage[],
 ): Promise<{ ok: true; value: unknown } | { ok: false; code: string }> {
   env.progress({ type: 'tool', name });
   messages.push(message('ASSISTANT', JSON.stringify(args), name, env));
@@ -169,11 +162,11 @@ async function callTool(
 }
 
 function message(
-  role: ConversationDraft['role'],
+  role: NewConversationMessage['role'],
   text: string,
   toolName: string | null,
   env: ScriptEnv,
-): ConversationDraft {
+): NewConversationMessage {
   return { role, text, toolName, jobId: env.jobId };
 }
 

@@ -6,9 +6,9 @@ import {
   asMemberId,
   asRunId,
   asTeamId,
-  type ConversationMessage,
   DomainError,
   type MemberToolPort,
+  type NewConversationMessage,
   type RunContext,
   type RunState,
   type RuntimeNotice,
@@ -18,8 +18,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../storage/open-database.js';
 import { ScriptedRuntime } from './scripted-runtime.js';
-
-type Draft = Omit<ConversationMessage, 'id' | 'seq' | 'conversationId' | 'createdAt'>;
 
 const agent: AgentDefinition = {
   id: asAgentId('researcher'),
@@ -39,9 +37,9 @@ const silent = { info: () => {}, warn: () => {}, error: () => {} };
 const clock = { nowMs: () => Date.now() };
 
 let opened: OpenedDatabase;
-let appended: { conversationId: string; messages: readonly Draft[] }[];
+let appended: { conversationId: string; messages: readonly NewConversationMessage[] }[];
 const store = {
-  appendConversation: async (conversationId: string, messages: readonly Draft[]) => {
+  appendConversation: async (conversationId: string, messages: readonly NewConversationMessage[]) => {
     appended.push({ conversationId, messages });
   },
 };
@@ -340,8 +338,8 @@ describe('ScriptedRuntime', () => {
       input: input('job_1', '!sleep 200\n!reply done'),
       context: context('job_1'),
     });
-    before.dispose();
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Stopped as a crash would stop it: its execution ends and records nothing.
+    await before.dispose();
     expect(await runRows()).toEqual([{ run_key: 'job_1', state: 'running' }]);
     const after = makeRuntime();
     expect(await settle(after, runId, 'job_1')).toEqual({ state: 'completed', answer: 'slept 200 ms\ndone' });

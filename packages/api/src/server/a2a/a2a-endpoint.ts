@@ -1,19 +1,18 @@
 import { AgentCard } from '@a2a-js/sdk';
-import type { AgentDefinition, Core, Logger, Member, OwnerId, Team } from '@agent-teams/core';
+import type { AgentDefinition, Core, DomainError, Member, OwnerId, Team } from '@agent-teams/core';
 import type { Plugin } from 'graphql-yoga';
-import type { TeamEventView } from '../../schema/refs.js';
+import type { TeamEventView } from '../../schema/views.js';
+import type { InteropDeps } from '../edge-deps.js';
 import type { TeamFeeds } from '../team-feed.js';
 import { answerJsonRpc } from './a2a-json-rpc.js';
 import { memberAgentCard } from './member-agent-card.js';
 import { MemberTaskHandler } from './member-task-handler.js';
 
 /** What the A2A endpoint is built from (the server's own parts). */
-export interface A2aEndpointDeps {
-  readonly core: Core;
-  readonly authenticate: (authorization: string | null) => OwnerId | null;
+export interface A2aEndpointDeps extends InteropDeps {
   readonly teamFeeds: TeamFeeds<TeamEventView>;
-  readonly logger: Logger;
-  readonly version: string;
+  /** The owner's rate limit, asked before each new request: null, or the RATE_LIMITED refusal. */
+  readonly takeToken: (owner: OwnerId) => DomainError | null;
   /** The origin written into agent cards; default: the origin each request was sent to. */
   readonly publicUrl?: string;
 }
@@ -78,13 +77,22 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
         const handler = new MemberTaskHandler({
           core: deps.core,
           teamFeeds: deps.teamFeeds,
+          takeToken: deps.takeToken,
           logger: deps.logger,
           owner,
           ...found,
           card,
           signal: AbortSignal.any([request.signal, stop.signal]),
         });
-        endResponse(await answerJsonRpc(request, { handler, card, logger: deps.logger, onCancel: () => stop.abort() }));
+        endResponse(
+          await answerJsonRpc(request, {
+            handler,
+            card,
+            logger: deps.logger,
+            maxBodyBytes: deps.maxBodyBytes,
+            onCancel: () => stop.abort(),
+          }),
+        );
       }
     },
   };

@@ -6,7 +6,7 @@ import { UNEXPECTED_ERROR_MESSAGE } from '../mask-error.js';
  * The A2A error of anything the core threw: the one mapping of the A2A edge, like `mask-error.ts`
  * for GraphQL. NOT_FOUND is TaskNotFoundError, NOT_WAITING_INPUT (a message for a task that asks
  * nothing) UnsupportedOperationError, every other domain refusal RequestMalformedError; each
- * carries our code (and field) in its `ErrorInfo` metadata. The SDK's own protocol errors pass
+ * carries our code (and field, and RATE_LIMITED's `retryAfterMs`) in its `ErrorInfo` metadata. The SDK's own protocol errors pass
  * unchanged; anything else is logged and masked.
  */
 export function toA2aError(error: unknown, logger: Logger): A2AError | Error {
@@ -16,8 +16,9 @@ export function toA2aError(error: unknown, logger: Logger): A2AError | Error {
     return new Error(UNEXPECTED_ERROR_MESSAGE);
   }
   const metadata: Record<string, string> = { code: error.code };
-  const field = (error.details as { field?: unknown } | undefined)?.field;
+  const { field, retryAfterMs } = (error.details ?? {}) as { field?: unknown; retryAfterMs?: unknown };
   if (typeof field === 'string') metadata.field = field;
+  if (typeof retryAfterMs === 'number') metadata.retryAfterMs = String(retryAfterMs);
   const options = { message: error.message, metadata };
   if (error.code === ErrorCode.NOT_FOUND) return new TaskNotFoundError(options);
   if (error.code === ErrorCode.NOT_WAITING_INPUT) return new UnsupportedOperationError(options);

@@ -17,9 +17,6 @@ import {
 import type { Logger } from '@agent-teams/core';
 import { UNEXPECTED_ERROR_MESSAGE } from '../mask-error.js';
 
-/** The largest JSON-RPC body read (bytes): a message is a task text of at most 8,000 bytes. */
-export const A2A_MAX_BODY_BYTES = 1_048_576;
-
 type Rpc = { jsonrpc: '2.0'; id: string | number | null; error?: unknown; result?: unknown };
 
 const json = (body: unknown, status = 200): Response =>
@@ -30,6 +27,8 @@ export interface JsonRpcCall {
   readonly handler: A2ARequestHandler;
   readonly card: AgentCard;
   readonly logger: Logger;
+  /** The largest body read (bytes): the server's one body limit. */
+  readonly maxBodyBytes: number;
   /** Called when the client stops reading a stream (it went away). */
   readonly onCancel: () => void;
 }
@@ -99,7 +98,7 @@ export async function answerJsonRpc(request: Request, call: JsonRpcCall): Promis
       ),
     );
   }
-  const body = await readBody(request);
+  const body = await readBody(request, call.maxBodyBytes);
   if (body === null) {
     return json(
       { jsonrpc: '2.0', id: null, error: { code: A2A_ERROR_CODE.INVALID_REQUEST, message: 'Body too large.' } },
@@ -172,9 +171,9 @@ function sseBody(
   });
 }
 
-/** The body text, or null as soon as it grows past {@link A2A_MAX_BODY_BYTES} (reading stops there). */
-async function readBody(request: Request): Promise<string | null> {
-  if (Number(request.headers.get('content-length') ?? '0') > A2A_MAX_BODY_BYTES) return null;
+/** The body text, or null as soon as it grows past `maxBytes` (reading stops there). */
+async function readBody(request: Request, maxBytes: number): Promise<string | null> {
+  if (Number(request.headers.get('content-length') ?? '0') > maxBytes) return null;
   if (request.body === null) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -183,7 +182,7 @@ async function readBody(request: Request): Promise<string | null> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > A2A_MAX_BODY_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
       return null;
     }

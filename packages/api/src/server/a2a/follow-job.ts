@@ -1,5 +1,5 @@
 import { type Core, isTerminal, type Job, type OwnerId, type TeamId } from '@agent-teams/core';
-import type { TeamEventView } from '../../schema/refs.js';
+import type { TeamEventView } from '../../schema/views.js';
 import type { TeamFeeds } from '../team-feed.js';
 import { endsStream, stateKey } from './task-view.js';
 

@@ -22,6 +22,7 @@ import {
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import {
   asJobId,
+  type DomainError,
   isTerminal,
   type Job,
   JobPhase,
@@ -46,6 +47,8 @@ export interface MemberAgentScope extends FollowDeps {
   readonly member: Member;
   readonly card: AgentCard;
   readonly logger: Logger;
+  /** The owner's rate limit, asked before each new request (answers are never limited). */
+  readonly takeToken: (owner: OwnerId) => DomainError | null;
   /** Aborts when the client goes away: blocking sends and streams stop following. */
   readonly signal: AbortSignal;
 }
@@ -146,9 +149,16 @@ export class MemberTaskHandler implements A2ARequestHandler {
       );
     }
     const text = requestTextOf(message);
-    const [job] = await a2aCall(logger, () =>
-      core.requests.send(owner, { teamId: team.id, memberIds: [member.id], text, clientRequestId: message.messageId }),
-    );
+    const [job] = await a2aCall(logger, async () => {
+      const limited = this.#scope.takeToken(owner);
+      if (limited !== null) throw limited;
+      return core.requests.send(owner, {
+        teamId: team.id,
+        memberIds: [member.id],
+        text,
+        clientRequestId: message.messageId,
+      });
+    });
     if (job === undefined) throw new Error('[agent-teams/api] a request was sent but no job returned');
     return job;
   }

@@ -1,5 +1,6 @@
 import type { Logger, OwnerId } from '@agent-teams/core';
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
+import type { OperationGuard } from '../operation-guard.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { LiveOptions } from './live-options.js';
 import type { Operation } from './operation-slots.js';
@@ -22,6 +23,8 @@ export interface LiveConnectionDeps {
   readonly createContext: (owner: OwnerId) => unknown;
   /** The one error mapping of the server (DomainError → extensions.code, others masked). */
   readonly maskError: (error: unknown) => GraphQLError;
+  /** The checks every operation passes after validation (rate limit, storable input, cost), as over HTTP. */
+  readonly guard: OperationGuard;
   readonly logger: Logger;
 }
 

@@ -1,10 +1,18 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
+import { exceedsJsonBytes } from '../answer-size.js';
+import { limitError, REQUEST_LIMITS } from '../request-limits.js';
 import type { OperationHost } from './connection-deps.js';
 import type { Operation } from './operation-slots.js';
 import { completeFrame, errorFrame, nextFrame } from './protocol.js';
 
-/** The ExecutionResult as JSON, with every error through the server's one mask. */
+/**
+ * The ExecutionResult as JSON, with every error through the server's one mask; data over the
+ * answer ceiling is replaced by a QUERY_LIMIT error before it is ever serialized.
+ */
 export function serializeResult(result: ExecutionResult, maskError: (error: unknown) => GraphQLError): string {
+  if (exceedsJsonBytes(result.data, REQUEST_LIMITS.maxAnswerBytes)) {
+    return JSON.stringify({ errors: [limitError('maxAnswerBytes')] });
+  }
   if (!result.errors?.length) return JSON.stringify({ data: result.data });
   return JSON.stringify({ ...result, errors: result.errors.map((error) => maskError(error)) });
 }

@@ -1,11 +1,18 @@
 import type { OwnerId } from '@agent-teams/core';
 import type { WebSocket } from 'ws';
+import { closeReason } from './close-reason.js';
 import type { LiveConnectionDeps, OperationHost } from './connection-deps.js';
 import { FrameWriter } from './frame-writer.js';
 import type { KeepAliveTarget } from './keep-alive.js';
 import { type Operation, OperationSlots } from './operation-slots.js';
 import { type ClientMessage, CloseCode, errorFrame, parseClientMessage } from './protocol.js';
 import { runOperation } from './run-operation.js';
+
+/** What `ws` keeps of a message still arriving (internal fields of its Receiver, ws 8). */
+interface ReceiverState {
+  readonly _bufferedBytes?: number;
+  readonly _fragmented?: number;
+}
 
 /**
  * One graphql-transport-ws connection: init and authentication, the protocol's messages, the
@@ -15,6 +22,11 @@ import { runOperation } from './run-operation.js';
  * the socket opened) and at every keep-alive tick; a failed check closes the socket with 4403, so
  * nothing more reaches it. Operations run in `run-operation.ts`, frames leave through
  * {@link FrameWriter}, caps live in {@link OperationSlots}.
+ *
+ * Whatever one message does, at worst this socket closes: every handler runs inside
+ * {@link LiveConnection.guarded}, which turns an escaped error into close 4500 and frees the
+ * socket's operations (and the owner's counts with them); the server and other sockets go on.
+ * Close reasons are the server's own constants, cut to fit a close frame.
  */
 export class LiveConnection implements OperationHost, KeepAliveTarget {
   readonly deps: LiveConnectionDeps;
@@ -27,6 +39,9 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   #closed = false;
   /** Cleared by every ping, set by the pong: a socket still unanswered at the next tick is dead. */
   alive = true;
+  /** Messages completed since the last tick, and whether one was half-received at that tick. */
+  #messagesSinceTick = 0;
+  #partialAtTick = false;
 
   constructor(socket: WebSocket, deps: LiveConnectionDeps) {
     this.#socket = socket;
@@ -34,26 +49,65 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
     this.writer = new FrameWriter(socket, deps.options.highWaterMarkBytes, (buffered) => this.#slow(buffered));
     this.#slots = new OperationSlots(deps.options, deps.ownerCounts);
     this.#initTimer = setTimeout(
-      () => this.close(CloseCode.INIT_TIMEOUT, 'Connection initialisation timeout'),
+      () => this.guarded('init timeout', () => this.close(CloseCode.INIT_TIMEOUT, 'Connection initialisation timeout')),
       deps.options.initTimeoutMs,
     );
-    socket.on('message', (data, isBinary) => this.#onMessage(isBinary ? null : data.toString()));
+    socket.on('message', (data, isBinary) =>
+      this.guarded('message', () => this.#onMessage(isBinary ? null : data.toString())),
+    );
     socket.on('pong', () => {
       this.alive = true;
     });
-    socket.once('close', () => this.#dispose());
+    socket.once('close', () => this.guarded('close', () => this.#dispose()));
+  }
+
+  /**
+   * Runs one handler of this socket: an error it throws is logged and closes this socket with
+   * 4500 (its operations freed), and never reaches the event loop.
+   */
+  guarded(what: string, run: () => void): void {
+    try {
+      run();
+    } catch (error) {
+      this.deps.logger.error('live socket handler failed; closing the socket', { what, owner: this.#owner, error });
+      try {
+        this.close(CloseCode.INTERNAL_ERROR, 'Internal server error');
+      } catch {
+        // Closing itself failed: drop the socket and free what it held.
+        this.#socket.terminate();
+        this.#dispose();
+      }
+    }
   }
 
   tick(): void {
+    this.guarded('tick', () => this.#tick());
+  }
+
+  #tick(): void {
     // A closing socket (e.g. a slow consumer draining toward its 4100) is left to ws's close timeout.
     if (this.#closed) return;
-    if (!this.alive) {
+    if (!this.alive || this.#stalledMessage()) {
       this.#socket.terminate();
       return;
     }
     if (this.#owner !== null && !this.authorized()) return;
     this.alive = false;
     this.#socket.ping();
+  }
+
+  /**
+   * True when a message was half-received at the previous tick and none completed since: a
+   * peer trickling a frame (or keeping a fragmented message open between pongs) is dropped
+   * after one to two keep-alive intervals, holding at most one message (64 KiB) meanwhile.
+   */
+  #stalledMessage(): boolean {
+    const receiver = (this.#socket as unknown as { _receiver?: ReceiverState })._receiver;
+    const partial = (receiver?._bufferedBytes ?? 0) > 0 || (receiver?._fragmented ?? 0) !== 0;
+    const stalled = partial && this.#partialAtTick && this.#messagesSinceTick === 0;
+    this.#partialAtTick = partial;
+    this.#messagesSinceTick = 0;
+    return stalled;
   }
 
   /** Closes with 1001 for a shutdown; resolves when the socket closed (terminated after 1 s). */
@@ -75,9 +129,12 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
     // Closed first, so a check while flushing (a full buffer: 4100) cannot replace this code.
     this.#closed = true;
     // Frames of the current burst go first; nothing is sent after the close frame.
-    this.writer.flush();
-    this.#socket.close(code, reason);
-    this.#release();
+    try {
+      this.writer.flush();
+      this.#socket.close(code, closeReason(reason));
+    } finally {
+      this.#release();
+    }
   }
 
   authorized(): boolean {
@@ -96,6 +153,7 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   }
 
   #onMessage(text: string | null): void {
+    this.#messagesSinceTick += 1;
     if (this.#closed) return;
     const message = text === null ? null : parseClientMessage(text);
     if (message === null) {
@@ -149,7 +207,8 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
       return;
     }
     if (this.#slots.has(message.id)) {
-      this.close(CloseCode.SUBSCRIBER_EXISTS, `Subscriber for ${message.id} already exists`);
+      // The id is never echoed in the reason (a long one would not fit a close frame).
+      this.close(CloseCode.SUBSCRIBER_EXISTS, 'Subscriber already exists');
       return;
     }
     const operation = this.#slots.reserve(message.id, this.#owner);
@@ -157,10 +216,13 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
       this.writer.send(errorFrame(message.id, [this.#slots.limitError()]));
       return;
     }
-    runOperation(this, operation, message.payload).catch((error: unknown) => {
-      this.deps.logger.error('live operation failed', { error });
-      this.close(CloseCode.INTERNAL_ERROR, 'Internal server error');
-    });
+    runOperation(this, operation, message.payload).catch((error: unknown) =>
+      this.guarded('operation', () => {
+        this.deps.logger.error('live operation failed', { owner: operation.owner, error });
+        // The operation failed half-way: its slot (and the owner's count) is freed with the socket.
+        this.close(CloseCode.INTERNAL_ERROR, 'Internal server error');
+      }),
+    );
   }
 
   /** The socket closed (from either side). */

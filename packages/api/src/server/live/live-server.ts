@@ -3,12 +3,14 @@ import type { Duplex } from 'node:stream';
 import type { Logger, OwnerId } from '@agent-teams/core';
 import type { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
+import type { OperationGuard } from '../operation-guard.js';
+import { closeReason } from './close-reason.js';
 import type { LiveConnectionDeps, PrepareDocument } from './connection-deps.js';
 import { startKeepAlive } from './keep-alive.js';
 import { LiveConnection } from './live-connection.js';
 import { LIVE_DEFAULTS, type LiveOptions } from './live-options.js';
 import { createOriginPolicy } from './origin-policy.js';
-import { SUBPROTOCOL } from './protocol.js';
+import { CloseCode, SUBPROTOCOL } from './protocol.js';
 import { SharedResults } from './shared-results.js';
 
 /** What {@link startLiveServer} is built from. */
@@ -19,6 +21,7 @@ export interface LiveServerDeps {
   readonly prepare: PrepareDocument;
   readonly createContext: (owner: OwnerId) => unknown;
   readonly maskError: (error: unknown) => GraphQLError;
+  readonly guard: OperationGuard;
   readonly logger: Logger;
 }
 
@@ -28,6 +31,8 @@ export interface LiveServer {
   readonly connections: number;
   /** Groups of subscribers currently sharing results (tests, metrics). */
   readonly sharedGroups: number;
+  /** Running operations of `owner` across its sockets (tests, metrics). */
+  operationsOf(owner: OwnerId): number;
   /** Closes every socket (1001) and stops accepting upgrades. */
   close(): Promise<void>;
 }
@@ -52,14 +57,16 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
   });
   const connections = new Set<LiveConnection>();
   const shared = new SharedResults();
+  const ownerCounts = new Map<OwnerId, number>();
   const connectionDeps: LiveConnectionDeps = {
     options,
     shared,
-    ownerCounts: new Map<OwnerId, number>(),
+    ownerCounts,
     authenticate: deps.authenticate,
     prepare: deps.prepare,
     createContext: deps.createContext,
     maskError: deps.maskError,
+    guard: deps.guard,
     logger: deps.logger,
   };
 
@@ -69,7 +76,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
     if (!originAllowed(request.headers.origin, request.headers.host)) return refuse(socket, 403, 'Forbidden');
     wss.handleUpgrade(request, socket, head, (ws) => {
       if (ws.protocol !== SUBPROTOCOL) {
-        ws.close(4406, 'Subprotocol not acceptable');
+        ws.close(CloseCode.SUBPROTOCOL_NOT_ACCEPTABLE, closeReason('Subprotocol not acceptable'));
         return;
       }
       ws.on('error', () => ws.terminate());
@@ -88,6 +95,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
     get sharedGroups() {
       return shared.size;
     },
+    operationsOf: (owner) => ownerCounts.get(owner) ?? 0,
     async close() {
       server.off('upgrade', onUpgrade);
       stopKeepAlive();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { completeFrame, nextFrame, nextFrameBytes, nextFramePrefix, parseClientMessage } from './protocol.js';
+import {
+  completeFrame,
+  MAX_OPERATION_ID_BYTES,
+  nextFrame,
+  nextFrameBytes,
+  nextFramePrefix,
+  parseClientMessage,
+} from './protocol.js';
 
 describe('parseClientMessage', () => {
   it('accepts the client messages of graphql-transport-ws', () => {
@@ -27,8 +34,38 @@ describe('parseClientMessage', () => {
       '{"type":"subscribe","id":"1","payload":{"query":"{ a }","variables":[1]}}',
       '{"type":"complete"}',
       '{"type":"connection_init","payload":"x"}',
+      '{"type":"subscribe","id":"1","payload":{"query":"{ a }","extensions":"x"}}',
+      '{"type":"subscribe","id":"1","payload":{"query":"{ a }","operationName":7}}',
+      '{"type":"connection_ack"}',
+      '{"type":"error","id":"1","payload":[]}',
+      '{"type":7}',
     ]) {
       expect(parseClientMessage(text)).toBeNull();
+    }
+  });
+
+  it(`accepts ids of ${MAX_OPERATION_ID_BYTES - 1} and ${MAX_OPERATION_ID_BYTES} UTF-8 bytes and refuses ${MAX_OPERATION_ID_BYTES + 1}, in ASCII, CJK, emoji and lone surrogates`, () => {
+    const message = (id: string) => JSON.stringify({ id, type: 'subscribe', payload: { query: '{ a }' } });
+    const complete = (id: string) => JSON.stringify({ id, type: 'complete' });
+    for (const [unit, bytes] of [
+      ['a', 1],
+      ['数', 3],
+      ['😀', 4],
+      ['\ud800', 3],
+    ] as const) {
+      const most = Math.floor(MAX_OPERATION_ID_BYTES / bytes);
+      // Filled up with ASCII to land on n−1, n and n+1 bytes exactly.
+      const id = (total: number) =>
+        unit.repeat(Math.min(most, Math.floor(total / bytes))) +
+        'x'.repeat(total - Math.min(most, Math.floor(total / bytes)) * bytes);
+      for (const total of [MAX_OPERATION_ID_BYTES - 1, MAX_OPERATION_ID_BYTES]) {
+        expect(Buffer.byteLength(id(total))).toBe(total);
+        expect(parseClientMessage(message(id(total)))).not.toBeNull();
+        expect(parseClientMessage(complete(id(total)))).not.toBeNull();
+      }
+      expect(Buffer.byteLength(id(MAX_OPERATION_ID_BYTES + 1))).toBe(MAX_OPERATION_ID_BYTES + 1);
+      expect(parseClientMessage(message(id(MAX_OPERATION_ID_BYTES + 1)))).toBeNull();
+      expect(parseClientMessage(complete(id(MAX_OPERATION_ID_BYTES + 1)))).toBeNull();
     }
   });
 });

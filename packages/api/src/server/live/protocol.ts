@@ -26,11 +26,19 @@ export const CloseCode = {
    * and resubscribe `teamEvents` with `afterSeq` = the last seq received; nothing is lost.
    */
   RESUME: 4100,
+  /** The socket did not offer the `graphql-transport-ws` subprotocol. */
+  SUBPROTOCOL_NOT_ACCEPTABLE: 4406,
   /** A message larger than the maximum (64 KiB); sent by `ws` itself. */
   MESSAGE_TOO_BIG: 1009,
   /** The server is shutting down. */
   GOING_AWAY: 1001,
 } as const;
+
+/**
+ * The longest operation id accepted, in UTF-8 bytes (longer: close 4400). graphql-ws clients
+ * use UUIDs (36 bytes); an id is kept per operation and echoed in every frame, so it is bounded.
+ */
+export const MAX_OPERATION_ID_BYTES = 128;
 
 /** The subprotocol spoken. */
 export const SUBPROTOCOL = 'graphql-transport-ws';
@@ -53,7 +61,20 @@ export type ClientMessage =
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Parses one text frame; null when it is not a valid client message (close with 4400). */
+/** An optional object field: absent, null or an object. */
+const optionalRecord = (value: unknown): boolean => value === undefined || value === null || isRecord(value);
+
+/** A usable operation id: a non-empty string of at most {@link MAX_OPERATION_ID_BYTES} bytes. */
+const isOperationId = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && Buffer.byteLength(value, 'utf8') <= MAX_OPERATION_ID_BYTES;
+
+/**
+ * Parses one text frame; null when it is not a valid client message (close with 4400).
+ *
+ * @remarks The checks of graphql-ws 6's `validateMessage` (payload shapes, `query` a string,
+ * `variables` and `extensions` objects, `operationName` a string), plus a bounded id. Server
+ * messages (`next`, `error`, `connection_ack`) sent by a client are invalid here.
+ */
 export function parseClientMessage(text: string): ClientMessage | null {
   let message: unknown;
   try {
@@ -62,7 +83,7 @@ export function parseClientMessage(text: string): ClientMessage | null {
     return null;
   }
   if (!isRecord(message)) return null;
-  const payloadOk = message.payload === undefined || message.payload === null || isRecord(message.payload);
+  const payloadOk = optionalRecord(message.payload);
   switch (message.type) {
     case 'connection_init':
     case 'ping':
@@ -70,13 +91,13 @@ export function parseClientMessage(text: string): ClientMessage | null {
       return payloadOk ? (message as ClientMessage) : null;
     case 'subscribe': {
       const { id, payload } = message;
-      if (typeof id !== 'string' || id === '' || !isRecord(payload) || typeof payload.query !== 'string') return null;
-      if (payload.variables != null && !isRecord(payload.variables)) return null;
+      if (!isOperationId(id) || !isRecord(payload) || typeof payload.query !== 'string') return null;
+      if (!optionalRecord(payload.variables) || !optionalRecord(payload.extensions)) return null;
       if (payload.operationName != null && typeof payload.operationName !== 'string') return null;
       return message as ClientMessage;
     }
     case 'complete':
-      return typeof message.id === 'string' && message.id !== '' ? (message as ClientMessage) : null;
+      return isOperationId(message.id) ? (message as ClientMessage) : null;
     default:
       return null;
   }

@@ -9,7 +9,8 @@ import { shareKey } from './share-key.js';
 import type { ResultGroup, SharedPayload } from './shared-results.js';
 
 /**
- * Runs one `subscribe` message: validates it as HTTP does, answers a query or mutation with one
+ * Runs one `subscribe` message: validates and guards it as HTTP does (limits, rate limit,
+ * storable input, cost with its variables), answers a query or mutation with one
  * result, or starts a subscription and delivers its events with results shared across the
  * subscribers of the same (owner, document, operation, variables that matter).
  *
@@ -28,6 +29,14 @@ export async function runOperation(
   const { owner } = operation;
   const prepared = deps.prepare(payload.query);
   if ('errors' in prepared) return refuseOperation(host, operation, prepared.errors);
+  const refused = deps.guard({
+    schema: prepared.schema,
+    document: prepared.document,
+    operationName: payload.operationName,
+    variables: payload.variables,
+    owner,
+  });
+  if (refused !== null) return refuseOperation(host, operation, [refused]);
   const args: ExecutionArgs = {
     schema: prepared.schema,
     document: prepared.document,

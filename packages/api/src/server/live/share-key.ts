@@ -7,9 +7,7 @@ import {
   type OperationDefinitionNode,
   visit,
 } from 'graphql';
-
-/** Field extension: the field's `resolve` ignores its arguments (they only choose the source stream). */
-export const SHARES_ACROSS_ARGUMENTS = 'sharesResultsAcrossArguments';
+import { SHARES_ACROSS_ARGUMENTS } from '../../schema/builder.js';
 
 /**
  * The key of the subscribers that may share a serialized result per event: the owner, the

@@ -1,27 +1,19 @@
-import type { Core, JobId, Logger, OwnerId } from '@agent-teams/core';
+import type { JobId } from '@agent-teams/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Plugin } from 'graphql-yoga';
-import type { MemberRunTokens } from '../../adapters/member-run-tokens.js';
 import { bearerToken } from '../bearer-token.js';
+import type { InteropDeps } from '../edge-deps.js';
 import { type GraphqlRunner, type McpToolSet, memberToolSet, ownerToolSet } from './mcp-tools.js';
 
 /** Where the MCP server is served. */
 export const MCP_PATH = '/mcp';
 
-/** The largest MCP request body read (bytes): tool arguments are a few kilobytes at most. */
-export const MCP_MAX_BODY_BYTES = 1_048_576;
-
 /** What the MCP endpoint is built from (the server's own parts). */
-export interface McpEndpointDeps {
-  readonly core: Core;
-  readonly authenticate: (authorization: string | null) => OwnerId | null;
-  readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
+export interface McpEndpointDeps extends InteropDeps {
   readonly graphql: GraphqlRunner;
-  readonly logger: Logger;
-  readonly version: string;
 }
 
 const INSTRUCTIONS =
@@ -97,7 +89,7 @@ async function serve(
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
-    maxRequestBodySize: MCP_MAX_BODY_BYTES,
+    maxRequestBodySize: deps.maxBodyBytes,
   });
   try {
     await server.connect(transport);

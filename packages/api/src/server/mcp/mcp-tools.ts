@@ -34,9 +34,12 @@ export function jsonResult(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value ?? null) }], ...structured };
 }
 
-/** A refusal as a tool result: `isError` with `{"error":{"code","message"}}` text. */
-export function errorResult(code: string, message: string): CallToolResult {
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message } }) }] };
+/**
+ * A refusal as a tool result: `isError` with `{"error":{"code","message"}}` text, plus `details`
+ * the caller acts on (`retryAfterMs` of RATE_LIMITED).
+ */
+export function errorResult(code: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message, ...details } }) }] };
 }
 
 /**
@@ -100,7 +103,10 @@ export function ownerToolSet(core: Core, viewer: OwnerId, graphql: GraphqlRunner
       if (unexpected !== null) return errorResult('INVALID_INPUT', `${name} does not take "${unexpected}".`);
       const answer = await graphql(viewer, spec.document, spec.variables(args));
       const [first] = answer.errors ?? [];
-      if (first !== undefined) return errorResult(graphqlErrorCode(first), first.message);
+      if (first !== undefined) {
+        const retryAfterMs = first.extensions?.retryAfterMs;
+        return errorResult(graphqlErrorCode(first), first.message, retryAfterMs === undefined ? {} : { retryAfterMs });
+      }
       const value = spec.pick(answer.data ?? {});
       return value === undefined ? errorResult('NOT_FOUND', 'Not found.') : jsonResult(value);
     },

@@ -2,7 +2,7 @@ import { type Kysely, type Migration, sql } from 'kysely';
 import type { DatabaseDialect } from '../open-database.js';
 
 /**
- * Many servers on one database (issue "Many servers, one PostgreSQL").
+ * Many servers on one database (see `docs/decisions/0060-many-servers-leases-and-change-feed.md`).
  *
  * - `server_leases`: one row per running server incarnation, renewed by its heartbeat. A server
  *   whose row expired is dead for everyone else: its jobs may be claimed.

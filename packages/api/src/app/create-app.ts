@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createCore, type EventSink, type Logger, type MemberToolPort } from '@agent-teams/core';
+import { createMemberRunTokens } from '../adapters/member-run-tokens.js';
+import { createRandomIds } from '../adapters/random-ids.js';
+import { createRuntimeRegistry } from '../adapters/runtime-registry.js';
+import { createSystemClock } from '../adapters/system-clock.js';
+import { createTokenAuth } from '../adapters/token-auth.js';
+import { type ClusterChanges, createClusterChanges } from '../cluster/create-cluster-changes.js';
+import { createEventHub } from '../events/event-hub.js';
+import { createProgressHub, type JobProgressNotice, progressNotice } from '../events/progress-hub.js';
+import { createScheduler } from '../scheduler/create-scheduler.js';
+import { type AgentTeamsServer, createServer } from '../server/create-server.js';
+import { KyselyTeamStore } from '../storage/kysely-team-store.js';
+import { migrateToLatest } from '../storage/migrate.js';
+import { type OpenedDatabase, openDatabase } from '../storage/open-database.js';
+import type { App, AppOptions, RuntimeParts } from './app-options.js';
+import { defaultRuntimes } from './default-runtimes.js';
+import { fanOut } from './fan-out.js';
+import { resumeCreatingTeams } from './resume-creations.js';
+
+export type { App, AppOptions, AppRuntime, RuntimeParts } from './app-options.js';
+
+const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/**
+ * The composition root: builds the application (store, core, runtimes, scheduler, the cluster
+ * feed and the HTTP/WebSocket server) from explicit seams. `main.ts`, every test harness, the
+ * benchmarks and chaos build it here, replacing only what they must (clock, ids, store, runtimes,
+ * event sinks), so what they exercise is the object graph production runs.
+ *
+ * @remarks Nothing starts until {@link App.start} (or `listen`). The database is migrated here and
+ * closed by {@link App.close}.
+ */
+export async function createApp(options: AppOptions): Promise<App> {
+  const database = await openAppDatabase(options.database === undefined ? ':memory:' : options.database);
+  const clock = options.clock ?? createSystemClock();
+  const ids = options.ids ?? createRandomIds();
+  const logger = options.logger ?? SILENT;
+  const serverId = options.lease?.serverId ?? `srv_${randomBytes(8).toString('hex')}`;
+  const events = createEventHub();
+  const progress = createProgressHub(logger);
+  // Filled in below: the store is built before the scheduler and the cluster feed that listen to it.
+  let localSinks: readonly EventSink[] = [];
+  const localCommits = fanOut(() => localSinks, logger);
+  const sql = database ? new KyselyTeamStore(database.db, database.dialect, { ids, events: localCommits }) : null;
+  const store = options.store ? options.store(localCommits, sql) : sql;
+  if (store === null) throw new TypeError('[agent-teams/api] createApp needs a database or a store');
+  // Remote agents reach their team tools at this server's MCP endpoint: known once it listens.
+  let listened: (url: string) => void = () => undefined;
+  const listening = new Promise<string>((resolve) => {
+    listened = resolve;
+  });
+  const mcpUrl = async () => `${options.publicUrl ?? (await listening)}/mcp`;
+  const parts: RuntimeParts = { database, store, clock, logger, env: options.env ?? process.env, mcpUrl };
+  const runtimes = (options.runtimes ?? defaultRuntimes)(parts);
+  const registry = createRuntimeRegistry(runtimes);
+  const core = createCore({ store, catalog: options.catalog, runtimes: registry, clock, ids, logger });
+  const memberRunTokens = database ? createMemberRunTokens(database.db, clock) : null;
+  let cluster: ClusterChanges | null = null;
+  const scheduler =
+    options.scheduler === false
+      ? null
+      : createScheduler({
+          store,
+          runtimes: registry,
+          catalog: options.catalog,
+          clock,
+          ids,
+          logger,
+          // The member tools bound to the job being run; outside agents get a member-run token too.
+          tools: (job): MemberToolPort => ({
+            ...core.tools.forJob(job.id),
+            ...(memberRunTokens ? { issueToken: () => memberRunTokens.issue(job) } : {}),
+          }),
+          // Other servers claim the released jobs at once instead of waiting for the leases to expire.
+          onLeasesReleased: () => cluster?.announce(),
+          options: {
+            ...options.scheduler,
+            lease: {
+              serverId,
+              host: hostname(),
+              ttlMs: options.lease?.ttlMs ?? 15_000,
+              heartbeatMs: options.lease?.heartbeatMs ?? 5_000,
+              exclusive: database?.dialect === 'sqlite',
+            },
+          },
+        });
+  if (database?.dialect === 'postgres' && options.cluster !== false) {
+    cluster = createClusterChanges({
+      connectionString: database.target,
+      db: database.db,
+      serverId,
+      logger,
+      clock,
+      // Other servers' events: the same listeners, but the scheduler only steps the jobs it holds.
+      target: fanOut(() => [events, ...(scheduler ? [scheduler.remoteSink] : [])], logger),
+      onWake: () => scheduler?.nudge(),
+      onProgress: (notice) => progress.publish(notice),
+      ...options.cluster,
+    });
+  }
+  localSinks = [
+    ...(options.events ? [options.events] : []),
+    events,
+    ...(scheduler ? [scheduler.eventSink] : []),
+    ...(cluster ? [cluster.localSink] : []),
+  ];
+  const localProgress = (notice: JobProgressNotice) => {
+    progress.publish(notice);
+    cluster?.relayProgress(notice);
+  };
+  const unsubscribe = runtimes.map((runtime) =>
+    runtime.subscribe((notice) => {
+      if (notice.type === 'progress') localProgress(progressNotice(notice.progress));
+    }),
+  );
+  let server: AgentTeamsServer | null = null;
+  const buildServer = () =>
+    createServer({
+      core: options.http?.core ? options.http.core(core) : core,
+      authenticate: createTokenAuth(options.tokens ?? new Map()),
+      ...(memberRunTokens ? { memberRunTokens } : {}),
+      eventHub: events,
+      progress: progress.listen,
+      logger,
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      ...withoutCore(options.http),
+    });
+  let starting: Promise<void> | null = null;
+  let closing: Promise<void> | null = null;
+  const start = () => {
+    starting ??= (async () => {
+      await cluster?.start();
+      await scheduler?.start();
+      // Creations interrupted by a stop finish in the background (logged, never thrown).
+      void resumeCreatingTeams({ store, core, logger });
+    })();
+    return starting;
+  };
+  return {
+    core,
+    store,
+    scheduler,
+    runtimes: registry,
+    events,
+    progress,
+    cluster,
+    database,
+    memberRunTokens,
+    serverId,
+    get server() {
+      server ??= buildServer();
+      return server;
+    },
+    start,
+    async listen(port, host) {
+      await start();
+      server ??= buildServer();
+      const address = await server.listen(port, host);
+      listened(address.url);
+      return address;
+    },
+    close() {
+      closing ??= (async () => {
+        await starting?.catch(() => undefined);
+        await scheduler?.stop();
+        await cluster?.stop();
+        for (const off of unsubscribe) off();
+        await Promise.all(runtimes.map((runtime) => runtime.dispose?.()));
+        await server?.close();
+        await database?.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Opens and migrates the database named by `target` (an opened one is migrated only). */
+async function openAppDatabase(target: string | OpenedDatabase | null): Promise<OpenedDatabase | null> {
+  if (target === null) return null;
+  const database = typeof target === 'string' ? await openDatabase(target) : target;
+  try {
+    await migrateToLatest(database.db, database.dialect);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
+function withoutCore(http: AppOptions['http']): Omit<NonNullable<AppOptions['http']>, 'core'> {
+  if (!http) return {};
+  const { core: _core, ...rest } = http;
+  return rest;
+}

@@ -1,0 +1,21 @@
+import type { EventSink, Logger } from '@agent-teams/core';
+
+/**
+ * Sends committed events to several listeners; one failing listener never blocks the others.
+ *
+ * @param sinks - read at every batch, so listeners built after the store (the scheduler, the
+ * cluster feed) can be added once they exist.
+ */
+export function fanOut(sinks: () => readonly EventSink[], logger: Logger): EventSink {
+  return {
+    published(events) {
+      for (const sink of sinks()) {
+        try {
+          sink.published(events);
+        } catch (error) {
+          logger.error('event listener failed', { error });
+        }
+      }
+    },
+  };
+}

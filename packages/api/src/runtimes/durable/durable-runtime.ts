@@ -1,0 +1,242 @@
+import {
+  type AgentRuntime,
+  asRunId,
+  type Clock,
+  type JobId,
+  type Logger,
+  nowTimestamp,
+  type ResumeRunArgs,
+  type RunContext,
+  type RunId,
+  type RunState,
+  RuntimeError,
+  type RuntimeNotice,
+  type StartRunArgs,
+} from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/database-types.js';
+import { RunNotices } from './run-notices.js';
+import { documentOf, type RunRow, RunTable } from './run-table.js';
+
+/** The longest `dispose` waits for the executions it stopped. */
+export const DISPOSE_WAIT_MS = 5_000;
+
+/** What a durable runtime is built over. */
+export interface DurableRuntimeDeps {
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** Progress a run reports while it works (text deltas, tool calls). */
+export type ProgressEvent =
+  | { readonly type: 'text'; readonly delta: string }
+  | { readonly type: 'tool'; readonly name: string };
+
+/** One execution of a run in this process, as the runtime's work sees it. */
+export interface RunExecution<D> {
+  readonly runId: RunId;
+  readonly runKey: string;
+  readonly document: D;
+  readonly context: RunContext;
+  /** Aborted by `cancel` and by `dispose`. */
+  readonly signal: AbortSignal;
+  /** Milliseconds since the run was created (a replay after a restart skips waits already done). */
+  readonly creditMs: number;
+  progress(event: ProgressEvent): void;
+  /** True once `cancel` stopped this execution. */
+  readonly cancelled: boolean;
+  /** True when the process is going away and the run was not cancelled: record nothing, as a crash would. */
+  readonly abandoned: boolean;
+}
+
+/**
+ * The skeleton every durable runtime shares (`scripted`, `openai`, `a2a`):
+ * runs in `runtime_runs`, idempotent by key; calls for one key joined; one execution per run in
+ * this process, resumed by `poll` after a restart; `cancel` aborting the execution in flight or,
+ * with none, ending the stored run; `settled` notices and a bounded cache of ended runs.
+ *
+ * @remarks A runtime supplies what differs: how a turn runs ({@link execute}, which records its
+ * own outcome), what a stopped run's state is ({@link stoppedState}) and how a stored run that no
+ * execution holds is cancelled ({@link cancelStored}).
+ */
+export abstract class DurableRuntime<D> implements AgentRuntime {
+  abstract readonly name: string;
+  protected readonly runs: RunTable<D>;
+  protected readonly notices: RunNotices;
+  protected readonly clock: Clock;
+  protected readonly logger: Logger;
+  readonly #executions = new Map<string, { controller: AbortController; cancelled: boolean; ended?: Promise<void> }>();
+  #disposed = false;
+
+  constructor(deps: DurableRuntimeDeps) {
+    this.runs = new RunTable<D>(deps.db);
+    this.notices = new RunNotices(deps.logger);
+    this.clock = deps.clock;
+    this.logger = deps.logger;
+  }
+
+  /** Conversations live in the store (the runtime keeps the history itself): nothing to create by default. */
+  async ensureConversation(_args: Parameters<AgentRuntime['ensureConversation']>[0]): Promise<void> {}
+
+  abstract start(args: StartRunArgs): Promise<{ runId: RunId }>;
+
+  abstract resume(args: ResumeRunArgs): Promise<{ runId: RunId }>;
+
+  async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
+    const ended = this.notices.ended(args.runId);
+    if (ended) return ended;
+    const row = await this.runs.findById(args.runId);
+    if (!row) return { state: 'failed', error: `unknown run ${args.runId}` };
+    if (row.state === 'running') {
+      this.#resume(row, args.context);
+      return { state: 'running' };
+    }
+    return this.notices.remember(args.runId, await this.stoppedState(row));
+  }
+
+  async cancel(args: { runId: RunId; context: RunContext }): Promise<void> {
+    const execution = this.#executions.get(args.runId);
+    if (execution) {
+      execution.cancelled = true;
+      execution.controller.abort();
+      return;
+    }
+    const row = await this.runs.findById(args.runId);
+    if (row) await this.cancelStored(row, args.context);
+  }
+
+  subscribe(listener: (notice: RuntimeNotice) => void): () => void {
+    return this.notices.subscribe(listener);
+  }
+
+  /**
+   * Stops every execution without recording an outcome, as a crash would (shutdown, tests);
+   * resolves once they have stopped, or after {@link DISPOSE_WAIT_MS} (an execution blocked in a
+   * member tool call is abandoned: its run is replayed from its last step after the restart).
+   */
+  async dispose(): Promise<void> {
+    this.#disposed = true;
+    const executions = [...this.#executions.values()];
+    for (const execution of executions) execution.controller.abort();
+    this.notices.clear();
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DISPOSE_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([Promise.all(executions.map((execution) => execution.ended)), waited]);
+    clearTimeout(timer);
+  }
+
+  /** Runs the turn of one execution and records its outcome (conditionally: once per run). */
+  protected abstract execute(run: RunExecution<D>): Promise<void>;
+
+  /** The state of a run that is not `running` (may throw a `RuntimeError` the scheduler handles). */
+  protected abstract stoppedState(row: RunRow): Promise<RunState> | RunState;
+
+  /** Cancels a stored run no execution of this process holds (ended runs are left as they are). */
+  protected abstract cancelStored(row: RunRow, context: RunContext): Promise<void>;
+
+  /**
+   * Joins concurrent calls for one key, so a retried call never starts a turn twice; a key that
+   * already has a run answers it (and resumes its execution if it still runs).
+   */
+  protected once(
+    runKey: string,
+    context: RunContext,
+    call: () => Promise<{ runId: RunId }>,
+  ): Promise<{ runId: RunId }> {
+    return this.notices.once(runKey, async () => {
+      const existing = await this.runs.findByKey(runKey);
+      if (!existing) return call();
+      if (existing.state === 'running') this.#resume(existing, context);
+      return { runId: asRunId(existing.run_id) };
+    });
+  }
+
+  /** Starts an execution of a run in the background (unless this process already runs it). */
+  protected launch(runId: RunId, runKey: string, document: D, context: RunContext, creditMs = 0): void {
+    if (this.#disposed || this.#executions.has(runId)) return;
+    const execution: { controller: AbortController; cancelled: boolean; ended?: Promise<void> } = {
+      controller: new AbortController(),
+      cancelled: false,
+    };
+    this.#executions.set(runId, execution);
+    const disposed = () => this.#disposed;
+    const run: RunExecution<D> = {
+      runId,
+      runKey,
+      document,
+      context,
+      signal: execution.controller.signal,
+      creditMs,
+      progress: this.progressOf(runId, context),
+      get cancelled() {
+        return execution.cancelled;
+      },
+      get abandoned() {
+        return disposed() && !execution.cancelled;
+      },
+    };
+    execution.ended = this.execute(run)
+      .catch((error: unknown) => {
+        this.logger.error(`${this.name} run could not record its outcome`, { runId, error: String(error) });
+      })
+      .finally(() => this.#executions.delete(runId));
+  }
+
+  /**
+   * Parks a run whose credentials were refused (a provider's 401/403, an unset key variable):
+   * `blocked`, with `blocked` as its document; the next poll reports it ({@link reportBlocked}).
+   */
+  protected async park(runId: RunId, jobId: JobId, blocked: D, reason: string): Promise<void> {
+    this.logger.warn(`${this.name} run refused access; it waits for reconnectTeam`, { runId, jobId, reason });
+    if (await this.runs.transition(runId, 'running', 'blocked', blocked, this.now())) {
+      this.notices.emit({ type: 'settled', runId });
+    }
+  }
+
+  /**
+   * What `poll` answers for a parked run, once: the run is `running` again (its `blocked` reason
+   * cleared, so after `reconnectTeam` the next poll resumes it) and the refusal is thrown as
+   * `RuntimeError('access')` (the reason, else `fallback`), which disconnects the team.
+   */
+  protected async reportBlocked(
+    this: DurableRuntime<D & { readonly blocked: string | null }>,
+    row: RunRow,
+    fallback: string,
+  ): Promise<never> {
+    const doc = documentOf<D & { readonly blocked: string | null }>(row);
+    await this.runs.transition(row.run_id, 'blocked', 'running', { ...doc, blocked: null }, this.now());
+    throw new RuntimeError('access', doc.blocked ?? fallback);
+  }
+
+  /** Announces that a run ended (`settled` wakes the scheduler, which then polls). */
+  protected settle(runId: RunId, state: RunState): void {
+    this.notices.remember(runId, state);
+    this.notices.emit({ type: 'settled', runId });
+  }
+
+  protected now(): string {
+    return nowTimestamp(this.clock);
+  }
+
+  #resume(row: RunRow, context: RunContext): void {
+    const creditMs = Math.max(0, this.clock.nowMs() - Date.parse(row.created_at));
+    this.launch(asRunId(row.run_id), row.run_key, documentOf<D>(row), context, creditMs);
+  }
+
+  /** Reports the progress of a run of `context`'s job to the listeners. */
+  protected progressOf(runId: RunId, context: RunContext): (event: ProgressEvent) => void {
+    const { jobId } = context;
+    return (event) =>
+      this.notices.emit({
+        type: 'progress',
+        progress:
+          event.type === 'text'
+            ? { type: 'text', runId, jobId, delta: event.delta }
+            : { type: 'tool', runId, jobId, name: event.name },
+      });
+  }
+}

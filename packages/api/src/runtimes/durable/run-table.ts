@@ -1,0 +1,87 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, RuntimeRunsTable } from '../../storage/database-types.js';
+
+/** One `runtime_runs` row. */
+export type RunRow = Selectable<RuntimeRunsTable>;
+
+/** A run to insert, with the runtime's own document (`state_json`). */
+export interface NewRun<D> {
+  readonly runKey: string;
+  readonly runId: string;
+  readonly runtime: string;
+  readonly conversationId: string;
+  readonly jobId: string | null;
+  /** `running`, or already a final state (a turn computed inside `start`: one write). */
+  readonly state: string;
+  readonly document: D;
+  readonly now: string;
+}
+
+/**
+ * The durable runs every runtime keeps in `runtime_runs`: idempotent by run key, each one
+ * moving between states only by conditional writes.
+ *
+ * @remarks Both writes are conditional, so a duplicate start (another server, a replay after a
+ * restart) never creates a second row and a run ends exactly once: the caller acts on a write
+ * (appends the conversation, announces the outcome) only when it took effect.
+ */
+export class RunTable<D> {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /** The run started with this key, or null. */
+  async findByKey(runKey: string): Promise<RunRow | null> {
+    return (
+      (await this.#db.selectFrom('runtime_runs').selectAll().where('run_key', '=', runKey).executeTakeFirst()) ?? null
+    );
+  }
+
+  /** The run with this id, or null. */
+  async findById(runId: string): Promise<RunRow | null> {
+    return (
+      (await this.#db.selectFrom('runtime_runs').selectAll().where('run_id', '=', runId).executeTakeFirst()) ?? null
+    );
+  }
+
+  /**
+   * Inserts the run unless its key (or id) exists; true when this call inserted it.
+   * @param db - a transaction, when the insert goes with other writes of the runtime.
+   */
+  async insert(run: NewRun<D>, db: Kysely<Database> = this.#db): Promise<boolean> {
+    const result = await db
+      .insertInto('runtime_runs')
+      .values({
+        run_key: run.runKey,
+        run_id: run.runId,
+        runtime: run.runtime,
+        conversation_id: run.conversationId,
+        job_id: run.jobId,
+        state: run.state,
+        state_json: JSON.stringify(run.document),
+        created_at: run.now,
+        updated_at: run.now,
+      })
+      .onConflict((conflict) => conflict.doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  /** Moves a run from state `from` to `to` with a new document; false when it was not in `from`. */
+  async transition(runId: string, from: string, to: string, document: D, now: string): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('runtime_runs')
+      .set({ state: to, state_json: JSON.stringify(document), updated_at: now })
+      .where('run_id', '=', runId)
+      .where('state', '=', from)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+}
+
+/** A row's document, as its runtime wrote it. */
+export function documentOf<D>(row: RunRow): D {
+  return JSON.parse(row.state_json ?? 'null') as D;
+}

@@ -1,0 +1,68 @@
+import {
+  type Admission,
+  type AdmittedJob,
+  type AgentCatalog,
+  type Clock,
+  type IdGenerator,
+  type Logger,
+  nowTimestamp,
+  planAdmissions,
+  type RuntimeRegistry,
+} from '@agent-teams/core';
+import { freezeJob } from './freeze-job.js';
+import { RetryBackoff } from './retry-backoff.js';
+import type { WakeTimer } from './wake-timer.js';
+
+/** What an {@link AdmissionPass} uses. */
+export interface AdmissionPassDeps {
+  readonly store: Admission;
+  readonly catalog: AgentCatalog;
+  readonly runtimes: RuntimeRegistry;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  /** The admitting server: it takes the lease of what it admits. */
+  readonly serverId: string;
+  /** Asked to wake the scheduler when a failed admission may be retried. */
+  readonly timer: WakeTimer;
+}
+
+/**
+ * The admission step of a pass: asks the planner (inside the store's transaction) which queued or
+ * answered jobs get a slot and freezes each one's turn.
+ *
+ * @remarks The catalog is read before the transaction, so `freeze` stays synchronous. A failed
+ * admission is logged and retried with exponential backoff; until then passes skip it.
+ */
+export class AdmissionPass {
+  readonly #deps: AdmissionPassDeps;
+  readonly #backoff = new RetryBackoff();
+
+  constructor(deps: AdmissionPassDeps) {
+    this.#deps = deps;
+  }
+
+  /** Admits what the planner allows; the admitted jobs, leased to this server (none on failure). */
+  async admit(): Promise<readonly AdmittedJob[]> {
+    const { clock, logger, timer } = this.#deps;
+    const notBefore = this.#backoff.notBefore('admit');
+    if (notBefore !== null && notBefore > clock.nowMs()) return [];
+    try {
+      const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
+      const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
+      const admitted = await this.#deps.store.admit({
+        now: context.now,
+        serverId: this.#deps.serverId,
+        plan: planAdmissions,
+        freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
+      });
+      this.#backoff.succeeded('admit');
+      return admitted;
+    } catch (error) {
+      const retryAt = this.#backoff.failed('admit', clock.nowMs());
+      logger.error('admission pass failed; retrying', { retryAt, error: String(error) });
+      timer.wakeAt(retryAt);
+      return [];
+    }
+  }
+}

@@ -1,0 +1,143 @@
+import {
+  type Clock,
+  type JobId,
+  type JobLease,
+  type LeasedJob,
+  type Leases,
+  type Logger,
+  nowTimestamp,
+  staleLease,
+} from '@agent-teams/core';
+
+/**
+ * How this server holds the jobs it drives: each active job is driven by exactly one server, the
+ * holder of its lease; a server that stops renewing loses its jobs to the others.
+ */
+export interface SchedulerLeaseOptions {
+  /** This server incarnation's id, unique per process start (default `local`). */
+  readonly serverId: string;
+  /** Shown in `server_leases` for operators. */
+  readonly host: string;
+  /** A server that has not renewed for this long counts as dead; its jobs are claimed (default 15 s). */
+  readonly ttlMs: number;
+  /** How often the lease is renewed (default 5 s; must stay well under `ttlMs`). */
+  readonly heartbeatMs: number;
+  /**
+   * True when no other server can share the database (SQLite: one server per file): the first
+   * claim takes over every active job at once instead of waiting for a dead holder's lease to expire.
+   */
+  readonly exclusive?: boolean;
+}
+
+/** Leases of a scheduler built without options: one local server, claims only orphans. */
+export const DEFAULT_LEASE: SchedulerLeaseOptions = {
+  serverId: 'local',
+  host: 'local',
+  ttlMs: 15_000,
+  heartbeatMs: 5_000,
+};
+
+/**
+ * This server's lease and the fencing tokens of the jobs it holds: the heartbeat that keeps the
+ * lease alive, the claim that takes over orphaned jobs, and the release on shutdown.
+ *
+ * @remarks Renewal comes before every claim (a claim by a server whose own lease lapsed would be
+ * lost at once); the heartbeat renews in between. After {@link release} nothing is held, so every
+ * write a late step still attempts is refused as STALE_LEASE.
+ */
+export class ServerLease {
+  readonly options: SchedulerLeaseOptions;
+  readonly #store: Leases;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  #held = new Map<JobId, JobLease>();
+  #renewedAtMs: number | null = null;
+  #firstClaim = true;
+  #heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(deps: { store: Leases; clock: Clock; logger: Logger; options: SchedulerLeaseOptions }) {
+    this.options = deps.options;
+    this.#store = deps.store;
+    this.#clock = deps.clock;
+    this.#logger = deps.logger;
+  }
+
+  /** Starts renewing every `heartbeatMs` (the interval never keeps the process alive). */
+  startHeartbeat(): void {
+    if (this.#heartbeat !== null) return;
+    this.#heartbeat = setInterval(() => {
+      this.#renew().catch((error: unknown) => this.#logger.error('lease renewal failed', { error: String(error) }));
+    }, this.options.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  /** Renews the lease when the last renewal is a heartbeat old (or there was none). */
+  async renewIfDue(): Promise<void> {
+    const last = this.#renewedAtMs;
+    if (last === null || this.#clock.nowMs() - last >= this.options.heartbeatMs) await this.#renew();
+  }
+
+  /** Records the lease of a job this server just admitted. */
+  hold(jobId: JobId, lease: JobLease): void {
+    this.#held.set(jobId, lease);
+  }
+
+  /** True while this server holds the job. */
+  holds(jobId: JobId): boolean {
+    return this.#held.has(jobId);
+  }
+
+  /** The fencing token of a held job, or a STALE_LEASE error for a job not held (any more). */
+  fenceOf(jobId: JobId): JobLease {
+    const held = this.#held.get(jobId);
+    if (held === undefined) throw staleLease();
+    return held;
+  }
+
+  /**
+   * Claims every orphaned active job (all of them on the first claim of an exclusive server) and
+   * returns every active job this server holds now; what it held before and lost is forgotten.
+   */
+  async claim(): Promise<readonly LeasedJob[]> {
+    const held = await this.#store.claimActiveJobs({
+      serverId: this.options.serverId,
+      nowMs: this.#clock.nowMs(),
+      takeOver: this.#firstClaim && this.options.exclusive === true,
+    });
+    this.#firstClaim = false;
+    this.#held = new Map(held.map((entry) => [entry.job.id, entry.lease]));
+    return held;
+  }
+
+  /** Stops the heartbeat and forgets every held job (late writes are refused from now on). */
+  drop(): void {
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
+    this.#held = new Map();
+  }
+
+  /** Gives the jobs up in the store, so the other servers claim them at once; true on success. */
+  async release(): Promise<boolean> {
+    this.drop();
+    try {
+      await this.#store.releaseServerLeases(this.options.serverId);
+      return true;
+    } catch (error) {
+      this.#logger.error('releasing leases failed; other servers claim them when they expire', {
+        error: String(error),
+      });
+      return false;
+    }
+  }
+
+  async #renew(): Promise<void> {
+    const nowMs = this.#clock.nowMs();
+    await this.#store.renewServerLease({
+      serverId: this.options.serverId,
+      host: this.options.host,
+      now: nowTimestamp(this.#clock),
+      expiresAtMs: nowMs + this.options.ttlMs,
+    });
+    this.#renewedAtMs = nowMs;
+  }
+}

@@ -1,0 +1,25 @@
+import type { AgentDefinition, Job, Member, RecordMessage, Team } from '@agent-teams/core';
+
+// What the schema's objects resolve from, when it is not a core type as it is.
+
+/** One resolved event of `teamEvents`, its entity already loaded. */
+export type TeamEventView =
+  | { readonly __typename: 'JobChanged'; readonly seq: number; readonly team: Team; readonly job: Job }
+  | {
+      readonly __typename: 'RecordAppended';
+      readonly seq: number;
+      readonly team: Team;
+      readonly message: RecordMessage;
+    }
+  | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team };
+
+/** One progress notice of `jobProgress`. */
+export interface JobProgressView {
+  readonly job: Job;
+  readonly textDelta: string | null;
+  readonly toolCall: string | null;
+}
+
+/** Anything `node(id)` can answer. */
+export type NodeShape = Team | Member | Job | AgentDefinition;

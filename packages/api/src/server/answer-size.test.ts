@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { exceedsJsonBytes } from './answer-size.js';
+
+describe('exceedsJsonBytes', () => {
+  it('agrees with the JSON text length for plain ASCII data, at n−1, n and n+1', () => {
+    const value = { a: ['xyz', 12, true, null], b: { c: 'd' } };
+    const n = JSON.stringify(value).length;
+    expect(exceedsJsonBytes(value, n - 1)).toBe(true);
+    expect(exceedsJsonBytes(value, n)).toBe(false);
+    expect(exceedsJsonBytes(value, n + 1)).toBe(false);
+  });
+
+  it('counts UTF-8 bytes of CJK and emoji text', () => {
+    const value = { t: '数😀' };
+    const n = Buffer.byteLength(JSON.stringify(value));
+    expect(exceedsJsonBytes(value, n - 1)).toBe(true);
+    expect(exceedsJsonBytes(value, n)).toBe(false);
+  });
+
+  it('is never below the JSON text length of escape-free data (property)', () => {
+    // Strings JSON writes as they are: no quote, backslash or control character to escape.
+    const needsEscape = (s: string) => [...s].some((c) => c === '"' || c === '\\' || (c.codePointAt(0) ?? 0) < 0x20);
+    const text = fc.string({ unit: 'grapheme' }).filter((s) => !needsEscape(s));
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value')),
+        fc.dictionary(text, tie('value')),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, (value) => {
+        const bytes = Buffer.byteLength(JSON.stringify(value));
+        expect(exceedsJsonBytes(value, bytes - 1)).toBe(true);
+        expect(exceedsJsonBytes(value, bytes)).toBe(false);
+      }),
+    );
+  });
+
+  it('stops early: a list far larger than the ceiling is refused after about the ceiling', () => {
+    const shared = 'x'.repeat(1024);
+    const huge = Array.from({ length: 1_000_000 }, () => shared);
+    expect(exceedsJsonBytes(huge, 10_000)).toBe(true);
+    expect(exceedsJsonBytes(undefined, 0)).toBe(false);
+  });
+});

@@ -1,0 +1,23 @@
+import type { Core, Logger, OwnerId } from '@agent-teams/core';
+import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+
+/** What every endpoint of the server (GraphQL, MCP, A2A) works with and authenticates by. */
+export interface EdgeDeps {
+  readonly core: Core;
+  /** Resolves an `Authorization` value (`Bearer <token>`) to its owner, or null. */
+  readonly authenticate: (authorization: string | null) => OwnerId | null;
+  /**
+   * Resolves member-run tokens (`invokeTeamTool`, the MCP member tools); without it they are
+   * refused.
+   */
+  readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
+  readonly logger: Logger;
+}
+
+/** What an interop endpoint (MCP, A2A) adds: the server's body limit and version. */
+export interface InteropDeps extends EdgeDeps {
+  /** The largest request body read (bytes): the server's one body limit. */
+  readonly maxBodyBytes: number;
+  /** This server's version, as the protocol's handshake or card names it. */
+  readonly version: string;
+}

@@ -1,0 +1,63 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
+import { StaticAsset } from './static-asset.js';
+
+/** GraphiQL's header editor: where the visitor puts a token (never filled in by the server). */
+const TOKEN_PLACEHOLDER = JSON.stringify({ Authorization: 'Bearer <your token>' });
+
+/** What `renderGraphiQL` hands Yoga; the answer is replaced by the (compressed) page in `onResponse`. */
+const GRAPHIQL_MARKER = '<!-- agent-teams graphiql -->';
+
+/** GraphiQL's first query: how to authenticate, and on loopback where the token was printed. */
+function graphiqlWelcome(tokenHint: string | undefined): string {
+  return [
+    '# Agent Teams: put your bearer token in the Headers tab below,',
+    '# as {"Authorization": "Bearer <your token>"}.',
+    ...(tokenHint ? [`# ${tokenHint}`] : []),
+    '{ viewer { id teams { edges { node { id name status } } } } }',
+    '',
+  ].join('\n');
+}
+
+/** The parts of Yoga's configuration that serve GraphiQL at `endpoint`. */
+export interface GraphiqlPage {
+  readonly graphiql: GraphiQLOptions;
+  readonly renderGraphiQL: (options: GraphiQLOptions) => string;
+  /** Answers GraphiQL with the page itself, compressed when the client accepts it. */
+  readonly plugin: Plugin;
+}
+
+/**
+ * GraphiQL without a CDN and without a token: the header editor holds a placeholder the visitor
+ * replaces, and `tokenHint` (loopback only) says where the development token was printed.
+ *
+ * @remarks The inlined GraphiQL bundle is about 9 MB of HTML: it is rendered once and kept as a
+ * {@link StaticAsset} (compressed once); Yoga answers with the marker `renderGraphiQL` returned,
+ * which the plugin replaces by the page.
+ */
+export function graphiqlPage(endpoint: string, tokenHint: string | undefined): GraphiqlPage {
+  let page: StaticAsset | null = null;
+  return {
+    graphiql: {
+      title: 'Agent Teams GraphiQL',
+      subscriptionsProtocol: 'WS',
+      headers: TOKEN_PLACEHOLDER,
+      defaultHeaders: TOKEN_PLACEHOLDER,
+      defaultQuery: graphiqlWelcome(tokenHint),
+    },
+    renderGraphiQL: (options) => {
+      page ??= new StaticAsset(renderGraphiQL(options), {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-cache',
+      });
+      return GRAPHIQL_MARKER;
+    },
+    plugin: {
+      onResponse({ request, response, setResponse, fetchAPI }) {
+        const html = response.headers.get('content-type')?.startsWith('text/html') === true;
+        if (page === null || !html || new URL(request.url).pathname !== endpoint) return;
+        return page.respond(request, fetchAPI).then(setResponse);
+      },
+    },
+  };
+}

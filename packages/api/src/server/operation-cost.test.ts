@@ -1,0 +1,78 @@
+import { getNullableType, isListType, isObjectType, parse } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { buildSchema } from '../schema/index.js';
+import { BOUNDED_LISTS, operationCost, PAGE_ITEMS, SIZED_BY_ARGUMENT } from './operation-cost.js';
+import { REQUEST_LIMITS } from './request-limits.js';
+
+const schema = buildSchema();
+const cost = (query: string, variables: Record<string, unknown> = {}) =>
+  operationCost(schema, parse(query), null, variables);
+
+/** Three nested job lists sized by one variable: the shape that produced a 500 MB answer. */
+const NESTED = [
+  'query($n: Int) { team(id: "t") {',
+  '  jobs(first: $n) { edges { node { text team {',
+  '    jobs(first: $n) { edges { node { text team {',
+  '      jobs(first: $n) { edges { node { text } } }',
+  '    } } } }',
+  '  } } } }',
+  '} }',
+].join('\n');
+
+describe('operationCost', () => {
+  it('classifies every list field and every size argument of the schema', () => {
+    const unclassified: string[] = [];
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (!isObjectType(type) || type.name.startsWith('__')) continue;
+      for (const field of Object.values(type.getFields())) {
+        const key = `${type.name}.${field.name}`;
+        const sizedByArg = field.args.some((arg) => arg.name === 'first' || arg.name === 'limit');
+        const list = isListType(getNullableType(field.type));
+        if (sizedByArg && !SIZED_BY_ARGUMENT[key]) unclassified.push(key);
+        if (!sizedByArg && list && BOUNDED_LISTS[key] === undefined && !PAGE_ITEMS.has(key)) unclassified.push(key);
+      }
+    }
+    expect(unclassified).toEqual([]);
+  });
+
+  it('counts a size given through a variable exactly as the same literal', () => {
+    const literal = cost('{ team(id: "t") { jobs(first: 7) { edges { node { id } } } } }');
+    const variable = cost('query($n: Int) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }', { n: 7 });
+    expect(variable).toBe(literal);
+    // team, jobs ×7 (jobs, edges, node, id).
+    expect(literal).toBe(1 + 7 * 4);
+  });
+
+  it('counts an absent size, an absent variable or an unusable value as the list maximum', () => {
+    const full = cost('{ team(id: "t") { jobs(first: 100) { edges { node { id } } } } }');
+    expect(cost('{ team(id: "t") { jobs { edges { node { id } } } } }')).toBe(full);
+    expect(cost('query($n: Int) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }')).toBe(full);
+    expect(cost('query($n: Int) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }', { n: -1 })).toBe(
+      full,
+    );
+    expect(cost('{ team(id: "t") { jobs(first: 100000) { edges { node { id } } } } }')).toBe(full);
+  });
+
+  it('multiplies nested lists, counts fragments and bounded lists, and ignores introspection', () => {
+    expect(cost(NESTED, { n: 100 })).toBeGreaterThan(1_000_000);
+    const viaFragment = cost(
+      `query($n: Int) { team(id: "t") { ...J } } fragment J on Team { jobs(first: $n) { edges { node { id } } } }`,
+      {
+        n: 5,
+      },
+    );
+    expect(viaFragment).toBe(1 + 5 * 4);
+    expect(cost('{ team(id: "t") { members { id name } } }')).toBe(1 + 8 * 3);
+    expect(cost('{ __schema { types { name fields { name } } } }')).toBe(0);
+  });
+
+  it('keeps the limit between the largest real documents and the nested-list bomb', () => {
+    const teamPage = `{ team(id: "t") { id name goal members { id name status agent { title } } jobs(first: 100) {
+      totalCount edges { cursor node { id kind status text error createdAt member { id name } parent { id text }
+      receipt { id status } input { kind requestId question payload } result { available text truncated } } } } } }`;
+    expect(cost(teamPage)).toBeLessThan(REQUEST_LIMITS.maxCost);
+    expect(cost(NESTED, { n: 2 })).toBeLessThan(REQUEST_LIMITS.maxCost);
+    expect(cost(NESTED, { n: 100 })).toBeGreaterThan(REQUEST_LIMITS.maxCost);
+    expect(cost(NESTED)).toBeGreaterThan(REQUEST_LIMITS.maxCost);
+  });
+});

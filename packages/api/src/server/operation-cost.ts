@@ -1,0 +1,152 @@
+import { Limits } from '@agent-teams/core';
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  isCompositeType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+
+/** Lists whose length an argument chooses: at most `max`, counted as `max` when the argument is absent. */
+export const SIZED_BY_ARGUMENT: Readonly<Record<string, { readonly arg: string; readonly max: number }>> = {
+  // An owner never holds more teams than this, whatever page size is asked.
+  'Viewer.teams': { arg: 'first', max: Limits.teamsPerOwner },
+  'Viewer.inbox': { arg: 'first', max: Limits.connectionPage.max },
+  'Query.agents': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.jobs': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.activity': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.history': { arg: 'limit', max: Limits.pageSize.max },
+  'Team.results': { arg: 'limit', max: Limits.pageSize.max },
+  'Member.conversation': { arg: 'first', max: Limits.connectionPage.max },
+};
+
+/** List fields whose length a domain limit fixes. */
+export const BOUNDED_LISTS: Readonly<Record<string, number>> = {
+  'Team.members': Limits.maxMembers,
+  'TeamContext.members': Limits.maxMembers,
+  'TeamContext.messages': Limits.contextMessages,
+  'SendRequestPayload.jobs': Limits.maxMembers,
+  'Query.mentionTargets': Limits.mentionResults,
+};
+
+/** The items of a page: their count was already counted at the field that made the page. */
+export const PAGE_ITEMS: ReadonlySet<string> = new Set([
+  'TeamConnection.edges',
+  'JobConnection.edges',
+  'AgentConnection.edges',
+  'ConversationMessageConnection.edges',
+  'HistoryPage.records',
+  'ResultSearchPage.results',
+]);
+
+/** A list no table above names (a field added without classifying it) counts as a full page. */
+const UNKNOWN_LIST = Limits.connectionPage.max;
+
+/**
+ * The most fields the answer to an operation can hold: every selected field counts 1, times the
+ * largest length of every list around it.
+ *
+ * @remarks A list's length is its size argument (`first`, `limit`) as given, literally or
+ * through a variable, capped at the field's maximum; an absent or unusable argument counts as
+ * that maximum, so a variable cannot hide a size the way it hid from graphql-armor's cost (which
+ * reads literal `first` only). Lists without a size argument count their domain maximum (8
+ * members, …). Introspection counts nothing: its answer is bounded by the schema. `@skip` and
+ * `@include` are ignored (the count stays an upper bound). Fragments are counted once each.
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): number {
+  const operation = getOperationAST(document, operationName ?? null);
+  if (!operation) return 0;
+  const root = schema.getRootType(operation.operation);
+  if (!root) return 0;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const fragmentCosts = new Map<string, number>();
+  const visiting = new Set<string>();
+
+  const selectionCost = (set: SelectionSetNode, parent: GraphQLCompositeType): number => {
+    let total = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        total += fieldCost(selection, parent);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        total += isCompositeType(type) ? selectionCost(selection.selectionSet, type) : 0;
+      } else {
+        total += spreadCost(selection.name.value);
+      }
+    }
+    return total;
+  };
+
+  const spreadCost = (name: string): number => {
+    const known = fragmentCosts.get(name);
+    if (known !== undefined) return known;
+    const fragment = fragments.get(name);
+    // Cycles and unknown fragments fail validation before this runs; count them as nothing.
+    if (!fragment || visiting.has(name)) return 0;
+    visiting.add(name);
+    const type = schema.getType(fragment.typeCondition.name.value);
+    const cost = isCompositeType(type) ? selectionCost(fragment.selectionSet, type) : 0;
+    visiting.delete(name);
+    fragmentCosts.set(name, cost);
+    return cost;
+  };
+
+  const fieldCost = (node: FieldNode, parent: GraphQLCompositeType): number => {
+    if (node.name.value.startsWith('__')) return node.name.value === '__typename' ? 1 : 0;
+    const field = fieldOf(parent, node.name.value);
+    if (!field) return 1;
+    const type = getNamedType(field.type);
+    const inner = node.selectionSet && isCompositeType(type) ? selectionCost(node.selectionSet, type) : 0;
+    return listLength(`${parent.name}.${field.name}`, field, node) * (1 + inner);
+  };
+
+  const listLength = (key: string, field: GraphQLField<unknown, unknown>, node: FieldNode): number => {
+    const sized = SIZED_BY_ARGUMENT[key];
+    if (sized) return sizeArgument(node, sized.arg, sized.max, variables);
+    if (!isListType(getNullableType(field.type)) || PAGE_ITEMS.has(key)) return 1;
+    return BOUNDED_LISTS[key] ?? UNKNOWN_LIST;
+  };
+
+  return selectionCost(operation.selectionSet, root);
+}
+
+function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unknown, unknown> | undefined {
+  return isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+}
+
+/** The size an argument asks for, capped at `max`; `max` when absent or not a whole number. */
+function sizeArgument(
+  node: FieldNode,
+  name: string,
+  max: number,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): number {
+  const argument = node.arguments?.find((arg) => arg.name.value === name);
+  const asked = argument ? askedValue(argument.value, variables) : undefined;
+  return typeof asked === 'number' && Number.isSafeInteger(asked) && asked >= 0 ? Math.min(asked, max) : max;
+}
+
+function askedValue(value: ValueNode, variables: Readonly<Record<string, unknown>> | null | undefined): unknown {
+  if (value.kind === Kind.INT) return Number(value.value);
+  if (value.kind === Kind.VARIABLE) return variables?.[value.name.value];
+  return undefined;
+}

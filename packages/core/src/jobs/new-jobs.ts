@@ -1,0 +1,59 @@
+import type { OwnerId, TeamId } from '../model/ids.js';
+import { type Job, JobKind, JobPhase, UNADMITTED } from '../model/job.js';
+import type { NewRequest } from '../ports/store/job-writes.js';
+import type { NewReceipt } from './job-commands.js';
+
+/** A job as a store inserts it: everything but the `seq` the store assigns. */
+export type NewJob = Omit<Job, 'seq'>;
+
+/** The QUEUED request job a decided {@link NewRequest} becomes, in `team`. */
+export function queuedRequest(
+  request: NewRequest,
+  team: { readonly id: TeamId; readonly owner: OwnerId },
+  now: string,
+): NewJob {
+  return {
+    ...UNADMITTED,
+    id: request.id,
+    teamId: team.id,
+    owner: team.owner,
+    kind: JobKind.REQUEST,
+    phase: JobPhase.QUEUED,
+    memberId: request.memberId,
+    conversationId: request.conversationId,
+    requester: request.requester,
+    parentId: request.parentId,
+    rootId: request.rootId,
+    clientKey: request.clientKey,
+    text: request.text,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The QUEUED receipt that delivers `request`'s outcome back to its requester.
+ *
+ * @remarks Nobody "asked" for a receipt, so its requester is empty; who did the work is in its
+ * text and its parent. It stays in the request's chain, and its client key makes it unique per
+ * request.
+ */
+export function queuedReceipt(receipt: NewReceipt, request: Job, now: string): NewJob {
+  return {
+    ...UNADMITTED,
+    id: receipt.id,
+    teamId: request.teamId,
+    owner: request.owner,
+    kind: JobKind.RECEIPT,
+    phase: JobPhase.QUEUED,
+    memberId: receipt.memberId,
+    conversationId: receipt.conversationId,
+    requester: { memberId: null, conversationId: null },
+    parentId: request.id,
+    rootId: request.rootId,
+    clientKey: `receipt:${request.id}`,
+    text: receipt.text,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

@@ -1,0 +1,46 @@
+import type { AdmissionPlan, AdmissionSnapshot } from '../../admission/admission-types.js';
+import type { TransitionOutcome } from '../../jobs/job-machine.js';
+import type { Job } from '../../model/job.js';
+import type { RecordMessage } from '../../model/record.js';
+import type { Member, Team } from '../../model/team.js';
+import type { JobLease } from './leases.js';
+
+/** Everything needed to freeze one admitted job's input. */
+export interface FreezeContext {
+  readonly job: Job;
+  readonly team: Team;
+  readonly members: readonly Member[];
+  /** The newest record messages (at most the context count), oldest first. */
+  readonly recentRecords: readonly RecordMessage[];
+}
+
+/** A job one planning pass admitted, with the admitting server's lease. */
+export interface AdmittedJob {
+  readonly job: Job;
+  /** Present when the pass was given a `serverId`. */
+  readonly lease?: JobLease;
+}
+
+/** Arguments of {@link Admission.admit}. */
+export interface AdmitArgs {
+  readonly now: string;
+  /** The admitting server: it takes the lease of what it admits. */
+  readonly serverId?: string;
+  readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
+  readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
+}
+
+/** Store role: admission, the one planning step that gives queued and answered jobs a slot. */
+export interface Admission {
+  /**
+   * One planning pass, atomic across every server on the database: reads the
+   * {@link AdmissionSnapshot} (active count, the head QUEUED or ANSWERED job of every idle
+   * conversation of a READY team, the persisted round state), calls `plan`, persists the new
+   * round state, and applies `freeze` to each admitted job (FREEZE for a QUEUED job, RESUME for
+   * an ANSWERED one: `freeze` returns the transition outcome). With `serverId`, each admitted job
+   * is leased to that server (its fence incremented).
+   * @returns the admitted jobs, now ADMITTING or RESUMING, with, given `serverId`, the lease the
+   * server now holds on each.
+   */
+  admit(args: AdmitArgs): Promise<readonly AdmittedJob[]>;
+}

@@ -1,0 +1,35 @@
+import type { ConversationId, JobId, MemberId, OwnerId, TeamId } from '../../model/ids.js';
+import type { Job, JobKind, JobStatus } from '../../model/job.js';
+import type { ConversationState } from '../../model/member-status.js';
+import type { SeqPage, SeqPageRequest } from './pages.js';
+
+/** Filters of `Team.jobs`. */
+export interface JobFilter {
+  readonly kind?: JobKind | null;
+  readonly statuses?: readonly JobStatus[] | null;
+  readonly memberId?: MemberId | null;
+}
+
+/** Store role: the reads of jobs. */
+export interface JobReads {
+  /** The owner's job, or null. */
+  findJob(owner: OwnerId, jobId: JobId): Promise<Job | null>;
+  /** Jobs by id, any owner (batch loading, scheduler). Missing ids are skipped. */
+  findJobs(jobIds: readonly JobId[]): Promise<readonly Job[]>;
+  /** Jobs of a team in creation order (oldest first), filtered, with the filtered total. */
+  listJobs(
+    teamId: TeamId,
+    filter: JobFilter,
+    page: SeqPageRequest,
+  ): Promise<SeqPage<Job> & { readonly totalCount: number }>;
+  /** Unfinished jobs that hold or may hold a run (ADMITTING, RUNNING, RESUMING, CANCELLING). */
+  listActiveJobs(): Promise<readonly Job[]>;
+  /** Numbers of REQUEST and RECEIPT jobs of a team (for `Team.capacity`). */
+  countJobs(teamId: TeamId): Promise<{ readonly requests: number; readonly receipts: number }>;
+  /** The {@link ConversationState} of each conversation. Feeds the derived member status. */
+  conversationStates(
+    conversationIds: readonly ConversationId[],
+  ): Promise<ReadonlyMap<ConversationId, ConversationState>>;
+  /** Jobs waiting for a person, of one owner, oldest first. */
+  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Job> & { readonly totalCount: number }>;
+}

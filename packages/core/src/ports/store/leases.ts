@@ -1,0 +1,54 @@
+import type { Job } from '../../model/job.js';
+
+/**
+ * The lease a server holds on an active job when several servers share one database: the server
+ * incarnation that drives the job and the fencing token. Every claim of the job increments the
+ * fence, so a server that lost the job (it was paused or cut off past its lease) can no longer
+ * write it.
+ */
+export interface JobLease {
+  readonly serverId: string;
+  readonly fence: number;
+}
+
+/** An active job with the lease its claiming server now holds on it. */
+export interface LeasedJob {
+  readonly job: Job;
+  readonly lease: JobLease;
+}
+
+/** Arguments of {@link Leases.renewServerLease}. */
+export interface RenewLeaseArgs {
+  readonly serverId: string;
+  /** Shown to operators. */
+  readonly host: string;
+  readonly now: string;
+  readonly expiresAtMs: number;
+}
+
+/** Arguments of {@link Leases.claimActiveJobs}. */
+export interface ClaimArgs {
+  readonly serverId: string;
+  readonly nowMs: number;
+  /** The server knows it is alone on the database: take every active job. */
+  readonly takeOver?: boolean;
+}
+
+/** Store role: the leases of servers sharing one database on the jobs they drive. */
+export interface Leases {
+  /** Registers or renews a server incarnation's lease until `expiresAtMs` (an upsert). */
+  renewServerLease(args: RenewLeaseArgs): Promise<void>;
+  /**
+   * Claims for `serverId` every active job no live server holds (no holder, or a holder whose
+   * server lease is missing or expired at `nowMs`; with `takeOver`, every active job whatever its
+   * holder: for a server that knows it is alone on the database), incrementing each claimed job's
+   * fence. Rows another server is claiming at the same moment are skipped: they are its.
+   * @returns every active job `serverId` holds now, with its lease, in creation order.
+   */
+  claimActiveJobs(args: ClaimArgs): Promise<readonly LeasedJob[]>;
+  /**
+   * Gives up a server's leases at once (graceful shutdown): its active jobs have no holder any more
+   * and its server lease is removed, so any other server claims them at its next pass.
+   */
+  releaseServerLeases(serverId: string): Promise<void>;
+}

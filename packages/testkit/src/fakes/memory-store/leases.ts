@@ -1,0 +1,52 @@
+import { ACTIVE_PHASES, checkFence, type JobId, type JobLease, type LeasedJob, type Leases } from '@agent-teams/core';
+import type { MemoryStoreState } from './state.js';
+
+/** Leases a job to a server, incrementing its fence (a claim or an admission). */
+export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string): JobLease {
+  const fence = (state.jobLeases.get(jobId)?.fence ?? 0) + 1;
+  state.jobLeases.set(jobId, { serverId, fence });
+  return { serverId, fence };
+}
+
+/** `TeamStore.claimActiveJobs`: claims the orphans, answers what the server holds. */
+function claimIn(state: MemoryStoreState, args: { serverId: string; nowMs: number; takeOver?: boolean }): LeasedJob[] {
+  const alive = (serverId: string | null): boolean => {
+    if (serverId === null) return false;
+    const lease = state.serverLeases.get(serverId);
+    return lease !== undefined && lease.expiresAtMs > args.nowMs;
+  };
+  const held: LeasedJob[] = [];
+  for (const job of state.jobs.values()) {
+    if (!ACTIVE_PHASES.includes(job.phase)) continue;
+    const holder = state.jobLeases.get(job.id)?.serverId ?? null;
+    if (holder !== args.serverId && (args.takeOver === true || !alive(holder))) leaseJob(state, job.id, args.serverId);
+    const lease = state.jobLeases.get(job.id);
+    if (lease?.serverId === args.serverId) held.push({ job, lease: { serverId: args.serverId, fence: lease.fence } });
+  }
+  return held;
+}
+
+/** `TeamStore.releaseServerLeases`: the server's jobs lose their holder, its lease row goes. */
+function releaseIn(state: MemoryStoreState, serverId: string): void {
+  for (const [jobId, lease] of state.jobLeases) {
+    if (lease.serverId === serverId) state.jobLeases.set(jobId, { serverId: null, fence: lease.fence });
+  }
+  state.serverLeases.delete(serverId);
+}
+
+/** Refuses a fenced write unless the job is still held by that server with that fence. */
+export function checkLeaseIn(state: MemoryStoreState, jobId: JobId, lease: JobLease): void {
+  const current = state.jobLeases.get(jobId);
+  checkFence(current?.serverId == null ? null : { serverId: current.serverId, fence: current.fence }, lease);
+}
+
+/** The in-memory {@link Leases}. */
+export function memoryLeases(state: MemoryStoreState): Leases {
+  return {
+    async renewServerLease(args) {
+      state.serverLeases.set(args.serverId, { host: args.host, expiresAtMs: args.expiresAtMs });
+    },
+    claimActiveJobs: async (args) => claimIn(state, args),
+    releaseServerLeases: async (serverId) => releaseIn(state, serverId),
+  };
+}
