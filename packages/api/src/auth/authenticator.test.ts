@@ -27,6 +27,9 @@ describe('createAuthenticator', () => {
   it('resolves static tokens (no expiry) beside host-signed tokens (expiry from exp)', async () => {
     const { auth } = build();
     expect(await auth.authenticate('Bearer tok-admin')).toEqual({ owner: 'admin', expiresAtMs: null });
+    expect(await auth.authenticate('bearer tok-admin')).toEqual({ owner: 'admin', expiresAtMs: null });
+    expect(await auth.authenticate('Bearer tok-admin extra')).toBeNull();
+    expect(await auth.authenticate('tok-admin')).toBeNull();
     const token = await signHostToken(host, { sub: 'user-9', exp: nowS + 60 }, clock.nowMs());
     expect(await auth.authenticate(`bearer ${token}`)).toEqual({ owner: 'user-9', expiresAtMs: (nowS + 65) * 1000 });
   });
