@@ -6,24 +6,32 @@ import { createLiveSocket } from './ws-client.js';
 const url = 'ws://widget.test/graphql';
 const link = ws.link(url);
 /** What the fake server does once it has read a connection_init: ack then close, or close at once. */
-let answer: 'ack-then-4403' | '4403-at-init' | 'ack-then-4500' = 'ack-then-4403';
+let answer: 'ack-then-4403' | '4403-at-init' | 'ack-then-4500' | 'ack-and-serve' = 'ack-then-4403';
 const inits: unknown[] = [];
+/** Subscribe ids per connection, in order. */
+const subscribes: string[][] = [];
 const server = setupServer(
   link.addEventListener('connection', ({ client }) => {
+    const ids: string[] = [];
+    subscribes.push(ids);
     client.addEventListener('message', (event) => {
-      const frame = JSON.parse(String(event.data)) as { type: string; payload?: unknown };
+      const frame = JSON.parse(String(event.data)) as { type: string; id?: string; payload?: unknown };
+      if (frame.type === 'subscribe') ids.push(String(frame.id));
       if (frame.type === 'connection_init') {
         inits.push(frame.payload);
         if (answer === '4403-at-init') return client.close(4403, 'Forbidden');
         client.send(JSON.stringify({ type: 'connection_ack' }));
       }
-      if (frame.type === 'subscribe') client.close(answer === 'ack-then-4403' ? 4403 : 4500, 'Forbidden');
+      if (frame.type === 'subscribe' && answer !== 'ack-and-serve') {
+        client.close(answer === 'ack-then-4403' ? 4403 : 4500, 'Forbidden');
+      }
     });
   }),
 );
 beforeAll(() => server.listen());
 afterEach(() => {
   inits.length = 0;
+  subscribes.length = 0;
 });
 afterAll(() => server.close());
 
@@ -51,5 +59,18 @@ describe('createLiveSocket', () => {
     expect(await firstError(async () => 'Bearer bad')).toEqual({ dropped: true });
     answer = 'ack-then-4500';
     expect(await firstError(async () => 'Bearer ok')).toEqual({ dropped: true });
+  });
+
+  it('starts each subscription once when a status listener subscribes as the socket comes up', async () => {
+    answer = 'ack-and-serve';
+    const socket = createLiveSocket(url, async () => 'Bearer ok');
+    const sink = { next: () => {}, error: () => {}, complete: () => {} };
+    socket.onStatus((up) => {
+      if (up) socket.subscribe('subscription { y }', {}, sink);
+    });
+    socket.subscribe('subscription { x }', {}, sink);
+    await vi.waitFor(() => expect(subscribes[0]).toHaveLength(2));
+    expect(new Set(subscribes[0]).size).toBe(2);
+    socket.dispose();
   });
 });

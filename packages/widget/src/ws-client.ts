@@ -75,8 +75,10 @@ export function createLiveSocket(url: string, authorization: () => Promise<strin
       };
       if (message.type === 'connection_ack') {
         ready = true;
-        notify(true);
+        // Waiting subscriptions first: a status listener that subscribes on `up` (job progress)
+        // then starts its own once, instead of being started again by this loop (4409).
         for (const [id, sub] of active) start(id, sub);
+        notify(true);
       } else if (message.type === 'ping') {
         send({ type: 'pong' });
       } else if (message.id !== undefined) {
