@@ -1,7 +1,7 @@
 import { SignJWT } from 'jose';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostPage, launchBrowser, startServer, type TestServer } from './harness.js';
+import { createTeam, hostPage, launchBrowser, sendRequest, startServer, type TestServer } from './harness.js';
 
 /** The host's side of the embedding: its HS256 secret, who it signs for, and how long tokens live. */
 const SECRET = 'e2e-host-secret-at-least-32-bytes';
@@ -41,17 +41,6 @@ describe('host-signed short-lived tokens in Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
 
-  async function gqlAs<T>(query: string, variables: Record<string, unknown>): Promise<T> {
-    const response = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${await mint(USER)}` },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await response.json()) as { data?: T; errors?: unknown[] };
-    if (body.errors?.length || !body.data) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
-    return body.data;
-  }
-
   beforeAll(async () => {
     server = await startServer({
       auth: {
@@ -75,21 +64,15 @@ describe('host-signed short-lived tokens in Chromium', () => {
   });
 
   it('shows every event once while tokens expire every few seconds', async () => {
-    const created = await gqlAs<{ createTeam: { team: { id: string; members: { id: string }[] } } }>(
-      'mutation Create($input: CreateTeamInput!) { createTeam(input: $input) { team { id members { id } } } }',
-      {
-        input: {
-          clientRequestId: 'host-tokens',
-          name: 'Host user team',
-          goal: 'Keep working while tokens rotate',
-          members: [
-            { name: 'Research', agentId: 'researcher' },
-            { name: 'Review', agentId: 'reviewer' },
-          ],
-        },
-      },
+    const team = await createTeam(
+      server,
+      'Host user team',
+      [
+        { name: 'Research', agentId: 'researcher' },
+        { name: 'Review', agentId: 'reviewer' },
+      ],
+      await mint(USER),
     );
-    const team = created.createTeam.team;
     const errors: string[] = [];
     const page = await hostPage(
       context,
@@ -142,21 +125,14 @@ describe('host-signed short-lived tokens in Chromium', () => {
 
     // Requests keep coming from another client of the same user until three tokens expired on
     // live sockets (each request waits for its card, so they spread over the tokens' lifetimes).
-    const member = team.members[0]?.id;
+    const member = team.members[0]?.id ?? '';
     const expiries = async () => (await sockets()).filter((socket) => socket.close === 4403).length;
     let sent = 0;
     while ((await expiries()) < 3) {
       sent += 1;
       expect(sent, JSON.stringify(await sockets())).toBeLessThanOrEqual(MAX_REQUESTS);
-      await gqlAs('mutation Send($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id } } }', {
-        input: {
-          teamId: team.id,
-          memberIds: [member],
-          // The scripted agent works 300 ms on each, so the events spread over the tokens' lifetimes.
-          text: `Event ${sent}.\n!sleep 300`,
-          clientRequestId: `tick-${sent}`,
-        },
-      });
+      // The scripted agent works 300 ms on each, so the events spread over the tokens' lifetimes.
+      await sendRequest(server, team.id, member, `Event ${sent}.\n!sleep 300`, await mint(USER));
       await page
         .locator('article.card[data-status="COMPLETED"]', { hasText: `Event ${sent}.` })
         .waitFor({ timeout: 20_000 });

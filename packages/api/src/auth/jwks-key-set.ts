@@ -1,5 +1,6 @@
 import type { Clock, Logger } from '@agent-teams/core';
 import { createLocalJWKSet, errors, type FlattenedJWSInput, type JWSHeaderParameters } from 'jose';
+import { readBoundedText } from '../server/read-bounded-text.js';
 
 /**
  * How the host's key set is fetched and kept.
@@ -98,27 +99,11 @@ async function fetchKeySet(url: URL, limits: JwksLimits, fetchImpl: typeof fetch
     redirect: 'manual',
     headers: { accept: 'application/jwk-set+json, application/json' },
   });
-  if (response.status !== 200 || response.body === null) {
+  if (response.status !== 200) {
     await response.body?.cancel();
     throw new JwksUnavailableError(`the key set answered HTTP ${response.status}`);
   }
-  const tooLarge = () => new JwksUnavailableError(`the key set is larger than ${limits.maxBytes} bytes`);
-  if (Number(response.headers.get('content-length') ?? 0) > limits.maxBytes) {
-    await response.body.cancel();
-    throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limits.maxBytes) {
-      await reader.cancel();
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  const text = await readBoundedText(response, limits.maxBytes);
+  if (text === null) throw new JwksUnavailableError(`the key set is larger than ${limits.maxBytes} bytes`);
+  return JSON.parse(text);
 }
