@@ -7,7 +7,7 @@ export type { MemberAgent } from './agents/member-agent.js';
 export { memberAgent } from './agents/member-agent.js';
 export type { BudgetedAnswer, BudgetRequest } from './budget/fit-to-budget.js';
 export { fitToBudget, jsonBytes } from './budget/fit-to-budget.js';
-export type { RecordContextJson, TeamContextJson } from './context/team-context.js';
+export type { MemberContextJson, RecordContextJson, TeamContextJson } from './context/team-context.js';
 export {
   buildTurnInput,
   fitContextMessages,
@@ -114,6 +114,7 @@ export type {
   NewConversationMessage,
   NewestFirstPage,
   NewestFirstPageRequest,
+  NewMember,
   NewRequest,
   NewTeam,
   RecordReads,
@@ -137,6 +138,7 @@ export type {
   CoreDeps,
   CreateTeamInput,
   Logger,
+  MemberInput,
   MentionTargetView,
   PageArgs,
   RespondInput,
@@ -163,7 +165,7 @@ export {
 } from './services/respond-validation.js';
 export type { TruncatedText } from './text/text-measure.js';
 export { codePointLength, hasLoneSurrogate, truncateUtf8, utf8ByteLength } from './text/text-measure.js';
-export { checkText, validateClientRequestId, validateText } from './text/validate-text.js';
+export { checkText, validateClientRequestId, validateRole, validateText } from './text/validate-text.js';
 export type { MemberToolName } from './tools/member-tools.js';
 export { MEMBER_TOOL_NAMES } from './tools/member-tools.js';
 export type { ParsedTeamRead, ReadFieldNames, TeamReadArgs, TeamReadList } from './tools/read-args.js';
