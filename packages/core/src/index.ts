@@ -7,7 +7,7 @@ export type { MemberAgent } from './agents/member-agent.js';
 export { memberAgent } from './agents/member-agent.js';
 export type { BudgetedAnswer, BudgetRequest } from './budget/fit-to-budget.js';
 export { fitToBudget, jsonBytes } from './budget/fit-to-budget.js';
-export type { RecordContextJson, TeamContextJson } from './context/team-context.js';
+export type { MemberContextJson, RecordContextJson, TeamContextJson } from './context/team-context.js';
 export {
   buildTurnInput,
   fitContextMessages,
@@ -115,6 +115,7 @@ export type {
   NewConversationMessage,
   NewestFirstPage,
   NewestFirstPageRequest,
+  NewMember,
   NewRequest,
   NewTeam,
   RecordReads,
@@ -138,6 +139,7 @@ export type {
   CoreDeps,
   CreateTeamInput,
   Logger,
+  MemberInput,
   MentionTargetView,
   PageArgs,
   RespondInput,
@@ -172,7 +174,7 @@ export {
   truncateUtf8,
   utf8ByteLength,
 } from './text/text-measure.js';
-export { checkText, validateClientRequestId, validateText } from './text/validate-text.js';
+export { checkText, validateClientRequestId, validateRole, validateText } from './text/validate-text.js';
 export type {
   MemberToolName,
   MemberToolSpec,

@@ -15,5 +15,5 @@ export { SequentialIds } from './fakes/sequential-ids.js';
 export type { AgentSpec } from './fakes/static-catalog.js';
 export { agentDefinition, DEMO_AGENTS, StaticCatalog } from './fakes/static-catalog.js';
 export { REACHABLE_PHASES } from './reachable-phases.js';
-export type { JobZoo } from './zoo.js';
+export type { JobZoo, ZooPhase } from './zoo.js';
 export { makeJobZoo } from './zoo.js';

@@ -16,12 +16,18 @@ import {
   transition,
 } from '@agent-teams/core';
 
+/**
+ * The phases the zoo holds: every phase a command reaches. WAITING_CHANGE has no way in yet (its
+ * transitions come with the durable wait); add it here and to `pathTo` when it has one.
+ */
+export type ZooPhase = Exclude<JobPhase, typeof JobPhase.WAITING_CHANGE>;
+
 /** One job in every phase, in one READY team (graphile-worker's `makeSelectionOfJobs`). */
 export interface JobZoo {
   readonly team: Team;
   readonly members: readonly Member[];
   /** The job in each phase, as stored after its last step. */
-  readonly jobs: Readonly<Record<JobPhase, Job>>;
+  readonly jobs: Readonly<Record<ZooPhase, Job>>;
 }
 
 /**
@@ -29,7 +35,7 @@ export interface JobZoo {
  * allows one admitted job per conversation), and the QUEUED job heads an otherwise idle one, so
  * it is the zoo's only admission candidate. FAILED and CANCELLED share a finished conversation.
  */
-const MEMBER_OF: Readonly<Record<JobPhase, number>> = {
+const MEMBER_OF: Readonly<Record<ZooPhase, number>> = {
   QUEUED: 0,
   ADMITTING: 1,
   RUNNING: 2,
@@ -43,7 +49,7 @@ const MEMBER_OF: Readonly<Record<JobPhase, number>> = {
 };
 
 /** The commands that drive a fresh QUEUED job into each phase (QUEUED needs none). */
-function pathTo(phase: JobPhase, job: Job, input: TurnInput): JobCommand[] {
+function pathTo(phase: ZooPhase, job: Job, input: TurnInput): JobCommand[] {
   const freeze: JobCommand = { type: 'FREEZE', input, runKey: job.id };
   const running: JobCommand[] = [freeze, { type: 'ACKNOWLEDGE', runId: asRunId(`run_${job.id}`) }];
   const ask: JobCommand = {
@@ -118,7 +124,7 @@ export async function makeJobZoo(
     { now, maxTeams: Number.MAX_SAFE_INTEGER },
   );
   const team = await store.setTeamStatus(created.team.id, TeamStatus.READY, now);
-  const phases = Object.keys(MEMBER_OF) as JobPhase[];
+  const phases = Object.keys(MEMBER_OF) as ZooPhase[];
   const requests = phases.map((phase) => {
     const member = members[MEMBER_OF[phase]] as (typeof members)[number];
     const id = ids.jobId();
@@ -145,7 +151,7 @@ export async function makeJobZoo(
       resultIds: requests.map((r) => r.id),
     }),
   });
-  const jobs = {} as Record<JobPhase, Job>;
+  const jobs = {} as Record<ZooPhase, Job>;
   for (const { phase, member, id } of requests) {
     let job = (await store.findJob(owner, id)) as Job;
     const input: TurnInput = {

@@ -142,6 +142,17 @@ describe('teams.create', () => {
         }),
     },
     {
+      field: 'members[1].role',
+      limit: Limits.memberRole,
+      input: (v: string) =>
+        teamInput({
+          members: [
+            { name: 'Lead', agentId: 'writer', lead: true },
+            { name: 'Other', agentId: 'writer', role: v },
+          ],
+        }),
+    },
+    {
       field: 'clientRequestId',
       limit: Limits.clientRequestId,
       input: (v: string) => teamInput({ clientRequestId: v }),

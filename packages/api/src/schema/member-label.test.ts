@@ -9,6 +9,9 @@ const member = (position: number, name: string): Member => ({
   name,
   agentId: asAgentId('researcher'),
   conversationId: asConversationId(`conversation_${position + 1}`),
+  role: null,
+  isLead: false,
+  retiredAt: null,
 });
 
 describe('memberLabel', () => {

@@ -29,6 +29,8 @@ export function addMember(_builder: Builder, refs: Refs): void {
           },
       }),
       conversationId: t.exposeString('conversationId', { description: "The member's own persistent conversation." }),
+      role: t.exposeString('role', { nullable: true }),
+      isLead: t.exposeBoolean('isLead'),
       status: t.field({
         type: refs.MemberStatus,
         resolve: (member, _args, ctx) => ctx.loaders.memberStatuses.load(member),

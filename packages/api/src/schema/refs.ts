@@ -61,13 +61,37 @@ export function createRefs(builder: Builder) {
     CancelJobPayload: builder.objectRef<CancelOutcome>('CancelJobPayload'),
     TeamEvent: builder.interfaceRef<TeamEventView>('TeamEvent'),
     JobProgress: builder.objectRef<JobProgressView>('JobProgress'),
-    TeamStatus: builder.enumType(TeamStatus, { name: 'TeamStatus' }),
+    TeamStatus: builder.enumType(TeamStatus, {
+      name: 'TeamStatus',
+      values: {
+        CREATING: { description: 'Member conversations are still being ensured; work is accepted but not admitted.' },
+        DISCONNECTED: {
+          description: 'A runtime reported lost access or an ambiguous failure; queued work waits for reconnectTeam.',
+        },
+        CLOSED: { description: 'Accepts no new requests, messages or tasks (TEAM_CLOSED); stays readable.' },
+      },
+    }),
     MemberStatus: builder.enumType(MemberStatus, { name: 'MemberStatus' }),
     MessageRole: builder.enumType({ USER: 'USER', ASSISTANT: 'ASSISTANT', TOOL: 'TOOL' } as const, {
       name: 'MessageRole',
     }),
-    JobKind: builder.enumType(JobKind, { name: 'JobKind' }),
-    JobStatus: builder.enumType(JobStatus, { name: 'JobStatus' }),
+    JobKind: builder.enumType(JobKind, {
+      name: 'JobKind',
+      values: {
+        MESSAGE: { description: 'A follow-up turn started by team messages.' },
+        BROADCAST_RECEIPT: {
+          description: 'The one receipt a broadcaster gets when every broadcast request has finished.',
+        },
+      },
+    }),
+    JobStatus: builder.enumType(JobStatus, {
+      name: 'JobStatus',
+      values: {
+        WAITING_CHANGE: {
+          description: 'Paused in wait_for_change: holds no active slot; resumes on a team change or its deadline.',
+        },
+      },
+    }),
     InputKind: builder.enumType(InputKind, { name: 'InputKind' }),
     RecordKind: builder.enumType(RecordKind, { name: 'RecordKind' }),
   };

@@ -33,6 +33,12 @@ export function addTeam(builder: Builder, refs: Refs): void {
         description: 'Roster order; fixed for the life of the team.',
         resolve: (team, _args, ctx) => ctx.loaders.teamMembers.load(team.id),
       }),
+      lead: t.field({
+        type: refs.Member,
+        nullable: true,
+        resolve: async (team, _args, ctx) =>
+          (await ctx.loaders.teamMembers.load(team.id)).find((member) => member.isLead) ?? null,
+      }),
       capacity: t.field({ type: refs.TeamCapacity, resolve: (team, _args, ctx) => ctx.core.teams.capacity(team) }),
     }),
   });
@@ -68,6 +74,10 @@ function addTeamMutations(builder: Builder, refs: Refs): void {
         description: 'Display name within the team: 1–80 characters, at most 160 UTF-8 bytes.',
       }),
       agentId: t.id({ required: true }),
+      role: t.string({
+        description: "Free text shown in the roster, the team context and the member's instructions; 1–200 chars.",
+      }),
+      lead: t.boolean({ defaultValue: false, description: 'At most one member per team (LEAD_COUNT).' }),
     }),
   });
   const CreateTeamInput = builder.inputType('CreateTeamInput', {

@@ -15,6 +15,27 @@ describe('createMaskError', () => {
     expect(logger.entries).toEqual([]);
   });
 
+  it('maps the teamwork codes with their details, e.g. the current revision of a stale task write', () => {
+    const mask = createMaskError(new MemoryLogger());
+    const stale = mask(
+      new GraphQLError('stale', {
+        path: ['updateTask'],
+        originalError: new DomainError('TASK_STALE_REVISION', 'stale', {
+          field: 'expectedRevision',
+          currentRevision: 4,
+        }),
+      }),
+      '',
+    ) as GraphQLError;
+    expect(stale.extensions).toEqual({ field: 'expectedRevision', currentRevision: 4, code: 'TASK_STALE_REVISION' });
+    for (const code of ['LEAD_COUNT', 'NOT_LEAD', 'MEMBER_RETIRED', 'TEAM_CLOSED', 'MAILBOX_FULL'] as const) {
+      expect((mask(new DomainError(code, 'x', { field: 'f' }), '') as GraphQLError).extensions).toEqual({
+        field: 'f',
+        code,
+      });
+    }
+  });
+
   it('finds a DomainError given as the cause of another error', () => {
     const masked = createMaskError(new MemoryLogger())(
       new Error('outer', { cause: new DomainError('NOT_FOUND', 'x') }),

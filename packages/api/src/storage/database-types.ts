@@ -32,6 +32,12 @@ export interface MembersTable {
   name: string;
   agent_id: string;
   conversation_id: string;
+  /** Free text, or null without a role. */
+  role: string | null;
+  /** 1 for the team's lead, else 0. */
+  is_lead: Generated<number>;
+  /** When the member was retired, or null. */
+  retired_at: string | null;
 }
 
 /** `jobs`: requests and receipts; `unfinished` (1/0) keeps the planning indexes small. */

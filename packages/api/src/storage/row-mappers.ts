@@ -71,6 +71,9 @@ export function toMember(row: Selectable<MembersTable>): Member {
     name: row.name,
     agentId: asAgentId(row.agent_id),
     conversationId: asConversationId(row.conversation_id),
+    role: row.role,
+    isLead: Number(row.is_lead) === 1,
+    retiredAt: row.retired_at,
   };
 }
 

@@ -88,6 +88,8 @@ export async function createTeam(
           name: member.name,
           agent_id: member.agentId,
           conversation_id: member.conversationId,
+          role: member.role ?? null,
+          is_lead: member.isLead === true ? 1 : 0,
         })),
       )
       .execute();

@@ -31,7 +31,7 @@ function sizes(limit: TextLimit): { script: string; below: string; at: string; a
   ];
 }
 
-/** The four length-limited inputs and how to send a value in each. */
+/** The length-limited inputs and how to send a value in each. */
 const FIELDS: { field: string; limit: TextLimit; send: (value: string) => Promise<GqlResponse> }[] = [
   { field: 'name', limit: Limits.teamName, send: (name) => stack.gql(CREATE_TEAM, { input: teamInput({ name }) }) },
   { field: 'goal', limit: Limits.goal, send: (goal) => stack.gql(CREATE_TEAM, { input: teamInput({ goal }) }) },
@@ -43,6 +43,19 @@ const FIELDS: { field: string; limit: TextLimit; send: (value: string) => Promis
         input: teamInput({
           members: [
             { name, agentId: 'researcher' },
+            { name: 'Bob', agentId: 'writer' },
+          ],
+        }),
+      }),
+  },
+  {
+    field: 'member role',
+    limit: Limits.memberRole,
+    send: (role) =>
+      stack.gql(CREATE_TEAM, {
+        input: teamInput({
+          members: [
+            { name: 'Ada', agentId: 'researcher', role },
             { name: 'Bob', agentId: 'writer' },
           ],
         }),
@@ -171,6 +184,50 @@ describe('team creation rules', () => {
     expect(codes(await stack.gql(CREATE_TEAM, { input: teamInput() }))).toEqual(['TEAM_LIMIT']);
     expect((await stack.gql(CREATE_TEAM, { input: teamInput() }, TOKENS.bob)).errors).toEqual([]);
     await cleanUp();
+  });
+
+  it('keeps roles and the lead: Member.role, Member.isLead and Team.lead (null without a lead)', async () => {
+    const query = `mutation($input: CreateTeamInput!) {
+      createTeam(input: $input) { team { members { name role isLead } lead { name role } } }
+    }`;
+    const members = [
+      { name: 'Ada', agentId: 'researcher', role: ' Plans the work ', lead: true },
+      { name: 'Bob', agentId: 'writer', role: null },
+      { name: 'Cy', agentId: 'writer', lead: false },
+    ];
+    const led = expectData(await stack.gql(query, { input: teamInput({ members }) }));
+    expect(led.createTeam).toEqual({
+      team: {
+        members: [
+          { name: 'Ada', role: 'Plans the work', isLead: true },
+          { name: 'Bob', role: null, isLead: false },
+          { name: 'Cy', role: null, isLead: false },
+        ],
+        lead: { name: 'Ada', role: 'Plans the work' },
+      },
+    });
+    const unled = expectData(await stack.gql(query, { input: teamInput() }));
+    expect((unled.createTeam as { team: { lead: unknown } }).team.lead).toBeNull();
+    await cleanUp();
+  });
+
+  it('answers LEAD_COUNT naming the second lead, and INVALID_INPUT for a blank role', async () => {
+    const leads = [
+      { name: 'Ada', agentId: 'researcher', lead: true },
+      { name: 'Bob', agentId: 'writer', lead: true },
+    ];
+    const twoLeads = await stack.gql(CREATE_TEAM, { input: teamInput({ members: leads }) });
+    expect(codes(twoLeads)).toEqual(['LEAD_COUNT']);
+    expect(twoLeads.errors[0]?.extensions?.field).toBe('members[1].lead');
+    const blank = [
+      { name: 'Ada', agentId: 'researcher', role: '   ' },
+      { name: 'Bob', agentId: 'writer' },
+    ];
+    const refused = await stack.gql(CREATE_TEAM, { input: teamInput({ members: blank }) });
+    expect(codes(refused)).toEqual(['INVALID_INPUT']);
+    expect(refused.errors[0]?.extensions?.field).toBe('members[0].role');
+    const list = expectData(await stack.gql('{ viewer { teams { edges { node { id } } } } }'));
+    expect((list.viewer as { teams: { edges: unknown[] } }).teams.edges).toHaveLength(0);
   });
 
   it('answers NOT_FOUND for an agent that is not in the catalog', async () => {

@@ -98,7 +98,7 @@ export async function openTeamHarness(server: SetupServer): Promise<TeamHarness>
         name: `Team ${counter}`,
         goal: 'Ship the release',
         members: [
-          { name: 'lead', agentId: 'planner' },
+          { name: 'lead', agentId: 'planner', role: 'Plans the release', lead: true },
           { name: 'reviewer', agentId: 'checker' },
         ],
       });

@@ -117,6 +117,25 @@ describe('a team of two openai agents', () => {
     ).toBe('Looks good to me.');
   });
 
+  it("names a member's role in its own instructions and shows every role and the lead in the team context", async () => {
+    h.provider.respondWith(() => say('ok', 10, 1));
+    const { team, lead, reviewer } = await h.team();
+    await finished((await h.send(team, lead, 'Plan')).id);
+    await finished((await h.send(team, reviewer, 'Check')).id);
+    const system = (model: string) =>
+      h.provider.requests.find((r) => r.body.model === model)?.body.messages[0]?.content ?? '';
+    expect(system('model-lead')).toContain(
+      'You are "lead", a member of an agent team.\nYour role in the team: "Plans the release".',
+    );
+    expect(system('model-review')).not.toContain('Your role');
+    const user = h.provider.requests.find((r) => r.body.model === 'model-review')?.body.messages[1]?.content ?? '';
+    const payload = JSON.parse(user.split('\n').slice(1).join('\n'));
+    expect(payload.team_context.members).toEqual([
+      { id: lead.id, name: 'lead', agent: 'planner', role: 'Plans the release', lead: true },
+      { id: reviewer.id, name: 'reviewer', agent: 'checker', role: null, lead: false },
+    ]);
+  });
+
   it('waits for a clarification and finishes with the answer given through respond', async () => {
     h.provider.respondWith((body) => {
       const last = body.messages.at(-1);

@@ -82,22 +82,36 @@ describe('buildTurnInput', () => {
     name,
     agentId: asAgentId(agent),
     conversationId: asConversationId(`conversation_${n}`),
+    role: null,
+    isLead: false,
+    retiredAt: null,
   });
-  const members = [member(1, 'Research', 'researcher'), member(2, 'Writer', 'writer')];
+  const members = [
+    { ...member(1, 'Research', 'researcher'), role: 'Finds sources', isLead: true },
+    member(2, 'Writer', 'writer'),
+  ];
 
   it('builds a request turn from a person with the bounded shared context as data', () => {
     const records = Array.from({ length: 10 }, (_, i) => record(i + 1, 'note'));
     const input = buildTurnInput({ job: makeTestJob(), team, members, recentRecords: records });
     expect(input).toMatchObject({ kind: 'request', jobId: 'job_1', teamId: 'team_1', text: 'Summarise the findings' });
-    expect(input).toMatchObject({ memberName: 'Writer', requesterName: null, receipt: null });
+    expect(input).toMatchObject({ memberName: 'Writer', memberRole: null, requesterName: null, receipt: null });
     expect(input.context).toEqual({
       team_id: 'team_1',
       goal: 'Ship the report',
       members: [
-        { id: 'member_1', name: 'Research', agent: 'researcher' },
-        { id: 'member_2', name: 'Writer', agent: 'writer' },
+        { id: 'member_1', name: 'Research', agent: 'researcher', role: 'Finds sources', lead: true },
+        { id: 'member_2', name: 'Writer', agent: 'writer', role: null, lead: false },
       ],
       messages: records.slice(2).map(recordToContextJson),
+    });
+  });
+
+  it("carries the running member's role for its instructions", () => {
+    const job = makeTestJob('QUEUED', { memberId: asMemberId('member_1') });
+    expect(buildTurnInput({ job, team, members, recentRecords: [] })).toMatchObject({
+      memberName: 'Research',
+      memberRole: 'Finds sources',
     });
   });
 

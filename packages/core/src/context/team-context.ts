@@ -18,12 +18,27 @@ export interface RecordContextJson {
   readonly created_at: string;
 }
 
+/** A member as agents see it in the team context. */
+export interface MemberContextJson {
+  readonly id: string;
+  readonly name: string;
+  readonly agent: string;
+  /** Null without a role. */
+  readonly role: string | null;
+  readonly lead: boolean;
+}
+
 /** The shared context of a team: the `read_team_context` answer and every frozen turn's `context`. */
 export interface TeamContextJson {
   readonly team_id: string;
   readonly goal: string;
-  readonly members: readonly { readonly id: string; readonly name: string; readonly agent: string }[];
+  readonly members: readonly MemberContextJson[];
   readonly messages: readonly RecordContextJson[];
+}
+
+/** Maps a member to its snake_case JSON form. */
+export function memberToContextJson(m: Member): MemberContextJson {
+  return { id: m.id, name: m.name, agent: m.agentId, role: m.role, lead: m.isLead };
 }
 
 /** Maps a record message to its snake_case JSON form. */
@@ -68,7 +83,7 @@ export function fitTeamContext(
   const envelope: TeamContextJson = {
     team_id: team.id,
     goal: team.goal,
-    members: members.map((m) => ({ id: m.id, name: m.name, agent: m.agentId })),
+    members: members.map(memberToContextJson),
     messages: [],
   };
   // `[]` of the empty envelope is replaced by the array, hence the + 2.
@@ -88,7 +103,7 @@ export function teamContextJson(
   return {
     team_id: team.id,
     goal: team.goal,
-    members: members.map((m) => ({ id: m.id, name: m.name, agent: m.agentId })),
+    members: members.map(memberToContextJson),
     messages: fitTeamContext(team, members, records).map(recordToContextJson),
   };
 }
@@ -138,6 +153,7 @@ export function buildTurnInput(ctx: FreezeContext): TurnInput {
     teamId: team.id,
     text: job.text,
     memberName: nameOf(job.memberId) ?? 'person',
+    memberRole: members.find((m) => m.id === job.memberId)?.role ?? null,
     requesterName: nameOf(job.requester.memberId),
     receipt,
     context: teamContextJson(team, members, ctx.recentRecords),

@@ -21,10 +21,24 @@ const CONTRACT_CODES = [
   'CATALOG_UNAVAILABLE',
 ] as const;
 
+/** The codes of the teamwork contract (lead, roles, mailbox, task board). */
+const TEAMWORK_CODES = [
+  'LEAD_COUNT',
+  'NOT_LEAD',
+  'MEMBER_RETIRED',
+  'TEAM_CLOSED',
+  'MAILBOX_FULL',
+  'TASK_STALE_REVISION',
+  'TASK_BLOCKED',
+  'TASK_CLAIMED',
+  'TASK_CYCLE',
+  'TASK_LIMIT',
+] as const;
+
 describe('ErrorCode table', () => {
   it('holds every contract code with its own name as its value', () => {
     const table: Record<string, string> = ErrorCode;
-    for (const code of CONTRACT_CODES) expect(table[code]).toBe(code);
+    for (const code of [...CONTRACT_CODES, ...TEAMWORK_CODES]) expect(table[code]).toBe(code);
   });
 
   it('is add-only: the full list, in order, is the contract codes followed by the additions', () => {
@@ -40,6 +54,7 @@ describe('ErrorCode table', () => {
         'SUBSCRIPTION_LIMIT',
         'HANDOFF_LOOP',
         'RATE_LIMITED',
+        ...TEAMWORK_CODES,
       ].map((code) => [code, code]),
     );
   });

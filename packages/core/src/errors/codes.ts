@@ -51,6 +51,26 @@ export const ErrorCode = {
   HANDOFF_LOOP: 'HANDOFF_LOOP',
   /** The owner sent operations faster than its rate limit; details carry `retryAfterMs`. Answers and cancels are never limited. */
   RATE_LIMITED: 'RATE_LIMITED',
+  /** More than one member of a team marked as its lead; details name the second lead's field. */
+  LEAD_COUNT: 'LEAD_COUNT',
+  /** A lead-only tool called by a member who is not the team's lead. */
+  NOT_LEAD: 'NOT_LEAD',
+  /** The member was retired: it can no longer be asked, messaged or given tasks. */
+  MEMBER_RETIRED: 'MEMBER_RETIRED',
+  /** The team is closed: it accepts no new requests, messages or tasks. */
+  TEAM_CLOSED: 'TEAM_CLOSED',
+  /** The recipient already holds 64 undelivered team messages. */
+  MAILBOX_FULL: 'MAILBOX_FULL',
+  /** A task write named another revision than the current one; details carry `currentRevision`. */
+  TASK_STALE_REVISION: 'TASK_STALE_REVISION',
+  /** A claim on a task whose dependencies are not all done; details name them. */
+  TASK_BLOCKED: 'TASK_BLOCKED',
+  /** A claim on a task another member owns. */
+  TASK_CLAIMED: 'TASK_CLAIMED',
+  /** Dependencies that would make the team's task graph cyclic. */
+  TASK_CYCLE: 'TASK_CYCLE',
+  /** The team already holds 256 tasks. */
+  TASK_LIMIT: 'TASK_LIMIT',
 } as const;
 
 /** One of the stable error codes. */

@@ -29,6 +29,9 @@ import type { JobCommand, JobCommandType, JobEffect, TransitionContext } from '.
  *   slot (so answering never pushes the active count past the limit). Shows as RESUMING.
  * - RESUMING: an answer is persisted and being submitted with its own key. Holds a slot.
  * - CANCELLING: cancellation was asked of an admitted job; ends when the runtime confirms.
+ * - WAITING_CHANGE: paused in `wait_for_change`, holding no slot until a team change or its
+ *   deadline. No command enters or leaves it yet: its rows arrive with the durable wait, so
+ *   today it is unreachable (the walk test still proves it refuses every command).
  * - COMPLETED / FAILED / CANCELLED: terminal; they accept nothing.
  */
 export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<JobCommandType, JobPhase>>>>> = {
@@ -76,6 +79,7 @@ export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<
     FAIL: JobPhase.CANCELLED,
     ASK_INPUT: JobPhase.CANCELLED,
   },
+  [JobPhase.WAITING_CHANGE]: {},
   [JobPhase.COMPLETED]: {},
   [JobPhase.FAILED]: {},
   [JobPhase.CANCELLED]: {},

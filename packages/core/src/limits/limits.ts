@@ -43,6 +43,29 @@ export const Limits = {
   defaultTurnTimeoutMs: 180_000,
   /** Limit of one scheduler advancement step (one runtime call). */
   advancementStepMs: 10_000,
+  /** A member's role (`MemberInput.role`, `team_spawn`'s `role`). */
+  memberRole: { maxChars: 200, maxBytes: 400 },
+  /** At most one lead per team (`LEAD_COUNT`). */
+  leadsPerTeam: 1,
+  /** The text of a team message (`team_message`, `sendMessage`). */
+  messageText: { maxChars: 4_000, maxBytes: 8_000 },
+  /** Undelivered team messages one recipient may hold (`MAILBOX_FULL`). */
+  mailboxUndelivered: 64,
+  /** `wait_for_change`'s `timeout_ms`. */
+  waitTimeoutMs: { min: 10_000, max: 3_600_000 },
+  /** Tasks of one team, cancelled and done ones included (`TASK_LIMIT`). */
+  tasksPerTeam: 256,
+  dependenciesPerTask: 32,
+  writeScopesPerTask: 20,
+  /**
+   * One write scope. The contract bounds characters only; 800 bytes is the most 200 code points
+   * can take in UTF-8, so only the character rule ever refuses (the same for the task title).
+   */
+  writeScope: { maxChars: 200, maxBytes: 800 },
+  taskTitle: { maxChars: 200, maxBytes: 800 },
+  taskDetails: { maxChars: 4_000, maxBytes: 8_000 },
+  /** A task's result. */
+  taskResultBytes: 6_000,
 } as const;
 
 /** A length rule on a text field. */

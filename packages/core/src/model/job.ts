@@ -1,11 +1,23 @@
 import type { Timestamp } from '../ports/clock.js';
 import type { ConversationId, JobId, MemberId, OwnerId, RunId, TeamId } from './ids.js';
 
-/** A job is a REQUEST (work asked of a member) or a RECEIPT (a result delivered back). */
-export const JobKind = { REQUEST: 'REQUEST', RECEIPT: 'RECEIPT' } as const;
+/**
+ * A job is a REQUEST (work asked of a member), a RECEIPT (a result delivered back), a MESSAGE (a
+ * follow-up turn started by team messages) or a BROADCAST_RECEIPT (the one receipt a broadcaster
+ * gets when every broadcast request has finished).
+ */
+export const JobKind = {
+  REQUEST: 'REQUEST',
+  RECEIPT: 'RECEIPT',
+  MESSAGE: 'MESSAGE',
+  BROADCAST_RECEIPT: 'BROADCAST_RECEIPT',
+} as const;
 export type JobKind = (typeof JobKind)[keyof typeof JobKind];
 
-/** The eight public statuses of the contract. */
+/**
+ * The public statuses of the contract. WAITING_CHANGE: paused in `wait_for_change`, holding no
+ * active slot; it resumes on a team change or its deadline.
+ */
 export const JobStatus = {
   QUEUED: 'QUEUED',
   RUNNING: 'RUNNING',
@@ -15,6 +27,7 @@ export const JobStatus = {
   COMPLETED: 'COMPLETED',
   FAILED: 'FAILED',
   CANCELLED: 'CANCELLED',
+  WAITING_CHANGE: 'WAITING_CHANGE',
 } as const;
 export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
 
@@ -23,6 +36,7 @@ export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
  * `QUEUED` = waiting for admission, input not frozen; `ADMITTING` = input frozen and the runtime
  * called (or about to be), acknowledgement not yet recorded. `ANSWERED` = a person's answer is
  * persisted and waits for a slot (it shows as RESUMING); `RESUMING` = it is being submitted.
+ * `WAITING_CHANGE` = paused in `wait_for_change` (shows as itself; no transition enters it yet).
  * See `jobs/job-machine.ts`.
  */
 export const JobPhase = {
@@ -36,6 +50,7 @@ export const JobPhase = {
   COMPLETED: 'COMPLETED',
   FAILED: 'FAILED',
   CANCELLED: 'CANCELLED',
+  WAITING_CHANGE: 'WAITING_CHANGE',
 } as const;
 export type JobPhase = (typeof JobPhase)[keyof typeof JobPhase];
 
@@ -101,6 +116,8 @@ export interface TurnInput {
   readonly text: string;
   /** Display name of the member whose conversation runs the turn. */
   readonly memberName: string;
+  /** That member's role, for its instructions; null without one, absent on inputs frozen before roles. */
+  readonly memberRole?: string | null;
   /** The requesting member's name, null for a person. */
   readonly requesterName: string | null;
   /** For a receipt: the member who did the work, its status and answer. */

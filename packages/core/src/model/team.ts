@@ -5,11 +5,13 @@ import type { AgentId, ConversationId, MemberId, OwnerId, TeamId } from './ids.j
  * Lifecycle of a team. CREATING: member conversations are still being ensured (work is accepted
  * but not admitted). READY: normal operation. DISCONNECTED: a runtime reported lost access or an
  * ambiguous failure; active jobs keep their state and queued work waits for `reconnectTeam`.
+ * CLOSED: accepts no new requests, messages or tasks (TEAM_CLOSED) and stays readable.
  */
 export const TeamStatus = {
   CREATING: 'CREATING',
   READY: 'READY',
   DISCONNECTED: 'DISCONNECTED',
+  CLOSED: 'CLOSED',
 } as const;
 export type TeamStatus = (typeof TeamStatus)[keyof typeof TeamStatus];
 
@@ -40,11 +42,17 @@ export interface Member {
   readonly name: string;
   readonly agentId: AgentId;
   readonly conversationId: ConversationId;
+  /** Free text shown in the roster, the team context and the member's instructions; null without one. */
+  readonly role: string | null;
+  /** At most one member of a team is its lead. */
+  readonly isLead: boolean;
+  /** When the member was retired (it then shows as RETIRED); null while it is active. */
+  readonly retiredAt: Timestamp | null;
 }
 
 /**
- * Derived status of a member for status dots: PROVISIONING while its team is CREATING, else from
- * the head job of its conversation.
+ * Derived status of a member for status dots: RETIRED once retired, PROVISIONING while its team is
+ * CREATING, else from the head job of its conversation.
  */
 export const MemberStatus = {
   PROVISIONING: 'PROVISIONING',
@@ -53,5 +61,6 @@ export const MemberStatus = {
   RUNNING: 'RUNNING',
   WAITING_INPUT: 'WAITING_INPUT',
   FAILED: 'FAILED',
+  RETIRED: 'RETIRED',
 } as const;
 export type MemberStatus = (typeof MemberStatus)[keyof typeof MemberStatus];

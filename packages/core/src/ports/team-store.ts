@@ -27,7 +27,7 @@ export type {
   TeamReadFilter,
   UsageLedger,
 } from './store/record-roles.js';
-export type { NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
+export type { NewMember, NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
 
 /**
  * Port: durable storage of teams, members, jobs, the shared record and the event log, as the

@@ -76,7 +76,17 @@ export interface CreateTeamInput {
   readonly clientRequestId: string;
   readonly name: string;
   readonly goal: string;
-  readonly members: readonly { readonly name: string; readonly agentId: string }[];
+  readonly members: readonly MemberInput[];
+}
+
+/** One member of {@link CreateTeamInput}. */
+export interface MemberInput {
+  readonly name: string;
+  readonly agentId: string;
+  /** Free text shown in the roster, the team context and the member's instructions; null or absent for none. */
+  readonly role?: string | null;
+  /** True for the team's one lead; null or absent means false. */
+  readonly lead?: boolean | null;
 }
 
 /** Input of `sendRequest`. */

@@ -39,6 +39,7 @@ const UNFINISHED_STATUSES = [
   JobStatus.RESUMING,
   JobStatus.CANCELLING,
   JobStatus.WAITING_INPUT,
+  JobStatus.WAITING_CHANGE,
 ];
 
 function targetOf(caller: ToolCaller, args: SendMemberArgs): Member {

@@ -7,8 +7,8 @@ import { type Team, TeamStatus } from '../model/team.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
 import type { NewTeam, TeamReads, TeamWrites } from '../ports/team-store.js';
-import { validateClientRequestId, validateText } from '../text/validate-text.js';
-import type { CreateTeamInput, UsesStore } from './core-types.js';
+import { validateClientRequestId, validateRole, validateText } from '../text/validate-text.js';
+import type { CreateTeamInput, MemberInput, UsesStore } from './core-types.js';
 import { ensureMemberConversations } from './member-conversations.js';
 
 /** The store roles these use cases depend on. */
@@ -19,13 +19,44 @@ interface ValidTeamInput {
   readonly clientRequestId: string;
   readonly name: string;
   readonly goal: string;
-  readonly members: readonly { readonly name: string; readonly agentId: AgentId }[];
+  readonly members: readonly ValidMember[];
   readonly agents: ReadonlyMap<AgentId, AgentDefinition>;
+}
+
+/** One member after validation. */
+interface ValidMember {
+  readonly name: string;
+  readonly agentId: AgentId;
+  readonly role: string | null;
+  readonly isLead: boolean;
+}
+
+/** Validates one member: its name, agent id and role (see `validateRole`); `lead` counts only when `true`. */
+function validateMember(m: MemberInput, i: number): ValidMember {
+  return {
+    name: validateText(`members[${i}].name`, m.name, Limits.memberName),
+    agentId: asAgentId(validateText(`members[${i}].agentId`, m.agentId, Limits.clientRequestId)),
+    role: validateRole(`members[${i}].role`, m.role),
+    isLead: m.lead === true,
+  };
+}
+
+/** @throws DomainError LEAD_COUNT naming the first lead past `Limits.leadsPerTeam`. */
+function checkLeadCount(members: readonly ValidMember[]): void {
+  const leads = members.flatMap((m, i) => (m.isLead ? [i] : []));
+  const extra = leads[Limits.leadsPerTeam];
+  if (extra !== undefined) {
+    throw new DomainError(ErrorCode.LEAD_COUNT, 'At most one member may be the lead.', {
+      field: `members[${extra}].lead`,
+      max: Limits.leadsPerTeam,
+      actual: leads.length,
+    });
+  }
 }
 
 /**
  * Validates `createTeam` input before anything is written.
- * @throws DomainError INVALID_INPUT, MEMBER_COUNT, DUPLICATE_MEMBER_NAME, NOT_FOUND (unknown
+ * @throws DomainError INVALID_INPUT, MEMBER_COUNT, DUPLICATE_MEMBER_NAME, LEAD_COUNT, NOT_FOUND (unknown
  * agent, with the member's `agentId` field) or CATALOG_UNAVAILABLE.
  */
 async function validateTeamInput(deps: Deps, input: CreateTeamInput): Promise<ValidTeamInput> {
@@ -40,10 +71,7 @@ async function validateTeamInput(deps: Deps, input: CreateTeamInput): Promise<Va
       actual: raw.length,
     });
   }
-  const members = raw.map((m, i) => ({
-    name: validateText(`members[${i}].name`, m.name, Limits.memberName),
-    agentId: asAgentId(validateText(`members[${i}].agentId`, m.agentId, Limits.clientRequestId)),
-  }));
+  const members = raw.map(validateMember);
   members.forEach((m, i) => {
     if (members.findIndex((other) => other.name === m.name) !== i) {
       throw new DomainError(ErrorCode.DUPLICATE_MEMBER_NAME, 'Member names must be distinct.', {
@@ -51,6 +79,7 @@ async function validateTeamInput(deps: Deps, input: CreateTeamInput): Promise<Va
       });
     }
   });
+  checkLeadCount(members);
   const agents = new Map<AgentId, AgentDefinition>();
   for (const [i, m] of members.entries()) {
     const agent = agents.get(m.agentId) ?? (await deps.catalog.get(m.agentId));
@@ -71,7 +100,15 @@ async function validateTeamInput(deps: Deps, input: CreateTeamInput): Promise<Va
  */
 export async function createTeam(deps: Deps, owner: OwnerId, input: CreateTeamInput): Promise<Team> {
   const valid = await validateTeamInput(deps, input);
-  const content = { name: valid.name, goal: valid.goal, members: valid.members.map((m) => [m.name, m.agentId]) };
+  // A member without role or lead keeps the fingerprint it had before roles existed, so a retry of
+  // a creation begun by an older server still finds its team instead of IDEMPOTENCY_CONFLICT.
+  const content = {
+    name: valid.name,
+    goal: valid.goal,
+    members: valid.members.map((m) =>
+      m.role === null && !m.isLead ? [m.name, m.agentId] : [m.name, m.agentId, m.role, m.isLead],
+    ),
+  };
   const newTeam: NewTeam = {
     id: deps.ids.teamId(),
     owner,

@@ -89,7 +89,10 @@ export function teamService(deps: Deps): Core['teams'] {
       for (const member of members) {
         const state = states.get(member.conversationId) ?? { head: null, lastFinished: null };
         // A member whose team is gone (deleted meanwhile) has no conversation to speak of.
-        statuses.set(member.id, deriveMemberStatus(teamStatus.get(member.teamId) ?? TeamStatus.CREATING, state));
+        statuses.set(
+          member.id,
+          deriveMemberStatus(teamStatus.get(member.teamId) ?? TeamStatus.CREATING, state, member.retiredAt),
+        );
       }
       return statuses;
     },

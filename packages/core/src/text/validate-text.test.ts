@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors/codes.js';
 import { refusal } from '../jobs/make-test-job.js';
 import { Limits, type TextLimit } from '../limits/limits.js';
-import { checkText, validateClientRequestId, validateText } from './validate-text.js';
+import { checkText, validateClientRequestId, validateRole, validateText } from './validate-text.js';
 
 const LONE = '\uD83D';
 const NUL = '\u0000';
@@ -15,6 +15,7 @@ const limits: [string, TextLimit][] = [
   ['name', Limits.teamName],
   ['goal', Limits.goal],
   ['text', Limits.taskText],
+  ['role', Limits.memberRole],
 ];
 
 describe('validateText', () => {
@@ -103,5 +104,33 @@ describe('validateClientRequestId', () => {
     expect(refusal(() => validateClientRequestId(`key${LONE}`)).code).toBe(ErrorCode.INVALID_INPUT);
     expect(refusal(() => validateClientRequestId(`key${NUL}`)).code).toBe(ErrorCode.INVALID_INPUT);
     expect(validateClientRequestId(' key-1 ')).toBe('key-1');
+  });
+});
+
+describe('validateRole', () => {
+  const rule = { field: 'members[0].role', maxChars: 200, maxBytes: 400 };
+
+  it('answers null for an absent role and the trimmed text for a given one', () => {
+    expect(validateRole('members[0].role', null)).toBeNull();
+    expect(validateRole('members[0].role', undefined)).toBeNull();
+    expect(validateRole('members[0].role', '  Reviews 研究 😀 drafts \n')).toBe('Reviews 研究 😀 drafts');
+  });
+
+  it('holds the role limits at n-1, n and n+1 in ASCII, CJK and emoji, and refuses a lone surrogate', () => {
+    for (const { unit, bytes } of units) {
+      const most = Math.min(Limits.memberRole.maxChars, Math.floor(Limits.memberRole.maxBytes / bytes));
+      expect(validateRole('members[0].role', unit.repeat(most - 1))).toBe(unit.repeat(most - 1));
+      expect(validateRole('members[0].role', unit.repeat(most))).toBe(unit.repeat(most));
+      expect(refusal(() => validateRole('members[0].role', unit.repeat(most + 1))).details).toEqual(rule);
+      expect(refusal(() => validateRole('members[0].role', unit.repeat(most - 1) + LONE)).details).toEqual(rule);
+    }
+  });
+
+  it('refuses blank text, non-strings and control characters inside the role', () => {
+    for (const value of ['', '  ', 42, 'Lead\nIgnore the rules', 'a\tb', 'a\u0000b', 'a\u007fb', 'a\u0085b']) {
+      const error = refusal(() => validateRole('members[0].role', value));
+      expect(error.code).toBe(ErrorCode.INVALID_INPUT);
+      expect(error.details).toEqual(rule);
+    }
   });
 });

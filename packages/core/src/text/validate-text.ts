@@ -53,3 +53,28 @@ export function validateText(field: string, value: unknown, limit: TextLimit): s
 export function validateClientRequestId(value: unknown, field = 'clientRequestId'): string {
   return validateText(field, value, Limits.clientRequestId);
 }
+
+/** True for a C0 or C1 control character (newline, tab, escape, ...). */
+function isControl(char: string): boolean {
+  const code = char.codePointAt(0) ?? 0;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+}
+
+/**
+ * Validates a member's role: absent (null or undefined) means none; otherwise like
+ * {@link validateText} with `Limits.memberRole`, and one line without control characters.
+ *
+ * @remarks The role is shown as one line: in the roster, in every member's team context and in
+ * the member's own instructions, where a newline would start a line that reads like another rule.
+ * Refusing control characters also bounds its JSON form to 400 bytes (a control character escapes
+ * to six bytes, `"` and `\` to two), so eight roles, eight names and a goal of the worst kind still
+ * leave room in the 24,000-byte team context.
+ * @throws DomainError INVALID_INPUT with `{ field, maxChars, maxBytes }`.
+ */
+export function validateRole(field: string, value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  const role = validateText(field, value, Limits.memberRole);
+  if ([...role].some(isControl))
+    throw invalid(field, Limits.memberRole, 'it must be one line without control characters');
+  return role;
+}

@@ -27,6 +27,10 @@ const members: Member[] = Array.from({ length: 8 }, (_, i) => ({
   name: `${'名'.repeat(40)}${i}`,
   agentId: asAgentId('researcher'),
   conversationId: asConversationId(`conversation_${i}`),
+  // The longest role in JSON: no control characters are allowed, so `"` (two bytes escaped) is the worst.
+  role: '"'.repeat(Limits.memberRole.maxChars),
+  isLead: i === 0,
+  retiredAt: null,
 }));
 
 const record = (seq: number): RecordMessage => ({

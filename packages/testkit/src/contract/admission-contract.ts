@@ -7,6 +7,7 @@ import {
   TeamStatus,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
+import type { ZooPhase } from '../zoo.js';
 import { ALICE, at, BOB, type StoreHarness } from './store-harness.js';
 
 /** Contract cases of `Admission`: the planner sees the right snapshot; only its candidates are admitted. */
@@ -56,7 +57,7 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
       expect(at(admitted, 1).job.pendingResponse).toEqual(jobs.ANSWERED.pendingResponse);
       expect(at(contexts, 0)).toMatchObject({ team: expect.objectContaining({ id: team.id }), members });
       expect(at(contexts, 0).recentRecords.length).toBe(Limits.contextMessages);
-      for (const phase of Object.keys(jobs) as JobPhase[]) {
+      for (const phase of Object.keys(jobs) as ZooPhase[]) {
         if (phase === JobPhase.QUEUED || phase === JobPhase.ANSWERED) continue;
         expect(await h().store.findJob(ALICE, jobs[phase].id)).toEqual(jobs[phase]);
       }

@@ -47,6 +47,25 @@ export function describeTeamWritesCases(h: () => StoreHarness): void {
       expect(h().publishedEvents.map((e) => e.kind)).toContain(TeamEventKind.TEAM_CHANGED);
     });
 
+    it('keeps each member role and lead flag (absent: no role, no lead); a new member is not retired', async () => {
+      const input = newTeam('roles');
+      const members = input.members.map((m, i) => (i === 0 ? { ...m, role: 'Leads 研究 😀', isLead: true } : m));
+      await h().store.createTeam({ ...input, members }, { now: h().now(), maxTeams: 20 });
+      const stored = await h().store.listMembers([input.id]);
+      expect(stored.map((m) => [m.name, m.role, m.isLead, m.retiredAt])).toEqual([
+        ['Ada', 'Leads 研究 😀', true, null],
+        ['Bo', null, false, null],
+      ]);
+      expect(await h().store.findMembers(stored.map((m) => m.id))).toEqual(stored);
+    });
+
+    it('stores the CLOSED status and reads it back', async () => {
+      const { team } = await h().team();
+      const closed = await h().store.setTeamStatus(team.id, TeamStatus.CLOSED, h().now());
+      expect(closed.status).toBe(TeamStatus.CLOSED);
+      expect((await h().store.findTeam(ALICE, team.id))?.status).toBe(TeamStatus.CLOSED);
+    });
+
     it('answers a retried creation with the existing team and writes nothing', async () => {
       const input = newTeam('c1');
       const first = await h().store.createTeam(input, { now: h().now(), maxTeams: 20 });

@@ -22,6 +22,8 @@ export type RunOutcome =
 export interface OpenAiRunDoc {
   /** Display name of the member, for the system prompt. */
   readonly memberName: string;
+  /** The member's role, for the system prompt; absent on runs begun before roles existed. */
+  readonly memberRole?: string | null;
   readonly teamId: string;
   readonly jobId: string;
   /** When the run began (epoch ms) and its turn deadline, so a replay keeps the same deadline. */

@@ -30,6 +30,12 @@ export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
   readonly retryBaseMs?: number;
 }
 
+/** Who runs a turn, as its system prompt names them. */
+interface RunMember {
+  readonly name: string;
+  readonly role: string | null;
+}
+
 /**
  * The `openai` agent runtime: drives any OpenAI-compatible Chat Completions API (OpenAI,
  * DeepSeek, Ollama, vLLM, LM Studio, OpenRouter) through the official `openai` client.
@@ -65,7 +71,8 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         toolCallId: null,
         toolName: null,
       };
-      return this.#begin(args.runKey, args.input.memberName, user, args.context);
+      const member = { name: args.input.memberName, role: args.input.memberRole ?? null };
+      return this.#begin(args.runKey, member, user, args.context);
     });
   }
 
@@ -87,7 +94,8 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         toolCallId: outcome.toolCallId,
         toolName: ASK_CLARIFICATION,
       };
-      return this.#begin(args.runKey, asked.memberName, answer, args.context);
+      const member = { name: asked.memberName, role: asked.memberRole ?? null };
+      return this.#begin(args.runKey, member, answer, args.context);
     });
   }
 
@@ -105,14 +113,9 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   }
 
   /** Persists a new run with its first message (the turn's input, or a person's answer) and runs it. */
-  async #begin(
-    runKey: string,
-    memberName: string,
-    first: MessageDraft,
-    context: RunContext,
-  ): Promise<{ runId: RunId }> {
+  async #begin(runKey: string, member: RunMember, first: MessageDraft, context: RunContext): Promise<{ runId: RunId }> {
     const runId = runIdOf(runKey);
-    const doc = this.#newDoc(memberName, context);
+    const doc = this.#newDoc(member, context);
     const inserted = await this.#store.begin({
       runKey,
       runId,
@@ -137,9 +140,10 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     }
   }
 
-  #newDoc(memberName: string, context: RunContext): OpenAiRunDoc {
+  #newDoc(member: RunMember, context: RunContext): OpenAiRunDoc {
     return {
-      memberName,
+      memberName: member.name,
+      memberRole: member.role,
       teamId: context.teamId,
       jobId: context.jobId,
       startedAtMs: this.clock.nowMs(),
@@ -185,6 +189,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         jobId: context.jobId,
         conversationId: context.conversationId,
         memberName: doc.memberName,
+        memberRole: doc.memberRole ?? null,
         settings,
         client: this.#client(settings),
         tools: context.tools,

@@ -30,6 +30,7 @@ export interface TurnEnv {
   readonly jobId: JobId;
   readonly conversationId: ConversationId;
   readonly memberName: string;
+  readonly memberRole: string | null;
   readonly settings: OpenAiSettings;
   readonly client: OpenAI;
   readonly tools: MemberToolPort;
@@ -127,7 +128,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   const toolsAllowed = rounds < settings.maxToolRounds;
   const history = await env.store.history(env.conversationId, HISTORY_LIMIT);
   const window = buildContextWindow(
-    systemPrompt(settings.systemPrompt, env.memberName),
+    systemPrompt(settings.systemPrompt, env.memberName, env.memberRole),
     history,
     settings.maxContextTokens,
   );

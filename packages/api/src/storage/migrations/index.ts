@@ -6,13 +6,14 @@ import { jobResponsesMigration } from './0003-job-responses.js';
 import { openAiRuntimeMigration } from './0004-openai-runtime.js';
 import { leasesAndChangeFeedMigration } from './0005-leases-and-change-feed.js';
 import { a2aContextsMigration } from './0006-a2a-contexts.js';
+import { memberRolesMigration } from './0007-member-roles.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
  * source, from tsx and from a build.
  *
  * @remarks Names sort in application order; never rename or edit a released migration, add a
- * new one.
+ * new one. Numbers may skip (0006 is taken by another line of work): only the order counts.
  */
 export class StaticMigrationProvider implements MigrationProvider {
   readonly #dialect: DatabaseDialect;
@@ -29,6 +30,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0004-openai-runtime': openAiRuntimeMigration(this.#dialect),
       '0005-leases-and-change-feed': leasesAndChangeFeedMigration(this.#dialect),
       '0006-a2a-contexts': a2aContextsMigration(),
+      '0007-member-roles': memberRolesMigration(),
     };
   }
 }

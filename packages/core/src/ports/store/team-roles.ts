@@ -11,7 +11,19 @@ export interface NewTeam {
   readonly fingerprint: string;
   readonly name: string;
   readonly goal: string;
-  readonly members: readonly { id: MemberId; name: string; agentId: AgentId; conversationId: ConversationId }[];
+  readonly members: readonly NewMember[];
+}
+
+/** A member as created with its team. */
+export interface NewMember {
+  readonly id: MemberId;
+  readonly name: string;
+  readonly agentId: AgentId;
+  readonly conversationId: ConversationId;
+  /** Absent means none (null). */
+  readonly role?: string | null;
+  /** Absent means false. */
+  readonly isLead?: boolean;
 }
 
 /** Store role: the writes of teams (creation, status, deletion). */

@@ -61,7 +61,19 @@ function createTeamIn(
   };
   state.teamSeq += 1;
   state.teams.set(team.id, { team, seq: state.teamSeq, fingerprint: input.fingerprint });
-  const roster = input.members.map((m, position): Member => ({ ...m, teamId: team.id, position }));
+  const roster = input.members.map(
+    (m, position): Member => ({
+      id: m.id,
+      teamId: team.id,
+      position,
+      name: m.name,
+      agentId: m.agentId,
+      conversationId: m.conversationId,
+      role: m.role ?? null,
+      isLead: m.isLead ?? false,
+      retiredAt: null,
+    }),
+  );
   state.rosters.set(team.id, roster);
   const write = state.write(team.id, opts.now);
   write.event('TEAM_CHANGED', {});
