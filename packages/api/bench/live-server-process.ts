@@ -16,8 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { TeamEvent } from '@agent-teams/core';
-import { createTokenAuth } from '../src/adapters/token-auth.js';
+import type { Logger, TeamEvent } from '@agent-teams/core';
+import { createSystemClock } from '../src/adapters/system-clock.js';
+import { type Authenticator, createAuthenticator } from '../src/auth/authenticator.js';
 import type { AgentTeamsServer } from '../src/server/create-server.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { type BenchStack, benchOwner, openBenchStack } from './harness/bench-stack.js';
@@ -58,6 +59,7 @@ let cpu: NodeJS.CpuUsage | null = null;
 let started = 0;
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 const owner = benchOwner(0);
+const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
 async function open(message: { engine: 'shared' | 'graphql-ws'; database: string; subscribers: number }) {
   engine = message.engine;
@@ -75,7 +77,7 @@ async function open(message: { engine: 'shared' | 'graphql-ws'; database: string
   server = stack.app.server;
   const { url } =
     message.engine === 'graphql-ws'
-      ? await listenGraphqlWs(server, createTokenAuth(tokens))
+      ? await listenGraphqlWs(server, createAuthenticator({ tokens, clock: createSystemClock(), logger: SILENT }))
       : await server.listen(0, '127.0.0.1');
   target = (await stack.teams(owner, 1, 2))[0] ?? null;
   if (!target) throw new Error('no team');
@@ -88,12 +90,13 @@ async function open(message: { engine: 'shared' | 'graphql-ws'; database: string
  * The stock graphql-ws path: the same Yoga on an HTTP server of its own, with graphql-ws's
  * `useServer` on its WebSocket (the production server's own socket stays unused).
  */
-async function listenGraphqlWs(
-  built: AgentTeamsServer,
-  authenticate: (authorization: string | null) => unknown,
-): Promise<{ url: string }> {
+async function listenGraphqlWs(built: AgentTeamsServer, auth: Authenticator): Promise<{ url: string }> {
   const http = createHttpServer(built.yoga);
-  const ws = startGraphqlWs(http, built.yoga, (authorization) => authenticate(authorization) !== null);
+  const ws = startGraphqlWs(
+    http,
+    built.yoga,
+    async (authorization) => (await auth.authenticate(authorization)) !== null,
+  );
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   reference = {
     async close() {

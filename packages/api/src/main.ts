@@ -49,12 +49,13 @@ export async function startAgentTeams(
   env: NodeJS.ProcessEnv,
   logger: Logger,
 ): Promise<RunningServer> {
-  const { config, devToken } = await loadConfig(options.config, { host: options.host, env });
+  const { config, devToken, jwt } = await loadConfig(options.config, { host: options.host, env });
   const http = httpSettings(options, config, devToken);
   const app = await createApp({
     database: options.database,
     catalog: createConfigCatalog(config.agents),
     tokens: config.tokens,
+    jwt,
     logger,
     env,
     lease: { ttlMs: options.leaseTtlMs, heartbeatMs: options.heartbeatMs },

@@ -21,18 +21,27 @@ export interface TestServer {
 export interface ServerOptions {
   /** Agents of a configuration file (auth is {@link TOKEN}); the demo agents without it. */
   readonly agents?: readonly Record<string, unknown>[];
-  /** Extra environment variables (an `apiKeyEnv`'s key). */
+  /** Extra environment variables (an `apiKeyEnv`'s key, a `secretEnv`'s secret). */
   readonly env?: Record<string, string>;
+  /** The configuration file's `auth` section (default: {@link TOKEN} for owner `e2e`). */
+  readonly auth?: Record<string, unknown>;
 }
+
+/** The agents of a configuration file written only for its `auth`. */
+const SCRIPTED_AGENTS = [
+  { name: 'researcher', title: 'Research', description: 'Find evidence', runtime: 'scripted' },
+  { name: 'reviewer', title: 'Review', description: 'Check the work', runtime: 'scripted' },
+];
 
 /** Starts `agent-teams serve --port 0` and resolves once it prints its `listening on` line. */
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'widget-e2e-'));
   const args = ['--import', 'tsx', 'packages/api/src/cli.ts', 'serve', '--port', '0'];
   args.push('--database', join(dir, 'teams.sqlite'));
-  if (options.agents) {
+  if (options.agents || options.auth) {
     const config = join(dir, 'agent-teams.config.json');
-    writeFileSync(config, JSON.stringify({ auth: { tokens: { [TOKEN]: 'e2e' } }, agents: options.agents }));
+    const auth = options.auth ?? { tokens: { [TOKEN]: 'e2e' } };
+    writeFileSync(config, JSON.stringify({ auth, agents: options.agents ?? SCRIPTED_AGENTS }));
     args.push('--config', config);
   }
   const child: ChildProcess = spawn(process.execPath, args, {
@@ -127,11 +136,16 @@ export const DIST = join(repoRoot, 'packages/widget/dist');
 /** Where screenshots go (git-ignored). */
 export const ARTIFACTS = join(repoRoot, 'packages/widget/test-results');
 
-/** Runs a GraphQL operation on the test server as the token's owner; throws on errors. */
-export async function graphql<T>(server: TestServer, query: string, variables: Record<string, unknown> = {}) {
+/** Runs a GraphQL operation on the test server as `token`'s owner (default {@link TOKEN}); throws on errors. */
+export async function graphql<T>(
+  server: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token: string = TOKEN,
+) {
   const response = await fetch(`${server.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query, variables }),
   });
   const body = (await response.json()) as { data?: T; errors?: unknown[] };
@@ -139,26 +153,32 @@ export async function graphql<T>(server: TestServer, query: string, variables: R
   return body.data;
 }
 
-/** Creates a team of the given members (catalog ids) through the API; returns its id and member ids. */
+/**
+ * Creates a team of the given members (catalog ids) through the API as `token`'s owner (default
+ * {@link TOKEN}); returns its id and member ids.
+ */
 export async function createTeam(
   server: TestServer,
   name: string,
   members: { name: string; agentId: string }[],
+  token: string = TOKEN,
 ): Promise<{ id: string; members: { id: string; name: string }[] }> {
   const data = await graphql<{ createTeam: { team: { id: string; members: { id: string; name: string }[] } } }>(
     server,
     'mutation Create($input: CreateTeamInput!) { createTeam(input: $input) { team { id members { id name } } } }',
     { input: { clientRequestId: `e2e-${name}`, name, goal: `Goal of ${name}`, members } },
+    token,
   );
   return data.createTeam.team;
 }
 
-/** Sends a request through the API (as another client of the same owner would). */
-export async function sendRequest(server: TestServer, teamId: string, memberId: string, text: string) {
+/** Sends a request through the API as `token`'s owner (as another client of the same owner would). */
+export async function sendRequest(server: TestServer, teamId: string, memberId: string, text: string, token = TOKEN) {
   const data = await graphql<{ sendRequest: { jobs: { id: string }[] } }>(
     server,
     'mutation Send($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id } } }',
     { input: { teamId, memberIds: [memberId], text, clientRequestId: `e2e-${text.slice(0, 40)}-${Date.now()}` } },
+    token,
   );
   return data.sendRequest.jobs[0]?.id ?? '';
 }

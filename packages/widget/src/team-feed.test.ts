@@ -147,6 +147,29 @@ describe('createTeamFeed', () => {
     api.dispose();
   });
 
+  it('resubscribes at once from the last seq when the token expired on a live socket, without reading again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const api = createApi({ endpoint, token: async () => 't' });
+    const { feed, subscriptions, dispose } = openFeed(api);
+    await vi.waitFor(() => expect(subscriptions).toHaveLength(1));
+    subscriptions[0]?.sink.next({ teamEvents: { seq: 8, job: job('j3', '2026-01-01T00:00:03Z') } });
+    const reads = calls.length;
+    subscriptions[0]?.sink.error({ dropped: true, reauthenticate: true });
+    expect(subscriptions).toHaveLength(2);
+    expect(subscriptions[1]?.variables).toEqual({ teamId: 't1', afterSeq: 8 });
+    expect(feed.live()).toBe('live');
+    // The replay may repeat what was applied; only later seqs change anything.
+    subscriptions[1]?.sink.next({
+      teamEvents: { seq: 8, job: { ...job('j3', '2026-01-01T00:00:03Z'), text: 'again' } },
+    });
+    subscriptions[1]?.sink.next({ teamEvents: { seq: 9, job: job('j4', '2026-01-01T00:00:04Z') } });
+    expect(feed.order()).toEqual(['j1', 'j2', 'j3', 'j4']);
+    expect(feed.request('j3')?.text).toBe('j3');
+    expect(calls.length).toBe(reads);
+    dispose();
+    api.dispose();
+  });
+
   it('starts again from the new head after RESUME_EXPIRED, once the feed is read again', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const api = createApi({ endpoint, token: async () => 't' });

@@ -77,6 +77,9 @@ export const POLL_MS = 2000;
  * snapshot (the team row is read before its jobs, so nothing after that seq is missing from the
  * snapshot), so the log is not replayed from 0; later ones resume from the last `seq` applied.
  * RESUME_EXPIRED (the log no longer holds that seq) refetches and starts again from the head.
+ * When the server ends a live socket's authority (its short-lived token expired, close 4403), the
+ * feed subscribes again at once: the new socket asks the host for a fresh token and the server
+ * replays every event after the last `seq` applied, so nothing is missed or shown twice.
  * Jobs are replaced per key ({@link createKeyedSignals}), so cards keep their DOM (open details,
  * typed answers) across updates. Polling pauses while the page is hidden (a background tab would
  * otherwise read the team every 2 s for nobody); when the page shows again with the socket down,
@@ -184,10 +187,12 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
           if (event.job) upsert(event.job);
           if (event.member) memberStatus.set(event.member.id, event.member.status);
         },
-        error({ code }) {
+        error({ code, reauthenticate }) {
           unsubscribe = null;
           if (stopped) return;
           if (code === 'NOT_FOUND') return onGone();
+          // The token expired on a live socket: a new one (fresh token) resumes after lastSeq at once.
+          if (reauthenticate) return subscribe();
           if (code === 'RESUME_EXPIRED') {
             resync = true;
             headSeq = null;

@@ -1,8 +1,12 @@
 /** Handlers of one subscription. */
 export interface SubscriptionSink {
   next(data: Record<string, unknown>): void;
-  /** The server refused or the socket dropped; `dropped` tells the caller it may resubscribe. */
-  error(info: { dropped: boolean; code?: string }): void;
+  /**
+   * The server refused or the socket dropped; `dropped` tells the caller it may resubscribe.
+   * `reauthenticate`: an acknowledged socket was closed with 4403, its token's authority ended
+   * (a short-lived host token expired); resubscribing at once opens a socket with a fresh token.
+   */
+  error(info: { dropped: boolean; code?: string; reauthenticate?: boolean }): void;
   complete(): void;
 }
 
@@ -16,6 +20,9 @@ export interface LiveSocket {
   dispose(): void;
 }
 
+/** The server's close code when a socket's credentials no longer hold (graphql-transport-ws 4403). */
+const FORBIDDEN = 4403;
+
 interface Active {
   readonly payload: { query: string; variables: Record<string, unknown> };
   readonly sink: SubscriptionSink;
@@ -27,6 +34,7 @@ interface Active {
  *
  * @remarks It never reconnects by itself: a drop ends every subscription with `dropped: true`, and
  * the caller resubscribes with its own resume point (`afterSeq`), which is what makes resume exact.
+ * Every socket asks `authorization` afresh, so a host's `getToken` can hand out short-lived tokens.
  */
 export function createLiveSocket(url: string, authorization: () => Promise<string | null>): LiveSocket {
   let socket: WebSocket | null = null;
@@ -42,10 +50,10 @@ export function createLiveSocket(url: string, authorization: () => Promise<strin
   const send = (message: unknown) => socket?.send(JSON.stringify(message));
   const start = (id: string, sub: Active) => send({ id, type: 'subscribe', payload: sub.payload });
 
-  const failAll = () => {
+  const failAll = (reauthenticate = false) => {
     const subs = [...active.values()];
     active.clear();
-    for (const sub of subs) sub.sink.error({ dropped: true });
+    for (const sub of subs) sub.sink.error(reauthenticate ? { dropped: true, reauthenticate } : { dropped: true });
   };
 
   const open = () => {
@@ -67,8 +75,10 @@ export function createLiveSocket(url: string, authorization: () => Promise<strin
       };
       if (message.type === 'connection_ack') {
         ready = true;
-        notify(true);
+        // Waiting subscriptions first: a status listener that subscribes on `up` (job progress)
+        // then starts its own once, instead of being started again by this loop (4409).
         for (const [id, sub] of active) start(id, sub);
+        notify(true);
       } else if (message.type === 'ping') {
         send({ type: 'pong' });
       } else if (message.id !== undefined) {
@@ -90,12 +100,15 @@ export function createLiveSocket(url: string, authorization: () => Promise<strin
         }
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (socket !== ws) return;
+      // Only after an ack: a 4403 at connection_init means the token itself is refused, and an
+      // immediate retry with the same kind of token would loop.
+      const expired = ready && event.code === FORBIDDEN;
       socket = null;
       ready = false;
       notify(false);
-      failAll();
+      failAll(expired);
     };
   };
 

@@ -5,7 +5,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 
 /** How a WebSocket connection authenticates: its `connectionParams.authorization`. */
-export type WsAuthorize = (authorization: string | null) => boolean;
+export type WsAuthorize = (authorization: string | null) => Promise<boolean>;
 
 /** A running graphql-ws endpoint and how to stop it. */
 export interface GraphqlWsServer {

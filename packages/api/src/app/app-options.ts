@@ -10,6 +10,8 @@ import type {
   TeamStore,
 } from '@agent-teams/core';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import type { AuthenticatorDeps } from '../auth/authenticator.js';
+import type { JwtSettings } from '../auth/jwt-key.js';
 import type { ClusterChanges } from '../cluster/create-cluster-changes.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { ProgressHub } from '../events/progress-hub.js';
@@ -83,6 +85,13 @@ export interface AppOptions {
   readonly catalog: AgentCatalog;
   /** Owner bearer tokens: token → owner id. A test may delete entries to revoke a token. */
   readonly tokens?: ReadonlyMap<string, string>;
+  /**
+   * Host-signed tokens (`auth.jwt` with its key, see `loadJwtSettings`): each verified token acts
+   * for the owner its claim names, until its expiry (checked on the application's clock).
+   */
+  readonly jwt?: JwtSettings | null;
+  /** JWKS fetch limits and fetch function for `jwt` with a `jwksUrl` (tests; defaults `JWKS_LIMITS`). */
+  readonly jwks?: AuthenticatorDeps['jwks'];
   /** Default: the system clock. */
   readonly clock?: Clock;
   /** Default: random ids. */

@@ -5,7 +5,7 @@ import { createMemberRunTokens } from '../adapters/member-run-tokens.js';
 import { createRandomIds } from '../adapters/random-ids.js';
 import { createRuntimeRegistry } from '../adapters/runtime-registry.js';
 import { createSystemClock } from '../adapters/system-clock.js';
-import { createTokenAuth } from '../adapters/token-auth.js';
+import { createAuthenticator } from '../auth/authenticator.js';
 import { type ClusterChanges, createClusterChanges } from '../cluster/create-cluster-changes.js';
 import { createEventHub } from '../events/event-hub.js';
 import { createProgressHub, type JobProgressNotice, progressNotice } from '../events/progress-hub.js';
@@ -119,7 +119,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   const buildServer = () =>
     createServer({
       core: options.http?.core ? options.http.core(core) : core,
-      authenticate: createTokenAuth(options.tokens ?? new Map()),
+      auth: createAuthenticator({
+        tokens: options.tokens ?? new Map(),
+        jwt: options.jwt ?? null,
+        clock,
+        logger,
+        ...(options.jwks ? { jwks: options.jwks } : {}),
+      }),
       ...(memberRunTokens ? { memberRunTokens } : {}),
       eventHub: events,
       progress: progress.listen,

@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '@agent-teams/core';
+import type { JwtConfig } from '../auth/jwt-config.js';
 import type { RateLimitOptions } from '../server/rate-limiter.js';
 
 /** The validated configuration file (`--config`, JSON). */
@@ -7,6 +8,8 @@ export interface AgentTeamsConfig {
   readonly tokens: ReadonlyMap<string, string>;
   /** The agent catalog, in file order. */
   readonly agents: readonly AgentDefinition[];
+  /** `auth.jwt`: host-signed tokens, when the file sets it (its key is read by `loadConfig`). */
+  readonly jwt?: JwtConfig;
   /** `rateLimit`: each owner's token bucket, when the file sets it. */
   readonly rateLimit?: RateLimitOptions;
   /** `http.maxBodyBytes`: the largest request body, when the file sets it. */

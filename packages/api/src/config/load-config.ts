@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { type JwtSettings, loadJwtSettings } from '../auth/jwt-key.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
 import { DEFAULT_DEV_TOKEN, DEV_OWNER, demoAgents } from './demo-config.js';
 import { parseConfig } from './parse-config.js';
@@ -9,6 +11,8 @@ export interface LoadedConfig {
   readonly config: AgentTeamsConfig;
   /** Printed at start-up when the server runs without a configuration file. */
   readonly devToken: string | null;
+  /** `auth.jwt` with its key read (the PEM file, the secret), or null when host-signed tokens are off. */
+  readonly jwt: JwtSettings | null;
 }
 
 /** True for hosts only this machine can reach. */
@@ -22,6 +26,8 @@ export function isLoopbackHost(host: string): boolean {
  * see `demoAgents`) and a development token. On loopback the token is the well-known
  * `dev-token` (or `AGENT_TEAMS_DEV_TOKEN`), so the README's first request can be copied; on any
  * other host a random one is made, because a guessable token must never guard a reachable server.
+ * With `auth.jwt`, its key is read here too (a relative `publicKeyFile` from the file's folder),
+ * so a missing key file or secret stops the start with a {@link ConfigError}.
  */
 export async function loadConfig(
   path: string | null,
@@ -31,7 +37,7 @@ export async function loadConfig(
     const devToken =
       opts.env.AGENT_TEAMS_DEV_TOKEN ??
       (isLoopbackHost(opts.host) ? DEFAULT_DEV_TOKEN : `dev-${randomBytes(18).toString('base64url')}`);
-    return { config: { tokens: new Map([[devToken, DEV_OWNER]]), agents: demoAgents(opts.env) }, devToken };
+    return { config: { tokens: new Map([[devToken, DEV_OWNER]]), agents: demoAgents(opts.env) }, devToken, jwt: null };
   }
   let text: string;
   try {
@@ -45,5 +51,9 @@ export async function loadConfig(
   } catch (error) {
     throw new ConfigError(`${path}: not valid JSON (${(error as Error).message})`);
   }
-  return { config: parseConfig(raw, path), devToken: null };
+  const config = parseConfig(raw, path);
+  const jwt = config.jwt
+    ? await loadJwtSettings(config.jwt, { source: path, baseDir: dirname(path), env: opts.env })
+    : null;
+  return { config, devToken: null, jwt };
 }

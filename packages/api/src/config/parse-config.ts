@@ -4,6 +4,7 @@ import { A2A_SETTING_KEYS, A2aSettingsError, parseA2aSettings } from '../runtime
 import { OPENAI_SETTING_KEYS, OpenAiSettingsError, parseOpenAiSettings } from '../runtimes/openai/openai-settings.js';
 import type { RateLimitOptions } from '../server/rate-limiter.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
+import { parseAuth } from './parse-auth.js';
 
 /** Keys every agent may set; each runtime adds its own (kept in `settings`). */
 const COMMON_AGENT_KEYS = new Set(['name', 'title', 'description', 'runtime', 'timeoutMs']);
@@ -127,16 +128,7 @@ export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
   for (const key of Object.keys(raw)) {
     if (!TOP_LEVEL_KEYS.has(key)) throw new ConfigError(`${source}: unknown top-level key "${key}"`);
   }
-  const tokens = new Map<string, string>();
-  if (raw.auth !== undefined) {
-    if (!isRecord(raw.auth) || !isRecord(raw.auth.tokens)) {
-      throw new ConfigError(`${source}: auth.tokens must be an object mapping bearer tokens to owner ids`);
-    }
-    for (const [token, owner] of Object.entries(raw.auth.tokens)) {
-      if (token.trim() === '' || /\s/.test(token)) throw new ConfigError(`${source}: auth.tokens has a blank token`);
-      tokens.set(token, requireText(owner, `auth.tokens["${token}"]`, source));
-    }
-  }
+  const auth = parseAuth(raw.auth, source);
   if (!Array.isArray(raw.agents) || raw.agents.length === 0) {
     throw new ConfigError(`${source}: agents must be a non-empty array`);
   }
@@ -148,7 +140,7 @@ export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
   }
   const maxBodyBytes = raw.http === undefined ? undefined : parseHttp(raw.http, source);
   return {
-    tokens,
+    ...auth,
     agents,
     ...(raw.rateLimit === undefined ? {} : { rateLimit: parseRateLimit(raw.rateLimit, source) }),
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),

@@ -90,7 +90,7 @@ interface InitialContext {
  * through `yoga.fetch` without a socket.
  */
 export function createServer(deps: ServerDeps): AgentTeamsServer {
-  const { core, eventHub, progress, authenticate, memberRunTokens, logger } = deps;
+  const { core, eventHub, progress, auth, memberRunTokens, logger } = deps;
   const teamFeeds = createTeamFeeds({ core, eventHub, loadView: (event) => loadTeamEventView(core, event) });
   const maskError = createMaskError(logger);
   const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
@@ -101,7 +101,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   const graphiql = graphiqlPage('/graphql', deps.tokenHint);
   const interop: InteropDeps = {
     core,
-    authenticate,
+    auth,
     ...(memberRunTokens ? { memberRunTokens } : {}),
     logger,
     maxBodyBytes,
@@ -114,9 +114,9 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     healthCheckEndpoint: '/graphql/yoga-health',
     landingPage: false,
     logging: false,
-    context: ({ request }) => {
+    context: async ({ request }) => {
       const authorization = request.headers.get('authorization');
-      const viewer = authenticate(authorization);
+      const viewer = (await auth.authenticate(authorization))?.owner ?? null;
       const tokens = memberRunTokens;
       // Only HTTP requests carry member-run tokens (invokeTeamTool); resolved lazily, once.
       let memberRun: Promise<JobId | null> | undefined;
@@ -178,7 +178,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   const ws = startLiveServer(server, {
     path: yoga.graphqlEndpoint,
     ...(deps.live ? { options: deps.live } : {}),
-    authenticate,
+    auth,
     prepare,
     createContext,
     maskError: maskOne,

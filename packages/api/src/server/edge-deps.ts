@@ -1,11 +1,12 @@
-import type { Core, Logger, OwnerId } from '@agent-teams/core';
+import type { Core, Logger } from '@agent-teams/core';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
+import type { Authenticator } from '../auth/authenticator.js';
 
 /** What every endpoint of the server (GraphQL, MCP, A2A) works with and authenticates by. */
 export interface EdgeDeps {
   readonly core: Core;
-  /** Resolves an `Authorization` value (`Bearer <token>`) to its owner, or null. */
-  readonly authenticate: (authorization: string | null) => OwnerId | null;
+  /** Resolves an `Authorization` value (`Bearer <token>`: static or host-signed) to its owner. */
+  readonly auth: Authenticator;
   /**
    * Resolves member-run tokens (`invokeTeamTool`, the MCP member tools); without it they are
    * refused.

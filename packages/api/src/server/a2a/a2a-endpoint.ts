@@ -51,7 +51,7 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
       if (!url.pathname.startsWith('/a2a/') || request.method === 'OPTIONS') return;
       const route = routeOf(url.pathname);
       if (route === null) return;
-      const owner = deps.authenticate(request.headers.get('authorization'));
+      const owner = (await deps.auth.authenticate(request.headers.get('authorization')))?.owner ?? null;
       if (owner === null) {
         endResponse(
           Response.json(

@@ -16,6 +16,7 @@ import {
 } from '@a2a-js/sdk/server';
 import type { Logger } from '@agent-teams/core';
 import { UNEXPECTED_ERROR_MESSAGE } from '../mask-error.js';
+import { readBoundedText } from '../read-bounded-text.js';
 
 type Rpc = { jsonrpc: '2.0'; id: string | number | null; error?: unknown; result?: unknown };
 
@@ -98,7 +99,7 @@ export async function answerJsonRpc(request: Request, call: JsonRpcCall): Promis
       ),
     );
   }
-  const body = await readBody(request, call.maxBodyBytes);
+  const body = await readBoundedText(request, call.maxBodyBytes);
   if (body === null) {
     return json(
       { jsonrpc: '2.0', id: null, error: { code: A2A_ERROR_CODE.INVALID_REQUEST, message: 'Body too large.' } },
@@ -169,24 +170,4 @@ function sseBody(
       await stream.return(undefined);
     },
   });
-}
-
-/** The body text, or null as soon as it grows past `maxBytes` (reading stops there). */
-async function readBody(request: Request, maxBytes: number): Promise<string | null> {
-  if (Number(request.headers.get('content-length') ?? '0') > maxBytes) return null;
-  if (request.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,5 +1,6 @@
 import type { Logger, OwnerId } from '@agent-teams/core';
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
+import type { Authenticator } from '../../auth/authenticator.js';
 import type { OperationGuard } from '../operation-guard.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { LiveOptions } from './live-options.js';
@@ -17,7 +18,8 @@ export interface LiveConnectionDeps {
   readonly shared: SharedResults;
   /** Running operations per owner, across sockets. */
   readonly ownerCounts: Map<OwnerId, number>;
-  readonly authenticate: (authorization: string | null) => OwnerId | null;
+  /** Resolves `connection_init` credentials, and re-checks them at delivery. */
+  readonly auth: Authenticator;
   readonly prepare: PrepareDocument;
   /** A fresh resolver context for `owner` (new loaders: current state). */
   readonly createContext: (owner: OwnerId) => unknown;

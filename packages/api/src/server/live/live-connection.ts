@@ -1,4 +1,3 @@
-import type { OwnerId } from '@agent-teams/core';
 import type { WebSocket } from 'ws';
 import { closeReason } from './close-reason.js';
 import type { LiveConnectionDeps, OperationHost } from './connection-deps.js';
@@ -7,6 +6,7 @@ import type { KeepAliveTarget } from './keep-alive.js';
 import { type Operation, OperationSlots } from './operation-slots.js';
 import { type ClientMessage, CloseCode, errorFrame, parseClientMessage } from './protocol.js';
 import { runOperation } from './run-operation.js';
+import { SocketAuthority } from './socket-authority.js';
 
 /** What `ws` keeps of a message still arriving (internal fields of its Receiver, ws 8). */
 interface ReceiverState {
@@ -18,9 +18,11 @@ interface ReceiverState {
  * One graphql-transport-ws connection: init and authentication, the protocol's messages, the
  * socket's operations and its keep-alive.
  *
- * @remarks Authorization is re-checked at every delivery (the token may have been revoked since
- * the socket opened) and at every keep-alive tick; a failed check closes the socket with 4403, so
- * nothing more reaches it. Operations run in `run-operation.ts`, frames leave through
+ * @remarks Authorization is re-checked at every delivery (a static token may have been removed,
+ * a host-signed token may have expired since the socket opened) and at every keep-alive tick; a
+ * failed check closes the socket with 4403, so nothing more reaches it. A socket whose token
+ * expires also closes with 4403 at the expiry itself ({@link SocketAuthority}'s timer), even
+ * when nothing is delivered. Operations run in `run-operation.ts`, frames leave through
  * {@link FrameWriter}, caps live in {@link OperationSlots}.
  *
  * Whatever one message does, at worst this socket closes: every handler runs inside
@@ -33,8 +35,7 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   readonly writer: FrameWriter;
   readonly #socket: WebSocket;
   readonly #slots: OperationSlots;
-  #authorization: string | null = null;
-  #owner: OwnerId | null = null;
+  readonly #authority: SocketAuthority;
   #initTimer: NodeJS.Timeout | null;
   #closed = false;
   /** Cleared by every ping, set by the pong: a socket still unanswered at the next tick is dead. */
@@ -48,6 +49,7 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
     this.deps = deps;
     this.writer = new FrameWriter(socket, deps.options.highWaterMarkBytes, (buffered) => this.#slow(buffered));
     this.#slots = new OperationSlots(deps.options, deps.ownerCounts);
+    this.#authority = new SocketAuthority(deps.auth, () => this.guarded('expiry', () => this.authorized()));
     this.#initTimer = setTimeout(
       () => this.guarded('init timeout', () => this.close(CloseCode.INIT_TIMEOUT, 'Connection initialisation timeout')),
       deps.options.initTimeoutMs,
@@ -69,7 +71,11 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
     try {
       run();
     } catch (error) {
-      this.deps.logger.error('live socket handler failed; closing the socket', { what, owner: this.#owner, error });
+      this.deps.logger.error('live socket handler failed; closing the socket', {
+        what,
+        owner: this.#authority.owner,
+        error,
+      });
       try {
         this.close(CloseCode.INTERNAL_ERROR, 'Internal server error');
       } catch {
@@ -91,7 +97,7 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
       this.#socket.terminate();
       return;
     }
-    if (this.#owner !== null && !this.authorized()) return;
+    if (this.#authority.owner !== null && !this.authorized()) return;
     this.alive = false;
     this.#socket.ping();
   }
@@ -138,7 +144,7 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   }
 
   authorized(): boolean {
-    if (this.#owner !== null && this.deps.authenticate(this.#authorization) === this.#owner) return true;
+    if (this.#authority.valid()) return true;
     this.close(CloseCode.FORBIDDEN, 'Forbidden');
     return false;
   }
@@ -148,7 +154,10 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   }
 
   #slow(bufferedBytes: number): void {
-    this.deps.logger.warn('closing a slow live consumer (4100, resume)', { owner: this.#owner, bufferedBytes });
+    this.deps.logger.warn('closing a slow live consumer (4100, resume)', {
+      owner: this.#authority.owner,
+      bufferedBytes,
+    });
     this.close(CloseCode.RESUME, 'Slow consumer: reconnect and resume with afterSeq');
   }
 
@@ -192,17 +201,24 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
     clearTimeout(this.#initTimer);
     this.#initTimer = null;
     const value = payload?.authorization ?? payload?.Authorization;
-    this.#authorization = typeof value === 'string' ? value : null;
-    this.#owner = this.deps.authenticate(this.#authorization);
-    if (this.#owner === null) {
-      this.close(CloseCode.FORBIDDEN, 'Forbidden');
-      return;
-    }
-    this.writer.send('{"type":"connection_ack"}');
+    // Verifying a host token may wait for its key set; a subscribe meanwhile is refused (4401).
+    void this.#authority.grant(typeof value === 'string' ? value : null).then(
+      (owner) =>
+        this.guarded('init', () => {
+          if (this.#closed) return;
+          if (owner === null) this.close(CloseCode.FORBIDDEN, 'Forbidden');
+          else this.writer.send('{"type":"connection_ack"}');
+        }),
+      (error: unknown) =>
+        this.guarded('init', () => {
+          throw error;
+        }),
+    );
   }
 
   #subscribe(message: Extract<ClientMessage, { type: 'subscribe' }>): void {
-    if (this.#owner === null) {
+    const owner = this.#authority.owner;
+    if (owner === null) {
       this.close(CloseCode.UNAUTHORIZED, 'Unauthorized');
       return;
     }
@@ -211,7 +227,7 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
       this.close(CloseCode.SUBSCRIBER_EXISTS, 'Subscriber already exists');
       return;
     }
-    const operation = this.#slots.reserve(message.id, this.#owner);
+    const operation = this.#slots.reserve(message.id, owner);
     if (operation === null) {
       this.writer.send(errorFrame(message.id, [this.#slots.limitError()]));
       return;
@@ -233,6 +249,7 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   }
 
   #release(): void {
+    this.#authority.end();
     if (this.#initTimer !== null) clearTimeout(this.#initTimer);
     this.#initTimer = null;
     this.#slots.finishAll();

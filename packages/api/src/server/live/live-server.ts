@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger, OwnerId } from '@agent-teams/core';
 import type { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
+import type { Authenticator } from '../../auth/authenticator.js';
 import type { OperationGuard } from '../operation-guard.js';
 import { closeReason } from './close-reason.js';
 import type { LiveConnectionDeps, PrepareDocument } from './connection-deps.js';
@@ -17,7 +18,7 @@ import { SharedResults } from './shared-results.js';
 export interface LiveServerDeps {
   readonly path: string;
   readonly options?: Partial<LiveOptions>;
-  readonly authenticate: (authorization: string | null) => OwnerId | null;
+  readonly auth: Authenticator;
   readonly prepare: PrepareDocument;
   readonly createContext: (owner: OwnerId) => unknown;
   readonly maskError: (error: unknown) => GraphQLError;
@@ -42,8 +43,9 @@ export interface LiveServer {
  *
  * @remarks The upgrade is refused with 403 before any WebSocket exists when the Origin is not
  * allowed, 400 for another path. Messages above the maximum size close the socket (1009, by `ws`).
- * One timer pings every socket and re-checks its authorization; there is no per-socket timer once
- * a socket is initialised, which keeps an idle subscribed socket small.
+ * One timer pings every socket and re-checks its authorization; once a socket is initialised it
+ * holds no timer of its own, except the expiry of a host-signed token, which keeps an idle
+ * subscribed socket small.
  */
 export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServer {
   const options: LiveOptions = { ...LIVE_DEFAULTS, ...deps.options };
@@ -62,7 +64,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
     options,
     shared,
     ownerCounts,
-    authenticate: deps.authenticate,
+    auth: deps.auth,
     prepare: deps.prepare,
     createContext: deps.createContext,
     maskError: deps.maskError,

@@ -66,7 +66,7 @@ export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
 
 /** The caller's tools: a person's for an owner token, a member's for a member-run token; null otherwise. */
 async function toolsOf(deps: McpEndpointDeps, authorization: string | null): Promise<McpToolSet | null> {
-  const owner = deps.authenticate(authorization);
+  const owner = (await deps.auth.authenticate(authorization))?.owner ?? null;
   if (owner !== null) return ownerToolSet(deps.core, owner, deps.graphql);
   const token = bearerToken(authorization);
   const jobId: JobId | null = token !== null && deps.memberRunTokens ? await deps.memberRunTokens.jobOf(token) : null;
