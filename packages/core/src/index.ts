@@ -27,7 +27,7 @@ export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export { checkFence, staleLease } from './jobs/lease-fence.js';
 export type { NewJob } from './jobs/new-jobs.js';
-export { queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
+export { queuedMessageJob, queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
 export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
@@ -39,6 +39,7 @@ export type {
   IdGenerator,
   JobId,
   MemberId,
+  MessageId,
   OwnerId,
   RecordId,
   RunId,
@@ -49,6 +50,7 @@ export {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asOwnerId,
   asRecordId,
   asRunId,
@@ -72,6 +74,8 @@ export type { RecordMessage } from './model/record.js';
 export { RecordKind } from './model/record.js';
 export type { Member, Team } from './model/team.js';
 export { MemberStatus, TeamStatus } from './model/team.js';
+export type { MessageDeliveryState, TeamMessage, TurnMessage } from './model/team-message.js';
+export { MessageDelivery, teamMessageEntry, teamMessageHeading } from './model/team-message.js';
 export type { UsageEntry, UsageScope, UsageTotals } from './model/usage.js';
 export { addUsage, NO_USAGE, usageScopeKey } from './model/usage.js';
 export type { CursorField, CursorPosition } from './pagination/cursor.js';
@@ -112,15 +116,22 @@ export type {
   JobWrites,
   LeasedJob,
   Leases,
+  Mailbox,
+  MailboxDecision,
+  MailboxSnapshot,
   NewConversationMessage,
   NewestFirstPage,
   NewestFirstPageRequest,
   NewMember,
+  NewMessageJob,
   NewRequest,
   NewTeam,
+  NewTeamMessage,
   RecordReads,
   RenewLeaseArgs,
   RespondToJobArgs,
+  SendMessageArgs,
+  SentMessage,
   SeqPage,
   SeqPageRequest,
   StoreRole,
@@ -152,6 +163,8 @@ export { createCore } from './services/create-core.js';
 export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
+export type { MessagePlan } from './services/message-decisions.js';
+export { decideMessage } from './services/message-decisions.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
 export type { ResponseRequest } from './services/respond-service.js';

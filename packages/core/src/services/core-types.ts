@@ -14,6 +14,7 @@ import type {
   EventLog,
   JobReads,
   JobWrites,
+  Mailbox,
   RecordReads,
   TeamReads,
   TeamWrites,
@@ -56,7 +57,8 @@ export type CoreStore = TeamWrites &
   RecordReads &
   EventLog &
   UsageLedger &
-  ConversationLog;
+  ConversationLog &
+  Mailbox;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };

@@ -6,6 +6,7 @@ import { describeEventLogCases } from './event-log-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
 import { describeJobWritesCases } from './job-writes-contract.js';
 import { describeLeaseCases } from './lease-contract.js';
+import { describeMailboxCases } from './mailbox-contract.js';
 import { describeRecordReadsCases } from './record-reads-contract.js';
 import { describeRespondCases } from './respond-contract.js';
 import { type OpenContractStore, type StoreHarness, useStoreHarness } from './store-harness.js';
@@ -28,6 +29,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   eventLog: describeEventLogCases,
   usageLedger: describeUsageCases,
   conversationLog: describeConversationLogCases,
+  mailbox: describeMailboxCases,
 };
 
 /**

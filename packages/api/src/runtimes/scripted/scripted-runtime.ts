@@ -148,7 +148,17 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
 
 function turnOf(input: TurnInput): ScriptTurn {
   const receipt = input.receipt ? { fromMemberName: input.receipt.fromMemberName, result: input.receipt.result } : null;
-  return { kind: input.kind, text: input.text, memberName: input.memberName, receipt, answer: null };
+  const messages = input.messages ?? [];
+  // A message turn's directives are in its messages (one per line); any other turn's in its text.
+  const text = input.kind === 'message' ? messages.map((m) => m.text).join('\n') : input.text;
+  return {
+    kind: input.kind,
+    text,
+    memberName: input.memberName,
+    receipt,
+    answer: null,
+    ...(messages.length === 0 ? {} : { messages }),
+  };
 }
 
 function answerTurn(asked: ScriptTurn, response: PendingResponse): ScriptTurn {
