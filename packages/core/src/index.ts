@@ -155,6 +155,7 @@ export type {
   PageArgs,
   RespondInput,
   RuntimeRegistry,
+  SendMessageInput,
   SendRequestInput,
   TeamCapacity,
   TeamContextView,
@@ -165,6 +166,7 @@ export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-de
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
 export type { MessagePlan } from './services/message-decisions.js';
 export { decideMessage } from './services/message-decisions.js';
+export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
 export type { ResponseRequest } from './services/respond-service.js';

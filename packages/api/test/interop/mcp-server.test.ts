@@ -22,6 +22,7 @@ pairPerFile((fixture) => {
 
 const MEMBER_TOOLS = [
   'send_member',
+  'team_message',
   'read_team_context',
   'read_team_history',
   'search_team_results',
