@@ -19,6 +19,15 @@ export { ErrorCode } from './errors/codes.js';
 export type { ErrorDetails, Result } from './errors/domain-error.js';
 export { DomainError, err, isDomainError, notFound, ok } from './errors/domain-error.js';
 export { boundAnswer } from './jobs/bound-answer.js';
+export {
+  BROADCAST_CUT_MARK,
+  BROADCAST_KEY_PREFIX,
+  BROADCAST_RECEIPT_BYTES,
+  broadcastHeadings,
+  broadcastReceipt,
+  broadcastReceiptText,
+  isBroadcastRequest,
+} from './jobs/broadcast.js';
 export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
 export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';

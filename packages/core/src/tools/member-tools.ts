@@ -1,6 +1,7 @@
 import { teamContextJson } from '../context/team-context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
+import { BROADCAST_KEY_PREFIX } from '../jobs/broadcast.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, type JobId } from '../model/ids.js';
 import { isTerminal } from '../model/job.js';
@@ -11,6 +12,7 @@ import { sendMember, type ToolCaller } from '../services/handoff-service.js';
 import { findUnstorableText } from '../text/text-measure.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
+import { teamBroadcast } from './team-broadcast-tool.js';
 import { teamMessage } from './team-message-tool.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
 
@@ -113,6 +115,12 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
   const roster = new Map(caller.roster.map((m) => [m.id, m]));
   switch (tool) {
     case 'send_member':
+      // The broadcast prefix marks a broadcast's requests (their receipt is the combined one).
+      if (typeof input.request_id === 'string' && input.request_id.startsWith(BROADCAST_KEY_PREFIX)) {
+        throw new DomainError(ErrorCode.INVALID_INPUT, `request_id may not start with "${BROADCAST_KEY_PREFIX}".`, {
+          field: 'request_id',
+        });
+      }
       return sendMember(deps, caller, {
         memberId: input.member_id,
         member: input.member,
@@ -121,6 +129,8 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
       });
     case 'team_message':
       return teamMessage(deps, caller, input);
+    case 'team_broadcast':
+      return teamBroadcast(deps, caller, input);
     case 'read_team_context': {
       const records = await deps.store.recentRecords(caller.team.id, Limits.contextMessages);
       return teamContextJson(caller.team, caller.roster, records);

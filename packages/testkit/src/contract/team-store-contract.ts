@@ -1,6 +1,7 @@
 import type { StoreRole } from '@agent-teams/core';
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract.js';
+import { describeBroadcastCases } from './broadcast-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
@@ -21,6 +22,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   jobWrites: (h) => {
     describeJobWritesCases(h);
     describeRespondCases(h);
+    describeBroadcastCases(h);
   },
   jobReads: describeJobReadsCases,
   admission: describeAdmissionCases,

@@ -8,7 +8,11 @@ export const ASK_CLARIFICATION = 'ask_clarification';
 const RUNTIME_SUPPLIED = new Set(['request_id', 'message_id']);
 
 /** The idempotency key argument of each tool the runtime supplies one for. */
-const SUPPLIED_KEY: Readonly<Record<string, string>> = { send_member: 'request_id', team_message: 'message_id' };
+const SUPPLIED_KEY: Readonly<Record<string, string>> = {
+  send_member: 'request_id',
+  team_message: 'message_id',
+  team_broadcast: 'request_id',
+};
 
 function tool(spec: Pick<MemberToolSpec, 'name' | 'description' | 'inputSchema'>): ChatCompletionTool {
   const { properties, required } = spec.inputSchema;

@@ -1,5 +1,5 @@
 import type { EndedRunState, InputKind, MemberToolPort, NewConversationMessage, TurnMessage } from '@agent-teams/core';
-import { isDomainError, teamMessageEntry } from '@agent-teams/core';
+import { broadcastHeadings, isDomainError, teamMessageEntry } from '@agent-teams/core';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
 /** The part of a turn the script reads; persisted with the run so a restart replays it. */
@@ -139,6 +139,7 @@ export function inputRequestId(runKey: string): string {
 /** The answer of a turn without directives. */
 export function defaultAnswer(turn: ScriptTurn): string {
   if (turn.kind === 'message') return `messages: ${(turn.messages ?? []).map((m) => m.text).join(' | ')}`;
+  if (turn.kind === 'broadcast_receipt') return `broadcast: ${broadcastHeadings(turn.humanText ?? '').join(' | ')}`;
   if (turn.kind === 'receipt' && turn.receipt)
     return `receipt from ${turn.receipt.fromMemberName}: ${turn.receipt.result}`;
   if (turn.kind === 'answer' && turn.answer) {
