@@ -14,6 +14,7 @@ import { addRecord } from './record.js';
 import { createRefs } from './refs.js';
 import { addTeam } from './team.js';
 import { addTeamEvents } from './team-events.js';
+import { addTeamMessages } from './team-message.js';
 import { addTeamTool } from './team-tool.js';
 import { addUsage } from './usage.js';
 import { addViewer } from './viewer.js';
@@ -45,6 +46,7 @@ export function buildSchema(): GraphQLSchema {
     addActivity,
     addRecord,
     addTeamEvents,
+    addTeamMessages,
     addInbox,
     addJobProgress,
     addUsage,

@@ -1,4 +1,4 @@
-import type { JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 
 /** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
 export const TeamEventKind = {
@@ -6,6 +6,10 @@ export const TeamEventKind = {
   RECORD_APPENDED: 'RECORD_APPENDED',
   MEMBER_CHANGED: 'MEMBER_CHANGED',
   TEAM_CHANGED: 'TEAM_CHANGED',
+  /** A team message was sent (names the message). */
+  MESSAGE_SENT: 'MESSAGE_SENT',
+  /** A message was delivered into a turn (names the message, the recipient and the job). */
+  MESSAGE_DELIVERED: 'MESSAGE_DELIVERED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 
@@ -18,6 +22,8 @@ export interface TeamEvent {
   readonly jobId: JobId | null;
   readonly recordId: RecordId | null;
   readonly memberId: MemberId | null;
+  /** The message of a MESSAGE_SENT or MESSAGE_DELIVERED event; absent or null otherwise. */
+  readonly messageId?: MessageId | null;
   readonly createdAt: string;
 }
 

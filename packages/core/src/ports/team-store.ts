@@ -2,6 +2,7 @@ import type { Admission } from './store/admission.js';
 import type { JobReads } from './store/job-reads.js';
 import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
+import type { Mailbox } from './store/mailbox.js';
 import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './store/record-roles.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
@@ -17,6 +18,15 @@ export type {
   UpdateJobOptions,
 } from './store/job-writes.js';
 export type { ClaimArgs, JobLease, LeasedJob, Leases, RenewLeaseArgs } from './store/leases.js';
+export type {
+  Mailbox,
+  MailboxDecision,
+  MailboxSnapshot,
+  NewMessageJob,
+  NewTeamMessage,
+  SendMessageArgs,
+  SentMessage,
+} from './store/mailbox.js';
 export type { NewestFirstPage, NewestFirstPageRequest, SeqPage, SeqPageRequest } from './store/pages.js';
 export type {
   ConversationLog,
@@ -51,7 +61,8 @@ export interface TeamStore
     RecordReads,
     EventLog,
     UsageLedger,
-    ConversationLog {
+    ConversationLog,
+    Mailbox {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -67,4 +78,5 @@ export type StoreRole =
   | 'recordReads'
   | 'eventLog'
   | 'usageLedger'
-  | 'conversationLog';
+  | 'conversationLog'
+  | 'mailbox';
