@@ -98,6 +98,7 @@ export type {
   Admission,
   AdmitArgs,
   AdmittedJob,
+  ChangeTaskArgs,
   ClaimArgs,
   ConversationLog,
   ConversationMessage,
@@ -124,6 +125,8 @@ export type {
   SeqPage,
   SeqPageRequest,
   StoreRole,
+  TaskFilter,
+  Tasks,
   TeamReadFilter,
   TeamReads,
   TeamStore,
@@ -165,6 +168,20 @@ export {
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
+export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
+export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
+export { decideTask } from './tasks/task-board.js';
+export type { TaskBoard, TaskChange, TaskCommand, TaskCommandType } from './tasks/task-command.js';
+export { findCycle, scopeOverlaps, scopesOverlap } from './tasks/task-graph.js';
+export {
+  validateDependsOn,
+  validateRevision,
+  validateTaskDetails,
+  validateTaskResult,
+  validateTaskTitle,
+  validateWriteScope,
+} from './tasks/task-input.js';
+export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,

@@ -108,6 +108,29 @@ export interface TeamEventsTable {
   created_at: string;
   /** Database-wide increasing id on PostgreSQL (`bigserial`); NULL on SQLite (migration 0005). */
   change_id: Generated<SeqValue | null>;
+  /** The task of a TASK_CHANGED (migration 0009). */
+  task_id: Generated<string | null>;
+  /** Why the system changed the subject, or NULL (migration 0009). */
+  reason: Generated<string | null>;
+}
+
+/** `tasks`: the team's task board (migration 0009); lists are JSON arrays of strings. */
+export interface TasksTable {
+  id: string;
+  team_id: string;
+  seq: number;
+  client_request_id: string | null;
+  title: string;
+  details: string | null;
+  status: string;
+  revision: number;
+  depends_on: string;
+  owner_id: string | null;
+  write_scope: string;
+  created_by: string | null;
+  result: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** `server_leases`: one row per running server incarnation, kept alive by its heartbeat (migration 0005). */
@@ -234,4 +257,5 @@ export interface Database {
   server_leases: ServerLeasesTable;
   team_deletions: TeamDeletionsTable;
   a2a_contexts: A2aContextsTable;
+  tasks: TasksTable;
 }

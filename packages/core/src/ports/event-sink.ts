@@ -1,4 +1,5 @@
 import type { JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { TaskId } from '../tasks/task.js';
 
 /** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
 export const TeamEventKind = {
@@ -6,6 +7,8 @@ export const TeamEventKind = {
   RECORD_APPENDED: 'RECORD_APPENDED',
   MEMBER_CHANGED: 'MEMBER_CHANGED',
   TEAM_CHANGED: 'TEAM_CHANGED',
+  /** A task of the board was created or changed (`taskId`); `reason` says why when the system did it. */
+  TASK_CHANGED: 'TASK_CHANGED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 
@@ -18,6 +21,10 @@ export interface TeamEvent {
   readonly jobId: JobId | null;
   readonly recordId: RecordId | null;
   readonly memberId: MemberId | null;
+  /** The task a TASK_CHANGED names (absent on other kinds). */
+  readonly taskId?: TaskId | null;
+  /** Why the system changed the subject (a retired owner, a closed team); absent otherwise. */
+  readonly reason?: string | null;
   readonly createdAt: string;
 }
 

@@ -3,6 +3,7 @@ import {
   asJobId,
   asMemberId,
   asRecordId,
+  asTaskId,
   asTeamId,
   type ConversationId,
   type IdGenerator,
@@ -10,6 +11,7 @@ import {
   type JobId,
   type MemberId,
   type RecordId,
+  type TaskId,
   type TeamId,
 } from '@agent-teams/core';
 
@@ -41,6 +43,10 @@ export class SequentialIds implements IdGenerator {
 
   conversationId(): ConversationId {
     return asConversationId(this.#next(IdKind.conversation));
+  }
+
+  taskId(): TaskId {
+    return asTaskId(this.#next(IdKind.task));
   }
 
   /** How many ids of a kind were minted so far. */

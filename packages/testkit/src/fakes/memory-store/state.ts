@@ -13,6 +13,8 @@ import {
   type RecordMessage,
   type RoundState,
   type SeqPage,
+  type Task,
+  type TaskId,
   type Team,
   type TeamEvent,
   type TeamEventKind,
@@ -53,6 +55,8 @@ export class MemoryStoreState {
   readonly serverLeases = new Map<string, { readonly host: string; readonly expiresAtMs: number }>();
   /** Who drives each job that was ever claimed or admitted with a server id, and its fence. */
   readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
+  /** Task boards per team, in board order (see `tasks.ts`). */
+  readonly tasks = new Map<TeamId, Task[]>();
   /** Recorded model usage by entry id. */
   readonly usage = new Map<string, UsageEntry>();
   round: RoundState = EMPTY_ROUND;
@@ -91,19 +95,26 @@ export class TeamWrite {
   ) {}
 
   /** Queues one event; a duplicate (same kind and subject) in one write is kept once. */
-  event(kind: TeamEventKind, subject: { jobId?: JobId; recordId?: RecordMessage['id']; memberId?: MemberId }): void {
+  event(
+    kind: TeamEventKind,
+    subject: { jobId?: JobId; recordId?: RecordMessage['id']; memberId?: MemberId; taskId?: TaskId; reason?: string },
+  ): void {
     const entry = {
       kind,
       jobId: subject.jobId ?? null,
       recordId: subject.recordId ?? null,
       memberId: subject.memberId ?? null,
+      // Only task events carry these, as in the SQL store.
+      ...(subject.taskId === undefined ? {} : { taskId: subject.taskId }),
+      ...(subject.reason === undefined ? {} : { reason: subject.reason }),
     };
     const seen = this.#pending.some(
       (e) =>
         e.kind === entry.kind &&
         e.jobId === entry.jobId &&
         e.recordId === entry.recordId &&
-        e.memberId === entry.memberId,
+        e.memberId === entry.memberId &&
+        e.taskId === entry.taskId,
     );
     if (!seen) this.#pending.push(entry);
   }
