@@ -181,6 +181,9 @@ export {
   validateTaskTitle,
   validateWriteScope,
 } from './tasks/task-input.js';
+export type { TaskListArgs } from './tasks/task-list.js';
+export type { TaskJson } from './tasks/task-views.js';
+export { taskJson, warningJson } from './tasks/task-views.js';
 export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
@@ -211,4 +214,6 @@ export type {
 } from './tools/result-views.js';
 export { excerptOf, jobResultOf } from './tools/result-views.js';
 export { foldSearchText, matchesFolded } from './tools/search-fold.js';
+export type { TaskToolName } from './tools/task-tools.js';
+export { isTaskTool, TASK_TOOL_NAMES, toolErrorExtras } from './tools/task-tools.js';
 export type { TeamReadAnswer } from './tools/team-reads.js';

@@ -15,6 +15,7 @@ import type {
   JobReads,
   JobWrites,
   RecordReads,
+  Tasks,
   TeamReads,
   TeamWrites,
   UsageLedger,
@@ -56,7 +57,8 @@ export type CoreStore = TeamWrites &
   RecordReads &
   EventLog &
   UsageLedger &
-  ConversationLog;
+  ConversationLog &
+  Tasks;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };

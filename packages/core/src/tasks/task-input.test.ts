@@ -81,6 +81,7 @@ describe('task list limits', () => {
       expect(refusal(() => validateDependsOn('d', bad)).code).toBe(ErrorCode.INVALID_INPUT);
     }
     expect(refusal(() => validateWriteScope('w', [' '])).code).toBe(ErrorCode.INVALID_INPUT);
+    expect(refusal(() => validateWriteScope('w', ['src\nlib'])).code).toBe(ErrorCode.INVALID_INPUT);
   });
 
   it('takes only positive integer revisions', () => {

@@ -54,13 +54,25 @@ export function validateDependsOn(field: string, value: unknown): readonly TaskI
   return [...new Set(ids)];
 }
 
+/** C0 and C1 control characters (a path never holds one). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find them.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 /**
- * Write scopes: at most 20 strings of 1–200 characters each (trimmed), duplicates folded.
+ * Write scopes: at most 20 strings of 1–200 characters each (trimmed), one line without control
+ * characters, duplicates folded.
+ *
+ * @remarks Refusing control characters also bounds a scope's JSON to about 400 bytes (a control
+ * character would escape to six), so a task with 20 scopes always fits a `task_list` answer.
  * @throws DomainError INVALID_INPUT `{ field, max }` or `{ field, maxChars, maxBytes }`.
  */
 export function validateWriteScope(field: string, value: unknown): readonly string[] {
   const list = stringList(field, value, Limits.writeScopesPerTask);
-  return [...new Set(list.map((scope) => validateText(field, scope, Limits.writeScope)))];
+  const scopes = list.map((scope) => validateText(field, scope, Limits.writeScope));
+  if (scopes.some((scope) => CONTROL.test(scope))) {
+    throw invalid(field, `${field} entries must be one line without control characters.`);
+  }
+  return [...new Set(scopes)];
 }
 
 /**
