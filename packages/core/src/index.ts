@@ -168,11 +168,12 @@ export {
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
+export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
 export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
 export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
 export { decideTask } from './tasks/task-board.js';
 export type { TaskBoard, TaskChange, TaskCommand, TaskCommandType } from './tasks/task-command.js';
-export { findCycle, scopeOverlaps, scopesOverlap } from './tasks/task-graph.js';
+export { findCycle, MAX_SCOPE_WARNINGS, scopeOverlaps, scopesOverlap } from './tasks/task-graph.js';
 export {
   validateDependsOn,
   validateRevision,

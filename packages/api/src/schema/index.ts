@@ -12,6 +12,7 @@ import { addMention } from './mention.js';
 import { addNode } from './node.js';
 import { addRecord } from './record.js';
 import { createRefs } from './refs.js';
+import { addTasks } from './task.js';
 import { addTeam } from './team.js';
 import { addTeamEvents } from './team-events.js';
 import { addTeamTool } from './team-tool.js';
@@ -48,6 +49,7 @@ export function buildSchema(): GraphQLSchema {
     addInbox,
     addJobProgress,
     addUsage,
+    addTasks,
   ]) {
     add(builder, refs);
   }

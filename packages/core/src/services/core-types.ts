@@ -20,8 +20,10 @@ import type {
   TeamWrites,
   UsageLedger,
 } from '../ports/team-store.js';
+import type { Task, TaskId } from '../tasks/task.js';
 import type { TeamReadArgs } from '../tools/read-args.js';
 import type { HistoryPageView, ResultPageView, ResultRecordView } from '../tools/result-views.js';
+import type { TaskUseCases } from './task-service.js';
 
 /** A Relay-style page: items with their opaque cursors. */
 export interface Connection<T> {
@@ -221,6 +223,8 @@ export interface Core {
     /** One request or receipt of the team with its retained answer; null when not the team's. */
     result(team: Team, jobId: string): Promise<ResultRecordView | null>;
   };
+  /** The team's task board as its owner sees it (the owner may do whatever the lead may). */
+  readonly tasks: TaskUseCases;
   /** Loaders for resolvers (batch, unscoped: only call with ids reached through scoped reads). */
   readonly load: {
     jobs(ids: readonly JobId[]): Promise<readonly Job[]>;
@@ -228,5 +232,7 @@ export interface Core {
     teams(ids: readonly TeamId[]): Promise<readonly Team[]>;
     /** Shared-record messages by id (what a RECORD_APPENDED event names). */
     records(ids: readonly RecordId[]): Promise<readonly RecordMessage[]>;
+    /** Tasks by id (what a TASK_CHANGED event or a dependency names). */
+    tasks(ids: readonly TaskId[]): Promise<readonly Task[]>;
   };
 }

@@ -5,6 +5,7 @@ import { Limits } from '../limits/limits.js';
 import { TeamStatus } from '../model/team.js';
 import { TaskStatus } from './task.js';
 import { as, mid, PERSON, rosterMember, TestBoard } from './task-fixtures.js';
+import { MAX_SCOPE_WARNINGS } from './task-graph.js';
 import { releasedClaims } from './task-writes.js';
 
 describe('task board: revisions', () => {
@@ -190,5 +191,14 @@ describe('task board: graph, scopes, limits', () => {
     b.teamStatus = TeamStatus.CLOSED;
     expect(refusal(() => b.create()).code).toBe(ErrorCode.TEAM_CLOSED);
     expect(refusal(() => b.run({ type: 'claim', taskId: t.id, expectedRevision: 1 })).code).toBe(ErrorCode.TEAM_CLOSED);
+  });
+});
+
+describe('task board: warning bound', () => {
+  it(`answers at most ${MAX_SCOPE_WARNINGS} overlap warnings`, () => {
+    const b = new TestBoard();
+    for (let i = 0; i < 6; i += 1) b.create({ writeScope: Array.from({ length: 20 }, (_, j) => `src/${j}`) });
+    const last = b.create({ writeScope: ['src'] });
+    expect(b.run({ type: 'update', taskId: last.id, expectedRevision: 1 }).warnings).toHaveLength(MAX_SCOPE_WARNINGS);
   });
 });

@@ -43,9 +43,12 @@ export function scopesOverlap(a: string, b: string): boolean {
   return short.length === 0 || long.startsWith(`${short}/`);
 }
 
+/** Most warnings one write answers (the first ones in board order): keeps every answer bounded. */
+export const MAX_SCOPE_WARNINGS = 100;
+
 /**
  * The warnings for `scopes` of task `taskId` against every other unfinished task: one per other
- * task and overlapping scope of it, in board order.
+ * task and overlapping scope of it, in board order, at most {@link MAX_SCOPE_WARNINGS}.
  */
 export function scopeOverlaps(
   tasks: Iterable<Task>,
@@ -58,6 +61,7 @@ export function scopeOverlaps(
     for (const scope of other.writeScope) {
       if (scopes.some((mine) => scopesOverlap(mine, scope))) {
         warnings.push({ kind: 'write_scope_overlap', taskId: other.id, scope });
+        if (warnings.length === MAX_SCOPE_WARNINGS) return warnings;
       }
     }
   }
