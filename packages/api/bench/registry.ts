@@ -10,6 +10,7 @@ import { memberTools } from './member-tools.js';
 import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
+import { taskClaims } from './task-claims.js';
 
 /**
  * Every benchmark `pnpm bench` runs, in document order. A new benchmark adds its module here; its
@@ -27,4 +28,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   leaseClaims,
   interopOverhead,
   ownerIsolation,
+  taskClaims,
 ];
