@@ -99,6 +99,7 @@ export type {
   AdmitArgs,
   AdmittedJob,
   ClaimArgs,
+  CloseTeamArgs,
   ConversationLog,
   ConversationMessage,
   EnqueueDecision,
@@ -121,9 +122,12 @@ export type {
   RecordReads,
   RenewLeaseArgs,
   RespondToJobArgs,
+  RetireMemberArgs,
   SeqPage,
   SeqPageRequest,
+  SpawnMemberArgs,
   StoreRole,
+  TeamLifecycle,
   TeamReadFilter,
   TeamReads,
   TeamStore,
@@ -145,6 +149,7 @@ export type {
   RespondInput,
   RuntimeRegistry,
   SendRequestInput,
+  SpawnMemberInput,
   TeamCapacity,
   TeamContextView,
 } from './services/core-types.js';
@@ -152,6 +157,13 @@ export { createCore } from './services/create-core.js';
 export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
+export {
+  cancelStep,
+  checkSpawnRoom,
+  forkSeed,
+  MEMBERS_EVER_PER_TEAM,
+  SpawnContext,
+} from './services/lifecycle-decisions.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
 export type { ResponseRequest } from './services/respond-service.js';
@@ -175,6 +187,7 @@ export {
   utf8ByteLength,
 } from './text/text-measure.js';
 export { checkText, validateClientRequestId, validateRole, validateText } from './text/validate-text.js';
+export { LEAD_ONLY_TOOLS, LIFECYCLE_TOOL_SPECS } from './tools/lifecycle-tool-specs.js';
 export type {
   MemberToolName,
   MemberToolSpec,

@@ -6,6 +6,7 @@ import {
   JobPhase,
   memberAgent,
   type RuntimeRegistry,
+  TeamStatus,
   type TransitionContext,
   type TransitionOutcome,
   transition,
@@ -25,9 +26,14 @@ export function freezeJob(
   runtimes: RuntimeRegistry,
   tctx: TransitionContext,
 ): TransitionOutcome {
+  const member = ctx.members.find((candidate) => candidate.id === ctx.job.memberId) ?? null;
+  // Work that reached a closed team or a retired member after the fact (a receipt of a request
+  // sent before) never runs: it ends CANCELLED here instead of holding a slot (decision 0165).
+  if (ctx.team.status === TeamStatus.CLOSED || (member !== null && member.retiredAt !== null)) {
+    return transition(ctx.job, { type: 'CANCEL' }, tctx);
+  }
   // An answered job already has its input and its answer: the slot lets it submit the answer.
   if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, tctx);
-  const member = ctx.members.find((candidate) => candidate.id === ctx.job.memberId) ?? null;
   const resolved = memberAgent(member, member ? (agents.get(member.agentId) ?? null) : null, runtimes);
   if (!resolved.ok) return transition(ctx.job, { type: 'FAIL', error: resolved.error }, tctx);
   return transition(ctx.job, { type: 'FREEZE', input: buildTurnInput(ctx), runKey: ctx.job.id }, tctx);

@@ -12,7 +12,11 @@ export type TeamEventView =
       readonly message: RecordMessage;
     }
   | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
-  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team };
+  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team }
+  // Team lifecycle (decision 0165).
+  | { readonly __typename: 'MemberSpawned'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'MemberRetired'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'TeamClosed'; readonly seq: number; readonly team: Team };
 
 /** One progress notice of `jobProgress`. */
 export interface JobProgressView {

@@ -29,7 +29,7 @@ const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED
 
 /**
  * The head job of every conversation with unfinished work, when that head waits for a slot
- * (QUEUED or ANSWERED) and its team is READY. Reads only unfinished rows (partial indexes), never the finished history.
+ * (QUEUED or ANSWERED) and its team is READY (or CLOSED: see `freezeJob`). Reads only unfinished rows (partial indexes), never the finished history.
  */
 async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
   const rows = await scope.trx
@@ -38,7 +38,8 @@ async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> 
     .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
     .where('j.unfinished', '=', UNFINISHED)
     .where('j.phase', 'in', ADMISSIBLE_PHASES)
-    .where('t.status', '=', TeamStatus.READY)
+    // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
+    .where('t.status', 'in', [TeamStatus.READY, TeamStatus.CLOSED])
     .where((eb) =>
       eb(
         'j.seq',

@@ -2,6 +2,7 @@ import type {
   AdmitArgs,
   AdmittedJob,
   ClaimArgs,
+  CloseTeamArgs,
   ConversationId,
   ConversationMessage,
   ConversationState,
@@ -23,8 +24,10 @@ import type {
   RecordMessage,
   RenewLeaseArgs,
   RespondToJobArgs,
+  RetireMemberArgs,
   SeqPage,
   SeqPageRequest,
+  SpawnMemberArgs,
   Team,
   TeamEvent,
   TeamId,
@@ -48,6 +51,7 @@ import * as memberToolReads from './member-tool-reads.js';
 import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import * as recordReads from './record-reads.js';
+import * as lifecycle from './team-lifecycle.js';
 import * as teamReads from './team-reads.js';
 import * as teamWrites from './team-writes.js';
 import * as usage from './usage.js';
@@ -123,6 +127,22 @@ export class KyselyTeamStore implements TeamStore {
 
   deleteTeam(owner: OwnerId, teamId: TeamId, now: string): Promise<void> {
     return runWrite(this.#ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
+  }
+
+  // ---- TeamLifecycle (decision 0165) ------------------------------------------------------------
+
+  spawnMember(args: SpawnMemberArgs): Promise<{ member: Member; created: boolean }> {
+    return runWrite(this.#ctx, args.now, (scope) => lifecycle.spawnMember(scope, args), {
+      retryOnUniqueViolation: true,
+    });
+  }
+
+  retireMember(args: RetireMemberArgs): Promise<{ member: Member; cancelled: readonly Job[] }> {
+    return runWrite(this.#ctx, args.now, (scope) => lifecycle.retireMember(scope, args));
+  }
+
+  closeTeam(args: CloseTeamArgs): Promise<{ team: Team; cancelled: readonly Job[] }> {
+    return runWrite(this.#ctx, args.now, (scope) => lifecycle.closeTeam(scope, args));
   }
 
   // ---- TeamReads ----------------------------------------------------------------------------

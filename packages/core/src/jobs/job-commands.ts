@@ -22,8 +22,11 @@ export type JobCommand =
   | { readonly type: 'FAIL'; readonly error: string }
   /** The turn passed its deadline; the run is cancelled and the job fails. */
   | { readonly type: 'TIME_OUT'; readonly timeoutMs: number }
-  /** A person (or the system) asked to cancel. */
-  | { readonly type: 'CANCEL' }
+  /**
+   * A person (or the system) asked to cancel. With `reason` (an interrupt), the job ends CANCELLED
+   * with the reason as its error instead of the standard notice.
+   */
+  | { readonly type: 'CANCEL'; readonly reason?: string }
   /** The runtime confirmed the run stopped. */
   | { readonly type: 'CANCEL_CONFIRMED' };
 

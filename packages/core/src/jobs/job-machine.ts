@@ -177,9 +177,10 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
       if (target === JobPhase.CANCELLED) {
         // A waiting or answered job has no run in progress: it ends at once, like a queued one.
         const notice = job.phase === JobPhase.QUEUED ? CANCELLED_BEFORE_START : CANCELLED_AFTER_START;
-        return done(cancelJob(job, notice, ctx));
+        return done(cancelJob(job, command.reason ?? notice, ctx));
       }
-      return accept({ ...job, phase: target, updatedAt: now });
+      // An interrupt's reason waits in `error` until the run confirms it stopped (see cancelJob).
+      return accept({ ...job, phase: target, error: command.reason ?? job.error, updatedAt: now });
     }
     case 'CANCEL_CONFIRMED':
       return done(cancelJob(job, CANCELLED_AFTER_START, ctx));

@@ -118,6 +118,8 @@ export interface TurnInput {
   readonly memberName: string;
   /** That member's role, for its instructions; null without one, absent on inputs frozen before roles. */
   readonly memberRole?: string | null;
+  /** True when that member is the team's lead (it is offered the lead's tools); absent means false. */
+  readonly memberIsLead?: boolean;
   /** The requesting member's name, null for a person. */
   readonly requesterName: string | null;
   /** For a receipt: the member who did the work, its status and answer. */

@@ -6,6 +6,10 @@ export const TeamEventKind = {
   RECORD_APPENDED: 'RECORD_APPENDED',
   MEMBER_CHANGED: 'MEMBER_CHANGED',
   TEAM_CHANGED: 'TEAM_CHANGED',
+  // Team lifecycle (decision 0165): the lead or the owner spawned or retired a member, closed the team.
+  MEMBER_SPAWNED: 'MEMBER_SPAWNED',
+  MEMBER_RETIRED: 'MEMBER_RETIRED',
+  TEAM_CLOSED: 'TEAM_CLOSED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 

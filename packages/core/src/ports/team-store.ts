@@ -3,6 +3,7 @@ import type { JobReads } from './store/job-reads.js';
 import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
 import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './store/record-roles.js';
+import type { TeamLifecycle } from './store/team-lifecycle.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
 export type { Admission, AdmitArgs, AdmittedJob, FreezeContext } from './store/admission.js';
@@ -27,6 +28,7 @@ export type {
   TeamReadFilter,
   UsageLedger,
 } from './store/record-roles.js';
+export type { CloseTeamArgs, RetireMemberArgs, SpawnMemberArgs, TeamLifecycle } from './store/team-lifecycle.js';
 export type { NewMember, NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
 
 /**
@@ -51,7 +53,8 @@ export interface TeamStore
     RecordReads,
     EventLog,
     UsageLedger,
-    ConversationLog {
+    ConversationLog,
+    TeamLifecycle {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -67,4 +70,5 @@ export type StoreRole =
   | 'recordReads'
   | 'eventLog'
   | 'usageLedger'
-  | 'conversationLog';
+  | 'conversationLog'
+  | 'teamLifecycle';

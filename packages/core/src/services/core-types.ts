@@ -15,6 +15,7 @@ import type {
   JobReads,
   JobWrites,
   RecordReads,
+  TeamLifecycle,
   TeamReads,
   TeamWrites,
   UsageLedger,
@@ -56,7 +57,8 @@ export type CoreStore = TeamWrites &
   RecordReads &
   EventLog &
   UsageLedger &
-  ConversationLog;
+  ConversationLog &
+  TeamLifecycle;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
@@ -138,6 +140,17 @@ export interface MentionTargetView {
   readonly member: Member;
 }
 
+/** Input of `spawnMember` (the owner acting as the lead). */
+export interface SpawnMemberInput {
+  readonly teamId: string;
+  readonly name: string;
+  readonly agentId: string;
+  readonly role?: string | null;
+  /** `fresh` (default) or `fork`. */
+  readonly context?: string | null;
+  readonly clientRequestId: string;
+}
+
 /** The outcome of `cancelJob`. */
 export interface CancelOutcome {
   readonly job: Job;
@@ -166,6 +179,14 @@ export interface Core {
   };
   readonly requests: {
     send(owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]>;
+  };
+  /** The team lifecycle as the owner (who may always act as the lead); decision 0165. */
+  readonly lifecycle: {
+    spawn(owner: OwnerId, input: SpawnMemberInput): Promise<Member>;
+    retire(owner: OwnerId, memberId: string): Promise<Member>;
+    close(owner: OwnerId, teamId: string): Promise<Team>;
+    /** The cancelled job, or null when the member had no turn begun. */
+    interrupt(owner: OwnerId, memberId: string, reason: string): Promise<Job | null>;
   };
   readonly jobs: {
     get(owner: OwnerId, jobId: string): Promise<Job | null>;

@@ -4,6 +4,7 @@ import type { Core, CoreDeps } from './core-types.js';
 import { eventService } from './event-service.js';
 import { historyService, toolService } from './history-service.js';
 import { jobService } from './job-service.js';
+import { lifecycleService } from './lifecycle-owner.js';
 import { mentionService } from './mention-service.js';
 import { requestService } from './request-service.js';
 import { teamService } from './team-service.js';
@@ -18,6 +19,7 @@ export function createCore(deps: CoreDeps): Core {
   return {
     teams: teamService(deps),
     requests: requestService(deps),
+    lifecycle: lifecycleService(deps),
     jobs: jobService(deps),
     agents: agentService(deps),
     mentions: mentionService(deps),

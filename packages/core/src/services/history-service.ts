@@ -23,7 +23,7 @@ export function historyService(deps: Deps): Core['history'] {
 }
 
 /** Builds the `tools` use cases. */
-export function toolService(deps: Deps): Core['tools'] {
+export function toolService(deps: Parameters<typeof invokeMemberTool>[0]): Core['tools'] {
   return {
     invoke: (jobId, name, args) => invokeMemberTool(deps, jobId, name, args),
     forJob: (jobId) => memberToolsForJob(deps, jobId),

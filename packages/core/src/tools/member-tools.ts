@@ -5,16 +5,26 @@ import { Limits } from '../limits/limits.js';
 import { asJobId, type JobId } from '../model/ids.js';
 import { isTerminal } from '../model/job.js';
 import type { MemberToolPort } from '../ports/agent-runtime.js';
-import type { JobReads, JobWrites, RecordReads, TeamReads } from '../ports/team-store.js';
+import type {
+  ConversationLog,
+  JobReads,
+  JobWrites,
+  RecordReads,
+  TeamLifecycle,
+  TeamReads,
+} from '../ports/team-store.js';
 import type { UsesStore } from '../services/core-types.js';
 import { sendMember, type ToolCaller } from '../services/handoff-service.js';
 import { findUnstorableText } from '../text/text-measure.js';
+import { invokeLifecycleTool, isLifecycleTool } from './lifecycle-tools.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
 
 /** The store roles these use cases depend on. */
-type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites>;
+export type MemberToolDeps = UsesStore<
+  TeamReads & JobReads & RecordReads & JobWrites & TeamLifecycle & ConversationLog
+>;
 
 /** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
 export const MEMBER_TOOL_NAMES: readonly MemberToolName[] = MEMBER_TOOL_SPECS.map((tool) => tool.name);
@@ -30,7 +40,7 @@ const forbidden = (message: string): DomainError => new DomainError(ErrorCode.FO
  * The caller bound to `jobId`: the job must exist and be unfinished, and run in a current member
  * conversation of its team. Anything else is FORBIDDEN (a finished job's tools are closed).
  */
-export async function resolveToolCaller(deps: Deps, jobId: JobId): Promise<ToolCaller> {
+export async function resolveToolCaller(deps: MemberToolDeps, jobId: JobId): Promise<ToolCaller> {
   const [job] = await deps.store.findJobs([jobId]);
   if (job === undefined || isTerminal(job.phase)) {
     throw forbidden('This member run has ended; its member tools are closed.');
@@ -99,7 +109,12 @@ function readArgs(args: Readonly<Record<string, unknown>>): TeamReadArgs {
  * @throws DomainError FORBIDDEN (caller or `team_id`), INVALID_INPUT (name or arguments), and
  * each tool's own codes.
  */
-export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, args: unknown): Promise<unknown> {
+export async function invokeMemberTool(
+  deps: MemberToolDeps,
+  jobId: JobId,
+  name: string,
+  args: unknown,
+): Promise<unknown> {
   if (!ALLOWED_ARGS.has(name)) {
     throw new DomainError(ErrorCode.INVALID_INPUT, `There is no member tool "${name}".`, { field: 'name' });
   }
@@ -110,6 +125,8 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
     throw forbidden('The member tools of this run reach only its own team.');
   }
   const roster = new Map(caller.roster.map((m) => [m.id, m]));
+  // The lead's tools (NOT_LEAD for anyone else) live beside their use cases.
+  if (isLifecycleTool(tool)) return invokeLifecycleTool(deps, caller, tool, input);
   switch (tool) {
     case 'send_member':
       return sendMember(deps, caller, {
@@ -135,10 +152,12 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
       if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'No such job in this team.', { field: 'job_id' });
       return found.json;
     }
+    case 'wait_for_change':
+      throw new DomainError(ErrorCode.NOT_AVAILABLE_YET, 'wait_for_change is not available yet.', { field: 'name' });
   }
 }
 
 /** The member tools bound to one job, as a runtime receives them. */
-export function memberToolsForJob(deps: Deps, jobId: JobId): MemberToolPort {
+export function memberToolsForJob(deps: MemberToolDeps, jobId: JobId): MemberToolPort {
   return { invoke: (name, args) => invokeMemberTool(deps, jobId, name, args) };
 }

@@ -9,6 +9,7 @@ import { describeLeaseCases } from './lease-contract.js';
 import { describeRecordReadsCases } from './record-reads-contract.js';
 import { describeRespondCases } from './respond-contract.js';
 import { type OpenContractStore, type StoreHarness, useStoreHarness } from './store-harness.js';
+import { describeTeamLifecycleCases } from './team-lifecycle-contract.js';
 import { describeTeamReadsCases } from './team-reads-contract.js';
 import { describeTeamWritesCases } from './team-writes-contract.js';
 import { describeUsageCases } from './usage-contract.js';
@@ -28,6 +29,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   eventLog: describeEventLogCases,
   usageLedger: describeUsageCases,
   conversationLog: describeConversationLogCases,
+  teamLifecycle: describeTeamLifecycleCases,
 };
 
 /**

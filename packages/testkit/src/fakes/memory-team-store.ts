@@ -5,6 +5,7 @@ import { memoryJobWrites } from './memory-store/job-writes.js';
 import { memoryLeases } from './memory-store/leases.js';
 import { memoryConversationLog, memoryRecordReads } from './memory-store/record-reads.js';
 import { MemoryStoreState } from './memory-store/state.js';
+import { memoryTeamLifecycle } from './memory-store/team-lifecycle.js';
 import { memoryTeamReads, memoryTeamWrites } from './memory-store/team-writes.js';
 import { memoryUsageLedger } from './memory-store/usage.js';
 import { SequentialIds } from './sequential-ids.js';
@@ -44,6 +45,7 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryRecordReads(state),
     ...memoryUsageLedger(state),
     ...memoryConversationLog(state),
+    ...memoryTeamLifecycle(state),
     async close() {
       closed = true;
     },

@@ -1,4 +1,10 @@
-import { isDomainError, MEMBER_TOOL_SPECS, type MemberToolPort, type MemberToolSpec } from '@agent-teams/core';
+import {
+  isDomainError,
+  LEAD_ONLY_TOOLS,
+  MEMBER_TOOL_SPECS,
+  type MemberToolPort,
+  type MemberToolSpec,
+} from '@agent-teams/core';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 
 /** The tool that ends a turn asking a person (handled by the runtime, not a member tool). */
@@ -44,7 +50,14 @@ export const MEMBER_TOOLS: readonly ChatCompletionTool[] = [
   }),
 ];
 
-const MEMBER_TOOL_NAMES = new Set(MEMBER_TOOLS.map((t) => (t.type === 'function' ? t.function.name : '')));
+const nameOf = (t: ChatCompletionTool): string => (t.type === 'function' ? t.function.name : '');
+
+/** The tools offered to the model: the lead's tools to the team's lead only (others would get NOT_LEAD). */
+export function toolsFor(isLead: boolean): ChatCompletionTool[] {
+  return isLead ? [...MEMBER_TOOLS] : MEMBER_TOOLS.filter((t) => !LEAD_ONLY_TOOLS.has(nameOf(t)));
+}
+
+const MEMBER_TOOL_NAMES = new Set(MEMBER_TOOLS.map(nameOf));
 
 /** A tool call as the model made it. */
 export interface ToolCall {
@@ -76,7 +89,7 @@ function errorResult(code: string, message: string): string {
  *
  * @remarks Every refusal goes back to the model as a tool result (`{"error":{"code","message"}}`),
  * never as a failed turn: the model can correct its arguments or carry on without the tool. A
- * `send_member` without `request_id` gets one derived from the run key and the call id, so a turn
+ * `send_member` or `team_spawn` without `request_id` gets one derived from the run key and the call id, so a turn
  * replayed after a crash sends the same, idempotent request. Unexpected errors stay masked.
  */
 export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, runKey: string): Promise<string> {
@@ -86,7 +99,7 @@ export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, r
   const args = parseArguments(call);
   if (args === null) return errorResult('INVALID_ARGUMENTS', 'The arguments must be a JSON object.');
   const invokeArgs =
-    call.name === 'send_member' && typeof args.request_id !== 'string'
+    (call.name === 'send_member' || call.name === 'team_spawn') && typeof args.request_id !== 'string'
       ? { ...args, request_id: `${runKey}:${call.id}` }
       : args;
   try {

@@ -24,6 +24,8 @@ export interface OpenAiRunDoc {
   readonly memberName: string;
   /** The member's role, for the system prompt; absent on runs begun before roles existed. */
   readonly memberRole?: string | null;
+  /** True for the team's lead, who is offered the lead's tools; absent (false) on older runs. */
+  readonly memberIsLead?: boolean;
   readonly teamId: string;
   readonly jobId: string;
   /** When the run began (epoch ms) and its turn deadline, so a replay keeps the same deadline. */

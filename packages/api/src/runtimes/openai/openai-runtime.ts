@@ -34,6 +34,7 @@ export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
 interface RunMember {
   readonly name: string;
   readonly role: string | null;
+  readonly isLead: boolean;
 }
 
 /**
@@ -71,7 +72,11 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         toolCallId: null,
         toolName: null,
       };
-      const member = { name: args.input.memberName, role: args.input.memberRole ?? null };
+      const member = {
+        name: args.input.memberName,
+        role: args.input.memberRole ?? null,
+        isLead: args.input.memberIsLead === true,
+      };
       return this.#begin(args.runKey, member, user, args.context);
     });
   }
@@ -94,7 +99,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         toolCallId: outcome.toolCallId,
         toolName: ASK_CLARIFICATION,
       };
-      const member = { name: asked.memberName, role: asked.memberRole ?? null };
+      const member = { name: asked.memberName, role: asked.memberRole ?? null, isLead: asked.memberIsLead === true };
       return this.#begin(args.runKey, member, answer, args.context);
     });
   }
@@ -144,6 +149,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     return {
       memberName: member.name,
       memberRole: member.role,
+      memberIsLead: member.isLead,
       teamId: context.teamId,
       jobId: context.jobId,
       startedAtMs: this.clock.nowMs(),
@@ -190,6 +196,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         conversationId: context.conversationId,
         memberName: doc.memberName,
         memberRole: doc.memberRole ?? null,
+        memberIsLead: doc.memberIsLead === true,
         settings,
         client: this.#client(settings),
         tools: context.tools,

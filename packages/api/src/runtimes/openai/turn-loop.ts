@@ -11,7 +11,7 @@ import type OpenAI from 'openai';
 import { callModel } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
-import { ASK_CLARIFICATION, executeMemberTool, MEMBER_TOOLS, parseArguments, type ToolCall } from './member-tools.js';
+import { ASK_CLARIFICATION, executeMemberTool, parseArguments, type ToolCall, toolsFor } from './member-tools.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
 import { systemPrompt } from './turn-prompt.js';
@@ -31,6 +31,8 @@ export interface TurnEnv {
   readonly conversationId: ConversationId;
   readonly memberName: string;
   readonly memberRole: string | null;
+  /** The lead is offered the lead's tools; others never see them. */
+  readonly memberIsLead: boolean;
   readonly settings: OpenAiSettings;
   readonly client: OpenAI;
   readonly tools: MemberToolPort;
@@ -128,7 +130,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   const toolsAllowed = rounds < settings.maxToolRounds;
   const history = await env.store.history(env.conversationId, HISTORY_LIMIT);
   const window = buildContextWindow(
-    systemPrompt(settings.systemPrompt, env.memberName, env.memberRole),
+    systemPrompt(settings.systemPrompt, env.memberName, env.memberRole, env.memberIsLead),
     history,
     settings.maxContextTokens,
   );
@@ -141,7 +143,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
         model: settings.model,
         messages: window.messages,
         ...(settings.maxToolRounds > 0
-          ? { tools: [...MEMBER_TOOLS], tool_choice: toolsAllowed ? 'auto' : 'none' }
+          ? { tools: toolsFor(env.memberIsLead), tool_choice: toolsAllowed ? 'auto' : 'none' }
           : {}),
         ...(settings.temperature === null ? {} : { temperature: settings.temperature }),
       },

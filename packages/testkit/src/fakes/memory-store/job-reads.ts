@@ -62,7 +62,9 @@ export function admissionCandidates(
   const candidates: AdmissionCandidate[] = [];
   for (const head of conversationHeads(jobs).values()) {
     const waitsForSlot = head.phase === JobPhase.QUEUED || head.phase === JobPhase.ANSWERED;
-    if (!waitsForSlot || teamStatus(head) !== TeamStatus.READY) continue;
+    const status = teamStatus(head);
+    // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
+    if (!waitsForSlot || (status !== TeamStatus.READY && status !== TeamStatus.CLOSED)) continue;
     candidates.push({
       jobId: head.id,
       owner: head.owner,
