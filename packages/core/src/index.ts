@@ -32,6 +32,8 @@ export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
 export type { AgentDefinition } from './model/agent.js';
+export type { ChangeJson, ChangeWait, ChangeWaitPlan, WakeResultJson } from './model/change-wait.js';
+export { WAKE_CHANGES_MAX, WAKE_KIND, wakeResult, wakesWaiter } from './model/change-wait.js';
 export type {
   AgentId,
   Brand,

@@ -42,6 +42,7 @@ import type {
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import * as admission from './admission.js';
+import * as changeWaits from './change-waits.js';
 import * as conversations from './conversations.js';
 import type { Database } from './database-types.js';
 import * as jobLeases from './job-leases.js';
@@ -228,8 +229,12 @@ export class KyselyTeamStore implements TeamStore {
   // ---- Admission and Leases -----------------------------------------------------------------
 
   async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
-    if (!(await admission.admissionMayChange(this.#ctx.db))) return [];
+    if (!(await admission.admissionMayChange(this.#ctx.db, args.now))) return [];
     return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
+  }
+
+  nextWaitDeadline(): Promise<string | null> {
+    return changeWaits.nextWaitDeadline(this.#ctx.db);
   }
 
   renewServerLease(args: RenewLeaseArgs): Promise<void> {

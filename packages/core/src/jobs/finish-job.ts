@@ -55,6 +55,7 @@ export function finishJob(
     error,
     pendingInput: null,
     pendingResponse: null,
+    wait: null,
     finishedAt: ctx.now,
     updatedAt: ctx.now,
   };

@@ -1,4 +1,5 @@
 import type { Timestamp } from '../ports/clock.js';
+import type { ChangeWait, WAKE_KIND } from './change-wait.js';
 import type { ConversationId, JobId, MemberId, OwnerId, RunId, TeamId } from './ids.js';
 
 /**
@@ -36,7 +37,7 @@ export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
  * `QUEUED` = waiting for admission, input not frozen; `ADMITTING` = input frozen and the runtime
  * called (or about to be), acknowledgement not yet recorded. `ANSWERED` = a person's answer is
  * persisted and waits for a slot (it shows as RESUMING); `RESUMING` = it is being submitted.
- * `WAITING_CHANGE` = paused in `wait_for_change` (shows as itself; no transition enters it yet).
+ * `WAITING_CHANGE` = paused in `wait_for_change` (shows as itself; holds no slot).
  * See `jobs/job-machine.ts`.
  */
 export const JobPhase = {
@@ -77,9 +78,10 @@ export type InputRequest =
 export interface PendingResponse {
   /** Idempotency key of the continuation run. */
   readonly runKey: string;
-  /** The `requestId` of the {@link InputRequest} it answers. */
+  /** The `requestId` of the {@link InputRequest} it answers (or of the woken {@link ChangeWait}). */
   readonly inputRequestId: string;
-  readonly kind: InputKind;
+  /** What it answers: a person's clarification or interrupt, or `CHANGE`, a woken wait. */
+  readonly kind: InputKind | typeof WAKE_KIND;
   /** Trimmed text for a clarification, any JSON value for an interrupt. */
   readonly value: unknown;
   readonly clientRequestId: string;
@@ -164,6 +166,8 @@ export interface Job {
   readonly pendingInput: InputRequest | null;
   /** An accepted answer not yet acknowledged by the runtime (RESUMING). */
   readonly pendingResponse: PendingResponse | null;
+  /** The wait of a WAITING_CHANGE job; null (or absent) otherwise. */
+  readonly wait?: ChangeWait | null;
   readonly result: JobResult | null;
   readonly error: string | null;
   readonly createdAt: Timestamp;
@@ -180,6 +184,7 @@ export const UNADMITTED = {
   runId: null,
   pendingInput: null,
   pendingResponse: null,
+  wait: null,
   result: null,
   error: null,
   startedAt: null,

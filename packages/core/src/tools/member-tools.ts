@@ -20,6 +20,7 @@ import { invokeLifecycleTool, isLifecycleTool } from './lifecycle-tools.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
+import { planChangeWait } from './wait-tool.js';
 
 /** The store roles these use cases depend on. */
 export type MemberToolDeps = UsesStore<
@@ -153,11 +154,28 @@ export async function invokeMemberTool(
       return found.json;
     }
     case 'wait_for_change':
-      throw new DomainError(ErrorCode.NOT_AVAILABLE_YET, 'wait_for_change is not available yet.', { field: 'name' });
+      // The wait pauses a built-in runtime's turn (`planWait` below); a caller outside the server
+      // has no turn to pause: its arguments are checked, then it is told to read instead.
+      planChangeWait(deps, caller, input);
+      throw new DomainError(
+        ErrorCode.NOT_AVAILABLE_YET,
+        'wait_for_change pauses a built-in runtime turn; outside the server, read the team instead.',
+        { field: 'name' },
+      );
   }
 }
 
 /** The member tools bound to one job, as a runtime receives them. */
 export function memberToolsForJob(deps: MemberToolDeps, jobId: JobId): MemberToolPort {
-  return { invoke: (name, args) => invokeMemberTool(deps, jobId, name, args) };
+  return {
+    invoke: (name, args) => invokeMemberTool(deps, jobId, name, args),
+    async planWait(args) {
+      const input = argsObject('wait_for_change', args);
+      const caller = await resolveToolCaller(deps, jobId);
+      if (input.team_id !== undefined && input.team_id !== null && input.team_id !== caller.team.id) {
+        throw forbidden('The member tools of this run reach only its own team.');
+      }
+      return planChangeWait(deps, caller, input);
+    },
+  };
 }

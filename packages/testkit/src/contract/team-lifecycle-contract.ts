@@ -136,7 +136,12 @@ export function describeTeamLifecycleCases(h: () => StoreHarness): void {
       for (const job of jobs) {
         const before = Object.values(zoo.jobs).find((j) => j.id === job.id);
         // Active turns run on; everything else unfinished ends CANCELLED.
-        if (before && [JobPhase.QUEUED, JobPhase.WAITING_INPUT, JobPhase.ANSWERED].includes(before.phase as never)) {
+        if (
+          before &&
+          [JobPhase.QUEUED, JobPhase.WAITING_INPUT, JobPhase.ANSWERED, JobPhase.WAITING_CHANGE].includes(
+            before.phase as never,
+          )
+        ) {
           expect(job.phase).toBe(JobPhase.CANCELLED);
         } else if (before) expect(job.phase).toBe(before.phase);
       }

@@ -13,6 +13,7 @@ import { describeTeamLifecycleCases } from './team-lifecycle-contract.js';
 import { describeTeamReadsCases } from './team-reads-contract.js';
 import { describeTeamWritesCases } from './team-writes-contract.js';
 import { describeUsageCases } from './usage-contract.js';
+import { describeWaitCases } from './wait-contract.js';
 
 /** The contract cases of each role of the `TeamStore` port. */
 export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness) => void>> = {
@@ -23,7 +24,10 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
     describeRespondCases(h);
   },
   jobReads: describeJobReadsCases,
-  admission: describeAdmissionCases,
+  admission: (h) => {
+    describeAdmissionCases(h);
+    describeWaitCases(h);
+  },
   leases: describeLeaseCases,
   recordReads: describeRecordReadsCases,
   eventLog: describeEventLogCases,
