@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationId, InputRequest, JobId, NewConversationMessage, UsageEntry } from '@agent-teams/core';
+import type {
+  ChangeWait,
+  ConversationId,
+  InputRequest,
+  JobId,
+  NewConversationMessage,
+  UsageEntry,
+} from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
@@ -15,6 +22,8 @@ import type { ToolCall } from './member-tools.js';
 export type RunOutcome =
   | { readonly state: 'completed'; readonly answer: string }
   | { readonly state: 'waiting'; readonly input: InputRequest; readonly toolCallId: string }
+  /** Paused in `wait_for_change`: the woken result answers `toolCallId` (decision 0165). */
+  | { readonly state: 'waiting_change'; readonly wait: ChangeWait; readonly toolCallId: string }
   | { readonly state: 'failed'; readonly error: string }
   | { readonly state: 'cancelled' };
 

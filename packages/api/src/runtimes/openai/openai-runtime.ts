@@ -7,6 +7,7 @@ import {
   RuntimeError,
   type StartRunArgs,
   type TurnInput,
+  WAKE_KIND,
 } from '@agent-teams/core';
 import OpenAI from 'openai';
 import type { DatabaseDialect } from '../../storage/open-database.js';
@@ -18,7 +19,7 @@ import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
 import { type MessageDraft, type OpenAiRunDoc, OpenAiRunStore, type RunOutcome } from './openai-run-store.js';
 import { type OpenAiSettings, OpenAiSettingsError, parseOpenAiSettings } from './openai-settings.js';
-import { runTurn } from './turn-loop.js';
+import { runTurn, WAIT_FOR_CHANGE } from './turn-loop.js';
 import { clarificationResult, turnMessage } from './turn-prompt.js';
 
 /** What {@link OpenAiRuntime} is built from. */
@@ -86,6 +87,21 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<OpenAiRunDoc>(waiting) : null;
       const outcome = asked?.outcome;
+      if (asked !== null && outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
+        if (outcome.wait.requestId !== args.response.inputRequestId) {
+          throw new RuntimeError('rejected', `run ${args.runId} waits for another change`);
+        }
+        // The woken wait's result answers the model's wait_for_change call.
+        const result = {
+          role: 'tool' as const,
+          content: JSON.stringify(args.response.value),
+          toolCalls: null,
+          toolCallId: outcome.toolCallId,
+          toolName: WAIT_FOR_CHANGE,
+        };
+        const member = { name: asked.memberName, role: asked.memberRole ?? null, isLead: asked.memberIsLead === true };
+        return this.#begin(args.runKey, member, result, args.context);
+      }
       if (asked === null || outcome?.state !== 'waiting') {
         throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
       }
@@ -235,7 +251,9 @@ function runIdOf(runKey: string): RunId {
 
 function stateOf(outcome: RunOutcome | null): RunState {
   if (outcome === null) return { state: 'failed', error: 'run has no outcome' };
-  return outcome.state === 'waiting' ? { state: 'waiting', input: outcome.input } : outcome;
+  if (outcome.state === 'waiting') return { state: 'waiting', input: outcome.input };
+  if (outcome.state === 'waiting_change') return { state: 'waiting_change', wait: outcome.wait };
+  return outcome;
 }
 
 /** The readable text of a turn's input in `Member.conversation`. */

@@ -1,6 +1,10 @@
 import {
+  type ChangeWaitPlan,
   type ConversationId,
+  DomainError,
+  ErrorCode,
   InputKind,
+  isDomainError,
   type JobId,
   Limits,
   type MemberToolPort,
@@ -88,10 +92,22 @@ async function answerCalls(
 ): Promise<{ wrote: boolean; ask: RunOutcome | null } | null> {
   let step = firstStep;
   let question: { call: ToolCall; text: string } | null = null;
+  let pause: { call: ToolCall; plan: ChangeWaitPlan } | null = null;
   for (const call of calls) {
     if (answered.has(call.id)) continue;
     let content: string;
-    if (call.name === ASK_CLARIFICATION) {
+    if (call.name === WAIT_FOR_CHANGE) {
+      // The wait ends the turn's use of its slot: it is answered when the run continues.
+      const planned: ChangeWaitPlan | string =
+        question === null && pause === null
+          ? await planWait(env, call)
+          : JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: 'Pause once per turn.' } });
+      if (typeof planned !== 'string') {
+        pause = { call, plan: planned };
+        continue;
+      }
+      content = planned;
+    } else if (call.name === ASK_CLARIFICATION) {
       const text = parseArguments(call)?.question;
       if (question === null && typeof text === 'string' && text.trim() !== '') {
         question = { call, text: text.trim() };
@@ -120,7 +136,28 @@ async function answerCalls(
     };
     return { wrote: step > firstStep, ask: { state: 'waiting', input, toolCallId: question.call.id } };
   }
+  if (pause !== null) {
+    const wait = { ...pause.plan, requestId: `${env.runKey}:${pause.call.id}` };
+    return { wrote: step > firstStep, ask: { state: 'waiting_change', wait, toolCallId: pause.call.id } };
+  }
   return { wrote: step > firstStep, ask: null };
+}
+
+/** The tool that pauses a turn until the team changes (handled by the runtime with `planWait`). */
+export const WAIT_FOR_CHANGE = 'wait_for_change';
+
+/** Plans a wait for a call, or answers the refusal as the tool message's text. */
+async function planWait(env: TurnEnv, call: ToolCall): Promise<ChangeWaitPlan | string> {
+  const args = parseArguments(call);
+  if (args === null)
+    return JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: 'The arguments must be a JSON object.' } });
+  try {
+    if (env.tools.planWait === undefined) throw new DomainError(ErrorCode.NOT_AVAILABLE_YET, 'This run cannot wait.');
+    return await env.tools.planWait(args);
+  } catch (error) {
+    if (isDomainError(error)) return JSON.stringify({ error: { code: error.code, message: error.message } });
+    return JSON.stringify({ error: { code: 'UNEXPECTED', message: 'The tool failed unexpectedly.' } });
+  }
 }
 
 /** Calls the model with the context window and persists its answer with the call's usage. */
