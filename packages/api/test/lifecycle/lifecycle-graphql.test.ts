@@ -9,6 +9,8 @@ beforeAll(async () => {
 });
 afterAll(async () => stack.close());
 
+const CONVERSATION =
+  'query($id: ID!) { node(id: $id) { ... on Member { conversation { edges { node { role text } } } } } }';
 const ROSTER = 'query($id: ID!) { team(id: $id) { status members { name status role isLead } } }';
 const send = (teamId: string, memberId: string, text = 'hello') =>
   stack.gql(SEND_REQUEST, { input: { teamId, memberIds: [memberId], text, clientRequestId: `s-${Math.random()}` } });
@@ -35,6 +37,30 @@ describe('spawnMember (the owner acting as the lead)', () => {
     // 2 members now: 6 more reach the limit of 8 (n), the 7th is n+1.
     for (const name of ['M3', 'M4', 'M5', 'M6', 'M7', 'M8']) spawned(await spawn(stack, team.id, name));
     expect(codes(await spawn(stack, team.id, 'M9'))).toEqual(['MEMBER_COUNT']);
+  });
+
+  it("starts a forked member's conversation with the lead's completed turns; a fresh one starts empty", async () => {
+    const team = await createTeam(stack, undefined, {
+      members: [
+        { name: 'Ada', agentId: 'researcher', lead: true },
+        { name: 'Bob', agentId: 'writer' },
+      ],
+    });
+    const [done = ''] = await sendRequest(stack, team.id, [String(team.members[0]?.id)], 'Collect the sources 研究');
+    await stack.waitForJob(done, ['COMPLETED']);
+    const conversation = async (id: string) => {
+      const data = expectData(await stack.gql(CONVERSATION, { id })).node as {
+        conversation: { edges: { node: { role: string; text: string } }[] };
+      };
+      return data.conversation.edges.map((e) => [e.node.role, e.node.text]);
+    };
+    const forked = spawned(await spawn(stack, team.id, 'Fork', { context: 'fork' }));
+    expect(await conversation(forked.id)).toEqual([
+      ['USER', 'Collect the sources 研究'],
+      ['ASSISTANT', 'Ada: Collect the sources 研究'],
+    ]);
+    const fresh = spawned(await spawn(stack, team.id, 'Fresh', { context: 'fresh' }));
+    expect(await conversation(fresh.id)).toEqual([]);
   });
 
   it('answers NOT_FOUND for another owner’s team', async () => {

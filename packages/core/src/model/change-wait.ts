@@ -1,3 +1,5 @@
+import { jsonBytes } from '../budget/fit-to-budget.js';
+import { Limits } from '../limits/limits.js';
 import type { Timestamp } from '../ports/clock.js';
 import { type TeamEvent, TeamEventKind } from '../ports/event-sink.js';
 import type { JobId, MemberId } from './ids.js';
@@ -57,22 +59,30 @@ export interface WakeResultJson {
 
 /**
  * The result of a woken wait: the changes that woke it (oldest first, at most
- * {@link WAKE_CHANGES_MAX}), the team's newest seq, and `timed_out` when nothing changed. Each
- * entry is at most a few hundred bytes (ids are the server's own), so the result stays far
- * inside the 24,000-byte tool budget.
+ * {@link WAKE_CHANGES_MAX} and within the 24,000-byte tool budget, `more: true` when some were
+ * left out), the team's newest seq, and `timed_out` when nothing changed.
  */
 export function wakeResult(changes: readonly TeamEvent[], lastSeq: number): WakeResultJson {
-  const listed = changes.slice(0, WAKE_CHANGES_MAX).map((event) => ({
-    kind: event.kind,
-    seq: event.seq,
-    ...(event.jobId === null ? {} : { job_id: event.jobId }),
-    ...(event.memberId === null ? {} : { member_id: event.memberId }),
-    ...(event.recordId === null ? {} : { record_id: event.recordId }),
-  }));
+  const timed_out = changes.length === 0;
+  // Measured with `more` present, so adding it never pushes a full list past the budget.
+  let bytes = jsonBytes({ timed_out, seq: lastSeq, changes: [], more: true });
+  const listed: ChangeJson[] = [];
+  for (const event of changes.slice(0, WAKE_CHANGES_MAX)) {
+    const entry: ChangeJson = {
+      kind: event.kind,
+      seq: event.seq,
+      ...(event.jobId === null ? {} : { job_id: event.jobId }),
+      ...(event.memberId === null ? {} : { member_id: event.memberId }),
+      ...(event.recordId === null ? {} : { record_id: event.recordId }),
+    };
+    bytes += jsonBytes(entry) + (listed.length > 0 ? 1 : 0);
+    if (bytes > Limits.toolResponseBytes) break;
+    listed.push(entry);
+  }
   return {
-    timed_out: changes.length === 0,
+    timed_out,
     seq: lastSeq,
     changes: listed,
-    ...(changes.length > WAKE_CHANGES_MAX ? { more: true as const } : {}),
+    ...(listed.length < changes.length ? { more: true as const } : {}),
   };
 }
