@@ -2,7 +2,6 @@ import type {
   AdmitArgs,
   AdmittedJob,
   ClaimArgs,
-  CloseTeamArgs,
   ConversationId,
   ConversationMessage,
   ConversationState,
@@ -24,13 +23,12 @@ import type {
   RecordMessage,
   RenewLeaseArgs,
   RespondToJobArgs,
-  RetireMemberArgs,
   SeqPage,
   SeqPageRequest,
-  SpawnMemberArgs,
   Team,
   TeamEvent,
   TeamId,
+  TeamLifecycle,
   TeamReadFilter,
   TeamStatus,
   TeamStore,
@@ -130,21 +128,14 @@ export class KyselyTeamStore implements TeamStore {
     return runWrite(this.#ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
   }
 
-  // ---- TeamLifecycle (decision 0165) ------------------------------------------------------------
+  // ---- TeamLifecycle (decision 0165): spawn, retire and close, each one transaction ----------
 
-  spawnMember(args: SpawnMemberArgs): Promise<{ member: Member; created: boolean }> {
-    return runWrite(this.#ctx, args.now, (scope) => lifecycle.spawnMember(scope, args), {
-      retryOnUniqueViolation: true,
-    });
-  }
-
-  retireMember(args: RetireMemberArgs): Promise<{ member: Member; cancelled: readonly Job[] }> {
-    return runWrite(this.#ctx, args.now, (scope) => lifecycle.retireMember(scope, args));
-  }
-
-  closeTeam(args: CloseTeamArgs): Promise<{ team: Team; cancelled: readonly Job[] }> {
-    return runWrite(this.#ctx, args.now, (scope) => lifecycle.closeTeam(scope, args));
-  }
+  readonly spawnMember: TeamLifecycle['spawnMember'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.spawnMember(scope, args), { retryOnUniqueViolation: true });
+  readonly retireMember: TeamLifecycle['retireMember'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.retireMember(scope, args));
+  readonly closeTeam: TeamLifecycle['closeTeam'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.closeTeam(scope, args));
 
   // ---- TeamReads ----------------------------------------------------------------------------
 
