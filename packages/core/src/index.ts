@@ -1,5 +1,14 @@
 // The one barrel of @agent-teams/core: explicit named exports only.
 
+export type { AdmissionPolicy, OwnerAdmission } from './admission/admission-policy.js';
+export {
+  AdmissionLimits,
+  DEFAULT_ADMISSION_POLICY,
+  DEFAULT_OWNER_ADMISSION,
+  ownerAdmission,
+  ownerCap,
+  UNRESTRICTED_ADMISSION_POLICY,
+} from './admission/admission-policy.js';
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
 export { EMPTY_ROUND } from './admission/admission-types.js';
 export { planAdmissions } from './admission/plan-admissions.js';

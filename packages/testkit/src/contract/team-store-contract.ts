@@ -1,6 +1,7 @@
 import type { StoreRole } from '@agent-teams/core';
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract.js';
+import { describeAdmissionOwnerCases } from './admission-owners-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
@@ -22,7 +23,10 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
     describeRespondCases(h);
   },
   jobReads: describeJobReadsCases,
-  admission: describeAdmissionCases,
+  admission: (h) => {
+    describeAdmissionCases(h);
+    describeAdmissionOwnerCases(h);
+  },
   leases: describeLeaseCases,
   recordReads: describeRecordReadsCases,
   eventLog: describeEventLogCases,
