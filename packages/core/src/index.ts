@@ -32,6 +32,7 @@ export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
 export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';
 export { JOB_COMMAND_TYPES } from './jobs/job-commands.js';
+export { JobErrorCode } from './jobs/job-error-code.js';
 export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js';
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export { checkFence, staleLease } from './jobs/lease-fence.js';

@@ -3,6 +3,7 @@ import {
   type AgentId,
   buildTurnInput,
   type FreezeContext,
+  JobErrorCode,
   JobPhase,
   memberAgent,
   type RuntimeRegistry,
@@ -29,6 +30,8 @@ export function freezeJob(
   if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, tctx);
   const member = ctx.members.find((candidate) => candidate.id === ctx.job.memberId) ?? null;
   const resolved = memberAgent(member, member ? (agents.get(member.agentId) ?? null) : null, runtimes);
-  if (!resolved.ok) return transition(ctx.job, { type: 'FAIL', error: resolved.error }, tctx);
+  if (!resolved.ok) {
+    return transition(ctx.job, { type: 'FAIL', error: resolved.error, code: JobErrorCode.AGENT_UNAVAILABLE }, tctx);
+  }
   return transition(ctx.job, { type: 'FREEZE', input: buildTurnInput(ctx), runKey: ctx.job.id }, tctx);
 }

@@ -71,6 +71,8 @@ export interface JobsTable {
   /** `foldSearchText(result_text)` (migration 0002). */
   result_folded: string | null;
   error: string | null;
+  /** `Job.errorCode` (migration 0010). */
+  error_code: Generated<string | null>;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;

@@ -1,3 +1,4 @@
+import type { JobErrorCode } from '../jobs/job-error-code.js';
 import type { AgentDefinition } from '../model/agent.js';
 import type { ConversationId, JobId, MemberId, RunId, TeamId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
@@ -7,7 +8,8 @@ export type RunState =
   | { readonly state: 'running' }
   | { readonly state: 'completed'; readonly answer: string }
   | { readonly state: 'waiting'; readonly input: InputRequest }
-  | { readonly state: 'failed'; readonly error: string }
+  /** `code`: why, when the runtime knows (`PROVIDER_UNAVAILABLE`, `BUDGET_EXHAUSTED`); default `RUNTIME_ERROR`. */
+  | { readonly state: 'failed'; readonly error: string; readonly code?: JobErrorCode }
   | { readonly state: 'cancelled' };
 
 /** How a run ended, or that it waits for a person: every {@link RunState} but `running`. */

@@ -4,6 +4,7 @@ import { describeAdmissionCases } from './admission-contract.js';
 import { describeAdmissionOwnerCases } from './admission-owners-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
+import { describeJobErrorCodeCases } from './job-error-code-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
 import { describeJobWritesCases } from './job-writes-contract.js';
 import { describeLeaseCases } from './lease-contract.js';
@@ -21,6 +22,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   jobWrites: (h) => {
     describeJobWritesCases(h);
     describeRespondCases(h);
+    describeJobErrorCodeCases(h);
   },
   jobReads: describeJobReadsCases,
   admission: (h) => {

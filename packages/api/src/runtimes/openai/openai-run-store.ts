@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationId, InputRequest, JobId, NewConversationMessage, UsageEntry } from '@agent-teams/core';
+import type {
+  ConversationId,
+  InputRequest,
+  JobErrorCode,
+  JobId,
+  NewConversationMessage,
+  UsageEntry,
+} from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
@@ -15,7 +22,7 @@ import type { ToolCall } from './member-tools.js';
 export type RunOutcome =
   | { readonly state: 'completed'; readonly answer: string }
   | { readonly state: 'waiting'; readonly input: InputRequest; readonly toolCallId: string }
-  | { readonly state: 'failed'; readonly error: string }
+  | { readonly state: 'failed'; readonly error: string; readonly code?: JobErrorCode }
   | { readonly state: 'cancelled' };
 
 /** What `runtime_runs.state_json` holds for an `openai` run. */
