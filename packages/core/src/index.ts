@@ -108,6 +108,7 @@ export type {
   Admission,
   AdmitArgs,
   AdmittedJob,
+  Budgets,
   ClaimArgs,
   ConversationLog,
   ConversationMessage,
@@ -130,6 +131,7 @@ export type {
   NewTeam,
   RecordReads,
   RenewLeaseArgs,
+  ReserveSpendArgs,
   RespondToJobArgs,
   SeqPage,
   SeqPageRequest,
@@ -175,6 +177,17 @@ export {
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
+export type { SpendDecision, SpendRefusal, SpendSnapshot } from './spend/decide-spend.js';
+export { decideSpend } from './spend/decide-spend.js';
+export type {
+  BudgetPolicy,
+  OwnerDayBudget,
+  Spend,
+  SpendReservation,
+  TeamBudget,
+  TeamBudgetLimits,
+} from './spend/spend-types.js';
+export { BudgetLimits, NO_BUDGET_POLICY, ownerDayBudget, utcDay, utcDayBounds } from './spend/spend-types.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,

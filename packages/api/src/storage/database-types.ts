@@ -236,4 +236,26 @@ export interface Database {
   server_leases: ServerLeasesTable;
   team_deletions: TeamDeletionsTable;
   a2a_contexts: A2aContextsTable;
+  team_budgets: TeamBudgetsTable;
+  spend_reservations: SpendReservationsTable;
+}
+
+/** `team_budgets`: a team's spending limits (migration 0010). */
+export interface TeamBudgetsTable {
+  team_id: string;
+  max_tokens: number | string | null;
+  max_cost: number | null;
+  updated_at: string;
+}
+
+/** `spend_reservations`: what each model call in flight may still spend (migration 0010). */
+export interface SpendReservationsTable {
+  id: string;
+  team_id: string;
+  owner: string;
+  /** UTC day `YYYY-MM-DD` the call counts against. */
+  day: string;
+  tokens: number | string;
+  cost: number;
+  created_at: string;
 }

@@ -1,4 +1,5 @@
 import type { Admission } from './store/admission.js';
+import type { Budgets } from './store/budgets.js';
 import type { JobReads } from './store/job-reads.js';
 import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
@@ -6,6 +7,7 @@ import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './stor
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
 export type { Admission, AdmitArgs, AdmittedJob, FreezeContext } from './store/admission.js';
+export type { Budgets, ReserveSpendArgs } from './store/budgets.js';
 export type { JobFilter, JobReads } from './store/job-reads.js';
 export type {
   EnqueueDecision,
@@ -51,7 +53,8 @@ export interface TeamStore
     RecordReads,
     EventLog,
     UsageLedger,
-    ConversationLog {
+    ConversationLog,
+    Budgets {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -67,4 +70,5 @@ export type StoreRole =
   | 'recordReads'
   | 'eventLog'
   | 'usageLedger'
-  | 'conversationLog';
+  | 'conversationLog'
+  | 'budgets';

@@ -2,6 +2,7 @@ import type { StoreRole } from '@agent-teams/core';
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract.js';
 import { describeAdmissionOwnerCases } from './admission-owners-contract.js';
+import { describeBudgetCases } from './budgets-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
 import { describeJobErrorCodeCases } from './job-error-code-contract.js';
@@ -34,6 +35,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   eventLog: describeEventLogCases,
   usageLedger: describeUsageCases,
   conversationLog: describeConversationLogCases,
+  budgets: describeBudgetCases,
 };
 
 /**

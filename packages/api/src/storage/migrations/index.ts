@@ -7,7 +7,7 @@ import { openAiRuntimeMigration } from './0004-openai-runtime.js';
 import { leasesAndChangeFeedMigration } from './0005-leases-and-change-feed.js';
 import { a2aContextsMigration } from './0006-a2a-contexts.js';
 import { memberRolesMigration } from './0007-member-roles.js';
-import { jobErrorCodesMigration } from './0010-job-error-codes.js';
+import { budgetsMigration } from './0010-budgets.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -32,7 +32,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0005-leases-and-change-feed': leasesAndChangeFeedMigration(this.#dialect),
       '0006-a2a-contexts': a2aContextsMigration(),
       '0007-member-roles': memberRolesMigration(),
-      '0010-job-error-codes': jobErrorCodesMigration(),
+      '0010-budgets': budgetsMigration(this.#dialect),
     };
   }
 }

@@ -55,6 +55,8 @@ export class MemoryStoreState {
   readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
   /** Recorded model usage by entry id. */
   readonly usage = new Map<string, UsageEntry>();
+  /** When each usage entry was recorded (the owner's daily budget counts by UTC day). */
+  readonly usageAt = new Map<string, string>();
   round: RoundState = EMPTY_ROUND;
   teamSeq = 0;
   jobSeq = 0;
