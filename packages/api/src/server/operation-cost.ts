@@ -29,6 +29,7 @@ export const SIZED_BY_ARGUMENT: Readonly<Record<string, { readonly arg: string; 
   'Team.history': { arg: 'limit', max: Limits.pageSize.max },
   'Team.results': { arg: 'limit', max: Limits.pageSize.max },
   'Member.conversation': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.messages': { arg: 'first', max: Limits.connectionPage.max },
 };
 
 /** List fields whose length a domain limit fixes. */
@@ -38,6 +39,9 @@ export const BOUNDED_LISTS: Readonly<Record<string, number>> = {
   'TeamContext.messages': Limits.contextMessages,
   'SendRequestPayload.jobs': Limits.maxMembers,
   'Query.mentionTargets': Limits.mentionResults,
+  // A member's undelivered messages never exceed its mailbox, a message's recipients a roster.
+  'Member.mailbox': Limits.mailboxUndelivered,
+  'TeamMessage.to': Limits.maxMembers,
 };
 
 /** The items of a page: their count was already counted at the field that made the page. */
@@ -46,6 +50,7 @@ export const PAGE_ITEMS: ReadonlySet<string> = new Set([
   'JobConnection.edges',
   'AgentConnection.edges',
   'ConversationMessageConnection.edges',
+  'TeamMessageConnection.edges',
   'HistoryPage.records',
   'ResultSearchPage.results',
 ]);
