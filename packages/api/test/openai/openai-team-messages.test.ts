@@ -1,21 +1,9 @@
 import { JobKind, JobPhase } from '@agent-teams/core';
 import type { FakeReply } from '@agent-teams/testkit/msw';
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openTeamHarness, type TeamHarness, waitFor } from './openai-team-harness.js';
+import { describe, expect, it } from 'vitest';
+import { teamHarnessPerTest, waitFor } from './openai-team-harness.js';
 
-const server = setupServer();
-let h: TeamHarness;
-
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-beforeEach(async () => {
-  h = await openTeamHarness(server);
-});
-afterEach(async () => {
-  await h.close();
-  server.resetHandlers();
-});
+const harness = teamHarnessPerTest();
 
 const say = (content: string): FakeReply => ({
   kind: 'answer',
@@ -25,6 +13,7 @@ const say = (content: string): FakeReply => ({
 
 describe('team messages between openai agents', () => {
   it('offers team_message, supplies its message_id, and delivers a follow-up into one turn of the recipient', async () => {
+    const h = harness();
     h.provider.respondWith((body) => {
       const last = body.messages[body.messages.length - 1];
       if (body.model === 'model-review') return say('Noted the deadline.');
