@@ -46,11 +46,7 @@ export interface ScriptResult {
 
 /** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
 export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
-  const messages: NewConversationMessage[] = (turn.messages ?? []).map((m) =>
-    message('USER', teamMessageEntry(m), null, env),
-  );
-  // A message turn has no text of its own: its messages are its user-role entries.
-  if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
+  const messages: NewConversationMessage[] = turnEntries(turn, env.jobId);
   const directives = parseDirectives(turn.text);
   const lines: string[] = directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;
@@ -129,6 +125,17 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
   }
   const answer = lines.join('\n');
   return end({ state: 'completed', answer }, answer);
+}
+
+/**
+ * The user-role entries a turn starts with: each delivered team message, then the turn's own
+ * text (a message turn has none: its messages are its entries).
+ */
+export function turnEntries(turn: ScriptTurn, jobId: NewConversationMessage['jobId']): NewConversationMessage[] {
+  const user = (text: string): NewConversationMessage => ({ role: 'USER', text, toolName: null, jobId });
+  const entries = (turn.messages ?? []).map((m) => user(teamMessageEntry(m)));
+  if (turn.kind !== 'message') entries.push(user(turn.humanText ?? turn.text));
+  return entries;
 }
 
 /** The clarification or interrupt id of a run, derived from its key so a replay asks the same. */

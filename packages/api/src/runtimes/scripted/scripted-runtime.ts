@@ -14,7 +14,14 @@ import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
 import { needsBackground, parseDirectives } from './parse-directives.js';
-import { runScript, type ScriptEnv, type ScriptOutcome, type ScriptResult, type ScriptTurn } from './run-script.js';
+import {
+  runScript,
+  type ScriptEnv,
+  type ScriptOutcome,
+  type ScriptResult,
+  type ScriptTurn,
+  turnEntries,
+} from './run-script.js';
 
 /** What {@link ScriptedRuntime} is built from. */
 export interface ScriptedRuntimeDeps extends DurableRuntimeDeps {
@@ -77,8 +84,7 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     const { turn } = documentOf<ScriptDocument>(row);
     const outcome: ScriptOutcome = { state: 'cancelled' };
     if (await this.runs.transition(row.run_id, 'running', outcome.state, { turn, outcome }, this.now())) {
-      const messages = [{ role: 'USER' as const, text: turn.text, toolName: null, jobId: context.jobId }];
-      await this.#settle(asRunId(row.run_id), { outcome, messages }, context);
+      await this.#settle(asRunId(row.run_id), { outcome, messages: turnEntries(turn, context.jobId) }, context);
     }
   }
 
