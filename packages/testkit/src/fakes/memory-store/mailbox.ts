@@ -99,7 +99,8 @@ export function memoryMailbox(state: MemoryStoreState): Mailbox {
       return pageOf(items, page.first);
     },
     async findMessages(ids) {
-      return ids.flatMap((id) => state.teamMessages.get(id) ?? []);
+      // Each id once, in the order asked, like the SQL store.
+      return [...new Set(ids)].flatMap((id) => state.teamMessages.get(id) ?? []);
     },
     undeliveredMessages: async (memberId) => undeliveredIn(state, memberId),
     async messageDeliveries(ids) {
