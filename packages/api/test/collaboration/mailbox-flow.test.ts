@@ -1,7 +1,15 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect, it } from 'vitest';
 import { collect, wsClient } from '../support/ws-client.js';
-import { ask, type CollabStack, eventually, NO_DATA, type PairTeam, pairPerFile } from './collab-stack.js';
+import {
+  ask,
+  type CollabStack,
+  eventually,
+  NO_DATA,
+  OWNER_TOKENS,
+  type PairTeam,
+  pairPerFile,
+} from './collab-stack.js';
 
 let stack: CollabStack;
 let team: PairTeam;
@@ -67,6 +75,14 @@ describe('the mailbox through the real server and the scripted runtime', () => {
       { name: 'Ada', mailbox: [] },
       { name: 'Bob', mailbox: [] },
     ]);
+    // A message is a Node of its owner only.
+    const node = 'query($id: ID!) { node(id: $id) { __typename ... on TeamMessage { text to { name } } } }';
+    expect((await stack.gql(node, { id: message.id })).data?.node).toEqual({
+      __typename: 'TeamMessage',
+      text: 'status please',
+      to: [{ name: 'Bob' }],
+    });
+    expect((await stack.gql(node, { id: message.id }, OWNER_TOKENS.bob)).data?.node).toBeNull();
   });
 
   it('keeps a quiet message in the mailbox until the member’s next turn, then delivers it before the task', async () => {
