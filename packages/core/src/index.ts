@@ -174,7 +174,7 @@ export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
 export type { MessagePlan } from './services/message-decisions.js';
-export { decideMessage } from './services/message-decisions.js';
+export { decideMessage, followUpAfterDroppedTurn } from './services/message-decisions.js';
 export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
