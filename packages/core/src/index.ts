@@ -111,6 +111,7 @@ export type {
   Admission,
   AdmitArgs,
   AdmittedJob,
+  ChangeTaskArgs,
   ClaimArgs,
   ConversationLog,
   ConversationMessage,
@@ -144,6 +145,8 @@ export type {
   SeqPage,
   SeqPageRequest,
   StoreRole,
+  TaskFilter,
+  Tasks,
   TeamReadFilter,
   TeamReads,
   TeamStore,
@@ -189,6 +192,24 @@ export {
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
+export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
+export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
+export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
+export { decideTask } from './tasks/task-board.js';
+export type { TaskBoard, TaskChange, TaskCommand, TaskCommandType } from './tasks/task-command.js';
+export { findCycle, MAX_SCOPE_WARNINGS, scopeOverlaps, scopesOverlap } from './tasks/task-graph.js';
+export {
+  validateDependsOn,
+  validateRevision,
+  validateTaskDetails,
+  validateTaskResult,
+  validateTaskTitle,
+  validateWriteScope,
+} from './tasks/task-input.js';
+export type { TaskListArgs } from './tasks/task-list.js';
+export type { TaskJson } from './tasks/task-views.js';
+export { taskJson, warningJson } from './tasks/task-views.js';
+export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,
@@ -218,4 +239,6 @@ export type {
 } from './tools/result-views.js';
 export { excerptOf, jobResultOf } from './tools/result-views.js';
 export { foldSearchText, matchesFolded } from './tools/search-fold.js';
+export type { TaskToolName } from './tools/task-tools.js';
+export { isTaskTool, TASK_TOOL_NAMES, toolErrorExtras } from './tools/task-tools.js';
 export type { TeamReadAnswer } from './tools/team-reads.js';

@@ -1,4 +1,4 @@
-import { Limits } from '@agent-teams/core';
+import { Limits, MAX_SCOPE_WARNINGS } from '@agent-teams/core';
 import {
   type DocumentNode,
   type FieldNode,
@@ -30,6 +30,7 @@ export const SIZED_BY_ARGUMENT: Readonly<Record<string, { readonly arg: string; 
   'Team.results': { arg: 'limit', max: Limits.pageSize.max },
   'Member.conversation': { arg: 'first', max: Limits.connectionPage.max },
   'Team.messages': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.tasks': { arg: 'first', max: Limits.connectionPage.max },
 };
 
 /** List fields whose length a domain limit fixes. */
@@ -42,6 +43,9 @@ export const BOUNDED_LISTS: Readonly<Record<string, number>> = {
   // A member's undelivered messages never exceed its mailbox, a message's recipients a roster.
   'Member.mailbox': Limits.mailboxUndelivered,
   'TeamMessage.to': Limits.maxMembers,
+  'Task.dependsOn': Limits.dependenciesPerTask,
+  'Task.writeScope': Limits.writeScopesPerTask,
+  'TaskPayload.warnings': MAX_SCOPE_WARNINGS,
 };
 
 /** The items of a page: their count was already counted at the field that made the page. */
@@ -53,6 +57,7 @@ export const PAGE_ITEMS: ReadonlySet<string> = new Set([
   'TeamMessageConnection.edges',
   'HistoryPage.records',
   'ResultSearchPage.results',
+  'TaskConnection.edges',
 ]);
 
 /** A list no table above names (a field added without classifying it) counts as a full page. */

@@ -132,23 +132,6 @@ const NOT_YET_IMPLEMENTED = new Set<string>([
   'MemberSpawned',
   'MemberRetired',
   'TeamClosed',
-  // Task board
-  'Team.tasks',
-  'TaskStatus',
-  'Task',
-  'TaskEdge',
-  'TaskConnection',
-  'TaskWarning',
-  'CreateTaskInput',
-  'UpdateTaskInput',
-  'AssignTaskInput',
-  'CancelTaskInput',
-  'TaskPayload',
-  'Mutation.createTask',
-  'Mutation.updateTask',
-  'Mutation.assignTask',
-  'Mutation.cancelTask',
-  'TaskChanged',
 ]);
 
 /** True when the NOT_YET_IMPLEMENTED `entry` covers the inventory `name`. */

@@ -4,6 +4,7 @@ import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
 import type { Mailbox } from './store/mailbox.js';
 import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './store/record-roles.js';
+import type { Tasks } from './store/tasks.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
 export type { Admission, AdmitArgs, AdmittedJob, FreezeContext } from './store/admission.js';
@@ -37,6 +38,7 @@ export type {
   TeamReadFilter,
   UsageLedger,
 } from './store/record-roles.js';
+export type { ChangeTaskArgs, TaskFilter, Tasks } from './store/tasks.js';
 export type { NewMember, NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
 
 /**
@@ -62,7 +64,8 @@ export interface TeamStore
     EventLog,
     UsageLedger,
     ConversationLog,
-    Mailbox {
+    Mailbox,
+    Tasks {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -79,4 +82,5 @@ export type StoreRole =
   | 'eventLog'
   | 'usageLedger'
   | 'conversationLog'
-  | 'mailbox';
+  | 'mailbox'
+  | 'tasks';

@@ -1,4 +1,6 @@
 import { Limits } from '../limits/limits.js';
+import { spec } from './define-tool.js';
+import { TASK_TOOL_SPECS } from './task-tool-specs.js';
 
 /** A JSON Schema (draft 2020-12 subset) describing one argument of a tool. */
 export interface ToolArgumentSchema {
@@ -8,10 +10,12 @@ export interface ToolArgumentSchema {
   readonly maximum?: number;
   readonly minLength?: number;
   readonly maxLength?: number;
-  /** The schema of each item of an array argument. */
-  readonly items?: { readonly type: 'string' };
-  /** The values a string argument may take. */
+  /** The allowed values of a string argument. */
   readonly enum?: readonly string[];
+  /** The schema of an array argument's items. */
+  readonly items?: { readonly type: 'string'; readonly maxLength?: number };
+  /** Bounds of an array argument. */
+  readonly maxItems?: number;
 }
 
 /** The JSON Schema of a tool's arguments: always an object of named arguments. */
@@ -28,15 +32,6 @@ export interface MemberToolSpec<N extends string = string> {
   /** Written for a model: what the tool does, when to use it and what not to expect. */
   readonly description: string;
   readonly inputSchema: ToolInputSchema;
-}
-
-function spec<N extends string>(
-  name: N,
-  description: string,
-  properties: Readonly<Record<string, ToolArgumentSchema>>,
-  required: readonly string[] = [],
-): MemberToolSpec<N> {
-  return { name, description, inputSchema: { type: 'object', properties, required, additionalProperties: false } };
 }
 
 const pageArgs: Readonly<Record<string, ToolArgumentSchema>> = {
@@ -139,6 +134,7 @@ export const MEMBER_TOOL_SPECS = [
     { job_id: { type: 'string', description: 'Id of the job.' } },
     ['job_id'],
   ),
+  ...TASK_TOOL_SPECS,
 ] as const;
 
 /** The name of a member tool. */

@@ -6,18 +6,19 @@ import { Limits } from '../limits/limits.js';
 import { asJobId, type JobId } from '../model/ids.js';
 import { isTerminal } from '../model/job.js';
 import type { MemberToolPort } from '../ports/agent-runtime.js';
-import type { JobReads, JobWrites, Mailbox, RecordReads, TeamReads } from '../ports/team-store.js';
+import type { JobReads, JobWrites, Mailbox, RecordReads, Tasks, TeamReads } from '../ports/team-store.js';
 import type { UsesStore } from '../services/core-types.js';
 import { sendMember, type ToolCaller } from '../services/handoff-service.js';
 import { findUnstorableText } from '../text/text-measure.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
+import { invokeTaskTool, isTaskTool } from './task-tools.js';
 import { teamBroadcast } from './team-broadcast-tool.js';
 import { teamMessage } from './team-message-tool.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
 
 /** The store roles these use cases depend on. */
-type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites & Mailbox>;
+type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites & Mailbox & Tasks>;
 
 /** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
 export const MEMBER_TOOL_NAMES: readonly MemberToolName[] = MEMBER_TOOL_SPECS.map((tool) => tool.name);
@@ -112,6 +113,7 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
   if (input.team_id !== undefined && input.team_id !== null && input.team_id !== caller.team.id) {
     throw forbidden('The member tools of this run reach only its own team.');
   }
+  if (isTaskTool(tool)) return invokeTaskTool(deps, caller, tool, input);
   const roster = new Map(caller.roster.map((m) => [m.id, m]));
   switch (tool) {
     case 'send_member':
