@@ -204,7 +204,7 @@ export {
   SpawnContext,
 } from './services/lifecycle-decisions.js';
 export type { MessagePlan } from './services/message-decisions.js';
-export { decideMessage } from './services/message-decisions.js';
+export { decideMessage, followUpAfterDroppedTurn } from './services/message-decisions.js';
 export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
