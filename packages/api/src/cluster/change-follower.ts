@@ -170,6 +170,7 @@ export class ChangeFollower {
       job_id: null,
       record_id: null,
       member_id: null,
+      message_id: null,
       task_id: null,
       reason: null,
     }));

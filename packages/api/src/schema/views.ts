@@ -1,4 +1,4 @@
-import type { AgentDefinition, Job, Member, RecordMessage, Task, Team } from '@agent-teams/core';
+import type { AgentDefinition, Job, Member, RecordMessage, Task, Team, TeamMessage } from '@agent-teams/core';
 
 // What the schema's objects resolve from, when it is not a core type as it is.
 
@@ -13,6 +13,15 @@ export type TeamEventView =
     }
   | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
   | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team }
+  | { readonly __typename: 'MessageSent'; readonly seq: number; readonly team: Team; readonly message: TeamMessage }
+  | {
+      readonly __typename: 'MessageDelivered';
+      readonly seq: number;
+      readonly team: Team;
+      readonly message: TeamMessage;
+      readonly member: Member;
+      readonly job: Job;
+    }
   | {
       readonly __typename: 'TaskChanged';
       readonly seq: number;
@@ -29,4 +38,4 @@ export interface JobProgressView {
 }
 
 /** Anything `node(id)` can answer. */
-export type NodeShape = Team | Member | Job | AgentDefinition | Task;
+export type NodeShape = Team | Member | Job | AgentDefinition | TeamMessage | Task;

@@ -2,6 +2,7 @@ import {
   asOwnerId,
   type JobId,
   type MemberId,
+  type MessageId,
   type RecordId,
   type TaskId,
   type TeamEvent,
@@ -26,6 +27,7 @@ export interface EventRefs {
   readonly jobId?: JobId | null;
   readonly recordId?: RecordId | null;
   readonly memberId?: MemberId | null;
+  readonly messageId?: MessageId | null;
   readonly taskId?: TaskId | null;
   /** Why the system changed the subject (TASK_CHANGED of a released claim). */
   readonly reason?: string | null;
@@ -71,9 +73,15 @@ export class TeamEventWriter {
    * either way.
    */
   async emit(teamId: TeamId, kind: TeamEventKind, refs: EventRefs = {}): Promise<void> {
-    const key = [teamId, kind, refs.jobId ?? '', refs.recordId ?? '', refs.memberId ?? '', refs.taskId ?? ''].join(
-      '\u0000',
-    );
+    const key = [
+      teamId,
+      kind,
+      refs.jobId ?? '',
+      refs.recordId ?? '',
+      refs.memberId ?? '',
+      refs.messageId ?? '',
+      refs.taskId ?? '',
+    ].join('\u0000');
     if (this.#emitted.has(key)) return;
     this.#emitted.add(key);
     this.#pending.push({ teamId, kind, refs });
@@ -116,6 +124,7 @@ export class TeamEventWriter {
         jobId: entry.refs.jobId ?? null,
         recordId: entry.refs.recordId ?? null,
         memberId: entry.refs.memberId ?? null,
+        ...(entry.refs.messageId == null ? {} : { messageId: entry.refs.messageId }),
         ...(entry.refs.taskId == null ? {} : { taskId: entry.refs.taskId }),
         ...(entry.refs.reason == null ? {} : { reason: entry.refs.reason }),
         createdAt: this.#now,
@@ -134,6 +143,7 @@ export class TeamEventWriter {
             job_id: event.jobId,
             record_id: event.recordId,
             member_id: event.memberId,
+            message_id: event.messageId ?? null,
             task_id: event.taskId ?? null,
             reason: event.reason ?? null,
             created_at: this.#now,

@@ -1,8 +1,9 @@
 import type { AgentDefinition } from '../model/agent.js';
-import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { AgentId, IdGenerator, JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job, JobKind, JobStatus } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, MemberStatus, Team } from '../model/team.js';
+import type { TeamMessage } from '../model/team-message.js';
 import type { UsageScope, UsageTotals } from '../model/usage.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { AgentRuntime, MemberToolPort } from '../ports/agent-runtime.js';
@@ -14,6 +15,7 @@ import type {
   EventLog,
   JobReads,
   JobWrites,
+  Mailbox,
   RecordReads,
   Tasks,
   TeamReads,
@@ -60,6 +62,7 @@ export type CoreStore = TeamWrites &
   EventLog &
   UsageLedger &
   ConversationLog &
+  Mailbox &
   Tasks;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
@@ -98,6 +101,16 @@ export interface SendRequestInput {
   readonly teamId: string;
   readonly memberIds: readonly string[];
   readonly text: string;
+  readonly clientRequestId: string;
+}
+
+/** Input of `sendMessage` (a person messages members of their team). */
+export interface SendMessageInput {
+  readonly teamId: string;
+  readonly memberIds: readonly string[];
+  readonly text: string;
+  /** `QUIET` or `FOLLOW_UP`. */
+  readonly delivery: string;
   readonly clientRequestId: string;
 }
 
@@ -171,6 +184,15 @@ export interface Core {
   readonly requests: {
     send(owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]>;
   };
+  /** The team mailbox (see `message-service.ts`). */
+  readonly messages: {
+    /** `sendMessage`: idempotent by (team, person, clientRequestId). */
+    send(owner: OwnerId, input: SendMessageInput): Promise<TeamMessage>;
+    /** `Team.messages`: oldest first. */
+    list(team: Team, args: PageArgs): Promise<Connection<TeamMessage>>;
+    /** `Member.mailbox`: undelivered messages, oldest first. */
+    mailbox(memberId: MemberId): Promise<readonly TeamMessage[]>;
+  };
   readonly jobs: {
     get(owner: OwnerId, jobId: string): Promise<Job | null>;
     list(
@@ -232,6 +254,8 @@ export interface Core {
     teams(ids: readonly TeamId[]): Promise<readonly Team[]>;
     /** Shared-record messages by id (what a RECORD_APPENDED event names). */
     records(ids: readonly RecordId[]): Promise<readonly RecordMessage[]>;
+    /** Team messages by id (what a message event names). */
+    messages(ids: readonly MessageId[]): Promise<readonly TeamMessage[]>;
     /** Tasks by id (what a TASK_CHANGED event or a dependency names). */
     tasks(ids: readonly TaskId[]): Promise<readonly Task[]>;
   };

@@ -2,6 +2,7 @@ import {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asRecordId,
   asTaskId,
   asTeamId,
@@ -10,6 +11,7 @@ import {
   IdKind,
   type JobId,
   type MemberId,
+  type MessageId,
   type RecordId,
   type TaskId,
   type TeamId,
@@ -43,6 +45,10 @@ export class SequentialIds implements IdGenerator {
 
   conversationId(): ConversationId {
     return asConversationId(this.#next(IdKind.conversation));
+  }
+
+  messageId(): MessageId {
+    return asMessageId(this.#next(IdKind.message));
   }
 
   taskId(): TaskId {
