@@ -30,6 +30,7 @@ export const SIZED_BY_ARGUMENT: Readonly<Record<string, { readonly arg: string; 
   'Team.results': { arg: 'limit', max: Limits.pageSize.max },
   'Member.conversation': { arg: 'first', max: Limits.connectionPage.max },
   'Team.tasks': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.messages': { arg: 'first', max: Limits.connectionPage.max },
 };
 
 /** List fields whose length a domain limit fixes. */
@@ -42,6 +43,8 @@ export const BOUNDED_LISTS: Readonly<Record<string, number>> = {
   'Task.dependsOn': Limits.dependenciesPerTask,
   'Task.writeScope': Limits.writeScopesPerTask,
   'TaskPayload.warnings': MAX_SCOPE_WARNINGS,
+  'Member.mailbox': Limits.mailboxUndelivered,
+  'TeamMessage.to': Limits.maxMembers,
 };
 
 /** The items of a page: their count was already counted at the field that made the page. */
@@ -53,6 +56,7 @@ export const PAGE_ITEMS: ReadonlySet<string> = new Set([
   'HistoryPage.records',
   'ResultSearchPage.results',
   'TaskConnection.edges',
+  'TeamMessageConnection.edges',
 ]);
 
 /** A list no table above names (a field added without classifying it) counts as a full page. */
