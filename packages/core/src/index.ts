@@ -193,6 +193,7 @@ export {
   responseFingerprint,
 } from './services/respond-validation.js';
 export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
+export { releaseReason } from './tasks/release-reason.js';
 export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
 export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
 export { decideTask } from './tasks/task-board.js';
