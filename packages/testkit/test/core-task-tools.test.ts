@@ -123,6 +123,31 @@ describe('task tools', () => {
     expect(seen).toEqual(made);
   });
 
+  it('fits worst-case tasks (every field at its limit, heavy escaping) one or more per page, never none', async () => {
+    const { call } = await board();
+    const deps: string[] = [];
+    for (let i = 0; i < Limits.dependenciesPerTask; i += 1)
+      deps.push(taskOf(await call(0, 'task_create', { title: `d${i}` })).id);
+    const heavy: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const scopes = Array.from({ length: Limits.writeScopesPerTask }, (_, j) => `${i}${j}${'"'.repeat(196)}`);
+      const args = { title: '\\'.repeat(100), details: '"'.repeat(4_000), depends_on: deps, write_scope: scopes };
+      const { id } = taskOf(await call(0, 'task_create', args));
+      await call(0, 'task_claim', { task_id: id, expected_revision: 1 }).catch(() => undefined);
+      heavy.push(id);
+    }
+    const seen: string[] = [];
+    let cursor: unknown = null;
+    do {
+      const page = await call(1, 'task_list', { limit: 20, ...(cursor === null ? {} : { cursor }) });
+      expect(jsonBytes(page)).toBeLessThanOrEqual(Limits.toolResponseBytes);
+      expect((page.tasks as TaskOut[]).length).toBeGreaterThan(0);
+      seen.push(...(page.tasks as TaskOut[]).map((t) => t.id));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual([...deps, ...heavy]);
+  });
+
   it('refuses unknown arguments and a bad expected_revision', async () => {
     const { call } = await board();
     await expect(call(1, 'task_create', { title: 'A', owner: 'me' })).rejects.toMatchObject({

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createTeam, gql, gqlData, sendOk } from './cluster-client.js';
 import { ClusterHarness, TOKENS } from './cluster-harness.js';
 import type { ServerProcess } from './server-process.js';
+import { subscribeTeamEvents } from './team-event-stream.js';
 
 let harness: ClusterHarness;
 let s1: ServerProcess;
@@ -89,5 +90,26 @@ describe('racing claims of one task across two servers on one PostgreSQL databas
     const row = await stored(taskId);
     expect(row).toMatchObject({ revision: 2, status: 'CLAIMED', events: 2 });
     expect(team.members.map((m) => m.id)).toContain(row.owner_id);
+  });
+
+  it('delivers a change made on one server as TaskChanged to a subscriber on the other', {
+    timeout: 30_000,
+  }, async () => {
+    const team = await createTeam(s1, TOKENS.alice, 'race-events', 2);
+    const stream = subscribeTeamEvents(s2, TOKENS.alice, team.id, await harness.observer.lastEventSeq(team.id));
+    try {
+      // Subscribed after the seq read before the change: the event arrives live or by replay,
+      // never lost, whichever comes first.
+      await gqlData(s1, TOKENS.alice, CREATE_TASK, {
+        input: { teamId: team.id, title: 'Seen elsewhere', clientRequestId: 'race-3' },
+      });
+      await vi.waitFor(() => expect(stream.events.map((e) => e.__typename)).toContain('TaskChanged'), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      expect(stream.error()).toBeNull();
+    } finally {
+      await stream.close();
+    }
   });
 });

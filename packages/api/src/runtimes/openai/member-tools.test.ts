@@ -1,9 +1,15 @@
-import { LEAD_ONLY_TOOLS } from '@agent-teams/core';
+import { DomainError, ErrorCode, LEAD_ONLY_TOOLS, type MemberToolPort, TASK_TOOL_NAMES } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { toolsFor } from './member-tools.js';
+import { executeMemberTool, MEMBER_TOOLS, toolsFor } from './member-tools.js';
 import { systemPrompt } from './turn-prompt.js';
 
 const names = (isLead: boolean) => toolsFor(isLead).map((t) => (t.type === 'function' ? t.function.name : ''));
+
+const refusing = (error: unknown): MemberToolPort => ({
+  invoke: async () => {
+    throw error;
+  },
+});
 
 describe('the tools and instructions a member is offered', () => {
   it('offers the lead’s tools to the lead only', () => {
@@ -19,5 +25,31 @@ describe('the tools and instructions a member is offered', () => {
     expect(lead).toContain('team_spawn');
     expect(member).toContain('Your role in the team: "Writes".');
     expect(member).not.toContain('team_spawn');
+  });
+});
+
+describe('openai member tools', () => {
+  it('offers every task board tool with its argument schema (arrays typed by their items)', () => {
+    const offered = new Map(MEMBER_TOOLS.map((t) => [t.type === 'function' ? t.function.name : '', t]));
+    for (const name of TASK_TOOL_NAMES) expect(offered.has(name)).toBe(true);
+    const create = offered.get('task_create');
+    const parameters = create?.type === 'function' ? create.function.parameters : undefined;
+    expect(parameters).toMatchObject({
+      required: ['title'],
+      additionalProperties: false,
+      properties: { depends_on: { type: 'array', items: { type: 'string' } }, write_scope: { type: 'array' } },
+    });
+  });
+
+  it('answers a stale task write with current_revision for the model to retry from', async () => {
+    const stale = new DomainError(ErrorCode.TASK_STALE_REVISION, 'stale', { currentRevision: 4 });
+    const call = { id: 'c1', name: 'task_claim', arguments: '{"task_id":"task_1","expected_revision":3}' };
+    expect(JSON.parse(await executeMemberTool(call, refusing(stale), 'run'))).toEqual({
+      error: { code: 'TASK_STALE_REVISION', message: 'stale', current_revision: 4 },
+    });
+    const blocked = new DomainError(ErrorCode.TASK_BLOCKED, 'blocked', { blockedBy: 'task_1,task_2' });
+    expect(JSON.parse(await executeMemberTool(call, refusing(blocked), 'run'))).toEqual({
+      error: { code: 'TASK_BLOCKED', message: 'blocked', blocked_by: ['task_1', 'task_2'] },
+    });
   });
 });
