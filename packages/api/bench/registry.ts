@@ -7,6 +7,7 @@ import { interopOverhead } from './interop-overhead.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { memberTools } from './member-tools.js';
+import { messageLatency } from './message-latency.js';
 import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
@@ -27,4 +28,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   leaseClaims,
   interopOverhead,
   ownerIsolation,
+  messageLatency,
 ];

@@ -19,6 +19,15 @@ export { ErrorCode } from './errors/codes.js';
 export type { ErrorDetails, Result } from './errors/domain-error.js';
 export { DomainError, err, isDomainError, notFound, ok } from './errors/domain-error.js';
 export { boundAnswer } from './jobs/bound-answer.js';
+export {
+  BROADCAST_CUT_MARK,
+  BROADCAST_KEY_PREFIX,
+  BROADCAST_RECEIPT_BYTES,
+  broadcastHeadings,
+  broadcastReceipt,
+  broadcastReceiptText,
+  isBroadcastRequest,
+} from './jobs/broadcast.js';
 export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
 export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';
@@ -27,7 +36,7 @@ export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export { checkFence, staleLease } from './jobs/lease-fence.js';
 export type { NewJob } from './jobs/new-jobs.js';
-export { queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
+export { queuedMessageJob, queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
 export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
@@ -41,6 +50,7 @@ export type {
   IdGenerator,
   JobId,
   MemberId,
+  MessageId,
   OwnerId,
   RecordId,
   RunId,
@@ -51,6 +61,7 @@ export {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asOwnerId,
   asRecordId,
   asRunId,
@@ -74,6 +85,8 @@ export type { RecordMessage } from './model/record.js';
 export { RecordKind } from './model/record.js';
 export type { Member, Team } from './model/team.js';
 export { MemberStatus, TeamStatus } from './model/team.js';
+export type { MessageDeliveryState, TeamMessage, TurnMessage } from './model/team-message.js';
+export { MessageDelivery, teamMessageEntry, teamMessageHeading } from './model/team-message.js';
 export type { UsageEntry, UsageScope, UsageTotals } from './model/usage.js';
 export { addUsage, NO_USAGE, usageScopeKey } from './model/usage.js';
 export type { CursorField, CursorPosition } from './pagination/cursor.js';
@@ -115,16 +128,23 @@ export type {
   JobWrites,
   LeasedJob,
   Leases,
+  Mailbox,
+  MailboxDecision,
+  MailboxSnapshot,
   NewConversationMessage,
   NewestFirstPage,
   NewestFirstPageRequest,
   NewMember,
+  NewMessageJob,
   NewRequest,
   NewTeam,
+  NewTeamMessage,
   RecordReads,
   RenewLeaseArgs,
   RespondToJobArgs,
   RetireMemberArgs,
+  SendMessageArgs,
+  SentMessage,
   SeqPage,
   SeqPageRequest,
   SpawnMemberArgs,
@@ -150,6 +170,7 @@ export type {
   PageArgs,
   RespondInput,
   RuntimeRegistry,
+  SendMessageInput,
   SendRequestInput,
   SpawnMemberInput,
   TeamCapacity,
@@ -166,6 +187,9 @@ export {
   MEMBERS_EVER_PER_TEAM,
   SpawnContext,
 } from './services/lifecycle-decisions.js';
+export type { MessagePlan } from './services/message-decisions.js';
+export { decideMessage } from './services/message-decisions.js';
+export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
 export type { ResponseRequest } from './services/respond-service.js';

@@ -15,6 +15,7 @@ import { addRecord } from './record.js';
 import { createRefs } from './refs.js';
 import { addTeam } from './team.js';
 import { addTeamEvents } from './team-events.js';
+import { addTeamMessages } from './team-message.js';
 import { addTeamTool } from './team-tool.js';
 import { addUsage } from './usage.js';
 import { addViewer } from './viewer.js';
@@ -46,6 +47,7 @@ export function buildSchema(): GraphQLSchema {
     addActivity,
     addRecord,
     addTeamEvents,
+    addTeamMessages,
     addInbox,
     addJobProgress,
     addUsage,

@@ -2,6 +2,7 @@ import { asAgentId, asJobId, asMemberId, asTeamId, type OwnerId } from '@agent-t
 import type { Builder } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
 import type { Refs } from './refs.js';
+import { loadMessageNode } from './team-message.js';
 import type { NodeShape } from './views.js';
 
 /**
@@ -27,7 +28,8 @@ export function addNode(builder: Builder, refs: Refs): void {
 }
 
 /** The GraphQL type name of a node value, told apart by the fields only that type has. */
-export function nodeTypeOf(value: NodeShape): 'Job' | 'Member' | 'Team' | 'Agent' {
+export function nodeTypeOf(value: NodeShape): 'Job' | 'Member' | 'Team' | 'Agent' | 'TeamMessage' {
+  if ('delivery' in value) return 'TeamMessage';
   if ('phase' in value) return 'Job';
   if ('position' in value) return 'Member';
   if ('goal' in value) return 'Team';
@@ -44,5 +46,6 @@ async function loadNode(ctx: ApiContext, owner: OwnerId, id: string): Promise<No
     if (member === null || (await ctx.core.teams.get(owner, member.teamId)) === null) return null;
     return member;
   }
+  if (id.startsWith('message_')) return loadMessageNode(ctx, owner, id);
   return ctx.core.agents.get(asAgentId(id));
 }

@@ -21,6 +21,7 @@ import {
   type Team,
   type TeamCapacity,
   type TeamContextView,
+  type TeamMessage,
   TeamStatus,
 } from '@agent-teams/core';
 import type { Builder } from './builder.js';
@@ -46,6 +47,7 @@ export function createRefs(builder: Builder) {
     Team: builder.objectRef<Team>('Team'),
     TeamCapacity: builder.objectRef<TeamCapacity>('TeamCapacity'),
     Member: builder.objectRef<Member>('Member'),
+    TeamMessage: builder.objectRef<TeamMessage>('TeamMessage'),
     ConversationMessage: builder.objectRef<ConversationMessage>('ConversationMessage'),
     Requester: builder.objectRef<Job['requester']>('Requester'),
     InputRequest: builder.objectRef<InputRequest>('InputRequest'),

@@ -11,6 +11,7 @@ import { type Builder, SHARES_ACROSS_ARGUMENTS } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Refs } from './refs.js';
+import { messageEventView } from './team-message.js';
 import type { TeamEventView } from './views.js';
 
 /** Adds the `TeamEvent` interface, its four types and `Subscription.teamEvents`. */
@@ -100,6 +101,9 @@ async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Prom
       const [message] = event.recordId ? await core.load.records([event.recordId]) : [];
       return message ? { __typename: 'RecordAppended', ...base, message } : null;
     }
+    case TeamEventKind.MESSAGE_SENT:
+    case TeamEventKind.MESSAGE_DELIVERED:
+      return messageEventView(core, loaders, event, base);
     case TeamEventKind.MEMBER_CHANGED: {
       const member = event.memberId ? await loaders.members.load(event.memberId) : null;
       return member && { __typename: 'MemberChanged', ...base, member };

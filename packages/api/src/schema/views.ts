@@ -1,4 +1,4 @@
-import type { AgentDefinition, Job, Member, RecordMessage, Team } from '@agent-teams/core';
+import type { AgentDefinition, Job, Member, RecordMessage, Team, TeamMessage } from '@agent-teams/core';
 
 // What the schema's objects resolve from, when it is not a core type as it is.
 
@@ -16,7 +16,16 @@ export type TeamEventView =
   // Team lifecycle (decision 0165).
   | { readonly __typename: 'MemberSpawned'; readonly seq: number; readonly team: Team; readonly member: Member }
   | { readonly __typename: 'MemberRetired'; readonly seq: number; readonly team: Team; readonly member: Member }
-  | { readonly __typename: 'TeamClosed'; readonly seq: number; readonly team: Team };
+  | { readonly __typename: 'TeamClosed'; readonly seq: number; readonly team: Team }
+  | { readonly __typename: 'MessageSent'; readonly seq: number; readonly team: Team; readonly message: TeamMessage }
+  | {
+      readonly __typename: 'MessageDelivered';
+      readonly seq: number;
+      readonly team: Team;
+      readonly message: TeamMessage;
+      readonly member: Member;
+      readonly job: Job;
+    };
 
 /** One progress notice of `jobProgress`. */
 export interface JobProgressView {
@@ -26,4 +35,4 @@ export interface JobProgressView {
 }
 
 /** Anything `node(id)` can answer. */
-export type NodeShape = Team | Member | Job | AgentDefinition;
+export type NodeShape = Team | Member | Job | AgentDefinition | TeamMessage;

@@ -20,6 +20,7 @@ import { anyWoken, readChanges, wokenJobs } from './change-waits.js';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
+import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { recentRecords } from './record-reads.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { listMembers } from './team-reads.js';
@@ -100,11 +101,18 @@ async function freezeOne(
     members: await listMembers(scope.trx, [job.teamId]),
     recentRecords: await recentRecords(scope.trx, job.teamId, Limits.contextMessages),
     ...(job.phase === JobPhase.WAITING_CHANGE ? { changes: await readChanges(scope.trx, job) } : {}),
+    // Read under the team lock: a send to this member waits for this transaction, so a message
+    // is either frozen into this turn or still undelivered for the next one, never both.
+    mailbox: job.memberId === null ? [] : await undeliveredMessages(scope.trx, job.memberId),
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
-  if (args.serverId === undefined) return { job: await applyTransition(scope, job, outcome) };
-  return applyAdmission(scope, job, outcome, args.serverId);
+  const admitted =
+    args.serverId === undefined
+      ? { job: await applyTransition(scope, job, outcome) }
+      : await applyAdmission(scope, job, outcome, args.serverId);
+  await deliverFrozen(scope, admitted.job);
+  return admitted;
 }
 
 /**

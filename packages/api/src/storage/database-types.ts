@@ -122,6 +122,8 @@ export interface TeamEventsTable {
   created_at: string;
   /** Database-wide increasing id on PostgreSQL (`bigserial`); NULL on SQLite (migration 0005). */
   change_id: Generated<SeqValue | null>;
+  /** The message of a MESSAGE_SENT or MESSAGE_DELIVERED event (migration 0008). */
+  message_id: Generated<string | null>;
 }
 
 /** `server_leases`: one row per running server incarnation, kept alive by its heartbeat (migration 0005). */
@@ -231,6 +233,33 @@ export interface A2aContextsTable {
   updated_at: string;
 }
 
+/** `team_messages`: one row per team message (migration 0008). */
+export interface TeamMessagesTable {
+  seq: Generated<SeqValue>;
+  id: string;
+  team_id: string;
+  from_member_id: string | null;
+  /** The sending member's id, or '' for the owner: with `client_key`, unique per team. */
+  sender_key: string;
+  client_key: string;
+  text: string;
+  delivery: string;
+  /** JSON array of the recipients' member ids, in the sender's order. */
+  recipients_json: string;
+  created_at: string;
+}
+
+/** `team_message_deliveries`: each recipient's copy of a message (migration 0008). */
+export interface TeamMessageDeliveriesTable {
+  message_id: string;
+  member_id: string;
+  team_id: string;
+  message_seq: SeqValue;
+  /** NULL while undelivered; then the job whose turn received it. */
+  job_id: string | null;
+  delivered_at: string | null;
+}
+
 /** The whole schema as Kysely sees it; runtimes import it to reach `runtime_runs`. */
 export interface Database {
   teams: TeamsTable;
@@ -249,4 +278,6 @@ export interface Database {
   team_deletions: TeamDeletionsTable;
   a2a_contexts: A2aContextsTable;
   member_spawns: MemberSpawnsTable;
+  team_messages: TeamMessagesTable;
+  team_message_deliveries: TeamMessageDeliveriesTable;
 }

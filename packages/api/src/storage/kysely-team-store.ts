@@ -12,6 +12,7 @@ import type {
   JobFilter,
   JobId,
   LeasedJob,
+  Mailbox,
   Member,
   MemberId,
   NewConversationMessage,
@@ -46,6 +47,7 @@ import type { Database } from './database-types.js';
 import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
 import * as jobWrites from './job-writes.js';
+import * as mailbox from './mailbox.js';
 import * as memberToolReads from './member-tool-reads.js';
 import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
@@ -288,6 +290,16 @@ export class KyselyTeamStore implements TeamStore {
   listConversation(conversationId: ConversationId, page: SeqPageRequest): Promise<SeqPage<ConversationMessage>> {
     return conversations.listConversation(this.#ctx.db, conversationId, page);
   }
+
+  // ---- Mailbox (storage/mailbox.ts) --------------------------------------------------------
+
+  readonly sendMessage: Mailbox['sendMessage'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => mailbox.sendMessage(scope, args), { retryOnUniqueViolation: true });
+  readonly pageMessages: Mailbox['pageMessages'] = (teamId, page) => mailbox.pageMessages(this.#ctx.db, teamId, page);
+  readonly findMessages: Mailbox['findMessages'] = (ids) => mailbox.findMessages(this.#ctx.db, ids);
+  readonly undeliveredMessages: Mailbox['undeliveredMessages'] = (id) => mailbox.undeliveredMessages(this.#ctx.db, id);
+  readonly messageDeliveries: Mailbox['messageDeliveries'] = async (ids) =>
+    mailbox.messageDeliveries(this.#ctx.db, await mailbox.findMessages(this.#ctx.db, ids));
 
   close(): Promise<void> {
     return this.#close();

@@ -3,6 +3,7 @@ import {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asOwnerId,
   asRecordId,
   asRunId,
@@ -189,6 +190,8 @@ export function toEvent(row: Selectable<TeamEventsTable> & { readonly owner: str
     jobId: row.job_id === null ? null : asJobId(row.job_id),
     recordId: row.record_id === null ? null : asRecordId(row.record_id),
     memberId: row.member_id === null ? null : asMemberId(row.member_id),
+    // Only message events name a message, so every other event keeps its old shape.
+    ...(row.message_id == null ? {} : { messageId: asMessageId(row.message_id) }),
     createdAt: row.created_at,
   };
 }

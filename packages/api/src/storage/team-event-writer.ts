@@ -2,6 +2,7 @@ import {
   asOwnerId,
   type JobId,
   type MemberId,
+  type MessageId,
   type RecordId,
   type TeamEvent,
   type TeamEventKind,
@@ -25,6 +26,7 @@ export interface EventRefs {
   readonly jobId?: JobId | null;
   readonly recordId?: RecordId | null;
   readonly memberId?: MemberId | null;
+  readonly messageId?: MessageId | null;
 }
 
 /** An event emitted in the transaction and not yet written. */
@@ -67,7 +69,9 @@ export class TeamEventWriter {
    * either way.
    */
   async emit(teamId: TeamId, kind: TeamEventKind, refs: EventRefs = {}): Promise<void> {
-    const key = [teamId, kind, refs.jobId ?? '', refs.recordId ?? '', refs.memberId ?? ''].join('\u0000');
+    const key = [teamId, kind, refs.jobId ?? '', refs.recordId ?? '', refs.memberId ?? '', refs.messageId ?? ''].join(
+      '\u0000',
+    );
     if (this.#emitted.has(key)) return;
     this.#emitted.add(key);
     this.#pending.push({ teamId, kind, refs });
@@ -110,6 +114,7 @@ export class TeamEventWriter {
         jobId: entry.refs.jobId ?? null,
         recordId: entry.refs.recordId ?? null,
         memberId: entry.refs.memberId ?? null,
+        ...(entry.refs.messageId == null ? {} : { messageId: entry.refs.messageId }),
         createdAt: this.#now,
       }));
       // Pruned whenever the seqs pass a multiple of PRUNE_EVERY.
@@ -126,6 +131,7 @@ export class TeamEventWriter {
             job_id: event.jobId,
             record_id: event.recordId,
             member_id: event.memberId,
+            message_id: event.messageId ?? null,
             created_at: this.#now,
           })),
         )

@@ -22,6 +22,8 @@ pairPerFile((fixture) => {
 
 const MEMBER_TOOLS = [
   'send_member',
+  'team_message',
+  'team_broadcast',
   'read_team_context',
   'read_team_history',
   'search_team_results',

@@ -29,6 +29,7 @@ export function testContext(now = TEST_NOW): TransitionContext {
     jobId: mint('job'),
     recordId: mint('record'),
     conversationId: mint('conversation'),
+    messageId: mint('message'),
   };
   return { now, ids };
 }

@@ -1,4 +1,4 @@
-import type { JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 
 /** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
 export const TeamEventKind = {
@@ -10,6 +10,10 @@ export const TeamEventKind = {
   MEMBER_SPAWNED: 'MEMBER_SPAWNED',
   MEMBER_RETIRED: 'MEMBER_RETIRED',
   TEAM_CLOSED: 'TEAM_CLOSED',
+  /** A team message was sent (names the message). */
+  MESSAGE_SENT: 'MESSAGE_SENT',
+  /** A message was delivered into a turn (names the message, the recipient and the job). */
+  MESSAGE_DELIVERED: 'MESSAGE_DELIVERED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 
@@ -22,6 +26,8 @@ export interface TeamEvent {
   readonly jobId: JobId | null;
   readonly recordId: RecordId | null;
   readonly memberId: MemberId | null;
+  /** The message of a MESSAGE_SENT or MESSAGE_DELIVERED event; absent or null otherwise. */
+  readonly messageId?: MessageId | null;
   readonly createdAt: string;
 }
 

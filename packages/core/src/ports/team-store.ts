@@ -2,6 +2,7 @@ import type { Admission } from './store/admission.js';
 import type { JobReads } from './store/job-reads.js';
 import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
+import type { Mailbox } from './store/mailbox.js';
 import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './store/record-roles.js';
 import type { TeamLifecycle } from './store/team-lifecycle.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
@@ -18,6 +19,15 @@ export type {
   UpdateJobOptions,
 } from './store/job-writes.js';
 export type { ClaimArgs, JobLease, LeasedJob, Leases, RenewLeaseArgs } from './store/leases.js';
+export type {
+  Mailbox,
+  MailboxDecision,
+  MailboxSnapshot,
+  NewMessageJob,
+  NewTeamMessage,
+  SendMessageArgs,
+  SentMessage,
+} from './store/mailbox.js';
 export type { NewestFirstPage, NewestFirstPageRequest, SeqPage, SeqPageRequest } from './store/pages.js';
 export type {
   ConversationLog,
@@ -54,7 +64,8 @@ export interface TeamStore
     EventLog,
     UsageLedger,
     ConversationLog,
-    TeamLifecycle {
+    TeamLifecycle,
+    Mailbox {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -71,4 +82,5 @@ export type StoreRole =
   | 'eventLog'
   | 'usageLedger'
   | 'conversationLog'
-  | 'teamLifecycle';
+  | 'teamLifecycle'
+  | 'mailbox';

@@ -1,8 +1,9 @@
 import type { AgentDefinition } from '../model/agent.js';
-import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { AgentId, IdGenerator, JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job, JobKind, JobStatus } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, MemberStatus, Team } from '../model/team.js';
+import type { TeamMessage } from '../model/team-message.js';
 import type { UsageScope, UsageTotals } from '../model/usage.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { AgentRuntime, MemberToolPort } from '../ports/agent-runtime.js';
@@ -14,6 +15,7 @@ import type {
   EventLog,
   JobReads,
   JobWrites,
+  Mailbox,
   RecordReads,
   TeamLifecycle,
   TeamReads,
@@ -58,7 +60,8 @@ export type CoreStore = TeamWrites &
   EventLog &
   UsageLedger &
   ConversationLog &
-  TeamLifecycle;
+  TeamLifecycle &
+  Mailbox;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
@@ -96,6 +99,16 @@ export interface SendRequestInput {
   readonly teamId: string;
   readonly memberIds: readonly string[];
   readonly text: string;
+  readonly clientRequestId: string;
+}
+
+/** Input of `sendMessage` (a person messages members of their team). */
+export interface SendMessageInput {
+  readonly teamId: string;
+  readonly memberIds: readonly string[];
+  readonly text: string;
+  /** `QUIET` or `FOLLOW_UP`. */
+  readonly delivery: string;
   readonly clientRequestId: string;
 }
 
@@ -188,6 +201,15 @@ export interface Core {
     /** The cancelled job, or null when the member had no turn begun. */
     interrupt(owner: OwnerId, memberId: string, reason: string): Promise<Job | null>;
   };
+  /** The team mailbox (see `message-service.ts`). */
+  readonly messages: {
+    /** `sendMessage`: idempotent by (team, person, clientRequestId). */
+    send(owner: OwnerId, input: SendMessageInput): Promise<TeamMessage>;
+    /** `Team.messages`: oldest first. */
+    list(team: Team, args: PageArgs): Promise<Connection<TeamMessage>>;
+    /** `Member.mailbox`: undelivered messages, oldest first. */
+    mailbox(memberId: MemberId): Promise<readonly TeamMessage[]>;
+  };
   readonly jobs: {
     get(owner: OwnerId, jobId: string): Promise<Job | null>;
     list(
@@ -247,5 +269,7 @@ export interface Core {
     teams(ids: readonly TeamId[]): Promise<readonly Team[]>;
     /** Shared-record messages by id (what a RECORD_APPENDED event names). */
     records(ids: readonly RecordId[]): Promise<readonly RecordMessage[]>;
+    /** Team messages by id (what a message event names). */
+    messages(ids: readonly MessageId[]): Promise<readonly TeamMessage[]>;
   };
 }

@@ -6,6 +6,7 @@ import { historyService, toolService } from './history-service.js';
 import { jobService } from './job-service.js';
 import { lifecycleService } from './lifecycle-owner.js';
 import { mentionService } from './mention-service.js';
+import { messageService } from './message-service.js';
 import { requestService } from './request-service.js';
 import { teamService } from './team-service.js';
 import { usageService } from './usage-service.js';
@@ -20,6 +21,7 @@ export function createCore(deps: CoreDeps): Core {
     teams: teamService(deps),
     requests: requestService(deps),
     lifecycle: lifecycleService(deps),
+    messages: messageService(deps),
     jobs: jobService(deps),
     agents: agentService(deps),
     mentions: mentionService(deps),
@@ -33,6 +35,7 @@ export function createCore(deps: CoreDeps): Core {
       members: (ids) => store.findMembers(ids),
       teams: (ids) => store.findTeams(ids),
       records: (ids) => store.findRecords(ids),
+      messages: (ids) => store.findMessages(ids),
     },
   };
 }

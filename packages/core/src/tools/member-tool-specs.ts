@@ -54,6 +54,47 @@ export const MEMBER_TOOL_SPECS = [
     },
     ['text', 'request_id'],
   ),
+  spec(
+    'team_message',
+    'Message other members of your team. "quiet" waits for their next turn; "follow_up" also makes ' +
+      'sure they get a turn soon (it starts one when none is queued). Each recipient gets the message ' +
+      'exactly once, at the start of a turn. Reuse message_id on retries: the same id never sends twice.',
+    {
+      to: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Names or ids of the recipients, or ["all"] for every other active member.',
+      },
+      text: {
+        type: 'string',
+        description: `The message, at most ${Limits.messageText.maxChars} characters.`,
+      },
+      delivery: { type: 'string', enum: ['quiet', 'follow_up'], description: 'quiet or follow_up.' },
+      message_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: Limits.clientRequestId.maxChars,
+        description: 'A stable id for this message, reused on retries.',
+      },
+    },
+    ['to', 'text', 'delivery', 'message_id'],
+  ),
+  spec(
+    'team_broadcast',
+    'Ask every other active member of your team the same thing at once. Asynchronous: their results ' +
+      'come back to you together, as ONE later turn with a section per member, once all have finished; ' +
+      'do not poll or resend. Counts as one request per member against the team and chain limits.',
+    {
+      text: { type: 'string', description: `The task, at most ${Limits.taskText.maxChars} characters.` },
+      request_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: Limits.clientRequestId.maxChars,
+        description: 'A stable id for this broadcast, reused on retries (the same id never sends twice).',
+      },
+    },
+    ['text', 'request_id'],
+  ),
   spec('read_team_context', "The team's goal, its members (ids, names, agents) and the recent shared record.", {}),
   spec('read_team_history', 'Page through the shared record of the team, newest first.', pageArgs),
   spec('search_team_results', 'Search finished requests of the team and their results, newest first.', pageArgs),

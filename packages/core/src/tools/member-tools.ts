@@ -1,6 +1,7 @@
 import { teamContextJson } from '../context/team-context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
+import { BROADCAST_KEY_PREFIX } from '../jobs/broadcast.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, type JobId } from '../model/ids.js';
 import { isTerminal } from '../model/job.js';
@@ -9,6 +10,7 @@ import type {
   ConversationLog,
   JobReads,
   JobWrites,
+  Mailbox,
   RecordReads,
   TeamLifecycle,
   TeamReads,
@@ -19,12 +21,14 @@ import { findUnstorableText } from '../text/text-measure.js';
 import { invokeLifecycleTool, isLifecycleTool } from './lifecycle-tools.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
+import { teamBroadcast } from './team-broadcast-tool.js';
+import { teamMessage } from './team-message-tool.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
 import { planChangeWait } from './wait-tool.js';
 
 /** The store roles these use cases depend on. */
 export type MemberToolDeps = UsesStore<
-  TeamReads & JobReads & RecordReads & JobWrites & TeamLifecycle & ConversationLog
+  TeamReads & JobReads & RecordReads & JobWrites & Mailbox & TeamLifecycle & ConversationLog
 >;
 
 /** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
@@ -130,12 +134,22 @@ export async function invokeMemberTool(
   if (isLifecycleTool(tool)) return invokeLifecycleTool(deps, caller, tool, input);
   switch (tool) {
     case 'send_member':
+      // The broadcast prefix marks a broadcast's requests (their receipt is the combined one).
+      if (typeof input.request_id === 'string' && input.request_id.startsWith(BROADCAST_KEY_PREFIX)) {
+        throw new DomainError(ErrorCode.INVALID_INPUT, `request_id may not start with "${BROADCAST_KEY_PREFIX}".`, {
+          field: 'request_id',
+        });
+      }
       return sendMember(deps, caller, {
         memberId: input.member_id,
         member: input.member,
         text: input.text,
         requestId: input.request_id,
       });
+    case 'team_message':
+      return teamMessage(deps, caller, input);
+    case 'team_broadcast':
+      return teamBroadcast(deps, caller, input);
     case 'read_team_context': {
       const records = await deps.store.recentRecords(caller.team.id, Limits.contextMessages);
       return teamContextJson(caller.team, caller.roster, records);

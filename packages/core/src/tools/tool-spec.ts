@@ -6,6 +6,10 @@ export interface ToolArgumentSchema {
   readonly maximum?: number;
   readonly minLength?: number;
   readonly maxLength?: number;
+  /** The schema of each item of an array argument. */
+  readonly items?: { readonly type: 'string' };
+  /** The values a string argument may take. */
+  readonly enum?: readonly string[];
 }
 
 /** The JSON Schema of a tool's arguments: always an object of named arguments. */

@@ -3,6 +3,7 @@ import { memoryAdmission } from './memory-store/admission.js';
 import { memoryJobReads } from './memory-store/job-reads.js';
 import { memoryJobWrites } from './memory-store/job-writes.js';
 import { memoryLeases } from './memory-store/leases.js';
+import { memoryMailbox } from './memory-store/mailbox.js';
 import { memoryConversationLog, memoryRecordReads } from './memory-store/record-reads.js';
 import { MemoryStoreState } from './memory-store/state.js';
 import { memoryTeamLifecycle } from './memory-store/team-lifecycle.js';
@@ -46,6 +47,7 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryUsageLedger(state),
     ...memoryConversationLog(state),
     ...memoryTeamLifecycle(state),
+    ...memoryMailbox(state),
     async close() {
       closed = true;
     },

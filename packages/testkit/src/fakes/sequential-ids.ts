@@ -2,6 +2,7 @@ import {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asRecordId,
   asTeamId,
   type ConversationId,
@@ -9,6 +10,7 @@ import {
   IdKind,
   type JobId,
   type MemberId,
+  type MessageId,
   type RecordId,
   type TeamId,
 } from '@agent-teams/core';
@@ -41,6 +43,10 @@ export class SequentialIds implements IdGenerator {
 
   conversationId(): ConversationId {
     return asConversationId(this.#next(IdKind.conversation));
+  }
+
+  messageId(): MessageId {
+    return asMessageId(this.#next(IdKind.message));
   }
 
   /** How many ids of a kind were minted so far. */

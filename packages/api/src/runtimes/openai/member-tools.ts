@@ -11,7 +11,15 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 export const ASK_CLARIFICATION = 'ask_clarification';
 
 /** Arguments the runtime supplies itself when the model leaves them out (see {@link executeMemberTool}). */
-const RUNTIME_SUPPLIED = new Set(['request_id']);
+const RUNTIME_SUPPLIED = new Set(['request_id', 'message_id']);
+
+/** The idempotency key argument of each tool the runtime supplies one for. */
+const SUPPLIED_KEY: Readonly<Record<string, string>> = {
+  send_member: 'request_id',
+  team_message: 'message_id',
+  team_broadcast: 'request_id',
+  team_spawn: 'request_id',
+};
 
 function tool(spec: Pick<MemberToolSpec, 'name' | 'description' | 'inputSchema'>): ChatCompletionTool {
   const { properties, required } = spec.inputSchema;
@@ -89,8 +97,8 @@ function errorResult(code: string, message: string): string {
  *
  * @remarks Every refusal goes back to the model as a tool result (`{"error":{"code","message"}}`),
  * never as a failed turn: the model can correct its arguments or carry on without the tool. A
- * `send_member` or `team_spawn` without `request_id` gets one derived from the run key and the call id, so a turn
- * replayed after a crash sends the same, idempotent request. Unexpected errors stay masked.
+ * `send_member` or `team_spawn` without `request_id` (a `team_message` without `message_id`) gets one derived from
+ * the run key and the call id, so a turn replayed after a crash sends the same, idempotent request. Unexpected errors stay masked.
  */
 export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, runKey: string): Promise<string> {
   if (!MEMBER_TOOL_NAMES.has(call.name) || call.name === ASK_CLARIFICATION) {
@@ -98,10 +106,9 @@ export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, r
   }
   const args = parseArguments(call);
   if (args === null) return errorResult('INVALID_ARGUMENTS', 'The arguments must be a JSON object.');
+  const key = SUPPLIED_KEY[call.name];
   const invokeArgs =
-    (call.name === 'send_member' || call.name === 'team_spawn') && typeof args.request_id !== 'string'
-      ? { ...args, request_id: `${runKey}:${call.id}` }
-      : args;
+    key !== undefined && typeof args[key] !== 'string' ? { ...args, [key]: `${runKey}:${call.id}` } : args;
   try {
     return JSON.stringify((await tools.invoke(call.name, invokeArgs)) ?? null);
   } catch (error) {

@@ -4,13 +4,15 @@ import type {
   InputKind,
   MemberToolPort,
   NewConversationMessage,
+  TurnMessage,
 } from '@agent-teams/core';
-import { isDomainError } from '@agent-teams/core';
+import { broadcastHeadings, isDomainError, teamMessageEntry } from '@agent-teams/core';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
 /** The part of a turn the script reads; persisted with the run so a restart replays it. */
 export interface ScriptTurn {
-  readonly kind: 'request' | 'receipt' | 'answer';
+  readonly kind: 'request' | 'receipt' | 'answer' | 'message' | 'broadcast_receipt';
+  /** The directives' source: the turn's text; for a `message` turn, its messages' texts, one per line. */
   readonly text: string;
   readonly memberName: string;
   readonly receipt: { readonly fromMemberName: string; readonly result: string } | null;
@@ -21,6 +23,8 @@ export interface ScriptTurn {
    * it answers); the directives still come from `text`, the raw answer. Absent on older rows.
    */
   readonly humanText?: string | null;
+  /** Team messages delivered into the turn, written first as user-role entries. Absent on older rows. */
+  readonly messages?: readonly TurnMessage[];
   /**
    * For a turn that continues a woken `wait_for_change`: the directive to continue after and the
    * answer lines written before it, the wait's own line (the tool's compact JSON) included.
@@ -63,12 +67,15 @@ export interface ScriptResult {
 /** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
 export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
   const resume = turn.resumeAt ?? null;
-  // A continued wait starts with the tool's result, not with the turn's text again.
-  const first =
-    resume === null
-      ? message('USER', turn.humanText ?? turn.text, null, env)
-      : message('TOOL', turn.humanText ?? '', WAIT_TOOL, env);
-  const messages: NewConversationMessage[] = [first];
+  const messages: NewConversationMessage[] = [];
+  if (resume !== null) {
+    // A continued wait starts with the tool's result, not with the turn's text again.
+    messages.push(message('TOOL', turn.humanText ?? '', WAIT_TOOL, env));
+  } else {
+    messages.push(...(turn.messages ?? []).map((m) => message('USER', teamMessageEntry(m), null, env)));
+    // A message turn has no text of its own: its messages are its user-role entries.
+    if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
+  }
   const directives = parseDirectives(turn.text);
   const lines: string[] = resume !== null ? [...resume.lines] : directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;
@@ -169,6 +176,8 @@ export function inputRequestId(runKey: string): string {
 
 /** The answer of a turn without directives. */
 export function defaultAnswer(turn: ScriptTurn): string {
+  if (turn.kind === 'message') return `messages: ${(turn.messages ?? []).map((m) => m.text).join(' | ')}`;
+  if (turn.kind === 'broadcast_receipt') return `broadcast: ${broadcastHeadings(turn.humanText ?? '').join(' | ')}`;
   if (turn.kind === 'receipt' && turn.receipt)
     return `receipt from ${turn.receipt.fromMemberName}: ${turn.receipt.result}`;
   if (turn.kind === 'answer' && turn.answer) {

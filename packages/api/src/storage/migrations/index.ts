@@ -7,6 +7,7 @@ import { openAiRuntimeMigration } from './0004-openai-runtime.js';
 import { leasesAndChangeFeedMigration } from './0005-leases-and-change-feed.js';
 import { a2aContextsMigration } from './0006-a2a-contexts.js';
 import { memberRolesMigration } from './0007-member-roles.js';
+import { teamworkMailboxMigration } from './0008-teamwork-mailbox.js';
 import { teamworkLifecycleMigration } from './0011-teamwork-lifecycle.js';
 
 /**
@@ -32,6 +33,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0005-leases-and-change-feed': leasesAndChangeFeedMigration(this.#dialect),
       '0006-a2a-contexts': a2aContextsMigration(),
       '0007-member-roles': memberRolesMigration(),
+      '0008-teamwork-mailbox': teamworkMailboxMigration(this.#dialect),
       '0011-teamwork-lifecycle': teamworkLifecycleMigration(),
     };
   }

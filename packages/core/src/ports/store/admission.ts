@@ -3,6 +3,7 @@ import type { TransitionOutcome } from '../../jobs/job-machine.js';
 import type { Job } from '../../model/job.js';
 import type { RecordMessage } from '../../model/record.js';
 import type { Member, Team } from '../../model/team.js';
+import type { TeamMessage } from '../../model/team-message.js';
 import type { Timestamp } from '../clock.js';
 import type { TeamEvent } from '../event-sink.js';
 import type { JobLease } from './leases.js';
@@ -19,6 +20,12 @@ export interface FreezeContext {
    * at most `WAKE_CHANGES_MAX + 1` (so the result can say there were more); empty at its deadline.
    */
   readonly changes?: readonly TeamEvent[];
+  /**
+   * The undelivered team messages of the job's member, oldest first (absent: none). A FREEZE
+   * that names them in its input (`TurnInput.messages`) delivers them into this turn: the store
+   * marks exactly those delivered, in the same transaction.
+   */
+  readonly mailbox?: readonly TeamMessage[];
 }
 
 /** A job one planning pass admitted, with the admitting server's lease. */

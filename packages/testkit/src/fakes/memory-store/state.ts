@@ -9,6 +9,7 @@ import {
   Limits,
   type Member,
   type MemberId,
+  type MessageId,
   type RecordKind,
   type RecordMessage,
   type RoundState,
@@ -17,6 +18,7 @@ import {
   type TeamEvent,
   type TeamEventKind,
   type TeamId,
+  type TeamMessage,
   type UsageEntry,
 } from '@agent-teams/core';
 
@@ -55,6 +57,11 @@ export class MemoryStoreState {
   readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
   /** Recorded model usage by entry id. */
   readonly usage = new Map<string, UsageEntry>();
+  /** Team messages in creation (`seq`) order. */
+  readonly teamMessages = new Map<MessageId, TeamMessage>();
+  /** Each recipient's copy: `messageId` NUL `memberId` → the job it was delivered into, or null. */
+  readonly deliveries = new Map<string, JobId | null>();
+  teamMessageSeq = 0;
   round: RoundState = EMPTY_ROUND;
   teamSeq = 0;
   jobSeq = 0;
@@ -91,19 +98,25 @@ export class TeamWrite {
   ) {}
 
   /** Queues one event; a duplicate (same kind and subject) in one write is kept once. */
-  event(kind: TeamEventKind, subject: { jobId?: JobId; recordId?: RecordMessage['id']; memberId?: MemberId }): void {
+  event(
+    kind: TeamEventKind,
+    subject: { jobId?: JobId; recordId?: RecordMessage['id']; memberId?: MemberId; messageId?: MessageId },
+  ): void {
     const entry = {
       kind,
       jobId: subject.jobId ?? null,
       recordId: subject.recordId ?? null,
       memberId: subject.memberId ?? null,
+      // Only message events name a message, so every other event keeps its old shape.
+      ...(subject.messageId === undefined ? {} : { messageId: subject.messageId }),
     };
     const seen = this.#pending.some(
       (e) =>
         e.kind === entry.kind &&
         e.jobId === entry.jobId &&
         e.recordId === entry.recordId &&
-        e.memberId === entry.memberId,
+        e.memberId === entry.memberId &&
+        e.messageId === entry.messageId,
     );
     if (!seen) this.#pending.push(entry);
   }
