@@ -11,6 +11,7 @@ import { messageLatency } from './message-latency.js';
 import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
+import { waitLatency } from './wait-latency.js';
 
 /**
  * Every benchmark `pnpm bench` runs, in document order. A new benchmark adds its module here; its
@@ -29,4 +30,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   interopOverhead,
   ownerIsolation,
   messageLatency,
+  waitLatency,
 ];
