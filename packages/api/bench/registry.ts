@@ -11,6 +11,7 @@ import { messageLatency } from './message-latency.js';
 import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
+import { taskClaims } from './task-claims.js';
 import { waitLatency } from './wait-latency.js';
 
 /**
@@ -31,4 +32,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   ownerIsolation,
   messageLatency,
   waitLatency,
+  taskClaims,
 ];

@@ -113,6 +113,7 @@ export type {
   Admission,
   AdmitArgs,
   AdmittedJob,
+  ChangeTaskArgs,
   ClaimArgs,
   CloseTeamArgs,
   ConversationLog,
@@ -149,6 +150,8 @@ export type {
   SeqPageRequest,
   SpawnMemberArgs,
   StoreRole,
+  TaskFilter,
+  Tasks,
   TeamLifecycle,
   TeamReadFilter,
   TeamReads,
@@ -181,10 +184,12 @@ export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
 export {
+  CLOSED_REASON,
   cancelStep,
   checkSpawnRoom,
   forkSeed,
   MEMBERS_EVER_PER_TEAM,
+  RETIRED_REASON,
   SpawnContext,
 } from './services/lifecycle-decisions.js';
 export type { MessagePlan } from './services/message-decisions.js';
@@ -203,6 +208,24 @@ export {
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
+export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
+export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
+export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
+export { decideTask } from './tasks/task-board.js';
+export type { TaskBoard, TaskChange, TaskCommand, TaskCommandType } from './tasks/task-command.js';
+export { findCycle, MAX_SCOPE_WARNINGS, scopeOverlaps, scopesOverlap } from './tasks/task-graph.js';
+export {
+  validateDependsOn,
+  validateRevision,
+  validateTaskDetails,
+  validateTaskResult,
+  validateTaskTitle,
+  validateWriteScope,
+} from './tasks/task-input.js';
+export type { TaskListArgs } from './tasks/task-list.js';
+export type { TaskJson } from './tasks/task-views.js';
+export { taskJson, warningJson } from './tasks/task-views.js';
+export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,
@@ -233,4 +256,6 @@ export type {
 } from './tools/result-views.js';
 export { excerptOf, jobResultOf } from './tools/result-views.js';
 export { foldSearchText, matchesFolded } from './tools/search-fold.js';
+export type { TaskToolName } from './tools/task-tools.js';
+export { isTaskTool, TASK_TOOL_NAMES, toolErrorExtras } from './tools/task-tools.js';
 export type { TeamReadAnswer } from './tools/team-reads.js';

@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { ConversationId, IdGenerator, JobId, MemberId, MessageId, RecordId, TeamId } from '@agent-teams/core';
+import type {
+  ConversationId,
+  IdGenerator,
+  JobId,
+  MemberId,
+  MessageId,
+  RecordId,
+  TaskId,
+  TeamId,
+} from '@agent-teams/core';
 
 /** 16 random bytes as base64url: 128 bits, URL- and log-safe. */
 function token(): string {
@@ -18,5 +27,6 @@ export function createRandomIds(): IdGenerator {
     recordId: () => `record_${token()}` as RecordId,
     conversationId: () => `conversation_${token()}` as ConversationId,
     messageId: () => `message_${token()}` as MessageId,
+    taskId: () => `task_${token()}` as TaskId,
   };
 }

@@ -171,6 +171,8 @@ export class ChangeFollower {
       record_id: null,
       member_id: null,
       message_id: null,
+      task_id: null,
+      reason: null,
     }));
     const lastOf = (rows: readonly ChangeRow[]) =>
       rows.length < PAGE ? Number.POSITIVE_INFINITY : Number(rows[rows.length - 1]?.change_id);

@@ -13,6 +13,7 @@ import { addMention } from './mention.js';
 import { addNode } from './node.js';
 import { addRecord } from './record.js';
 import { createRefs } from './refs.js';
+import { addTasks } from './task.js';
 import { addTeam } from './team.js';
 import { addTeamEvents } from './team-events.js';
 import { addTeamMessages } from './team-message.js';
@@ -52,6 +53,7 @@ export function buildSchema(): GraphQLSchema {
     addJobProgress,
     addUsage,
     addLifecycle,
+    addTasks,
   ]) {
     add(builder, refs);
   }

@@ -18,6 +18,7 @@ import {
   type ResultPageView,
   type ResultRecordView,
   type ResultSummaryView,
+  type Task,
   type Team,
   type TeamCapacity,
   type TeamContextView,
@@ -35,7 +36,10 @@ import type { JobProgressView, NodeShape, TeamEventView } from './views.js';
 export function createRefs(builder: Builder) {
   const PageInfo = addPageInfo(builder);
   const Job = builder.objectRef<Job>('Job');
+  const TaskRef = builder.objectRef<Task>('Task');
   return {
+    Task: TaskRef,
+    TaskConnection: addConnection(builder, PageInfo, 'Task', TaskRef, { totalCount: true }),
     Node: builder.interfaceRef<NodeShape>('Node'),
     PageInfo,
     Job,

@@ -41,6 +41,16 @@ export function addTeamEvents(builder: Builder, refs: Refs): void {
     fields: (t) => ({ member: t.field({ type: refs.Member, resolve: (event) => event.member }) }),
   });
   eventType('TeamChanged').implement({ interfaces: [refs.TeamEvent], fields: () => ({}) });
+  eventType('TaskChanged').implement({
+    interfaces: [refs.TeamEvent],
+    fields: (t) => ({
+      task: t.field({ type: refs.Task, resolve: (event) => event.task }),
+      reason: t.exposeString('reason', {
+        nullable: true,
+        description: 'Why the system changed the task (its owner was retired, the team closed); null otherwise.',
+      }),
+    }),
+  });
 
   builder.subscriptionField('teamEvents', (t) =>
     t.field({
@@ -116,6 +126,10 @@ async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Prom
     }
     case TeamEventKind.TEAM_CLOSED:
       return { __typename: 'TeamClosed', ...base };
+    case TeamEventKind.TASK_CHANGED: {
+      const [task] = event.taskId ? await core.load.tasks([event.taskId]) : [];
+      return task ? { __typename: 'TaskChanged', ...base, task, reason: event.reason ?? null } : null;
+    }
     default:
       return { __typename: 'TeamChanged', ...base };
   }

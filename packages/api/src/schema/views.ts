@@ -1,4 +1,4 @@
-import type { AgentDefinition, Job, Member, RecordMessage, Team, TeamMessage } from '@agent-teams/core';
+import type { AgentDefinition, Job, Member, RecordMessage, Task, Team, TeamMessage } from '@agent-teams/core';
 
 // What the schema's objects resolve from, when it is not a core type as it is.
 
@@ -25,6 +25,13 @@ export type TeamEventView =
       readonly message: TeamMessage;
       readonly member: Member;
       readonly job: Job;
+    }
+  | {
+      readonly __typename: 'TaskChanged';
+      readonly seq: number;
+      readonly team: Team;
+      readonly task: Task;
+      readonly reason: string | null;
     };
 
 /** One progress notice of `jobProgress`. */
@@ -35,4 +42,4 @@ export interface JobProgressView {
 }
 
 /** Anything `node(id)` can answer. */
-export type NodeShape = Team | Member | Job | AgentDefinition | TeamMessage;
+export type NodeShape = Team | Member | Job | AgentDefinition | TeamMessage | Task;

@@ -124,6 +124,29 @@ export interface TeamEventsTable {
   change_id: Generated<SeqValue | null>;
   /** The message of a MESSAGE_SENT or MESSAGE_DELIVERED event (migration 0008). */
   message_id: Generated<string | null>;
+  /** The task of a TASK_CHANGED (migration 0009). */
+  task_id: Generated<string | null>;
+  /** Why the system changed the subject, or NULL (migration 0009). */
+  reason: Generated<string | null>;
+}
+
+/** `tasks`: the team's task board (migration 0009); lists are JSON arrays of strings. */
+export interface TasksTable {
+  id: string;
+  team_id: string;
+  seq: number;
+  client_request_id: string | null;
+  title: string;
+  details: string | null;
+  status: string;
+  revision: number;
+  depends_on: string;
+  owner_id: string | null;
+  write_scope: string;
+  created_by: string | null;
+  result: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** `server_leases`: one row per running server incarnation, kept alive by its heartbeat (migration 0005). */
@@ -280,4 +303,5 @@ export interface Database {
   member_spawns: MemberSpawnsTable;
   team_messages: TeamMessagesTable;
   team_message_deliveries: TeamMessageDeliveriesTable;
+  tasks: TasksTable;
 }

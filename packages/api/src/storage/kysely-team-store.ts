@@ -1,6 +1,7 @@
 import type {
   AdmitArgs,
   AdmittedJob,
+  ChangeTaskArgs,
   ClaimArgs,
   ConversationId,
   ConversationMessage,
@@ -26,6 +27,10 @@ import type {
   RespondToJobArgs,
   SeqPage,
   SeqPageRequest,
+  Task,
+  TaskChange,
+  TaskFilter,
+  TaskId,
   Team,
   TeamEvent,
   TeamId,
@@ -52,6 +57,7 @@ import * as memberToolReads from './member-tool-reads.js';
 import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import * as recordReads from './record-reads.js';
+import * as taskBoard from './task-board.js';
 import * as lifecycle from './team-lifecycle.js';
 import * as teamReads from './team-reads.js';
 import * as teamWrites from './team-writes.js';
@@ -300,6 +306,26 @@ export class KyselyTeamStore implements TeamStore {
   readonly undeliveredMessages: Mailbox['undeliveredMessages'] = (id) => mailbox.undeliveredMessages(this.#ctx.db, id);
   readonly messageDeliveries: Mailbox['messageDeliveries'] = async (ids) =>
     mailbox.messageDeliveries(this.#ctx.db, await mailbox.findMessages(this.#ctx.db, ids));
+  // ---- Tasks --------------------------------------------------------------------------------
+
+  changeTask(args: ChangeTaskArgs): Promise<TaskChange> {
+    return runWrite(this.#ctx, args.now, (scope) => taskBoard.changeTask(scope, args));
+  }
+
+  listTasks(teamId: TeamId, filter: TaskFilter, page: SeqPageRequest): Promise<SeqPage<Task> & { totalCount: number }> {
+    return taskBoard.listTasks(this.#ctx.db, teamId, filter, page);
+  }
+
+  findTasks(taskIds: readonly TaskId[]): Promise<readonly Task[]> {
+    return taskBoard.findTasks(this.#ctx.db, taskIds);
+  }
+
+  releaseClaims(teamId: TeamId, memberId: MemberId | null, reason: string, now: string): Promise<readonly Task[]> {
+    return runWrite(this.#ctx, now, async (scope) => {
+      if ((await scope.lockTeam(teamId)) === undefined) return [];
+      return taskBoard.releaseClaimsIn(scope, teamId, memberId, reason);
+    });
+  }
 
   close(): Promise<void> {
     return this.#close();

@@ -7,6 +7,7 @@ import {
   asOwnerId,
   asRecordId,
   asRunId,
+  asTaskId,
   asTeamId,
   type ChangeWait,
   type ConversationMessage,
@@ -192,6 +193,9 @@ export function toEvent(row: Selectable<TeamEventsTable> & { readonly owner: str
     memberId: row.member_id === null ? null : asMemberId(row.member_id),
     // Only message events name a message, so every other event keeps its old shape.
     ...(row.message_id == null ? {} : { messageId: asMessageId(row.message_id) }),
+    // Only task events carry these: other events stay exactly as they were before migration 0009.
+    ...(row.task_id === null ? {} : { taskId: asTaskId(row.task_id) }),
+    ...(row.reason === null ? {} : { reason: row.reason }),
     createdAt: row.created_at,
   };
 }

@@ -1,5 +1,6 @@
 import {
   ACTIVE_PHASES,
+  CLOSED_REASON,
   type CloseTeamArgs,
   checkSpawnRoom,
   DomainError,
@@ -7,6 +8,7 @@ import {
   type Job,
   JobPhase,
   type Member,
+  RETIRED_REASON,
   type RetireMemberArgs,
   type SpawnMemberArgs,
   type Team,
@@ -18,6 +20,7 @@ import { appendConversation } from './conversations.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyTransition } from './job-writes.js';
 import { toJob, toMember, toTeam, withoutSeq } from './row-mappers.js';
+import { releaseClaimsIn } from './task-board.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -126,7 +129,8 @@ export async function retireMember(
     .execute();
   const cancelled = await cancelAll(scope, rows.map(toJob), args.cancel);
   // ── Cleanup seam (decision 0165) ── other features release what the retired member holds
-  // here, in this transaction (the task board: its claimed tasks). Keep each one a single call.
+  // here, in this transaction. Keep each one a single call.
+  await releaseClaimsIn(scope, args.teamId, found.id, RETIRED_REASON);
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_RETIRED, { memberId: found.id });
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: found.id });
   return { member: { ...found, retiredAt: scope.now }, cancelled };
@@ -150,7 +154,8 @@ export async function closeTeam(
     .execute();
   const cancelled = await cancelAll(scope, rows.map(toJob), args.cancel);
   // ── Cleanup seam (decision 0165) ── other features release what the closed team holds here,
-  // in this transaction (the task board: every claim). Keep each one a single call.
+  // in this transaction. Keep each one a single call.
+  await releaseClaimsIn(scope, args.teamId, null, CLOSED_REASON);
   await scope.events.emit(args.teamId, TeamEventKind.TEAM_CLOSED);
   await scope.events.emit(args.teamId, TeamEventKind.TEAM_CHANGED);
   await scope.events.flush();

@@ -28,6 +28,13 @@ const MEMBER_TOOLS = [
   'read_team_history',
   'search_team_results',
   'read_team_result',
+  'task_create',
+  'task_list',
+  'task_claim',
+  'task_update',
+  'task_complete',
+  'task_release',
+  'task_cancel',
   // Team lifecycle (lead only, NOT_LEAD for others) and the durable wait.
   'team_spawn',
   'team_retire',

@@ -30,6 +30,7 @@ export function testContext(now = TEST_NOW): TransitionContext {
     recordId: mint('record'),
     conversationId: mint('conversation'),
     messageId: mint('message'),
+    taskId: mint('task'),
   };
   return { now, ids };
 }

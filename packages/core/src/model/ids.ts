@@ -2,6 +2,8 @@
  * Branded identifiers. Values of these types are minted only by the {@link IdGenerator} port or
  * by the parse functions below, so a `JobId` can never be passed where a `TeamId` is expected.
  */
+import type { TaskId } from '../tasks/task.js';
+
 declare const brand: unique symbol;
 
 /** A string tagged with a compile-time brand. */
@@ -30,6 +32,7 @@ export const IdKind = {
   record: 'record',
   conversation: 'conversation',
   message: 'message',
+  task: 'task',
 } as const;
 export type IdKind = (typeof IdKind)[keyof typeof IdKind];
 
@@ -41,6 +44,8 @@ export interface IdGenerator {
   recordId(): RecordId;
   conversationId(): ConversationId;
   messageId(): MessageId;
+  /** A task of a team's board (`task_…`). */
+  taskId(): TaskId;
 }
 
 /** Tags an externally supplied string (already checked for shape) as an owner id. */

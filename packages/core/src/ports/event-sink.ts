@@ -1,4 +1,5 @@
 import type { JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { TaskId } from '../tasks/task.js';
 
 /** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
 export const TeamEventKind = {
@@ -14,6 +15,8 @@ export const TeamEventKind = {
   MESSAGE_SENT: 'MESSAGE_SENT',
   /** A message was delivered into a turn (names the message, the recipient and the job). */
   MESSAGE_DELIVERED: 'MESSAGE_DELIVERED',
+  /** A task of the board was created or changed (`taskId`); `reason` says why when the system did it. */
+  TASK_CHANGED: 'TASK_CHANGED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 
@@ -28,6 +31,10 @@ export interface TeamEvent {
   readonly memberId: MemberId | null;
   /** The message of a MESSAGE_SENT or MESSAGE_DELIVERED event; absent or null otherwise. */
   readonly messageId?: MessageId | null;
+  /** The task a TASK_CHANGED names (absent on other kinds). */
+  readonly taskId?: TaskId | null;
+  /** Why the system changed the subject (a retired owner, a closed team); absent otherwise. */
+  readonly reason?: string | null;
   readonly createdAt: string;
 }
 

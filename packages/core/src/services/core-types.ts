@@ -17,13 +17,16 @@ import type {
   JobWrites,
   Mailbox,
   RecordReads,
+  Tasks,
   TeamLifecycle,
   TeamReads,
   TeamWrites,
   UsageLedger,
 } from '../ports/team-store.js';
+import type { Task, TaskId } from '../tasks/task.js';
 import type { TeamReadArgs } from '../tools/read-args.js';
 import type { HistoryPageView, ResultPageView, ResultRecordView } from '../tools/result-views.js';
+import type { TaskUseCases } from './task-service.js';
 
 /** A Relay-style page: items with their opaque cursors. */
 export interface Connection<T> {
@@ -61,7 +64,8 @@ export type CoreStore = TeamWrites &
   UsageLedger &
   ConversationLog &
   TeamLifecycle &
-  Mailbox;
+  Mailbox &
+  Tasks;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
@@ -262,6 +266,8 @@ export interface Core {
     /** One request or receipt of the team with its retained answer; null when not the team's. */
     result(team: Team, jobId: string): Promise<ResultRecordView | null>;
   };
+  /** The team's task board as its owner sees it (the owner may do whatever the lead may). */
+  readonly tasks: TaskUseCases;
   /** Loaders for resolvers (batch, unscoped: only call with ids reached through scoped reads). */
   readonly load: {
     jobs(ids: readonly JobId[]): Promise<readonly Job[]>;
@@ -271,5 +277,7 @@ export interface Core {
     records(ids: readonly RecordId[]): Promise<readonly RecordMessage[]>;
     /** Team messages by id (what a message event names). */
     messages(ids: readonly MessageId[]): Promise<readonly TeamMessage[]>;
+    /** Tasks by id (what a TASK_CHANGED event or a dependency names). */
+    tasks(ids: readonly TaskId[]): Promise<readonly Task[]>;
   };
 }

@@ -8,6 +8,7 @@ import { lifecycleService } from './lifecycle-owner.js';
 import { mentionService } from './mention-service.js';
 import { messageService } from './message-service.js';
 import { requestService } from './request-service.js';
+import { taskService } from './task-service.js';
 import { teamService } from './team-service.js';
 import { usageService } from './usage-service.js';
 
@@ -30,12 +31,14 @@ export function createCore(deps: CoreDeps): Core {
     events: eventService(deps),
     tools: toolService(deps),
     history: historyService(deps),
+    tasks: taskService(deps),
     load: {
       jobs: (ids) => store.findJobs(ids),
       members: (ids) => store.findMembers(ids),
       teams: (ids) => store.findTeams(ids),
       records: (ids) => store.findRecords(ids),
       messages: (ids) => store.findMessages(ids),
+      tasks: (ids) => store.findTasks(ids),
     },
   };
 }

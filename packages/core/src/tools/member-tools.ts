@@ -12,6 +12,7 @@ import type {
   JobWrites,
   Mailbox,
   RecordReads,
+  Tasks,
   TeamLifecycle,
   TeamReads,
 } from '../ports/team-store.js';
@@ -21,6 +22,7 @@ import { findUnstorableText } from '../text/text-measure.js';
 import { invokeLifecycleTool, isLifecycleTool } from './lifecycle-tools.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
+import { invokeTaskTool, isTaskTool } from './task-tools.js';
 import { teamBroadcast } from './team-broadcast-tool.js';
 import { teamMessage } from './team-message-tool.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
@@ -28,7 +30,7 @@ import { planChangeWait } from './wait-tool.js';
 
 /** The store roles these use cases depend on. */
 export type MemberToolDeps = UsesStore<
-  TeamReads & JobReads & RecordReads & JobWrites & Mailbox & TeamLifecycle & ConversationLog
+  TeamReads & JobReads & RecordReads & JobWrites & Mailbox & Tasks & TeamLifecycle & ConversationLog
 >;
 
 /** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
@@ -129,6 +131,7 @@ export async function invokeMemberTool(
   if (input.team_id !== undefined && input.team_id !== null && input.team_id !== caller.team.id) {
     throw forbidden('The member tools of this run reach only its own team.');
   }
+  if (isTaskTool(tool)) return invokeTaskTool(deps, caller, tool, input);
   const roster = new Map(caller.roster.map((m) => [m.id, m]));
   // The lead's tools (NOT_LEAD for anyone else) live beside their use cases.
   if (isLifecycleTool(tool)) return invokeLifecycleTool(deps, caller, tool, input);

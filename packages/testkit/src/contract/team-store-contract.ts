@@ -11,6 +11,7 @@ import { describeMailboxCases } from './mailbox-contract.js';
 import { describeRecordReadsCases } from './record-reads-contract.js';
 import { describeRespondCases } from './respond-contract.js';
 import { type OpenContractStore, type StoreHarness, useStoreHarness } from './store-harness.js';
+import { describeTasksCases } from './tasks-contract.js';
 import { describeTeamLifecycleCases } from './team-lifecycle-contract.js';
 import { describeTeamReadsCases } from './team-reads-contract.js';
 import { describeTeamWritesCases } from './team-writes-contract.js';
@@ -38,6 +39,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   conversationLog: describeConversationLogCases,
   teamLifecycle: describeTeamLifecycleCases,
   mailbox: describeMailboxCases,
+  tasks: describeTasksCases,
 };
 
 /**

@@ -6,6 +6,7 @@ import { memoryLeases } from './memory-store/leases.js';
 import { memoryMailbox } from './memory-store/mailbox.js';
 import { memoryConversationLog, memoryRecordReads } from './memory-store/record-reads.js';
 import { MemoryStoreState } from './memory-store/state.js';
+import { memoryTasks } from './memory-store/tasks.js';
 import { memoryTeamLifecycle } from './memory-store/team-lifecycle.js';
 import { memoryTeamReads, memoryTeamWrites } from './memory-store/team-writes.js';
 import { memoryUsageLedger } from './memory-store/usage.js';
@@ -48,6 +49,7 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryConversationLog(state),
     ...memoryTeamLifecycle(state),
     ...memoryMailbox(state),
+    ...memoryTasks(state),
     async close() {
       closed = true;
     },

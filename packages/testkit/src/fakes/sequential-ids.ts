@@ -4,6 +4,7 @@ import {
   asMemberId,
   asMessageId,
   asRecordId,
+  asTaskId,
   asTeamId,
   type ConversationId,
   type IdGenerator,
@@ -12,6 +13,7 @@ import {
   type MemberId,
   type MessageId,
   type RecordId,
+  type TaskId,
   type TeamId,
 } from '@agent-teams/core';
 
@@ -47,6 +49,10 @@ export class SequentialIds implements IdGenerator {
 
   messageId(): MessageId {
     return asMessageId(this.#next(IdKind.message));
+  }
+
+  taskId(): TaskId {
+    return asTaskId(this.#next(IdKind.task));
   }
 
   /** How many ids of a kind were minted so far. */

@@ -4,6 +4,7 @@ import {
   MEMBER_TOOL_SPECS,
   type MemberToolPort,
   type MemberToolSpec,
+  toolErrorExtras,
 } from '@agent-teams/core';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 
@@ -88,8 +89,8 @@ export function parseArguments(call: ToolCall): Record<string, unknown> | null {
   }
 }
 
-function errorResult(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } });
+function errorResult(code: string, message: string, extras: Record<string, unknown> = {}): string {
+  return JSON.stringify({ error: { code, message, ...extras } });
 }
 
 /**
@@ -112,7 +113,7 @@ export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, r
   try {
     return JSON.stringify((await tools.invoke(call.name, invokeArgs)) ?? null);
   } catch (error) {
-    if (isDomainError(error)) return errorResult(error.code, error.message);
+    if (isDomainError(error)) return errorResult(error.code, error.message, toolErrorExtras(error));
     return errorResult('UNEXPECTED', 'The tool failed unexpectedly.');
   }
 }

@@ -6,7 +6,7 @@ import type {
   NewConversationMessage,
   TurnMessage,
 } from '@agent-teams/core';
-import { broadcastHeadings, isDomainError, teamMessageEntry } from '@agent-teams/core';
+import { broadcastHeadings, isDomainError, teamMessageEntry, toolErrorExtras } from '@agent-teams/core';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
 /** The part of a turn the script reads; persisted with the run so a restart replays it. */
@@ -146,9 +146,7 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
       case 'tool': {
         if (directive.kind === 'tool' && directive.name !== WAIT_TOOL) {
           const called = await callTool(directive.name, directive.args, env, messages);
-          lines.push(
-            called.ok ? (JSON.stringify(called.value) ?? 'null') : JSON.stringify({ error: { code: called.code } }),
-          );
+          lines.push(called.ok ? (JSON.stringify(called.value) ?? 'null') : errorLine(called));
           break;
         }
         // `!wait <ms>` and `!tool wait_for_change {...}` pause the script until the wait ends.
@@ -214,19 +212,26 @@ async function callTool(
   args: unknown,
   env: ScriptEnv,
   messages: NewConversationMessage[],
-): Promise<{ ok: true; value: unknown } | { ok: false; code: string }> {
+): Promise<{ ok: true; value: unknown } | { ok: false; code: string; extras: Record<string, unknown> }> {
   env.progress({ type: 'tool', name });
   messages.push(message('ASSISTANT', JSON.stringify(args), name, env));
-  let result: { ok: true; value: unknown } | { ok: false; code: string };
+  let result: { ok: true; value: unknown } | { ok: false; code: string; extras: Record<string, unknown> };
   try {
     result = { ok: true, value: await env.tools.invoke(name, args) };
   } catch (error) {
     // Unexpected failures stay masked, as at the GraphQL edge: the agent sees a code, not internals.
-    result = { ok: false, code: isDomainError(error) ? error.code : 'UNEXPECTED' };
+    result = isDomainError(error)
+      ? { ok: false, code: error.code, extras: toolErrorExtras(error) }
+      : { ok: false, code: 'UNEXPECTED', extras: {} };
   }
-  const text = result.ok ? JSON.stringify(result.value) : JSON.stringify({ error: { code: result.code } });
+  const text = result.ok ? JSON.stringify(result.value) : errorLine(result);
   messages.push(message('TOOL', text ?? 'null', name, env));
   return result;
+}
+
+/** A refused tool call as the answer line shows it: the code and the error's snake_case extras. */
+function errorLine(failed: { readonly code: string; readonly extras: Record<string, unknown> }): string {
+  return JSON.stringify({ error: { code: failed.code, ...failed.extras } });
 }
 
 function message(

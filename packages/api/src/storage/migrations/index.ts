@@ -8,6 +8,7 @@ import { leasesAndChangeFeedMigration } from './0005-leases-and-change-feed.js';
 import { a2aContextsMigration } from './0006-a2a-contexts.js';
 import { memberRolesMigration } from './0007-member-roles.js';
 import { teamworkMailboxMigration } from './0008-teamwork-mailbox.js';
+import { tasksMigration } from './0009-tasks.js';
 import { teamworkLifecycleMigration } from './0011-teamwork-lifecycle.js';
 
 /**
@@ -34,6 +35,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0006-a2a-contexts': a2aContextsMigration(),
       '0007-member-roles': memberRolesMigration(),
       '0008-teamwork-mailbox': teamworkMailboxMigration(this.#dialect),
+      '0009-tasks': tasksMigration(),
       '0011-teamwork-lifecycle': teamworkLifecycleMigration(),
     };
   }

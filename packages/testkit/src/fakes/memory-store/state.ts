@@ -14,6 +14,8 @@ import {
   type RecordMessage,
   type RoundState,
   type SeqPage,
+  type Task,
+  type TaskId,
   type Team,
   type TeamEvent,
   type TeamEventKind,
@@ -55,6 +57,8 @@ export class MemoryStoreState {
   readonly serverLeases = new Map<string, { readonly host: string; readonly expiresAtMs: number }>();
   /** Who drives each job that was ever claimed or admitted with a server id, and its fence. */
   readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
+  /** Task boards per team, in board order (see `tasks.ts`). */
+  readonly tasks = new Map<TeamId, Task[]>();
   /** Recorded model usage by entry id. */
   readonly usage = new Map<string, UsageEntry>();
   /** Team messages in creation (`seq`) order. */
@@ -100,7 +104,14 @@ export class TeamWrite {
   /** Queues one event; a duplicate (same kind and subject) in one write is kept once. */
   event(
     kind: TeamEventKind,
-    subject: { jobId?: JobId; recordId?: RecordMessage['id']; memberId?: MemberId; messageId?: MessageId },
+    subject: {
+      jobId?: JobId;
+      recordId?: RecordMessage['id'];
+      memberId?: MemberId;
+      messageId?: MessageId;
+      taskId?: TaskId;
+      reason?: string;
+    },
   ): void {
     const entry = {
       kind,
@@ -109,6 +120,9 @@ export class TeamWrite {
       memberId: subject.memberId ?? null,
       // Only message events name a message, so every other event keeps its old shape.
       ...(subject.messageId === undefined ? {} : { messageId: subject.messageId }),
+      // Only task events carry these, as in the SQL store.
+      ...(subject.taskId === undefined ? {} : { taskId: subject.taskId }),
+      ...(subject.reason === undefined ? {} : { reason: subject.reason }),
     };
     const seen = this.#pending.some(
       (e) =>
@@ -116,7 +130,8 @@ export class TeamWrite {
         e.jobId === entry.jobId &&
         e.recordId === entry.recordId &&
         e.memberId === entry.memberId &&
-        e.messageId === entry.messageId,
+        e.messageId === entry.messageId &&
+        e.taskId === entry.taskId,
     );
     if (!seen) this.#pending.push(entry);
   }

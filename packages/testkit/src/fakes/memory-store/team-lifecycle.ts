@@ -1,5 +1,6 @@
 import {
   ACTIVE_PHASES,
+  CLOSED_REASON,
   checkSpawnRoom,
   DomainError,
   ErrorCode,
@@ -7,6 +8,7 @@ import {
   type Job,
   type Member,
   type MemberId,
+  RETIRED_REASON,
   type SpawnMemberArgs,
   type Team,
   type TeamId,
@@ -16,6 +18,7 @@ import {
 } from '@agent-teams/core';
 import { applyIn } from './job-writes.js';
 import type { MemoryStoreState } from './state.js';
+import { releaseClaimsIn } from './tasks.js';
 import { teamNotFound, teamOf } from './team-writes.js';
 
 /** Spawn idempotency keys per store state: `teamId` NUL `clientKey` → member and fingerprint. */
@@ -116,8 +119,9 @@ export function memoryTeamLifecycle(state: MemoryStoreState): TeamLifecycle {
       );
       const jobs = [...state.jobs.values()].filter((j) => j.memberId === member.id && !isTerminal(j.phase));
       const cancelled = cancelAll(state, jobs, args.cancel, args.now);
-      // Cleanup seam (decision 0165): other features release what the member holds here.
       const write = state.write(args.teamId, args.now);
+      // Cleanup seam (decision 0165): other features release what the member holds here.
+      releaseClaimsIn(state, write, member.id, RETIRED_REASON);
       write.event('MEMBER_RETIRED', { memberId: member.id });
       write.event('MEMBER_CHANGED', { memberId: member.id });
       state.commit(write);
@@ -132,8 +136,9 @@ export function memoryTeamLifecycle(state: MemoryStoreState): TeamLifecycle {
         (j) => j.teamId === team.id && !isTerminal(j.phase) && !ACTIVE_PHASES.includes(j.phase),
       );
       const cancelled = cancelAll(state, jobs, args.cancel, args.now);
-      // Cleanup seam (decision 0165): other features release what the closed team holds here.
       const write = state.write(team.id, args.now);
+      // Cleanup seam (decision 0165): other features release what the closed team holds here.
+      releaseClaimsIn(state, write, null, CLOSED_REASON);
       write.event('TEAM_CLOSED', {});
       write.event('TEAM_CHANGED', {});
       state.commit(write);
