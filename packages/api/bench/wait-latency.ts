@@ -24,14 +24,13 @@ export const waitLatency: Benchmark = {
     try {
       await stack.scheduler.start();
       const owner = benchOwner(0);
-      const [target] = await stack.teams(owner, 1, 2);
-      const [waiter, other] = target?.members ?? [];
-      if (target === undefined || waiter === undefined || other === undefined)
-        throw new Error('[agent-teams/bench] no team');
+      // Two requests per sample; a team holds 100 requests, so a fresh team every 45 samples.
+      const PER_TEAM = 45;
+      const teams = await stack.teams(owner, Math.ceil((samples + warmup) / PER_TEAM), 2);
       const phase = async (id: JobId) => (await stack.store.findJobs([id]))[0]?.phase;
-      const send = async (memberId: string, text: string, key: string) => {
+      const send = async (teamId: string, memberId: string, text: string, key: string) => {
         const [job] = await stack.core.requests.send(owner, {
-          teamId: target.team.id,
+          teamId,
           memberIds: [memberId],
           text,
           clientRequestId: key,
@@ -41,7 +40,11 @@ export const waitLatency: Benchmark = {
       };
       const fromChange: number[] = [];
       for (let i = 0; i < samples + warmup; i += 1) {
-        const waiting = await send(waiter.id, '!wait 600000\n!reply woken', `wait-${i}`);
+        const target = teams[Math.floor(i / PER_TEAM)];
+        const [waiter, other] = target?.members ?? [];
+        if (target === undefined || waiter === undefined || other === undefined)
+          throw new Error('[agent-teams/bench] no team');
+        const waiting = await send(target.team.id, waiter.id, '!wait 600000\n!reply woken', `wait-${i}`);
         await waitUntil(
           async () => (await phase(waiting)) === JobPhase.WAITING_CHANGE || undefined,
           `wait ${i} parked`,
@@ -49,7 +52,7 @@ export const waitLatency: Benchmark = {
           1,
         );
         const seen = resumes.length;
-        const change = await send(other.id, `change ${i}`, `change-${i}`);
+        const change = await send(target.team.id, other.id, `change ${i}`, `change-${i}`);
         const accepted = performance.now();
         const resumed = await waitUntil(
           () => resumes.slice(seen).find((r) => r.jobId === waiting),
@@ -80,7 +83,7 @@ export const waitLatency: Benchmark = {
           },
         ],
         method: [
-          `${samples} sequential samples after ${warmup} warm-up samples that are not counted; a team of 2 (SQLite file): member A runs \`!wait 600000\` and is WAITING_CHANGE, then the owner sends member B a request.`,
+          `${samples} sequential samples after ${warmup} warm-up samples that are not counted; teams of 2 (SQLite file, a fresh team every 45 samples): member A runs \`!wait 600000\` and is WAITING_CHANGE, then the owner sends member B a request.`,
           'The interval starts when the core `requests.send` promise for B resolves (the job and its events committed) and stops when the scheduler enters the scripted runtime `resume` for A: the commit wakes the scheduler, one admission transaction finds A woken (an event after its seq), reads the changes and moves it to RESUMING with the result, then the advancement step calls `resume`.',
           'A sample waits until both turns finished (polling every 2 ms) before the next one.',
         ],
