@@ -95,7 +95,7 @@ describe('an openai lead', () => {
     const asked = await h.send(team, helper, 'What is the plan?');
     await waitFor(async () => ((await h.job(asked.id)).phase === JobPhase.COMPLETED ? true : null), 'the helper');
     const helperCall = h.provider.requests.find((r) => r.body.model === 'model-review');
-    const contents = helperCall?.body.messages.map((m) => [m.role, String(m.content)]) ?? [];
+    const contents = helperCall?.body.messages.map((m): [string, string] => [m.role, String(m.content)]) ?? [];
     const planAt = contents.findIndex(
       ([role, text]) => role === 'assistant' && text === 'The plan: ship on Friday 周五.',
     );
