@@ -184,12 +184,10 @@ export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
 export {
-  CLOSED_REASON,
   cancelStep,
   checkSpawnRoom,
   forkSeed,
   MEMBERS_EVER_PER_TEAM,
-  RETIRED_REASON,
   SpawnContext,
 } from './services/lifecycle-decisions.js';
 export type { MessagePlan } from './services/message-decisions.js';
@@ -225,7 +223,7 @@ export {
 export type { TaskListArgs } from './tasks/task-list.js';
 export type { TaskJson } from './tasks/task-views.js';
 export { taskJson, warningJson } from './tasks/task-views.js';
-export { releasedClaims } from './tasks/task-writes.js';
+export { releasedClaims, retiredReason, TEAM_CLOSED_REASON } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,

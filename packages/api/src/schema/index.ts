@@ -52,8 +52,8 @@ export function buildSchema(): GraphQLSchema {
     addInbox,
     addJobProgress,
     addUsage,
-    addLifecycle,
     addTasks,
+    addLifecycle,
   ]) {
     add(builder, refs);
   }

@@ -118,6 +118,10 @@ async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Prom
       const member = event.memberId ? await loaders.members.load(event.memberId) : null;
       return member && { __typename: 'MemberChanged', ...base, member };
     }
+    case TeamEventKind.TASK_CHANGED: {
+      const [task] = event.taskId ? await core.load.tasks([event.taskId]) : [];
+      return task ? { __typename: 'TaskChanged', ...base, task, reason: event.reason ?? null } : null;
+    }
     case TeamEventKind.MEMBER_SPAWNED:
     case TeamEventKind.MEMBER_RETIRED: {
       const member = event.memberId ? await loaders.members.load(event.memberId) : null;
@@ -126,10 +130,6 @@ async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Prom
     }
     case TeamEventKind.TEAM_CLOSED:
       return { __typename: 'TeamClosed', ...base };
-    case TeamEventKind.TASK_CHANGED: {
-      const [task] = event.taskId ? await core.load.tasks([event.taskId]) : [];
-      return task ? { __typename: 'TaskChanged', ...base, task, reason: event.reason ?? null } : null;
-    }
     default:
       return { __typename: 'TeamChanged', ...base };
   }

@@ -13,10 +13,6 @@ export type TeamEventView =
     }
   | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
   | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team }
-  // Team lifecycle (decision 0165).
-  | { readonly __typename: 'MemberSpawned'; readonly seq: number; readonly team: Team; readonly member: Member }
-  | { readonly __typename: 'MemberRetired'; readonly seq: number; readonly team: Team; readonly member: Member }
-  | { readonly __typename: 'TeamClosed'; readonly seq: number; readonly team: Team }
   | { readonly __typename: 'MessageSent'; readonly seq: number; readonly team: Team; readonly message: TeamMessage }
   | {
       readonly __typename: 'MessageDelivered';
@@ -32,7 +28,11 @@ export type TeamEventView =
       readonly team: Team;
       readonly task: Task;
       readonly reason: string | null;
-    };
+    }
+  // Team lifecycle (decision 0165).
+  | { readonly __typename: 'MemberSpawned'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'MemberRetired'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'TeamClosed'; readonly seq: number; readonly team: Team };
 
 /** One progress notice of `jobProgress`. */
 export interface JobProgressView {

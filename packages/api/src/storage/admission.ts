@@ -100,10 +100,10 @@ async function freezeOne(
     team: withoutSeq(toTeam(teamRow)),
     members: await listMembers(scope.trx, [job.teamId]),
     recentRecords: await recentRecords(scope.trx, job.teamId, Limits.contextMessages),
-    ...(job.phase === JobPhase.WAITING_CHANGE ? { changes: await readChanges(scope.trx, job) } : {}),
     // Read under the team lock: a send to this member waits for this transaction, so a message
     // is either frozen into this turn or still undelivered for the next one, never both.
     mailbox: job.memberId === null ? [] : await undeliveredMessages(scope.trx, job.memberId),
+    ...(job.phase === JobPhase.WAITING_CHANGE ? { changes: await readChanges(scope.trx, job) } : {}),
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;

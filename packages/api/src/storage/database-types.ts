@@ -300,8 +300,8 @@ export interface Database {
   server_leases: ServerLeasesTable;
   team_deletions: TeamDeletionsTable;
   a2a_contexts: A2aContextsTable;
-  member_spawns: MemberSpawnsTable;
   team_messages: TeamMessagesTable;
   team_message_deliveries: TeamMessageDeliveriesTable;
   tasks: TasksTable;
+  member_spawns: MemberSpawnsTable;
 }

@@ -1,6 +1,5 @@
 import {
   ACTIVE_PHASES,
-  CLOSED_REASON,
   type CloseTeamArgs,
   checkSpawnRoom,
   DomainError,
@@ -8,9 +7,10 @@ import {
   type Job,
   JobPhase,
   type Member,
-  RETIRED_REASON,
   type RetireMemberArgs,
+  retiredReason,
   type SpawnMemberArgs,
+  TEAM_CLOSED_REASON,
   type Team,
   TeamEventKind,
   TeamStatus,
@@ -129,8 +129,8 @@ export async function retireMember(
     .execute();
   const cancelled = await cancelAll(scope, rows.map(toJob), args.cancel);
   // ── Cleanup seam (decision 0165) ── other features release what the retired member holds
-  // here, in this transaction. Keep each one a single call.
-  await releaseClaimsIn(scope, args.teamId, found.id, RETIRED_REASON);
+  // here, in this transaction (the task board: its claimed tasks). Keep each one a single call.
+  await releaseClaimsIn(scope, args.teamId, found.id, retiredReason(found.name));
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_RETIRED, { memberId: found.id });
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: found.id });
   return { member: { ...found, retiredAt: scope.now }, cancelled };
@@ -154,8 +154,8 @@ export async function closeTeam(
     .execute();
   const cancelled = await cancelAll(scope, rows.map(toJob), args.cancel);
   // ── Cleanup seam (decision 0165) ── other features release what the closed team holds here,
-  // in this transaction. Keep each one a single call.
-  await releaseClaimsIn(scope, args.teamId, null, CLOSED_REASON);
+  // in this transaction (the task board: every claim). Keep each one a single call.
+  await releaseClaimsIn(scope, args.teamId, null, TEAM_CLOSED_REASON);
   await scope.events.emit(args.teamId, TeamEventKind.TEAM_CLOSED);
   await scope.events.emit(args.teamId, TeamEventKind.TEAM_CHANGED);
   await scope.events.flush();

@@ -7,16 +7,16 @@ export const TeamEventKind = {
   RECORD_APPENDED: 'RECORD_APPENDED',
   MEMBER_CHANGED: 'MEMBER_CHANGED',
   TEAM_CHANGED: 'TEAM_CHANGED',
-  // Team lifecycle (decision 0165): the lead or the owner spawned or retired a member, closed the team.
-  MEMBER_SPAWNED: 'MEMBER_SPAWNED',
-  MEMBER_RETIRED: 'MEMBER_RETIRED',
-  TEAM_CLOSED: 'TEAM_CLOSED',
   /** A team message was sent (names the message). */
   MESSAGE_SENT: 'MESSAGE_SENT',
   /** A message was delivered into a turn (names the message, the recipient and the job). */
   MESSAGE_DELIVERED: 'MESSAGE_DELIVERED',
   /** A task of the board was created or changed (`taskId`); `reason` says why when the system did it. */
   TASK_CHANGED: 'TASK_CHANGED',
+  // Team lifecycle (decision 0165): the lead or the owner spawned or retired a member, closed the team.
+  MEMBER_SPAWNED: 'MEMBER_SPAWNED',
+  MEMBER_RETIRED: 'MEMBER_RETIRED',
+  TEAM_CLOSED: 'TEAM_CLOSED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 

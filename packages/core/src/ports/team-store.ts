@@ -66,9 +66,9 @@ export interface TeamStore
     EventLog,
     UsageLedger,
     ConversationLog,
-    TeamLifecycle,
     Mailbox,
-    Tasks {
+    Tasks,
+    TeamLifecycle {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -85,6 +85,6 @@ export type StoreRole =
   | 'eventLog'
   | 'usageLedger'
   | 'conversationLog'
-  | 'teamLifecycle'
   | 'mailbox'
-  | 'tasks';
+  | 'tasks'
+  | 'teamLifecycle';

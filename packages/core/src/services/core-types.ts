@@ -63,9 +63,9 @@ export type CoreStore = TeamWrites &
   EventLog &
   UsageLedger &
   ConversationLog &
-  TeamLifecycle &
   Mailbox &
-  Tasks;
+  Tasks &
+  TeamLifecycle;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
@@ -197,14 +197,6 @@ export interface Core {
   readonly requests: {
     send(owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]>;
   };
-  /** The team lifecycle as the owner (who may always act as the lead); decision 0165. */
-  readonly lifecycle: {
-    spawn(owner: OwnerId, input: SpawnMemberInput): Promise<Member>;
-    retire(owner: OwnerId, memberId: string): Promise<Member>;
-    close(owner: OwnerId, teamId: string): Promise<Team>;
-    /** The cancelled job, or null when the member had no turn begun. */
-    interrupt(owner: OwnerId, memberId: string, reason: string): Promise<Job | null>;
-  };
   /** The team mailbox (see `message-service.ts`). */
   readonly messages: {
     /** `sendMessage`: idempotent by (team, person, clientRequestId). */
@@ -213,6 +205,14 @@ export interface Core {
     list(team: Team, args: PageArgs): Promise<Connection<TeamMessage>>;
     /** `Member.mailbox`: undelivered messages, oldest first. */
     mailbox(memberId: MemberId): Promise<readonly TeamMessage[]>;
+  };
+  /** The team lifecycle as the owner (who may always act as the lead); decision 0165. */
+  readonly lifecycle: {
+    spawn(owner: OwnerId, input: SpawnMemberInput): Promise<Member>;
+    retire(owner: OwnerId, memberId: string): Promise<Member>;
+    close(owner: OwnerId, teamId: string): Promise<Team>;
+    /** The cancelled job, or null when the member had no turn begun. */
+    interrupt(owner: OwnerId, memberId: string, reason: string): Promise<Job | null>;
   };
   readonly jobs: {
     get(owner: OwnerId, jobId: string): Promise<Job | null>;

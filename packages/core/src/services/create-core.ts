@@ -21,8 +21,8 @@ export function createCore(deps: CoreDeps): Core {
   return {
     teams: teamService(deps),
     requests: requestService(deps),
-    lifecycle: lifecycleService(deps),
     messages: messageService(deps),
+    lifecycle: lifecycleService(deps),
     jobs: jobService(deps),
     agents: agentService(deps),
     mentions: mentionService(deps),

@@ -22,7 +22,7 @@ export function historyService(deps: Deps): Core['history'] {
   };
 }
 
-/** Builds the `tools` use cases (the member tools reach the mailbox, the lifecycle and the task board too). */
+/** Builds the `tools` use cases. */
 export function toolService(deps: Parameters<typeof invokeMemberTool>[0]): Core['tools'] {
   return {
     invoke: (jobId, name, args) => invokeMemberTool(deps, jobId, name, args),

@@ -10,11 +10,6 @@ import { utf8ByteLength } from '../text/text-measure.js';
 export const SpawnContext = { FRESH: 'fresh', FORK: 'fork' } as const;
 export type SpawnContext = (typeof SpawnContext)[keyof typeof SpawnContext];
 
-/** Why a retired member's claimed tasks went back to the board (`TaskChanged.reason`). */
-export const RETIRED_REASON = 'The member was retired.';
-/** Why a closed team's claimed tasks went back to the board (`TaskChanged.reason`). */
-export const CLOSED_REASON = 'The team was closed.';
-
 /** Most member rows a team ever holds, retired ones included: names are never reused, so rows only grow. */
 export const MEMBERS_EVER_PER_TEAM = 64;
 

@@ -1,5 +1,5 @@
 import { Limits } from '../limits/limits.js';
-import { spec } from './define-tool.js';
+import { spec } from './tool-spec.js';
 
 const memberArg = { type: 'string', description: 'Name or id of the member (from read_team_context).' } as const;
 

@@ -6,7 +6,7 @@ import {
   isTerminal,
   JobPhase,
   type Member,
-  RETIRED_REASON,
+  retiredReason,
   type TaskCommand,
   type Team,
   TeamEventKind,
@@ -183,7 +183,7 @@ export function describeTeamLifecycleCases(h: () => StoreHarness): void {
         ['CLAIMED', m2.id],
       ]);
       expect(
-        h().publishedEvents.some((e) => e.kind === TeamEventKind.TASK_CHANGED && e.reason === RETIRED_REASON),
+        h().publishedEvents.some((e) => e.kind === TeamEventKind.TASK_CHANGED && e.reason === retiredReason(m1.name)),
       ).toBe(true);
       await close(team);
       expect((await h().store.findTasks([t2]))[0]).toMatchObject({ status: 'OPEN', ownerId: null });

@@ -37,9 +37,9 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   eventLog: describeEventLogCases,
   usageLedger: describeUsageCases,
   conversationLog: describeConversationLogCases,
-  teamLifecycle: describeTeamLifecycleCases,
   mailbox: describeMailboxCases,
   tasks: describeTasksCases,
+  teamLifecycle: describeTeamLifecycleCases,
 };
 
 /**

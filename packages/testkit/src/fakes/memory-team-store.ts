@@ -47,9 +47,9 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryRecordReads(state),
     ...memoryUsageLedger(state),
     ...memoryConversationLog(state),
-    ...memoryTeamLifecycle(state),
     ...memoryMailbox(state),
     ...memoryTasks(state),
+    ...memoryTeamLifecycle(state),
     async close() {
       closed = true;
     },

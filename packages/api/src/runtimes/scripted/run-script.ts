@@ -67,15 +67,13 @@ export interface ScriptResult {
 /** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
 export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
   const resume = turn.resumeAt ?? null;
-  const messages: NewConversationMessage[] = [];
-  if (resume !== null) {
-    // A continued wait starts with the tool's result, not with the turn's text again.
-    messages.push(message('TOOL', turn.humanText ?? '', WAIT_TOOL, env));
-  } else {
-    messages.push(...(turn.messages ?? []).map((m) => message('USER', teamMessageEntry(m), null, env)));
-    // A message turn has no text of its own: its messages are its user-role entries.
-    if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
-  }
+  // A continued wait starts with the tool's result, not with the turn's text (or its delivered
+  // team messages) again: those were written when the turn began.
+  const messages: NewConversationMessage[] =
+    resume === null ? (turn.messages ?? []).map((m) => message('USER', teamMessageEntry(m), null, env)) : [];
+  if (resume !== null) messages.push(message('TOOL', turn.humanText ?? '', WAIT_TOOL, env));
+  // A message turn has no text of its own: its messages are its user-role entries.
+  else if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
   const directives = parseDirectives(turn.text);
   const lines: string[] = resume !== null ? [...resume.lines] : directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;

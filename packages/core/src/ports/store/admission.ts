@@ -16,16 +16,16 @@ export interface FreezeContext {
   /** The newest record messages (at most the context count), oldest first. */
   readonly recentRecords: readonly RecordMessage[];
   /**
-   * For a WAITING_CHANGE job: the team's events that wake it (see `wakesWaiter`), oldest first,
-   * at most `WAKE_CHANGES_MAX + 1` (so the result can say there were more); empty at its deadline.
-   */
-  readonly changes?: readonly TeamEvent[];
-  /**
    * The undelivered team messages of the job's member, oldest first (absent: none). A FREEZE
    * that names them in its input (`TurnInput.messages`) delivers them into this turn: the store
    * marks exactly those delivered, in the same transaction.
    */
   readonly mailbox?: readonly TeamMessage[];
+  /**
+   * For a WAITING_CHANGE job: the team's events that wake it (see `wakesWaiter`), oldest first,
+   * at most `WAKE_CHANGES_MAX + 1` (so the result can say there were more); empty at its deadline.
+   */
+  readonly changes?: readonly TeamEvent[];
 }
 
 /** A job one planning pass admitted, with the admitting server's lease. */

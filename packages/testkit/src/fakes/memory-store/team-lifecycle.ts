@@ -1,6 +1,5 @@
 import {
   ACTIVE_PHASES,
-  CLOSED_REASON,
   checkSpawnRoom,
   DomainError,
   ErrorCode,
@@ -8,8 +7,9 @@ import {
   type Job,
   type Member,
   type MemberId,
-  RETIRED_REASON,
+  retiredReason,
   type SpawnMemberArgs,
+  TEAM_CLOSED_REASON,
   type Team,
   type TeamId,
   type TeamLifecycle,
@@ -119,9 +119,9 @@ export function memoryTeamLifecycle(state: MemoryStoreState): TeamLifecycle {
       );
       const jobs = [...state.jobs.values()].filter((j) => j.memberId === member.id && !isTerminal(j.phase));
       const cancelled = cancelAll(state, jobs, args.cancel, args.now);
-      const write = state.write(args.teamId, args.now);
       // Cleanup seam (decision 0165): other features release what the member holds here.
-      releaseClaimsIn(state, write, member.id, RETIRED_REASON);
+      const write = state.write(args.teamId, args.now);
+      releaseClaimsIn(state, write, member.id, retiredReason(member.name));
       write.event('MEMBER_RETIRED', { memberId: member.id });
       write.event('MEMBER_CHANGED', { memberId: member.id });
       state.commit(write);
@@ -136,9 +136,9 @@ export function memoryTeamLifecycle(state: MemoryStoreState): TeamLifecycle {
         (j) => j.teamId === team.id && !isTerminal(j.phase) && !ACTIVE_PHASES.includes(j.phase),
       );
       const cancelled = cancelAll(state, jobs, args.cancel, args.now);
-      const write = state.write(team.id, args.now);
       // Cleanup seam (decision 0165): other features release what the closed team holds here.
-      releaseClaimsIn(state, write, null, CLOSED_REASON);
+      const write = state.write(team.id, args.now);
+      releaseClaimsIn(state, write, null, TEAM_CLOSED_REASON);
       write.event('TEAM_CLOSED', {});
       write.event('TEAM_CHANGED', {});
       state.commit(write);
