@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// Installed entry point: registers the TypeScript loader, then runs the CLI from source.
-import { register } from 'tsx/esm/api';
-
-register();
-await import('../src/cli.ts');
+// Installed entry point: runs the built CLI (plain JavaScript, no loader). In the workspace,
+// `pnpm agent-teams` runs the TypeScript source instead (README, "Development").
+import '../dist/cli.js';

@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '@agent-teams/core';
 import { createConfigCatalog } from './adapters/config-catalog.js';
 import { createApp } from './app/create-app.js';
@@ -18,7 +18,19 @@ export interface RunningServer {
 }
 
 /**
- * The built widget (`packages/widget/dist/widget.js` and its on-demand chunks, made by
+ * Where the installed `@agent-teams/widget` keeps its bundle, resolved through the package (so an
+ * npm install serves its own copy), or null when it is not built (a workspace before `pnpm build`).
+ */
+function widgetBundleFile(): string | null {
+  try {
+    return createRequire(import.meta.url).resolve('@agent-teams/widget/widget.js');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The built widget (`widget.js` of `@agent-teams/widget` and its on-demand chunks, made by
  * `pnpm --filter @agent-teams/widget build`) and the demo page embedding it; without a build, the
  * plain home page stays at `/`.
  */
@@ -26,9 +38,9 @@ function widgetAssets(
   tokenHint: string | undefined,
   logger: Logger,
 ): { widgetBundle?: WidgetBundle; pageHtml?: string } {
-  const file = fileURLToPath(new URL('../../widget/dist/widget.js', import.meta.url));
-  if (!existsSync(file)) {
-    logger.info('widget bundle not built; serving the plain home page', { file });
+  const file = widgetBundleFile();
+  if (file === null) {
+    logger.info('widget bundle not built; serving the plain home page', { package: '@agent-teams/widget' });
     return {};
   }
   const dir = dirname(file);
