@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** How long the installed server may take to print its address (a slow CI machine, cold caches). */
+const START_LIMIT_MS = 30_000;
+
+/**
+ * Runs `npx agent-teams serve` in the host project, then checks `/health` and that `/widget.js`
+ * is the installed widget package's bundle; stops the server (its process group) either way.
+ */
+export async function checkServe(host: string, database: string): Promise<void> {
+  // Its own process group, so the stop reaches npx's child (the server) too.
+  const child = spawn('npx', ['agent-teams', 'serve', '--port', '0', '--database', database], {
+    cwd: host,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no "listening on" line in time:\n${output}`)), START_LIMIT_MS);
+      const look = () => {
+        const match = /listening on (http:\/\/\S+)/.exec(output);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      };
+      child.stdout.on('data', look);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`agent-teams exited with ${code} before listening:\n${output}`));
+      });
+    });
+    const health = await fetch(`${url}/health`);
+    if (health.status !== 200) throw new Error(`/health answered ${health.status}`);
+    const widget = await fetch(`${url}/widget.js`);
+    const expected = readFileSync(join(host, 'node_modules/@agent-teams/widget/dist/widget.js'), 'utf8');
+    if (widget.status !== 200 || (await widget.text()) !== expected) {
+      throw new Error(`/widget.js answered ${widget.status}, not the installed widget's bundle`);
+    }
+    process.stdout.write(`[pack-check] ${url}: /health 200, /widget.js is the installed bundle\n`);
+  } finally {
+    if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    await exited;
+  }
+}
