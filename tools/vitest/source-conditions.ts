@@ -13,5 +13,11 @@ export const SOURCE_CONDITION = '@agent-teams/source';
  */
 export const sourceConditions = {
   resolve: { conditions: [SOURCE_CONDITION, ...defaultClientConditions] },
-  ssr: { resolve: { conditions: [SOURCE_CONDITION, ...defaultServerConditions] } },
+  // Without `module`: tests load the build Node loads (OpenTelemetry's `module` build has
+  // extensionless imports that Node, which externalised packages run in, cannot resolve).
+  ssr: {
+    resolve: {
+      conditions: [SOURCE_CONDITION, ...defaultServerConditions.filter((condition) => condition !== 'module')],
+    },
+  },
 } satisfies UserConfig;

@@ -7,6 +7,7 @@ import { createApp } from './app/create-app.js';
 import type { ServeOptions } from './cli-options.js';
 import { httpSettings } from './config/http-settings.js';
 import { loadConfig } from './config/load-config.js';
+import { packageVersion } from './package-version.js';
 import { WIDGET_CHUNK, type WidgetBundle, widgetDemoPage } from './server/widget-assets.js';
 
 /** A started server: where it listens and how to stop it. */
@@ -62,6 +63,11 @@ export async function startAgentTeams(
   logger: Logger,
 ): Promise<RunningServer> {
   const { config, devToken, jwt } = await loadConfig(options.config, { host: options.host, env });
+  // The OpenTelemetry SDK is loaded only when traces have somewhere to go (start-up time).
+  const tracing = options.otlpEndpoint
+    ? (await import('./observability/tracing.js')).startTracing(options.otlpEndpoint, packageVersion())
+    : null;
+  if (options.otlpEndpoint) logger.info('sending traces', { endpoint: options.otlpEndpoint });
   const http = httpSettings(options, config, devToken);
   const app = await createApp({
     database: options.database,
@@ -81,9 +87,17 @@ export async function startAgentTeams(
   });
   try {
     const { url } = await app.listen(options.port, options.host);
-    return { url, devToken, close: () => app.close() };
+    return {
+      url,
+      devToken,
+      close: async () => {
+        await app.close();
+        await tracing?.shutdown();
+      },
+    };
   } catch (error) {
     await app.close();
+    await tracing?.shutdown();
     throw error;
   }
 }
