@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     step('installed packages: built JavaScript and declarations, no TypeScript source, no workspace ranges');
     checkInstalledPackages(host, PACKAGES);
 
-    step('npx agent-teams serve: /health and /widget.js');
+    step('npx agent-teams serve: /health, /ready, /metrics, GraphiQL, /widget.js');
     await checkServe(host, join(work, 'serve.sqlite'));
 
     step('examples/host-ci: the host project’s own tests');

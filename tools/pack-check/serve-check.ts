@@ -6,8 +6,9 @@ import { join } from 'node:path';
 const START_LIMIT_MS = 30_000;
 
 /**
- * Runs `npx agent-teams serve` in the host project, then checks `/health` and that `/widget.js`
- * is the installed widget package's bundle; stops the server (its process group) either way.
+ * Runs `npx agent-teams serve` in the host project, then checks `/health`, `/ready`, `/metrics`,
+ * GraphiQL and that `/widget.js` is the installed widget package's bundle; stops the server (its
+ * process group) either way.
  */
 export async function checkServe(host: string, database: string): Promise<void> {
   // Its own process group, so the stop reaches npx's child (the server) too.
@@ -42,12 +43,24 @@ export async function checkServe(host: string, database: string): Promise<void> 
     });
     const health = await fetch(`${url}/health`);
     if (health.status !== 200) throw new Error(`/health answered ${health.status}`);
+    const ready = await fetch(`${url}/ready`);
+    if (ready.status !== 200) throw new Error(`/ready answered ${ready.status}: ${await ready.text()}`);
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    if (!metrics.includes('# TYPE agent_teams_admissions_total counter'))
+      throw new Error('/metrics lacks the admissions');
+    // GraphiQL's page is a chunk of the bundle loaded on the first visit.
+    const graphiql = await fetch(`${url}/graphql`, { headers: { accept: 'text/html' } });
+    if (graphiql.status !== 200 || !(await graphiql.text()).includes('Agent Teams GraphiQL')) {
+      throw new Error(`GraphiQL answered ${graphiql.status}`);
+    }
     const widget = await fetch(`${url}/widget.js`);
     const expected = readFileSync(join(host, 'node_modules/@agent-teams/widget/dist/widget.js'), 'utf8');
     if (widget.status !== 200 || (await widget.text()) !== expected) {
       throw new Error(`/widget.js answered ${widget.status}, not the installed widget's bundle`);
     }
-    process.stdout.write(`[pack-check] ${url}: /health 200, /widget.js is the installed bundle\n`);
+    process.stdout.write(
+      `[pack-check] ${url}: /health, /ready, /metrics, GraphiQL, and /widget.js is the installed bundle\n`,
+    );
   } finally {
     if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
     await exited;
