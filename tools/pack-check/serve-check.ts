@@ -5,15 +5,26 @@ import { join } from 'node:path';
 /** How long the installed server may take to print its address (a slow CI machine, cold caches). */
 const START_LIMIT_MS = 30_000;
 
+/** How {@link checkServe} runs the server, when not as `npx agent-teams serve --port 0 --database <file>`. */
+export interface ServeCheckOptions {
+  /** The npx arguments instead (e.g. `['agent-teams', 'serve']`, the settings then from `env`). */
+  readonly args?: readonly string[];
+  /** More environment for the server. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** More checks while it serves, given its URL. */
+  readonly whileServing?: (url: string) => Promise<void>;
+}
+
 /**
  * Runs `npx agent-teams serve` in the host project, then checks `/health`, `/ready`, `/metrics`,
  * GraphiQL and that `/widget.js` is the installed widget package's bundle; stops the server (its
  * process group) either way.
  */
-export async function checkServe(host: string, database: string): Promise<void> {
+export async function checkServe(host: string, database: string, opts: ServeCheckOptions = {}): Promise<void> {
   // Its own process group, so the stop reaches npx's child (the server) too.
-  const child = spawn('npx', ['agent-teams', 'serve', '--port', '0', '--database', database], {
+  const child = spawn('npx', opts.args ?? ['agent-teams', 'serve', '--port', '0', '--database', database], {
     cwd: host,
+    env: { ...process.env, ...opts.env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -58,6 +69,7 @@ export async function checkServe(host: string, database: string): Promise<void> 
     if (widget.status !== 200 || (await widget.text()) !== expected) {
       throw new Error(`/widget.js answered ${widget.status}, not the installed widget's bundle`);
     }
+    await opts.whileServing?.(url);
     process.stdout.write(
       `[pack-check] ${url}: /health, /ready, /metrics, GraphiQL, and /widget.js is the installed bundle\n`,
     );
