@@ -2,8 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { withLogFields } from '../async/log-context.js';
 
-/** A caller's `x-request-id` is kept only when it is this short and plain (it goes into logs). */
-const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+/** The longest caller-given `x-request-id` kept (it goes into every log line of the request). */
+export const MAX_REQUEST_ID_CHARS = 64;
+
+const PLAIN_ID = /^[A-Za-z0-9._:-]+$/;
+
+/**
+ * The caller's `x-request-id` when it is 1 to {@link MAX_REQUEST_ID_CHARS} plain ASCII characters
+ * (letters, digits, `.`, `_`, `:`, `-`), else null: anything else could forge or break log lines.
+ */
+export function acceptedRequestId(header: string | readonly string[] | undefined): string | null {
+  if (typeof header !== 'string' || header.length > MAX_REQUEST_ID_CHARS) return null;
+  return PLAIN_ID.test(header) ? header : null;
+}
 
 /**
  * Gives every HTTP request an id: the caller's `x-request-id` when it is plain, else a new UUID.
@@ -12,8 +23,7 @@ const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  */
 export function withRequestIds(handler: RequestListener): RequestListener {
   return (request, response) => {
-    const given = request.headers['x-request-id'];
-    const requestId = typeof given === 'string' && ACCEPTED_REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = acceptedRequestId(request.headers['x-request-id']) ?? randomUUID();
     response.setHeader('x-request-id', requestId);
     withLogFields({ requestId }, () => handler(request, response));
   };
