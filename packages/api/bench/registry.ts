@@ -8,9 +8,11 @@ import { interopOverhead } from './interop-overhead.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { memberTools } from './member-tools.js';
+import { messageLatency } from './message-latency.js';
 import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
+import { taskClaims } from './task-claims.js';
 
 /**
  * Every benchmark `pnpm bench` runs, in document order. A new benchmark adds its module here; its
@@ -28,5 +30,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   leaseClaims,
   interopOverhead,
   ownerIsolation,
+  messageLatency,
+  taskClaims,
   coldStart,
 ];

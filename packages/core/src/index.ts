@@ -19,6 +19,15 @@ export { ErrorCode } from './errors/codes.js';
 export type { ErrorDetails, Result } from './errors/domain-error.js';
 export { DomainError, err, isDomainError, notFound, ok } from './errors/domain-error.js';
 export { boundAnswer } from './jobs/bound-answer.js';
+export {
+  BROADCAST_CUT_MARK,
+  BROADCAST_KEY_PREFIX,
+  BROADCAST_RECEIPT_BYTES,
+  broadcastHeadings,
+  broadcastReceipt,
+  broadcastReceiptText,
+  isBroadcastRequest,
+} from './jobs/broadcast.js';
 export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
 export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';
@@ -27,7 +36,7 @@ export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export { checkFence, staleLease } from './jobs/lease-fence.js';
 export type { NewJob } from './jobs/new-jobs.js';
-export { queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
+export { queuedMessageJob, queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
 export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
@@ -39,6 +48,7 @@ export type {
   IdGenerator,
   JobId,
   MemberId,
+  MessageId,
   OwnerId,
   RecordId,
   RunId,
@@ -49,6 +59,7 @@ export {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asOwnerId,
   asRecordId,
   asRunId,
@@ -72,6 +83,8 @@ export type { RecordMessage } from './model/record.js';
 export { RecordKind } from './model/record.js';
 export type { Member, Team } from './model/team.js';
 export { MemberStatus, TeamStatus } from './model/team.js';
+export type { MessageDeliveryState, TeamMessage, TurnMessage } from './model/team-message.js';
+export { MessageDelivery, teamMessageEntry, teamMessageHeading } from './model/team-message.js';
 export type { UsageEntry, UsageScope, UsageTotals } from './model/usage.js';
 export { addUsage, NO_USAGE, usageScopeKey } from './model/usage.js';
 export type { CursorField, CursorPosition } from './pagination/cursor.js';
@@ -98,6 +111,7 @@ export type {
   Admission,
   AdmitArgs,
   AdmittedJob,
+  ChangeTaskArgs,
   ClaimArgs,
   ConversationLog,
   ConversationMessage,
@@ -112,18 +126,27 @@ export type {
   JobWrites,
   LeasedJob,
   Leases,
+  Mailbox,
+  MailboxDecision,
+  MailboxSnapshot,
   NewConversationMessage,
   NewestFirstPage,
   NewestFirstPageRequest,
   NewMember,
+  NewMessageJob,
   NewRequest,
   NewTeam,
+  NewTeamMessage,
   RecordReads,
   RenewLeaseArgs,
   RespondToJobArgs,
+  SendMessageArgs,
+  SentMessage,
   SeqPage,
   SeqPageRequest,
   StoreRole,
+  TaskFilter,
+  Tasks,
   TeamReadFilter,
   TeamReads,
   TeamStore,
@@ -144,6 +167,7 @@ export type {
   PageArgs,
   RespondInput,
   RuntimeRegistry,
+  SendMessageInput,
   SendRequestInput,
   TeamCapacity,
   TeamContextView,
@@ -152,6 +176,9 @@ export { createCore } from './services/create-core.js';
 export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
+export type { MessagePlan } from './services/message-decisions.js';
+export { decideMessage } from './services/message-decisions.js';
+export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
 export type { ResponseRequest } from './services/respond-service.js';
@@ -165,6 +192,24 @@ export {
   isWellFormedJson,
   responseFingerprint,
 } from './services/respond-validation.js';
+export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
+export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
+export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
+export { decideTask } from './tasks/task-board.js';
+export type { TaskBoard, TaskChange, TaskCommand, TaskCommandType } from './tasks/task-command.js';
+export { findCycle, MAX_SCOPE_WARNINGS, scopeOverlaps, scopesOverlap } from './tasks/task-graph.js';
+export {
+  validateDependsOn,
+  validateRevision,
+  validateTaskDetails,
+  validateTaskResult,
+  validateTaskTitle,
+  validateWriteScope,
+} from './tasks/task-input.js';
+export type { TaskListArgs } from './tasks/task-list.js';
+export type { TaskJson } from './tasks/task-views.js';
+export { taskJson, warningJson } from './tasks/task-views.js';
+export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,
@@ -194,4 +239,6 @@ export type {
 } from './tools/result-views.js';
 export { excerptOf, jobResultOf } from './tools/result-views.js';
 export { foldSearchText, matchesFolded } from './tools/search-fold.js';
+export type { TaskToolName } from './tools/task-tools.js';
+export { isTaskTool, TASK_TOOL_NAMES, toolErrorExtras } from './tools/task-tools.js';
 export type { TeamReadAnswer } from './tools/team-reads.js';

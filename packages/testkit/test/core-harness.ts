@@ -7,6 +7,7 @@ import {
   createCore,
   DomainError,
   type ErrorCode,
+  type Member,
   type OwnerId,
   type RuntimeRegistry,
   type Team,
@@ -103,6 +104,19 @@ export async function readyTeam(h: Harness, owner: OwnerId = alice, overrides: P
   const team: Team = await h.core.teams.create(owner, teamInput(overrides));
   const members = await h.core.teams.members([team.id]);
   return { team, members };
+}
+
+/** A READY team of alice's with a lead and two teammates (Lead, Scout, Critic). */
+export async function leadTeam(h: Harness) {
+  const { team, members } = await readyTeam(h, alice, {
+    members: [
+      { name: 'Lead', agentId: 'researcher', lead: true },
+      { name: 'Scout', agentId: 'researcher' },
+      { name: 'Critic', agentId: 'reviewer' },
+    ],
+  });
+  const [lead, scout, critic] = members as [Member, Member, Member];
+  return { team, lead, scout, critic };
 }
 
 /** Runs `action` and returns the DomainError it rejects with, failing the test otherwise. */

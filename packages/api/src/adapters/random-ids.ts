@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { ConversationId, IdGenerator, JobId, MemberId, RecordId, TeamId } from '@agent-teams/core';
+import type {
+  ConversationId,
+  IdGenerator,
+  JobId,
+  MemberId,
+  MessageId,
+  RecordId,
+  TaskId,
+  TeamId,
+} from '@agent-teams/core';
 
 /** 16 random bytes as base64url: 128 bits, URL- and log-safe. */
 function token(): string {
@@ -17,5 +26,7 @@ export function createRandomIds(): IdGenerator {
     jobId: () => `job_${token()}` as JobId,
     recordId: () => `record_${token()}` as RecordId,
     conversationId: () => `conversation_${token()}` as ConversationId,
+    messageId: () => `message_${token()}` as MessageId,
+    taskId: () => `task_${token()}` as TaskId,
   };
 }

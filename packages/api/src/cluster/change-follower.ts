@@ -170,6 +170,9 @@ export class ChangeFollower {
       job_id: null,
       record_id: null,
       member_id: null,
+      message_id: null,
+      task_id: null,
+      reason: null,
     }));
     const lastOf = (rows: readonly ChangeRow[]) =>
       rows.length < PAGE ? Number.POSITIVE_INFINITY : Number(rows[rows.length - 1]?.change_id);

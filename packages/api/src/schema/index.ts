@@ -12,8 +12,10 @@ import { addMention } from './mention.js';
 import { addNode } from './node.js';
 import { addRecord } from './record.js';
 import { createRefs } from './refs.js';
+import { addTasks } from './task.js';
 import { addTeam } from './team.js';
 import { addTeamEvents } from './team-events.js';
+import { addTeamMessages } from './team-message.js';
 import { addTeamTool } from './team-tool.js';
 import { addUsage } from './usage.js';
 import { addViewer } from './viewer.js';
@@ -45,9 +47,11 @@ export function buildSchema(): GraphQLSchema {
     addActivity,
     addRecord,
     addTeamEvents,
+    addTeamMessages,
     addInbox,
     addJobProgress,
     addUsage,
+    addTasks,
   ]) {
     add(builder, refs);
   }

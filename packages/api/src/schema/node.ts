@@ -1,7 +1,9 @@
-import { asAgentId, asJobId, asMemberId, asTeamId, type OwnerId } from '@agent-teams/core';
+import { asAgentId, asJobId, asMemberId, asTaskId, asTeamId, type OwnerId } from '@agent-teams/core';
 import type { Builder } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
 import type { Refs } from './refs.js';
+import { loadTask } from './task.js';
+import { loadMessageNode } from './team-message.js';
 import type { NodeShape } from './views.js';
 
 /**
@@ -27,7 +29,9 @@ export function addNode(builder: Builder, refs: Refs): void {
 }
 
 /** The GraphQL type name of a node value, told apart by the fields only that type has. */
-export function nodeTypeOf(value: NodeShape): 'Job' | 'Member' | 'Team' | 'Agent' {
+export function nodeTypeOf(value: NodeShape): 'Job' | 'Member' | 'Team' | 'Agent' | 'TeamMessage' | 'Task' {
+  if ('delivery' in value) return 'TeamMessage';
+  if ('dependsOn' in value) return 'Task';
   if ('phase' in value) return 'Job';
   if ('position' in value) return 'Member';
   if ('goal' in value) return 'Team';
@@ -38,11 +42,17 @@ export function nodeTypeOf(value: NodeShape): 'Job' | 'Member' | 'Team' | 'Agent
 async function loadNode(ctx: ApiContext, owner: OwnerId, id: string): Promise<NodeShape | null> {
   if (id.startsWith('team_')) return ctx.core.teams.get(owner, asTeamId(id));
   if (id.startsWith('job_')) return ctx.core.jobs.get(owner, asJobId(id));
+  if (id.startsWith('task_')) {
+    const task = await loadTask(ctx, asTaskId(id));
+    // Tasks are loaded unscoped; the owner check goes through their team.
+    return task === null || (await ctx.core.teams.get(owner, task.teamId)) === null ? null : task;
+  }
   if (id.startsWith('member_')) {
     const member = await ctx.loaders.members.load(asMemberId(id));
     // Members are loaded unscoped; the owner check goes through their team.
     if (member === null || (await ctx.core.teams.get(owner, member.teamId)) === null) return null;
     return member;
   }
+  if (id.startsWith('message_')) return loadMessageNode(ctx, owner, id);
   return ctx.core.agents.get(asAgentId(id));
 }

@@ -18,9 +18,11 @@ import {
   type ResultPageView,
   type ResultRecordView,
   type ResultSummaryView,
+  type Task,
   type Team,
   type TeamCapacity,
   type TeamContextView,
+  type TeamMessage,
   TeamStatus,
 } from '@agent-teams/core';
 import type { Builder } from './builder.js';
@@ -34,7 +36,10 @@ import type { JobProgressView, NodeShape, TeamEventView } from './views.js';
 export function createRefs(builder: Builder) {
   const PageInfo = addPageInfo(builder);
   const Job = builder.objectRef<Job>('Job');
+  const TaskRef = builder.objectRef<Task>('Task');
   return {
+    Task: TaskRef,
+    TaskConnection: addConnection(builder, PageInfo, 'Task', TaskRef, { totalCount: true }),
     Node: builder.interfaceRef<NodeShape>('Node'),
     PageInfo,
     Job,
@@ -46,6 +51,7 @@ export function createRefs(builder: Builder) {
     Team: builder.objectRef<Team>('Team'),
     TeamCapacity: builder.objectRef<TeamCapacity>('TeamCapacity'),
     Member: builder.objectRef<Member>('Member'),
+    TeamMessage: builder.objectRef<TeamMessage>('TeamMessage'),
     ConversationMessage: builder.objectRef<ConversationMessage>('ConversationMessage'),
     Requester: builder.objectRef<Job['requester']>('Requester'),
     InputRequest: builder.objectRef<InputRequest>('InputRequest'),

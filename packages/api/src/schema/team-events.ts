@@ -11,6 +11,7 @@ import { type Builder, SHARES_ACROSS_ARGUMENTS } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Refs } from './refs.js';
+import { messageEventView } from './team-message.js';
 import type { TeamEventView } from './views.js';
 
 /** Adds the `TeamEvent` interface, its four types and `Subscription.teamEvents`. */
@@ -40,6 +41,16 @@ export function addTeamEvents(builder: Builder, refs: Refs): void {
     fields: (t) => ({ member: t.field({ type: refs.Member, resolve: (event) => event.member }) }),
   });
   eventType('TeamChanged').implement({ interfaces: [refs.TeamEvent], fields: () => ({}) });
+  eventType('TaskChanged').implement({
+    interfaces: [refs.TeamEvent],
+    fields: (t) => ({
+      task: t.field({ type: refs.Task, resolve: (event) => event.task }),
+      reason: t.exposeString('reason', {
+        nullable: true,
+        description: 'Why the system changed the task (its owner was retired, the team closed); null otherwise.',
+      }),
+    }),
+  });
 
   builder.subscriptionField('teamEvents', (t) =>
     t.field({
@@ -100,9 +111,16 @@ async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Prom
       const [message] = event.recordId ? await core.load.records([event.recordId]) : [];
       return message ? { __typename: 'RecordAppended', ...base, message } : null;
     }
+    case TeamEventKind.MESSAGE_SENT:
+    case TeamEventKind.MESSAGE_DELIVERED:
+      return messageEventView(core, loaders, event, base);
     case TeamEventKind.MEMBER_CHANGED: {
       const member = event.memberId ? await loaders.members.load(event.memberId) : null;
       return member && { __typename: 'MemberChanged', ...base, member };
+    }
+    case TeamEventKind.TASK_CHANGED: {
+      const [task] = event.taskId ? await core.load.tasks([event.taskId]) : [];
+      return task ? { __typename: 'TaskChanged', ...base, task, reason: event.reason ?? null } : null;
     }
     default:
       return { __typename: 'TeamChanged', ...base };

@@ -1,4 +1,4 @@
-import type { AgentDefinition, Job, Member, RecordMessage, Team } from '@agent-teams/core';
+import type { AgentDefinition, Job, Member, RecordMessage, Task, Team, TeamMessage } from '@agent-teams/core';
 
 // What the schema's objects resolve from, when it is not a core type as it is.
 
@@ -12,7 +12,23 @@ export type TeamEventView =
       readonly message: RecordMessage;
     }
   | { readonly __typename: 'MemberChanged'; readonly seq: number; readonly team: Team; readonly member: Member }
-  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team };
+  | { readonly __typename: 'TeamChanged'; readonly seq: number; readonly team: Team }
+  | { readonly __typename: 'MessageSent'; readonly seq: number; readonly team: Team; readonly message: TeamMessage }
+  | {
+      readonly __typename: 'MessageDelivered';
+      readonly seq: number;
+      readonly team: Team;
+      readonly message: TeamMessage;
+      readonly member: Member;
+      readonly job: Job;
+    }
+  | {
+      readonly __typename: 'TaskChanged';
+      readonly seq: number;
+      readonly team: Team;
+      readonly task: Task;
+      readonly reason: string | null;
+    };
 
 /** One progress notice of `jobProgress`. */
 export interface JobProgressView {
@@ -22,4 +38,4 @@ export interface JobProgressView {
 }
 
 /** Anything `node(id)` can answer. */
-export type NodeShape = Team | Member | Job | AgentDefinition;
+export type NodeShape = Team | Member | Job | AgentDefinition | TeamMessage | Task;

@@ -1,4 +1,4 @@
-import { Limits } from '@agent-teams/core';
+import { Limits, MAX_SCOPE_WARNINGS } from '@agent-teams/core';
 import {
   type DocumentNode,
   type FieldNode,
@@ -29,6 +29,7 @@ export const SIZED_BY_ARGUMENT: Readonly<Record<string, { readonly arg: string; 
   'Team.history': { arg: 'limit', max: Limits.pageSize.max },
   'Team.results': { arg: 'limit', max: Limits.pageSize.max },
   'Member.conversation': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.tasks': { arg: 'first', max: Limits.connectionPage.max },
 };
 
 /** List fields whose length a domain limit fixes. */
@@ -38,6 +39,9 @@ export const BOUNDED_LISTS: Readonly<Record<string, number>> = {
   'TeamContext.messages': Limits.contextMessages,
   'SendRequestPayload.jobs': Limits.maxMembers,
   'Query.mentionTargets': Limits.mentionResults,
+  'Task.dependsOn': Limits.dependenciesPerTask,
+  'Task.writeScope': Limits.writeScopesPerTask,
+  'TaskPayload.warnings': MAX_SCOPE_WARNINGS,
 };
 
 /** The items of a page: their count was already counted at the field that made the page. */
@@ -48,6 +52,7 @@ export const PAGE_ITEMS: ReadonlySet<string> = new Set([
   'ConversationMessageConnection.edges',
   'HistoryPage.records',
   'ResultSearchPage.results',
+  'TaskConnection.edges',
 ]);
 
 /** A list no table above names (a field added without classifying it) counts as a full page. */

@@ -19,6 +19,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
+import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { recentRecords } from './record-reads.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { listMembers } from './team-reads.js';
@@ -91,11 +92,18 @@ async function freezeOne(
     team: withoutSeq(toTeam(teamRow)),
     members: await listMembers(scope.trx, [job.teamId]),
     recentRecords: await recentRecords(scope.trx, job.teamId, Limits.contextMessages),
+    // Read under the team lock: a send to this member waits for this transaction, so a message
+    // is either frozen into this turn or still undelivered for the next one, never both.
+    mailbox: job.memberId === null ? [] : await undeliveredMessages(scope.trx, job.memberId),
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
-  if (args.serverId === undefined) return { job: await applyTransition(scope, job, outcome) };
-  return applyAdmission(scope, job, outcome, args.serverId);
+  const admitted =
+    args.serverId === undefined
+      ? { job: await applyTransition(scope, job, outcome) }
+      : await applyAdmission(scope, job, outcome, args.serverId);
+  await deliverFrozen(scope, admitted.job);
+  return admitted;
 }
 
 /**

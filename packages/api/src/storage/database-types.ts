@@ -108,6 +108,31 @@ export interface TeamEventsTable {
   created_at: string;
   /** Database-wide increasing id on PostgreSQL (`bigserial`); NULL on SQLite (migration 0005). */
   change_id: Generated<SeqValue | null>;
+  /** The message of a MESSAGE_SENT or MESSAGE_DELIVERED event (migration 0008). */
+  message_id: Generated<string | null>;
+  /** The task of a TASK_CHANGED (migration 0009). */
+  task_id: Generated<string | null>;
+  /** Why the system changed the subject, or NULL (migration 0009). */
+  reason: Generated<string | null>;
+}
+
+/** `tasks`: the team's task board (migration 0009); lists are JSON arrays of strings. */
+export interface TasksTable {
+  id: string;
+  team_id: string;
+  seq: number;
+  client_request_id: string | null;
+  title: string;
+  details: string | null;
+  status: string;
+  revision: number;
+  depends_on: string;
+  owner_id: string | null;
+  write_scope: string;
+  created_by: string | null;
+  result: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** `server_leases`: one row per running server incarnation, kept alive by its heartbeat (migration 0005). */
@@ -217,6 +242,33 @@ export interface A2aContextsTable {
   updated_at: string;
 }
 
+/** `team_messages`: one row per team message (migration 0008). */
+export interface TeamMessagesTable {
+  seq: Generated<SeqValue>;
+  id: string;
+  team_id: string;
+  from_member_id: string | null;
+  /** The sending member's id, or '' for the owner: with `client_key`, unique per team. */
+  sender_key: string;
+  client_key: string;
+  text: string;
+  delivery: string;
+  /** JSON array of the recipients' member ids, in the sender's order. */
+  recipients_json: string;
+  created_at: string;
+}
+
+/** `team_message_deliveries`: each recipient's copy of a message (migration 0008). */
+export interface TeamMessageDeliveriesTable {
+  message_id: string;
+  member_id: string;
+  team_id: string;
+  message_seq: SeqValue;
+  /** NULL while undelivered; then the job whose turn received it. */
+  job_id: string | null;
+  delivered_at: string | null;
+}
+
 /** The whole schema as Kysely sees it; runtimes import it to reach `runtime_runs`. */
 export interface Database {
   teams: TeamsTable;
@@ -234,4 +286,7 @@ export interface Database {
   server_leases: ServerLeasesTable;
   team_deletions: TeamDeletionsTable;
   a2a_contexts: A2aContextsTable;
+  team_messages: TeamMessagesTable;
+  team_message_deliveries: TeamMessageDeliveriesTable;
+  tasks: TasksTable;
 }

@@ -20,6 +20,7 @@ import {
   type TransitionOutcome,
 } from '@agent-teams/core';
 import type { Selectable } from 'kysely';
+import { completeBroadcast } from './broadcast-receipts.js';
 import type { JobsTable, TeamsTable } from './database-types.js';
 import { checkLease } from './job-leases.js';
 import { appendRecord } from './record-writes.js';
@@ -249,6 +250,7 @@ async function writeTransition(
       await insertReceipt(scope, current, effect.receipt);
     }
   }
+  await completeBroadcast(scope, next);
   return stored;
 }
 

@@ -1,6 +1,7 @@
 import type {
   AdmitArgs,
   AdmittedJob,
+  ChangeTaskArgs,
   ClaimArgs,
   ConversationId,
   ConversationMessage,
@@ -12,6 +13,7 @@ import type {
   JobFilter,
   JobId,
   LeasedJob,
+  Mailbox,
   Member,
   MemberId,
   NewConversationMessage,
@@ -25,6 +27,10 @@ import type {
   RespondToJobArgs,
   SeqPage,
   SeqPageRequest,
+  Task,
+  TaskChange,
+  TaskFilter,
+  TaskId,
   Team,
   TeamEvent,
   TeamId,
@@ -44,10 +50,12 @@ import type { Database } from './database-types.js';
 import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
 import * as jobWrites from './job-writes.js';
+import * as mailbox from './mailbox.js';
 import * as memberToolReads from './member-tool-reads.js';
 import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import * as recordReads from './record-reads.js';
+import * as taskBoard from './task-board.js';
 import * as teamReads from './team-reads.js';
 import * as teamWrites from './team-writes.js';
 import * as usage from './usage.js';
@@ -271,6 +279,36 @@ export class KyselyTeamStore implements TeamStore {
 
   listConversation(conversationId: ConversationId, page: SeqPageRequest): Promise<SeqPage<ConversationMessage>> {
     return conversations.listConversation(this.#ctx.db, conversationId, page);
+  }
+
+  // ---- Mailbox (storage/mailbox.ts) --------------------------------------------------------
+
+  readonly sendMessage: Mailbox['sendMessage'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => mailbox.sendMessage(scope, args), { retryOnUniqueViolation: true });
+  readonly pageMessages: Mailbox['pageMessages'] = (teamId, page) => mailbox.pageMessages(this.#ctx.db, teamId, page);
+  readonly findMessages: Mailbox['findMessages'] = (ids) => mailbox.findMessages(this.#ctx.db, ids);
+  readonly undeliveredMessages: Mailbox['undeliveredMessages'] = (id) => mailbox.undeliveredMessages(this.#ctx.db, id);
+  readonly messageDeliveries: Mailbox['messageDeliveries'] = async (ids) =>
+    mailbox.messageDeliveries(this.#ctx.db, await mailbox.findMessages(this.#ctx.db, ids));
+  // ---- Tasks --------------------------------------------------------------------------------
+
+  changeTask(args: ChangeTaskArgs): Promise<TaskChange> {
+    return runWrite(this.#ctx, args.now, (scope) => taskBoard.changeTask(scope, args));
+  }
+
+  listTasks(teamId: TeamId, filter: TaskFilter, page: SeqPageRequest): Promise<SeqPage<Task> & { totalCount: number }> {
+    return taskBoard.listTasks(this.#ctx.db, teamId, filter, page);
+  }
+
+  findTasks(taskIds: readonly TaskId[]): Promise<readonly Task[]> {
+    return taskBoard.findTasks(this.#ctx.db, taskIds);
+  }
+
+  releaseClaims(teamId: TeamId, memberId: MemberId | null, reason: string, now: string): Promise<readonly Task[]> {
+    return runWrite(this.#ctx, now, async (scope) => {
+      if ((await scope.lockTeam(teamId)) === undefined) return [];
+      return taskBoard.releaseClaimsIn(scope, teamId, memberId, reason);
+    });
   }
 
   close(): Promise<void> {

@@ -3,9 +3,11 @@ import {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asOwnerId,
   asRecordId,
   asRunId,
+  asTaskId,
   asTeamId,
   type ConversationMessage,
   foldSearchText,
@@ -184,6 +186,11 @@ export function toEvent(row: Selectable<TeamEventsTable> & { readonly owner: str
     jobId: row.job_id === null ? null : asJobId(row.job_id),
     recordId: row.record_id === null ? null : asRecordId(row.record_id),
     memberId: row.member_id === null ? null : asMemberId(row.member_id),
+    // Only message events name a message, so every other event keeps its old shape.
+    ...(row.message_id == null ? {} : { messageId: asMessageId(row.message_id) }),
+    // Only task events carry these: other events stay exactly as they were before migration 0009.
+    ...(row.task_id === null ? {} : { taskId: asTaskId(row.task_id) }),
+    ...(row.reason === null ? {} : { reason: row.reason }),
     createdAt: row.created_at,
   };
 }

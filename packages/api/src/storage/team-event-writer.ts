@@ -2,7 +2,9 @@ import {
   asOwnerId,
   type JobId,
   type MemberId,
+  type MessageId,
   type RecordId,
+  type TaskId,
   type TeamEvent,
   type TeamEventKind,
   type TeamId,
@@ -25,6 +27,10 @@ export interface EventRefs {
   readonly jobId?: JobId | null;
   readonly recordId?: RecordId | null;
   readonly memberId?: MemberId | null;
+  readonly messageId?: MessageId | null;
+  readonly taskId?: TaskId | null;
+  /** Why the system changed the subject (TASK_CHANGED of a released claim). */
+  readonly reason?: string | null;
 }
 
 /** An event emitted in the transaction and not yet written. */
@@ -67,7 +73,15 @@ export class TeamEventWriter {
    * either way.
    */
   async emit(teamId: TeamId, kind: TeamEventKind, refs: EventRefs = {}): Promise<void> {
-    const key = [teamId, kind, refs.jobId ?? '', refs.recordId ?? '', refs.memberId ?? ''].join('\u0000');
+    const key = [
+      teamId,
+      kind,
+      refs.jobId ?? '',
+      refs.recordId ?? '',
+      refs.memberId ?? '',
+      refs.messageId ?? '',
+      refs.taskId ?? '',
+    ].join('\u0000');
     if (this.#emitted.has(key)) return;
     this.#emitted.add(key);
     this.#pending.push({ teamId, kind, refs });
@@ -110,6 +124,9 @@ export class TeamEventWriter {
         jobId: entry.refs.jobId ?? null,
         recordId: entry.refs.recordId ?? null,
         memberId: entry.refs.memberId ?? null,
+        ...(entry.refs.messageId == null ? {} : { messageId: entry.refs.messageId }),
+        ...(entry.refs.taskId == null ? {} : { taskId: entry.refs.taskId }),
+        ...(entry.refs.reason == null ? {} : { reason: entry.refs.reason }),
         createdAt: this.#now,
       }));
       // Pruned whenever the seqs pass a multiple of PRUNE_EVERY.
@@ -126,6 +143,9 @@ export class TeamEventWriter {
             job_id: event.jobId,
             record_id: event.recordId,
             member_id: event.memberId,
+            message_id: event.messageId ?? null,
+            task_id: event.taskId ?? null,
+            reason: event.reason ?? null,
             created_at: this.#now,
           })),
         )

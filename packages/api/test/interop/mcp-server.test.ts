@@ -22,10 +22,19 @@ pairPerFile((fixture) => {
 
 const MEMBER_TOOLS = [
   'send_member',
+  'team_message',
+  'team_broadcast',
   'read_team_context',
   'read_team_history',
   'search_team_results',
   'read_team_result',
+  'task_create',
+  'task_list',
+  'task_claim',
+  'task_update',
+  'task_complete',
+  'task_release',
+  'task_cancel',
 ];
 const OWNER_TOOLS = ['list_teams', 'create_team', 'send_request', 'get_job', 'respond', 'cancel_job', 'list_inbox'];
 

@@ -127,7 +127,8 @@ function parseReceipt(text: string): ReceiptPayload {
 
 /**
  * The frozen input of an admitted job's turn: its text, who runs it and who asked (by name), the
- * delivered outcome for a receipt, and the team's bounded shared context as data.
+ * delivered outcome for a receipt, the team's bounded shared context as data, and every team
+ * message waiting in the member's mailbox (`ctx.mailbox`), which this turn delivers.
  */
 export function buildTurnInput(ctx: FreezeContext): TurnInput {
   const { job, team, members } = ctx;
@@ -147,8 +148,14 @@ export function buildTurnInput(ctx: FreezeContext): TurnInput {
       result: typeof payload.result === 'string' ? payload.result : job.text,
     };
   }
+  const messages = (ctx.mailbox ?? []).map((message) => ({
+    id: message.id,
+    key: message.key,
+    fromName: message.fromMemberId === null ? 'person' : (nameOf(message.fromMemberId) ?? 'unknown member'),
+    text: message.text,
+  }));
   return {
-    kind: job.kind === JobKind.RECEIPT ? 'receipt' : 'request',
+    kind: turnKind(job.kind),
     jobId: job.id,
     teamId: team.id,
     text: job.text,
@@ -157,5 +164,19 @@ export function buildTurnInput(ctx: FreezeContext): TurnInput {
     requesterName: nameOf(job.requester.memberId),
     receipt,
     context: teamContextJson(team, members, ctx.recentRecords),
+    ...(messages.length === 0 ? {} : { messages }),
   };
+}
+
+function turnKind(kind: JobKind): TurnInput['kind'] {
+  switch (kind) {
+    case JobKind.RECEIPT:
+      return 'receipt';
+    case JobKind.MESSAGE:
+      return 'message';
+    case JobKind.BROADCAST_RECEIPT:
+      return 'broadcast_receipt';
+    default:
+      return 'request';
+  }
 }

@@ -2,6 +2,7 @@ import { Limits } from '../limits/limits.js';
 import { type Job, JobKind, JobPhase, type JobResult } from '../model/job.js';
 import { truncateUtf8 } from '../text/text-measure.js';
 import { boundAnswer } from './bound-answer.js';
+import { isBroadcastRequest } from './broadcast.js';
 import type { JobEffect, NewReceipt, TransitionContext } from './job-commands.js';
 
 /** Outcome text of a job cancelled while still QUEUED (nothing ran, so nothing is "kept"). */
@@ -26,11 +27,14 @@ export interface Finished {
 /**
  * The receipt that carries a request's outcome back to the member who asked. Only a member's
  * request gets one (a person reads the result directly) and never a cancelled one: the asking
- * agent did not get an answer and must not be woken with a non-answer.
+ * agent did not get an answer and must not be woken with a non-answer. A broadcast's requests get
+ * none of their own: the store adds their one combined receipt when the last one finishes.
  */
 function receiptFor(job: Job, phase: FinalPhase, result: JobResult, ctx: TransitionContext): NewReceipt | null {
   const { memberId, conversationId } = job.requester;
   if (phase === JobPhase.CANCELLED || job.kind !== JobKind.REQUEST) return null;
+  // A broadcast's outcomes return together, in one BROADCAST_RECEIPT (see `broadcast.ts`).
+  if (isBroadcastRequest(job)) return null;
   if (memberId === null || conversationId === null) return null;
   const text = JSON.stringify({ request_id: job.id, from_member: job.memberId, status: phase, result: result.text });
   return { id: ctx.ids.jobId(), memberId, conversationId, text };

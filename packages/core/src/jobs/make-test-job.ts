@@ -29,6 +29,8 @@ export function testContext(now = TEST_NOW): TransitionContext {
     jobId: mint('job'),
     recordId: mint('record'),
     conversationId: mint('conversation'),
+    messageId: mint('message'),
+    taskId: mint('task'),
   };
   return { now, ids };
 }

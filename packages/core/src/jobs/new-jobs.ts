@@ -1,6 +1,8 @@
 import type { OwnerId, TeamId } from '../model/ids.js';
 import { type Job, JobKind, JobPhase, UNADMITTED } from '../model/job.js';
+import type { TeamMessage } from '../model/team-message.js';
 import type { NewRequest } from '../ports/store/job-writes.js';
+import type { NewMessageJob } from '../ports/store/mailbox.js';
 import type { NewReceipt } from './job-commands.js';
 
 /** A job as a store inserts it: everything but the `seq` the store assigns. */
@@ -53,6 +55,39 @@ export function queuedReceipt(receipt: NewReceipt, request: Job, now: string): N
     rootId: request.rootId,
     clientKey: `receipt:${request.id}`,
     text: receipt.text,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The QUEUED MESSAGE job a follow-up queues in a recipient's conversation: a turn that exists to
+ * deliver the mailbox (its messages are attached when it starts, like any turn's).
+ *
+ * @remarks Its client key names the message that queued it, so it is unique per (message,
+ * recipient); its text is that message's, for lists that show a job's text. It starts its own
+ * chain and asks for no receipt (only a member's REQUEST gets one).
+ */
+export function queuedMessageJob(
+  job: NewMessageJob,
+  message: Pick<TeamMessage, 'id' | 'fromMemberId' | 'text'>,
+  team: { readonly id: TeamId; readonly owner: OwnerId },
+  now: string,
+): NewJob {
+  return {
+    ...UNADMITTED,
+    id: job.id,
+    teamId: team.id,
+    owner: team.owner,
+    kind: JobKind.MESSAGE,
+    phase: JobPhase.QUEUED,
+    memberId: job.memberId,
+    conversationId: job.conversationId,
+    requester: { memberId: message.fromMemberId, conversationId: null },
+    parentId: null,
+    rootId: job.id,
+    clientKey: `message:${message.id}`,
+    text: message.text,
     createdAt: now,
     updatedAt: now,
   };

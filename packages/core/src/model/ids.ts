@@ -2,6 +2,8 @@
  * Branded identifiers. Values of these types are minted only by the {@link IdGenerator} port or
  * by the parse functions below, so a `JobId` can never be passed where a `TeamId` is expected.
  */
+import type { TaskId } from '../tasks/task.js';
+
 declare const brand: unique symbol;
 
 /** A string tagged with a compile-time brand. */
@@ -17,6 +19,8 @@ export type RecordId = Brand<string, 'RecordId'>;
 export type ConversationId = Brand<string, 'ConversationId'>;
 /** One run of an agent runtime (a turn, or its continuation). */
 export type RunId = Brand<string, 'RunId'>;
+/** A team message (`team_message`, `sendMessage`). */
+export type MessageId = Brand<string, 'MessageId'>;
 /** Catalog id of a configured agent (`agents[].name` in the config file). */
 export type AgentId = Brand<string, 'AgentId'>;
 
@@ -27,6 +31,8 @@ export const IdKind = {
   job: 'job',
   record: 'record',
   conversation: 'conversation',
+  message: 'message',
+  task: 'task',
 } as const;
 export type IdKind = (typeof IdKind)[keyof typeof IdKind];
 
@@ -37,6 +43,9 @@ export interface IdGenerator {
   jobId(): JobId;
   recordId(): RecordId;
   conversationId(): ConversationId;
+  messageId(): MessageId;
+  /** A task of a team's board (`task_…`). */
+  taskId(): TaskId;
 }
 
 /** Tags an externally supplied string (already checked for shape) as an owner id. */
@@ -48,4 +57,5 @@ export const asJobId = (value: string): JobId => value as JobId;
 export const asRecordId = (value: string): RecordId => value as RecordId;
 export const asConversationId = (value: string): ConversationId => value as ConversationId;
 export const asRunId = (value: string): RunId => value as RunId;
+export const asMessageId = (value: string): MessageId => value as MessageId;
 export const asAgentId = (value: string): AgentId => value as AgentId;

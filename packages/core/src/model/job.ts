@@ -1,5 +1,6 @@
 import type { Timestamp } from '../ports/clock.js';
 import type { ConversationId, JobId, MemberId, OwnerId, RunId, TeamId } from './ids.js';
+import type { TurnMessage } from './team-message.js';
 
 /**
  * A job is a REQUEST (work asked of a member), a RECEIPT (a result delivered back), a MESSAGE (a
@@ -109,7 +110,8 @@ export interface Requester {
  * called, so a restart re-submits exactly the same input with the same key.
  */
 export interface TurnInput {
-  readonly kind: 'request' | 'receipt' | 'answer';
+  /** `message`: a follow-up turn of team messages (a MESSAGE job); `broadcast_receipt`: a broadcast's receipt. */
+  readonly kind: 'request' | 'receipt' | 'answer' | 'message' | 'broadcast_receipt';
   readonly jobId: JobId;
   readonly teamId: TeamId;
   /** The text of the turn: task text, receipt payload text, or the answer. */
@@ -129,6 +131,11 @@ export interface TurnInput {
   } | null;
   /** The bounded shared context at freeze time, as JSON data (never instructions). */
   readonly context: unknown;
+  /**
+   * Team messages delivered into this turn, oldest first: each reaches the conversation as a
+   * user-role entry before the turn's own text. Absent on inputs frozen before the mailbox.
+   */
+  readonly messages?: readonly TurnMessage[];
 }
 
 /** A request or receipt. */

@@ -1,4 +1,5 @@
-import type { JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { TaskId } from '../tasks/task.js';
 
 /** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
 export const TeamEventKind = {
@@ -6,6 +7,12 @@ export const TeamEventKind = {
   RECORD_APPENDED: 'RECORD_APPENDED',
   MEMBER_CHANGED: 'MEMBER_CHANGED',
   TEAM_CHANGED: 'TEAM_CHANGED',
+  /** A team message was sent (names the message). */
+  MESSAGE_SENT: 'MESSAGE_SENT',
+  /** A message was delivered into a turn (names the message, the recipient and the job). */
+  MESSAGE_DELIVERED: 'MESSAGE_DELIVERED',
+  /** A task of the board was created or changed (`taskId`); `reason` says why when the system did it. */
+  TASK_CHANGED: 'TASK_CHANGED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 
@@ -18,6 +25,12 @@ export interface TeamEvent {
   readonly jobId: JobId | null;
   readonly recordId: RecordId | null;
   readonly memberId: MemberId | null;
+  /** The message of a MESSAGE_SENT or MESSAGE_DELIVERED event; absent or null otherwise. */
+  readonly messageId?: MessageId | null;
+  /** The task a TASK_CHANGED names (absent on other kinds). */
+  readonly taskId?: TaskId | null;
+  /** Why the system changed the subject (a retired owner, a closed team); absent otherwise. */
+  readonly reason?: string | null;
   readonly createdAt: string;
 }
 

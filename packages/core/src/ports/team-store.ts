@@ -2,7 +2,9 @@ import type { Admission } from './store/admission.js';
 import type { JobReads } from './store/job-reads.js';
 import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
+import type { Mailbox } from './store/mailbox.js';
 import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './store/record-roles.js';
+import type { Tasks } from './store/tasks.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
 export type { Admission, AdmitArgs, AdmittedJob, FreezeContext } from './store/admission.js';
@@ -17,6 +19,15 @@ export type {
   UpdateJobOptions,
 } from './store/job-writes.js';
 export type { ClaimArgs, JobLease, LeasedJob, Leases, RenewLeaseArgs } from './store/leases.js';
+export type {
+  Mailbox,
+  MailboxDecision,
+  MailboxSnapshot,
+  NewMessageJob,
+  NewTeamMessage,
+  SendMessageArgs,
+  SentMessage,
+} from './store/mailbox.js';
 export type { NewestFirstPage, NewestFirstPageRequest, SeqPage, SeqPageRequest } from './store/pages.js';
 export type {
   ConversationLog,
@@ -27,6 +38,7 @@ export type {
   TeamReadFilter,
   UsageLedger,
 } from './store/record-roles.js';
+export type { ChangeTaskArgs, TaskFilter, Tasks } from './store/tasks.js';
 export type { NewMember, NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
 
 /**
@@ -51,7 +63,9 @@ export interface TeamStore
     RecordReads,
     EventLog,
     UsageLedger,
-    ConversationLog {
+    ConversationLog,
+    Mailbox,
+    Tasks {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -67,4 +81,6 @@ export type StoreRole =
   | 'recordReads'
   | 'eventLog'
   | 'usageLedger'
-  | 'conversationLog';
+  | 'conversationLog'
+  | 'mailbox'
+  | 'tasks';

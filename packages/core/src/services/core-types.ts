@@ -1,8 +1,9 @@
 import type { AgentDefinition } from '../model/agent.js';
-import type { AgentId, IdGenerator, JobId, MemberId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { AgentId, IdGenerator, JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job, JobKind, JobStatus } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, MemberStatus, Team } from '../model/team.js';
+import type { TeamMessage } from '../model/team-message.js';
 import type { UsageScope, UsageTotals } from '../model/usage.js';
 import type { AgentCatalog } from '../ports/agent-catalog.js';
 import type { AgentRuntime, MemberToolPort } from '../ports/agent-runtime.js';
@@ -14,13 +15,17 @@ import type {
   EventLog,
   JobReads,
   JobWrites,
+  Mailbox,
   RecordReads,
+  Tasks,
   TeamReads,
   TeamWrites,
   UsageLedger,
 } from '../ports/team-store.js';
+import type { Task, TaskId } from '../tasks/task.js';
 import type { TeamReadArgs } from '../tools/read-args.js';
 import type { HistoryPageView, ResultPageView, ResultRecordView } from '../tools/result-views.js';
+import type { TaskUseCases } from './task-service.js';
 
 /** A Relay-style page: items with their opaque cursors. */
 export interface Connection<T> {
@@ -56,7 +61,9 @@ export type CoreStore = TeamWrites &
   RecordReads &
   EventLog &
   UsageLedger &
-  ConversationLog;
+  ConversationLog &
+  Mailbox &
+  Tasks;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
@@ -94,6 +101,16 @@ export interface SendRequestInput {
   readonly teamId: string;
   readonly memberIds: readonly string[];
   readonly text: string;
+  readonly clientRequestId: string;
+}
+
+/** Input of `sendMessage` (a person messages members of their team). */
+export interface SendMessageInput {
+  readonly teamId: string;
+  readonly memberIds: readonly string[];
+  readonly text: string;
+  /** `QUIET` or `FOLLOW_UP`. */
+  readonly delivery: string;
   readonly clientRequestId: string;
 }
 
@@ -167,6 +184,15 @@ export interface Core {
   readonly requests: {
     send(owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]>;
   };
+  /** The team mailbox (see `message-service.ts`). */
+  readonly messages: {
+    /** `sendMessage`: idempotent by (team, person, clientRequestId). */
+    send(owner: OwnerId, input: SendMessageInput): Promise<TeamMessage>;
+    /** `Team.messages`: oldest first. */
+    list(team: Team, args: PageArgs): Promise<Connection<TeamMessage>>;
+    /** `Member.mailbox`: undelivered messages, oldest first. */
+    mailbox(memberId: MemberId): Promise<readonly TeamMessage[]>;
+  };
   readonly jobs: {
     get(owner: OwnerId, jobId: string): Promise<Job | null>;
     list(
@@ -219,6 +245,8 @@ export interface Core {
     /** One request or receipt of the team with its retained answer; null when not the team's. */
     result(team: Team, jobId: string): Promise<ResultRecordView | null>;
   };
+  /** The team's task board as its owner sees it (the owner may do whatever the lead may). */
+  readonly tasks: TaskUseCases;
   /** Loaders for resolvers (batch, unscoped: only call with ids reached through scoped reads). */
   readonly load: {
     jobs(ids: readonly JobId[]): Promise<readonly Job[]>;
@@ -226,5 +254,9 @@ export interface Core {
     teams(ids: readonly TeamId[]): Promise<readonly Team[]>;
     /** Shared-record messages by id (what a RECORD_APPENDED event names). */
     records(ids: readonly RecordId[]): Promise<readonly RecordMessage[]>;
+    /** Team messages by id (what a message event names). */
+    messages(ids: readonly MessageId[]): Promise<readonly TeamMessage[]>;
+    /** Tasks by id (what a TASK_CHANGED event or a dependency names). */
+    tasks(ids: readonly TaskId[]): Promise<readonly Task[]>;
   };
 }

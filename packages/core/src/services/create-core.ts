@@ -5,7 +5,9 @@ import { eventService } from './event-service.js';
 import { historyService, toolService } from './history-service.js';
 import { jobService } from './job-service.js';
 import { mentionService } from './mention-service.js';
+import { messageService } from './message-service.js';
 import { requestService } from './request-service.js';
+import { taskService } from './task-service.js';
 import { teamService } from './team-service.js';
 import { usageService } from './usage-service.js';
 
@@ -18,6 +20,7 @@ export function createCore(deps: CoreDeps): Core {
   return {
     teams: teamService(deps),
     requests: requestService(deps),
+    messages: messageService(deps),
     jobs: jobService(deps),
     agents: agentService(deps),
     mentions: mentionService(deps),
@@ -26,11 +29,14 @@ export function createCore(deps: CoreDeps): Core {
     events: eventService(deps),
     tools: toolService(deps),
     history: historyService(deps),
+    tasks: taskService(deps),
     load: {
       jobs: (ids) => store.findJobs(ids),
       members: (ids) => store.findMembers(ids),
       teams: (ids) => store.findTeams(ids),
       records: (ids) => store.findRecords(ids),
+      messages: (ids) => store.findMessages(ids),
+      tasks: (ids) => store.findTasks(ids),
     },
   };
 }

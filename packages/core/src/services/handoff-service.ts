@@ -69,7 +69,7 @@ function targetOf(caller: ToolCaller, args: SendMemberArgs): Member {
  * admission began and it is not waiting for input; otherwise null (the handoff starts a chain).
  * Later queued jobs of the conversation never lend their parent or budget.
  */
-async function executingJob(deps: Deps, caller: ToolCaller): Promise<Job | null> {
+export async function executingJob(deps: UsesStore<JobReads>, caller: ToolCaller): Promise<Job | null> {
   // Every job of a member's conversation is the member's: requests to it and receipts for it.
   const page = await deps.store.listJobs(
     caller.team.id,

@@ -1,11 +1,11 @@
 import { asJobId, type TeamId } from '../model/ids.js';
-import type { JobReads, JobWrites, RecordReads, TeamReads } from '../ports/team-store.js';
+import type { JobReads, JobWrites, Mailbox, RecordReads, Tasks, TeamReads } from '../ports/team-store.js';
 import { invokeMemberTool, memberToolsForJob } from '../tools/member-tools.js';
 import { readHistory, readResult, readResults } from '../tools/team-reads.js';
 import type { Core, UsesStore } from './core-types.js';
 
 /** The store roles these use cases depend on. */
-type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites>;
+type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites & Tasks>;
 
 /** GraphQL names the id filters `filter.memberId` / `filter.jobId`. */
 const GRAPHQL_FIELDS = { memberId: 'memberId', jobId: 'jobId' } as const;
@@ -22,8 +22,10 @@ export function historyService(deps: Deps): Core['history'] {
   };
 }
 
-/** Builds the `tools` use cases. */
-export function toolService(deps: Deps): Core['tools'] {
+/** Builds the `tools` use cases (the member tools reach the mailbox too). */
+export function toolService(
+  deps: UsesStore<TeamReads & JobReads & RecordReads & JobWrites & Mailbox & Tasks>,
+): Core['tools'] {
   return {
     invoke: (jobId, name, args) => invokeMemberTool(deps, jobId, name, args),
     forJob: (jobId) => memberToolsForJob(deps, jobId),

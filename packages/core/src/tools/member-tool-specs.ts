@@ -1,4 +1,6 @@
 import { Limits } from '../limits/limits.js';
+import { spec } from './define-tool.js';
+import { TASK_TOOL_SPECS } from './task-tool-specs.js';
 
 /** A JSON Schema (draft 2020-12 subset) describing one argument of a tool. */
 export interface ToolArgumentSchema {
@@ -8,6 +10,12 @@ export interface ToolArgumentSchema {
   readonly maximum?: number;
   readonly minLength?: number;
   readonly maxLength?: number;
+  /** The allowed values of a string argument. */
+  readonly enum?: readonly string[];
+  /** The schema of an array argument's items. */
+  readonly items?: { readonly type: 'string'; readonly maxLength?: number };
+  /** Bounds of an array argument. */
+  readonly maxItems?: number;
 }
 
 /** The JSON Schema of a tool's arguments: always an object of named arguments. */
@@ -24,15 +32,6 @@ export interface MemberToolSpec<N extends string = string> {
   /** Written for a model: what the tool does, when to use it and what not to expect. */
   readonly description: string;
   readonly inputSchema: ToolInputSchema;
-}
-
-function spec<N extends string>(
-  name: N,
-  description: string,
-  properties: Readonly<Record<string, ToolArgumentSchema>>,
-  required: readonly string[] = [],
-): MemberToolSpec<N> {
-  return { name, description, inputSchema: { type: 'object', properties, required, additionalProperties: false } };
 }
 
 const pageArgs: Readonly<Record<string, ToolArgumentSchema>> = {
@@ -85,6 +84,47 @@ export const MEMBER_TOOL_SPECS = [
     },
     ['text', 'request_id'],
   ),
+  spec(
+    'team_message',
+    'Message other members of your team. "quiet" waits for their next turn; "follow_up" also makes ' +
+      'sure they get a turn soon (it starts one when none is queued). Each recipient gets the message ' +
+      'exactly once, at the start of a turn. Reuse message_id on retries: the same id never sends twice.',
+    {
+      to: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Names or ids of the recipients, or ["all"] for every other active member.',
+      },
+      text: {
+        type: 'string',
+        description: `The message, at most ${Limits.messageText.maxChars} characters.`,
+      },
+      delivery: { type: 'string', enum: ['quiet', 'follow_up'], description: 'quiet or follow_up.' },
+      message_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: Limits.clientRequestId.maxChars,
+        description: 'A stable id for this message, reused on retries.',
+      },
+    },
+    ['to', 'text', 'delivery', 'message_id'],
+  ),
+  spec(
+    'team_broadcast',
+    'Ask every other active member of your team the same thing at once. Asynchronous: their results ' +
+      'come back to you together, as ONE later turn with a section per member, once all have finished; ' +
+      'do not poll or resend. Counts as one request per member against the team and chain limits.',
+    {
+      text: { type: 'string', description: `The task, at most ${Limits.taskText.maxChars} characters.` },
+      request_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: Limits.clientRequestId.maxChars,
+        description: 'A stable id for this broadcast, reused on retries (the same id never sends twice).',
+      },
+    },
+    ['text', 'request_id'],
+  ),
   spec('read_team_context', "The team's goal, its members (ids, names, agents) and the recent shared record.", {}),
   spec('read_team_history', 'Page through the shared record of the team, newest first.', pageArgs),
   spec('search_team_results', 'Search finished requests of the team and their results, newest first.', pageArgs),
@@ -94,6 +134,7 @@ export const MEMBER_TOOL_SPECS = [
     { job_id: { type: 'string', description: 'Id of the job.' } },
     ['job_id'],
   ),
+  ...TASK_TOOL_SPECS,
 ] as const;
 
 /** The name of a member tool. */

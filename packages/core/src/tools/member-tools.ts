@@ -1,20 +1,24 @@
 import { teamContextJson } from '../context/team-context.js';
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
+import { BROADCAST_KEY_PREFIX } from '../jobs/broadcast.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, type JobId } from '../model/ids.js';
 import { isTerminal } from '../model/job.js';
 import type { MemberToolPort } from '../ports/agent-runtime.js';
-import type { JobReads, JobWrites, RecordReads, TeamReads } from '../ports/team-store.js';
+import type { JobReads, JobWrites, Mailbox, RecordReads, Tasks, TeamReads } from '../ports/team-store.js';
 import type { UsesStore } from '../services/core-types.js';
 import { sendMember, type ToolCaller } from '../services/handoff-service.js';
 import { findUnstorableText } from '../text/text-measure.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
+import { invokeTaskTool, isTaskTool } from './task-tools.js';
+import { teamBroadcast } from './team-broadcast-tool.js';
+import { teamMessage } from './team-message-tool.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
 
 /** The store roles these use cases depend on. */
-type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites>;
+type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites & Mailbox & Tasks>;
 
 /** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
 export const MEMBER_TOOL_NAMES: readonly MemberToolName[] = MEMBER_TOOL_SPECS.map((tool) => tool.name);
@@ -109,15 +113,26 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
   if (input.team_id !== undefined && input.team_id !== null && input.team_id !== caller.team.id) {
     throw forbidden('The member tools of this run reach only its own team.');
   }
+  if (isTaskTool(tool)) return invokeTaskTool(deps, caller, tool, input);
   const roster = new Map(caller.roster.map((m) => [m.id, m]));
   switch (tool) {
     case 'send_member':
+      // The broadcast prefix marks a broadcast's requests (their receipt is the combined one).
+      if (typeof input.request_id === 'string' && input.request_id.startsWith(BROADCAST_KEY_PREFIX)) {
+        throw new DomainError(ErrorCode.INVALID_INPUT, `request_id may not start with "${BROADCAST_KEY_PREFIX}".`, {
+          field: 'request_id',
+        });
+      }
       return sendMember(deps, caller, {
         memberId: input.member_id,
         member: input.member,
         text: input.text,
         requestId: input.request_id,
       });
+    case 'team_message':
+      return teamMessage(deps, caller, input);
+    case 'team_broadcast':
+      return teamBroadcast(deps, caller, input);
     case 'read_team_context': {
       const records = await deps.store.recentRecords(caller.team.id, Limits.contextMessages);
       return teamContextJson(caller.team, caller.roster, records);

@@ -1,14 +1,17 @@
 import type { StoreRole } from '@agent-teams/core';
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract.js';
+import { describeBroadcastCases } from './broadcast-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
 import { describeJobWritesCases } from './job-writes-contract.js';
 import { describeLeaseCases } from './lease-contract.js';
+import { describeMailboxCases } from './mailbox-contract.js';
 import { describeRecordReadsCases } from './record-reads-contract.js';
 import { describeRespondCases } from './respond-contract.js';
 import { type OpenContractStore, type StoreHarness, useStoreHarness } from './store-harness.js';
+import { describeTasksCases } from './tasks-contract.js';
 import { describeTeamReadsCases } from './team-reads-contract.js';
 import { describeTeamWritesCases } from './team-writes-contract.js';
 import { describeUsageCases } from './usage-contract.js';
@@ -20,6 +23,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   jobWrites: (h) => {
     describeJobWritesCases(h);
     describeRespondCases(h);
+    describeBroadcastCases(h);
   },
   jobReads: describeJobReadsCases,
   admission: describeAdmissionCases,
@@ -28,6 +32,8 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   eventLog: describeEventLogCases,
   usageLedger: describeUsageCases,
   conversationLog: describeConversationLogCases,
+  mailbox: describeMailboxCases,
+  tasks: describeTasksCases,
 };
 
 /**

@@ -3,8 +3,10 @@ import { memoryAdmission } from './memory-store/admission.js';
 import { memoryJobReads } from './memory-store/job-reads.js';
 import { memoryJobWrites } from './memory-store/job-writes.js';
 import { memoryLeases } from './memory-store/leases.js';
+import { memoryMailbox } from './memory-store/mailbox.js';
 import { memoryConversationLog, memoryRecordReads } from './memory-store/record-reads.js';
 import { MemoryStoreState } from './memory-store/state.js';
+import { memoryTasks } from './memory-store/tasks.js';
 import { memoryTeamReads, memoryTeamWrites } from './memory-store/team-writes.js';
 import { memoryUsageLedger } from './memory-store/usage.js';
 import { SequentialIds } from './sequential-ids.js';
@@ -44,6 +46,8 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryRecordReads(state),
     ...memoryUsageLedger(state),
     ...memoryConversationLog(state),
+    ...memoryMailbox(state),
+    ...memoryTasks(state),
     async close() {
       closed = true;
     },

@@ -2,14 +2,18 @@ import {
   asConversationId,
   asJobId,
   asMemberId,
+  asMessageId,
   asRecordId,
+  asTaskId,
   asTeamId,
   type ConversationId,
   type IdGenerator,
   IdKind,
   type JobId,
   type MemberId,
+  type MessageId,
   type RecordId,
+  type TaskId,
   type TeamId,
 } from '@agent-teams/core';
 
@@ -41,6 +45,14 @@ export class SequentialIds implements IdGenerator {
 
   conversationId(): ConversationId {
     return asConversationId(this.#next(IdKind.conversation));
+  }
+
+  messageId(): MessageId {
+    return asMessageId(this.#next(IdKind.message));
+  }
+
+  taskId(): TaskId {
+    return asTaskId(this.#next(IdKind.task));
   }
 
   /** How many ids of a kind were minted so far. */

@@ -1,11 +1,24 @@
-import { isDomainError, MEMBER_TOOL_SPECS, type MemberToolPort, type MemberToolSpec } from '@agent-teams/core';
+import {
+  isDomainError,
+  MEMBER_TOOL_SPECS,
+  type MemberToolPort,
+  type MemberToolSpec,
+  toolErrorExtras,
+} from '@agent-teams/core';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 
 /** The tool that ends a turn asking a person (handled by the runtime, not a member tool). */
 export const ASK_CLARIFICATION = 'ask_clarification';
 
 /** Arguments the runtime supplies itself when the model leaves them out (see {@link executeMemberTool}). */
-const RUNTIME_SUPPLIED = new Set(['request_id']);
+const RUNTIME_SUPPLIED = new Set(['request_id', 'message_id']);
+
+/** The idempotency key argument of each tool the runtime supplies one for. */
+const SUPPLIED_KEY: Readonly<Record<string, string>> = {
+  send_member: 'request_id',
+  team_message: 'message_id',
+  team_broadcast: 'request_id',
+};
 
 function tool(spec: Pick<MemberToolSpec, 'name' | 'description' | 'inputSchema'>): ChatCompletionTool {
   const { properties, required } = spec.inputSchema;
@@ -67,8 +80,8 @@ export function parseArguments(call: ToolCall): Record<string, unknown> | null {
   }
 }
 
-function errorResult(code: string, message: string): string {
-  return JSON.stringify({ error: { code, message } });
+function errorResult(code: string, message: string, extras: Record<string, unknown> = {}): string {
+  return JSON.stringify({ error: { code, message, ...extras } });
 }
 
 /**
@@ -76,8 +89,8 @@ function errorResult(code: string, message: string): string {
  *
  * @remarks Every refusal goes back to the model as a tool result (`{"error":{"code","message"}}`),
  * never as a failed turn: the model can correct its arguments or carry on without the tool. A
- * `send_member` without `request_id` gets one derived from the run key and the call id, so a turn
- * replayed after a crash sends the same, idempotent request. Unexpected errors stay masked.
+ * `send_member` without `request_id` (a `team_message` without `message_id`) gets one derived from
+ * the run key and the call id, so a turn replayed after a crash sends the same, idempotent request. Unexpected errors stay masked.
  */
 export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, runKey: string): Promise<string> {
   if (!MEMBER_TOOL_NAMES.has(call.name) || call.name === ASK_CLARIFICATION) {
@@ -85,14 +98,13 @@ export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, r
   }
   const args = parseArguments(call);
   if (args === null) return errorResult('INVALID_ARGUMENTS', 'The arguments must be a JSON object.');
+  const key = SUPPLIED_KEY[call.name];
   const invokeArgs =
-    call.name === 'send_member' && typeof args.request_id !== 'string'
-      ? { ...args, request_id: `${runKey}:${call.id}` }
-      : args;
+    key !== undefined && typeof args[key] !== 'string' ? { ...args, [key]: `${runKey}:${call.id}` } : args;
   try {
     return JSON.stringify((await tools.invoke(call.name, invokeArgs)) ?? null);
   } catch (error) {
-    if (isDomainError(error)) return errorResult(error.code, error.message);
+    if (isDomainError(error)) return errorResult(error.code, error.message, toolErrorExtras(error));
     return errorResult('UNEXPECTED', 'The tool failed unexpectedly.');
   }
 }

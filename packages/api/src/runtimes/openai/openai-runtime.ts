@@ -7,6 +7,7 @@ import {
   RuntimeError,
   type StartRunArgs,
   type TurnInput,
+  teamMessageEntry,
 } from '@agent-teams/core';
 import OpenAI from 'openai';
 import type { DatabaseDialect } from '../../storage/open-database.js';
@@ -63,16 +64,19 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, async () => {
       this.#settings(args.context);
-      const user = {
-        role: 'user' as const,
-        content: turnMessage(args.input),
-        displayText: displayText(args.input),
+      const user = (content: string, shown: string): MessageDraft => ({
+        role: 'user',
+        content,
+        displayText: shown,
         toolCalls: null,
         toolCallId: null,
         toolName: null,
-      };
+      });
+      // Delivered team messages first, each its own user entry; a message turn has no text of its own.
+      const delivered = (args.input.messages ?? []).map((m) => user(teamMessageEntry(m), teamMessageEntry(m)));
+      const own = args.input.kind === 'message' ? [] : [user(turnMessage(args.input), displayText(args.input))];
       const member = { name: args.input.memberName, role: args.input.memberRole ?? null };
-      return this.#begin(args.runKey, member, user, args.context);
+      return this.#begin(args.runKey, member, [...delivered, ...own], args.context);
     });
   }
 
@@ -95,7 +99,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         toolName: ASK_CLARIFICATION,
       };
       const member = { name: asked.memberName, role: asked.memberRole ?? null };
-      return this.#begin(args.runKey, member, answer, args.context);
+      return this.#begin(args.runKey, member, [answer], args.context);
     });
   }
 
@@ -112,8 +116,13 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     }
   }
 
-  /** Persists a new run with its first message (the turn's input, or a person's answer) and runs it. */
-  async #begin(runKey: string, member: RunMember, first: MessageDraft, context: RunContext): Promise<{ runId: RunId }> {
+  /** Persists a new run with its first messages (delivered team messages and the turn's input, or a person's answer) and runs it. */
+  async #begin(
+    runKey: string,
+    member: RunMember,
+    first: readonly MessageDraft[],
+    context: RunContext,
+  ): Promise<{ runId: RunId }> {
     const runId = runIdOf(runKey);
     const doc = this.#newDoc(member, context);
     const inserted = await this.#store.begin({
@@ -122,7 +131,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       conversationId: context.conversationId,
       jobId: context.jobId,
       doc,
-      messages: [first],
+      messages: first,
       now: this.now(),
     });
     if (inserted) this.launch(runId, runKey, doc, context);

@@ -1,10 +1,11 @@
-import type { EndedRunState, InputKind, MemberToolPort, NewConversationMessage } from '@agent-teams/core';
-import { isDomainError } from '@agent-teams/core';
+import type { EndedRunState, InputKind, MemberToolPort, NewConversationMessage, TurnMessage } from '@agent-teams/core';
+import { broadcastHeadings, isDomainError, teamMessageEntry, toolErrorExtras } from '@agent-teams/core';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
 /** The part of a turn the script reads; persisted with the run so a restart replays it. */
 export interface ScriptTurn {
-  readonly kind: 'request' | 'receipt' | 'answer';
+  readonly kind: 'request' | 'receipt' | 'answer' | 'message' | 'broadcast_receipt';
+  /** The directives' source: the turn's text; for a `message` turn, its messages' texts, one per line. */
   readonly text: string;
   readonly memberName: string;
   readonly receipt: { readonly fromMemberName: string; readonly result: string } | null;
@@ -15,6 +16,8 @@ export interface ScriptTurn {
    * it answers); the directives still come from `text`, the raw answer. Absent on older rows.
    */
   readonly humanText?: string | null;
+  /** Team messages delivered into the turn, written first as user-role entries. Absent on older rows. */
+  readonly messages?: readonly TurnMessage[];
 }
 
 /** How a script ended (a `cancelled` script stopped at a cancellable wait). */
@@ -43,7 +46,11 @@ export interface ScriptResult {
 
 /** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
 export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
-  const messages: NewConversationMessage[] = [message('USER', turn.humanText ?? turn.text, null, env)];
+  const messages: NewConversationMessage[] = (turn.messages ?? []).map((m) =>
+    message('USER', teamMessageEntry(m), null, env),
+  );
+  // A message turn has no text of its own: its messages are its user-role entries.
+  if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
   const directives = parseDirectives(turn.text);
   const lines: string[] = directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;
@@ -111,9 +118,7 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
       }
       case 'tool': {
         const called = await callTool(directive.name, directive.args, env, messages);
-        lines.push(
-          called.ok ? (JSON.stringify(called.value) ?? 'null') : JSON.stringify({ error: { code: called.code } }),
-        );
+        lines.push(called.ok ? (JSON.stringify(called.value) ?? 'null') : errorLine(called));
         break;
       }
       default:
@@ -131,6 +136,8 @@ export function inputRequestId(runKey: string): string {
 
 /** The answer of a turn without directives. */
 export function defaultAnswer(turn: ScriptTurn): string {
+  if (turn.kind === 'message') return `messages: ${(turn.messages ?? []).map((m) => m.text).join(' | ')}`;
+  if (turn.kind === 'broadcast_receipt') return `broadcast: ${broadcastHeadings(turn.humanText ?? '').join(' | ')}`;
   if (turn.kind === 'receipt' && turn.receipt)
     return `receipt from ${turn.receipt.fromMemberName}: ${turn.receipt.result}`;
   if (turn.kind === 'answer' && turn.answer) {
@@ -146,19 +153,26 @@ async function callTool(
   args: unknown,
   env: ScriptEnv,
   messages: NewConversationMessage[],
-): Promise<{ ok: true; value: unknown } | { ok: false; code: string }> {
+): Promise<{ ok: true; value: unknown } | { ok: false; code: string; extras: Record<string, unknown> }> {
   env.progress({ type: 'tool', name });
   messages.push(message('ASSISTANT', JSON.stringify(args), name, env));
-  let result: { ok: true; value: unknown } | { ok: false; code: string };
+  let result: { ok: true; value: unknown } | { ok: false; code: string; extras: Record<string, unknown> };
   try {
     result = { ok: true, value: await env.tools.invoke(name, args) };
   } catch (error) {
     // Unexpected failures stay masked, as at the GraphQL edge: the agent sees a code, not internals.
-    result = { ok: false, code: isDomainError(error) ? error.code : 'UNEXPECTED' };
+    result = isDomainError(error)
+      ? { ok: false, code: error.code, extras: toolErrorExtras(error) }
+      : { ok: false, code: 'UNEXPECTED', extras: {} };
   }
-  const text = result.ok ? JSON.stringify(result.value) : JSON.stringify({ error: { code: result.code } });
+  const text = result.ok ? JSON.stringify(result.value) : errorLine(result);
   messages.push(message('TOOL', text ?? 'null', name, env));
   return result;
+}
+
+/** A refused tool call as the answer line shows it: the code and the error's snake_case extras. */
+function errorLine(failed: { readonly code: string; readonly extras: Record<string, unknown> }): string {
+  return JSON.stringify({ error: { code: failed.code, ...failed.extras } });
 }
 
 function message(

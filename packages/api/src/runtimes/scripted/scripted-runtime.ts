@@ -148,7 +148,24 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
 
 function turnOf(input: TurnInput): ScriptTurn {
   const receipt = input.receipt ? { fromMemberName: input.receipt.fromMemberName, result: input.receipt.result } : null;
-  return { kind: input.kind, text: input.text, memberName: input.memberName, receipt, answer: null };
+  const messages = input.messages ?? [];
+  // A message turn's directives are in its messages (one per line); a broadcast receipt has none
+  // (its sections are other members' answers, shown as its text); any other turn's are in its text.
+  const text =
+    input.kind === 'message'
+      ? messages.map((m) => m.text).join('\n')
+      : input.kind === 'broadcast_receipt'
+        ? ''
+        : input.text;
+  return {
+    kind: input.kind,
+    text,
+    ...(input.kind === 'broadcast_receipt' ? { humanText: input.text } : {}),
+    memberName: input.memberName,
+    receipt,
+    answer: null,
+    ...(messages.length === 0 ? {} : { messages }),
+  };
 }
 
 function answerTurn(asked: ScriptTurn, response: PendingResponse): ScriptTurn {

@@ -1,4 +1,12 @@
-import { type Core, isDomainError, type JobId, type Logger, MEMBER_TOOL_SPECS, type OwnerId } from '@agent-teams/core';
+import {
+  type Core,
+  isDomainError,
+  type JobId,
+  type Logger,
+  MEMBER_TOOL_SPECS,
+  type OwnerId,
+  toolErrorExtras,
+} from '@agent-teams/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { UNEXPECTED_ERROR_MESSAGE } from '../mask-error.js';
 import { type CatalogAgent, OWNER_TOOL_SPECS, type OwnerToolSpec, withCatalog } from './owner-tools.js';
@@ -59,7 +67,7 @@ export function memberToolSet(core: Core, jobId: JobId, logger: Logger): McpTool
       try {
         return jsonResult(await core.tools.invoke(jobId, name, args));
       } catch (error) {
-        if (isDomainError(error)) return errorResult(error.code, error.message);
+        if (isDomainError(error)) return errorResult(error.code, error.message, toolErrorExtras(error));
         logger.error('unexpected error in an MCP member tool', { tool: name, error });
         return errorResult(UNEXPECTED, UNEXPECTED_ERROR_MESSAGE);
       }

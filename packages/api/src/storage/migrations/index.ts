@@ -7,6 +7,8 @@ import { openAiRuntimeMigration } from './0004-openai-runtime.js';
 import { leasesAndChangeFeedMigration } from './0005-leases-and-change-feed.js';
 import { a2aContextsMigration } from './0006-a2a-contexts.js';
 import { memberRolesMigration } from './0007-member-roles.js';
+import { teamworkMailboxMigration } from './0008-teamwork-mailbox.js';
+import { tasksMigration } from './0009-tasks.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -31,6 +33,8 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0005-leases-and-change-feed': leasesAndChangeFeedMigration(this.#dialect),
       '0006-a2a-contexts': a2aContextsMigration(),
       '0007-member-roles': memberRolesMigration(),
+      '0008-teamwork-mailbox': teamworkMailboxMigration(this.#dialect),
+      '0009-tasks': tasksMigration(),
     };
   }
 }

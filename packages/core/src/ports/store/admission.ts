@@ -3,6 +3,7 @@ import type { TransitionOutcome } from '../../jobs/job-machine.js';
 import type { Job } from '../../model/job.js';
 import type { RecordMessage } from '../../model/record.js';
 import type { Member, Team } from '../../model/team.js';
+import type { TeamMessage } from '../../model/team-message.js';
 import type { JobLease } from './leases.js';
 
 /** Everything needed to freeze one admitted job's input. */
@@ -12,6 +13,12 @@ export interface FreezeContext {
   readonly members: readonly Member[];
   /** The newest record messages (at most the context count), oldest first. */
   readonly recentRecords: readonly RecordMessage[];
+  /**
+   * The undelivered team messages of the job's member, oldest first (absent: none). A FREEZE
+   * that names them in its input (`TurnInput.messages`) delivers them into this turn: the store
+   * marks exactly those delivered, in the same transaction.
+   */
+  readonly mailbox?: readonly TeamMessage[];
 }
 
 /** A job one planning pass admitted, with the admitting server's lease. */

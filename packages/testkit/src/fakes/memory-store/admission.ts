@@ -2,6 +2,7 @@ import { ACTIVE_PHASES, type Admission, type AdmitArgs, type AdmittedJob, Limits
 import { admissionCandidates } from './job-reads.js';
 import { applyIn } from './job-writes.js';
 import { leaseJob } from './leases.js';
+import { deliverFrozen, undeliveredIn } from './mailbox.js';
 import type { MemoryStoreState } from './state.js';
 import { teamOf } from './team-writes.js';
 
@@ -23,9 +24,14 @@ function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
     const team = teamOf(state, job.teamId);
     const members = state.rosters.get(team.id) ?? [];
     const recentRecords = (state.records.get(team.id) ?? []).slice(-Limits.contextMessages);
-    const outcome = args.freeze({ job, team, members, recentRecords });
+    const mailbox = job.memberId === null ? [] : undeliveredIn(state, job.memberId);
+    const outcome = args.freeze({ job, team, members, recentRecords, mailbox });
     if (!outcome.ok) continue;
     const applied = applyIn(state, job, outcome, args.now);
+    // Synchronous with the freeze above: the delivery and the frozen turn are one step.
+    const delivery = state.write(team.id, args.now);
+    deliverFrozen(state, delivery, applied.job);
+    state.commit(delivery);
     const lease = args.serverId === undefined ? undefined : leaseJob(state, jobId, args.serverId);
     admitted.push({ job: applied.job, lease });
   }

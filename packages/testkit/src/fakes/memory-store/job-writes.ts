@@ -1,6 +1,9 @@
 import {
+  broadcastReceipt,
   type EnqueueRequestsArgs,
   isAnswerReplay,
+  isBroadcastRequest,
+  isTerminal,
   type Job,
   type JobEffect,
   type JobId,
@@ -72,6 +75,24 @@ function persistEffect(state: MemoryStoreState, write: TeamWrite, job: Job, effe
   }
 }
 
+/** Adds a broadcast's one receipt when `job` was its last unfinished request (see the SQL store). */
+function completeBroadcastIn(state: MemoryStoreState, write: TeamWrite, job: Job): void {
+  if (!isBroadcastRequest(job) || !isTerminal(job.phase)) return;
+  const requests = [...state.jobs.values()].filter(
+    (j) =>
+      j.teamId === job.teamId &&
+      j.kind === JobKind.REQUEST &&
+      j.clientKey === job.clientKey &&
+      j.requester.conversationId === job.requester.conversationId,
+  );
+  const receipt = broadcastReceipt(requests, state.rosters.get(job.teamId) ?? [], write.now);
+  if (receipt === null || state.jobs.has(receipt.id)) return;
+  state.jobSeq += 1;
+  state.jobs.set(receipt.id, { ...receipt, seq: state.jobSeq });
+  write.event('JOB_CHANGED', { jobId: receipt.id });
+  if (receipt.memberId !== null) write.event('MEMBER_CHANGED', { memberId: receipt.memberId });
+}
+
 /** Persists one transition with its persistent effects (record, receipt) and events. */
 export function applyIn(
   state: MemoryStoreState,
@@ -92,6 +113,7 @@ export function applyIn(
   write.event('JOB_CHANGED', { jobId: job.id });
   if (job.memberId !== null && job.phase !== before.phase) write.event('MEMBER_CHANGED', { memberId: job.memberId });
   for (const effect of outcome.effects) persistEffect(state, write, job, effect);
+  completeBroadcastIn(state, write, job);
   state.commit(write);
   return { job, changed: true };
 }

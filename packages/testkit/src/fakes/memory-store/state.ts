@@ -9,14 +9,18 @@ import {
   Limits,
   type Member,
   type MemberId,
+  type MessageId,
   type RecordKind,
   type RecordMessage,
   type RoundState,
   type SeqPage,
+  type Task,
+  type TaskId,
   type Team,
   type TeamEvent,
   type TeamEventKind,
   type TeamId,
+  type TeamMessage,
   type UsageEntry,
 } from '@agent-teams/core';
 
@@ -53,8 +57,15 @@ export class MemoryStoreState {
   readonly serverLeases = new Map<string, { readonly host: string; readonly expiresAtMs: number }>();
   /** Who drives each job that was ever claimed or admitted with a server id, and its fence. */
   readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
+  /** Task boards per team, in board order (see `tasks.ts`). */
+  readonly tasks = new Map<TeamId, Task[]>();
   /** Recorded model usage by entry id. */
   readonly usage = new Map<string, UsageEntry>();
+  /** Team messages in creation (`seq`) order. */
+  readonly teamMessages = new Map<MessageId, TeamMessage>();
+  /** Each recipient's copy: `messageId` NUL `memberId` → the job it was delivered into, or null. */
+  readonly deliveries = new Map<string, JobId | null>();
+  teamMessageSeq = 0;
   round: RoundState = EMPTY_ROUND;
   teamSeq = 0;
   jobSeq = 0;
@@ -91,19 +102,36 @@ export class TeamWrite {
   ) {}
 
   /** Queues one event; a duplicate (same kind and subject) in one write is kept once. */
-  event(kind: TeamEventKind, subject: { jobId?: JobId; recordId?: RecordMessage['id']; memberId?: MemberId }): void {
+  event(
+    kind: TeamEventKind,
+    subject: {
+      jobId?: JobId;
+      recordId?: RecordMessage['id'];
+      memberId?: MemberId;
+      messageId?: MessageId;
+      taskId?: TaskId;
+      reason?: string;
+    },
+  ): void {
     const entry = {
       kind,
       jobId: subject.jobId ?? null,
       recordId: subject.recordId ?? null,
       memberId: subject.memberId ?? null,
+      // Only message events name a message, so every other event keeps its old shape.
+      ...(subject.messageId === undefined ? {} : { messageId: subject.messageId }),
+      // Only task events carry these, as in the SQL store.
+      ...(subject.taskId === undefined ? {} : { taskId: subject.taskId }),
+      ...(subject.reason === undefined ? {} : { reason: subject.reason }),
     };
     const seen = this.#pending.some(
       (e) =>
         e.kind === entry.kind &&
         e.jobId === entry.jobId &&
         e.recordId === entry.recordId &&
-        e.memberId === entry.memberId,
+        e.memberId === entry.memberId &&
+        e.messageId === entry.messageId &&
+        e.taskId === entry.taskId,
     );
     if (!seen) this.#pending.push(entry);
   }

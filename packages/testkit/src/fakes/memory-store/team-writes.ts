@@ -110,7 +110,13 @@ function deleteTeamIn(state: MemoryStoreState, owner: OwnerId, teamId: TeamId, n
   for (const job of jobs) state.jobs.delete(job.id);
   for (const [key, used] of state.responses) if (used.teamId === teamId) state.responses.delete(key);
   for (const member of state.rosters.get(teamId) ?? []) state.members.delete(member.id);
-  for (const table of [state.rosters, state.records, state.recordSeqs, state.events, state.teams]) table.delete(teamId);
+  for (const message of [...state.teamMessages.values()].filter((m) => m.teamId === teamId)) {
+    state.teamMessages.delete(message.id);
+    for (const memberId of message.recipientIds) state.deliveries.delete(`${message.id}\u0000${memberId}`);
+  }
+  for (const table of [state.rosters, state.records, state.recordSeqs, state.events, state.tasks, state.teams]) {
+    table.delete(teamId);
+  }
   // The log went with the team; live subscribers still hear that it changed (it is gone).
   const gone: TeamEvent = {
     teamId,

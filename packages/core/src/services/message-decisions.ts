@@ -1,0 +1,90 @@
+import { ErrorCode } from '../errors/codes.js';
+import { DomainError } from '../errors/domain-error.js';
+import { Limits } from '../limits/limits.js';
+import type { JobId, MemberId, MessageId } from '../model/ids.js';
+import { TeamStatus } from '../model/team.js';
+import { MessageDelivery, type TeamMessage } from '../model/team-message.js';
+import type { MailboxDecision, MailboxSnapshot, NewMessageJob } from '../ports/store/mailbox.js';
+
+/** Everything a send decides on besides the store's snapshot (ids minted up front). */
+export interface MessagePlan {
+  readonly id: MessageId;
+  readonly senderId: MemberId | null;
+  readonly key: string;
+  /** Distinct recipients, in the sender's order. */
+  readonly recipientIds: readonly MemberId[];
+  /** Trimmed text. */
+  readonly text: string;
+  readonly delivery: MessageDelivery;
+  /** The id of each recipient's MESSAGE job, should a follow-up need one. */
+  readonly jobIds: ReadonlyMap<MemberId, JobId>;
+  readonly now: string;
+}
+
+/** True when a stored message answers the plan's retry: same recipients, text and delivery. */
+function sameMessage(message: TeamMessage, plan: MessagePlan): boolean {
+  return (
+    message.text === plan.text &&
+    message.delivery === plan.delivery &&
+    message.recipientIds.length === plan.recipientIds.length &&
+    message.recipientIds.every((id, index) => plan.recipientIds[index] === id)
+  );
+}
+
+/**
+ * Decides a send inside the store's transaction (pure).
+ *
+ * @remarks Idempotency comes first, as for requests: a retry of a stored message changes nothing
+ * even when a mailbox has filled or the team closed since (its first attempt succeeded); another
+ * message under the same key is IDEMPOTENCY_CONFLICT. Then the team must be open and every
+ * recipient active with room in its mailbox; otherwise nothing is written. A follow-up queues a
+ * MESSAGE job only for recipients with no turn queued: a queued turn takes the message anyway.
+ * @throws DomainError IDEMPOTENCY_CONFLICT, TEAM_CLOSED, NOT_FOUND, MEMBER_RETIRED, MAILBOX_FULL.
+ */
+export function decideMessage(plan: MessagePlan, snapshot: MailboxSnapshot): MailboxDecision {
+  if (snapshot.existing !== null) {
+    if (!sameMessage(snapshot.existing.message, plan)) {
+      throw new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'This message id was already used for another message.', {
+        field: 'message_id',
+      });
+    }
+    return { insert: null, followUps: [] };
+  }
+  if (snapshot.team.status === TeamStatus.CLOSED) {
+    throw new DomainError(ErrorCode.TEAM_CLOSED, 'This team is closed: it accepts no new messages.');
+  }
+  const followUps: NewMessageJob[] = [];
+  for (const recipientId of plan.recipientIds) {
+    const member = snapshot.members.find((m) => m.id === recipientId);
+    if (member === undefined)
+      throw new DomainError(ErrorCode.NOT_FOUND, 'No such member in this team.', { field: 'to' });
+    if (member.retiredAt !== null) {
+      throw new DomainError(ErrorCode.MEMBER_RETIRED, `${member.name} was retired and can no longer be messaged.`, {
+        field: 'to',
+        member: member.name,
+      });
+    }
+    if ((snapshot.undelivered.get(recipientId) ?? 0) >= Limits.mailboxUndelivered) {
+      throw new DomainError(
+        ErrorCode.MAILBOX_FULL,
+        `${member.name} already holds ${Limits.mailboxUndelivered} undelivered messages.`,
+        { field: 'to', member: member.name, limit: Limits.mailboxUndelivered },
+      );
+    }
+    const jobId = plan.jobIds.get(recipientId);
+    if (plan.delivery === MessageDelivery.FOLLOW_UP && !snapshot.queuedTurn.has(recipientId) && jobId !== undefined) {
+      followUps.push({ id: jobId, memberId: member.id, conversationId: member.conversationId });
+    }
+  }
+  const insert = {
+    id: plan.id,
+    teamId: snapshot.team.id,
+    fromMemberId: plan.senderId,
+    recipientIds: plan.recipientIds,
+    key: plan.key,
+    text: plan.text,
+    delivery: plan.delivery,
+    createdAt: plan.now,
+  };
+  return { insert, followUps };
+}

@@ -1,0 +1,145 @@
+import { ErrorCode } from '../errors/codes.js';
+import { DomainError } from '../errors/domain-error.js';
+import type { IdGenerator, MemberId } from '../model/ids.js';
+import type { Member } from '../model/team.js';
+import { type Clock, nowTimestamp } from '../ports/clock.js';
+import type { Tasks } from '../ports/store/tasks.js';
+import type { ToolCaller } from '../services/handoff-service.js';
+import { asTaskId, type TaskActor } from '../tasks/task.js';
+import { decideTask } from '../tasks/task-board.js';
+import type { TaskChange, TaskCommand } from '../tasks/task-command.js';
+import {
+  validateDependsOn,
+  validateRevision,
+  validateTaskDetails,
+  validateTaskResult,
+  validateTaskTitle,
+  validateWriteScope,
+} from '../tasks/task-input.js';
+import { listTasksForTool } from '../tasks/task-list.js';
+import { taskJson, warningJson } from '../tasks/task-views.js';
+import { TASK_TOOL_SPECS } from './task-tool-specs.js';
+
+/** The task tools' names, from their specs. */
+export const TASK_TOOL_NAMES = TASK_TOOL_SPECS.map((tool) => tool.name);
+export type TaskToolName = (typeof TASK_TOOL_SPECS)[number]['name'];
+
+/** True for a task tool's name. */
+export const isTaskTool = (name: string): name is TaskToolName => (TASK_TOOL_NAMES as readonly string[]).includes(name);
+
+/** What the task tools need. */
+export interface TaskToolDeps {
+  readonly store: Tasks;
+  readonly ids: IdGenerator;
+  readonly clock: Clock;
+}
+
+type Args = Readonly<Record<string, unknown>>;
+
+/** An optional argument: absent (undefined or null) stays undefined, else validated. */
+const optional = <T>(args: Args, key: string, check: (field: string, value: unknown) => T): T | undefined =>
+  args[key] === undefined || args[key] === null ? undefined : check(key, args[key]);
+
+function memberNamed(roster: readonly Member[], value: unknown, field: string): MemberId {
+  const member = typeof value === 'string' ? roster.find((m) => m.id === value || m.name === value.trim()) : undefined;
+  if (member === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'No such member in this team.', { field });
+  return member.id;
+}
+
+function existing(args: Args) {
+  const taskId = args.task_id;
+  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 128) {
+    throw new DomainError(ErrorCode.INVALID_INPUT, 'task_id must be a task id.', { field: 'task_id' });
+  }
+  return { taskId: asTaskId(taskId), expectedRevision: validateRevision('expected_revision', args.expected_revision) };
+}
+
+function commandOf(
+  deps: TaskToolDeps,
+  caller: ToolCaller,
+  tool: Exclude<TaskToolName, 'task_list'>,
+  args: Args,
+): TaskCommand {
+  switch (tool) {
+    case 'task_create':
+      return {
+        type: 'create',
+        id: deps.ids.taskId(),
+        clientRequestId: null,
+        title: validateTaskTitle('title', args.title),
+        details: validateTaskDetails('details', args.details),
+        dependsOn: validateDependsOn('depends_on', args.depends_on),
+        writeScope: validateWriteScope('write_scope', args.write_scope),
+        assigneeId:
+          args.assignee === undefined || args.assignee === null
+            ? null
+            : memberNamed(caller.roster, args.assignee, 'assignee'),
+      };
+    case 'task_update': {
+      const title = optional(args, 'title', validateTaskTitle);
+      const dependsOn = optional(args, 'depends_on', validateDependsOn);
+      const writeScope = optional(args, 'write_scope', validateWriteScope);
+      return {
+        type: 'update',
+        ...existing(args),
+        ...(title === undefined ? {} : { title }),
+        ...(args.details === undefined ? {} : { details: validateTaskDetails('details', args.details) }),
+        ...(dependsOn === undefined ? {} : { dependsOn }),
+        ...(writeScope === undefined ? {} : { writeScope }),
+      };
+    }
+    case 'task_complete':
+      return { type: 'complete', ...existing(args), result: validateTaskResult('result', args.result) };
+    case 'task_claim':
+      return { type: 'claim', ...existing(args) };
+    case 'task_release':
+      return { type: 'release', ...existing(args) };
+    case 'task_cancel':
+      return { type: 'cancel', ...existing(args) };
+  }
+}
+
+/** Runs one board command as `actor` through the store (the decision runs inside its transaction). */
+export function runTaskCommand(
+  deps: TaskToolDeps,
+  teamId: ToolCaller['team']['id'],
+  command: TaskCommand,
+  actor: TaskActor,
+): Promise<TaskChange> {
+  const now = nowTimestamp(deps.clock);
+  return deps.store.changeTask({ teamId, now, decide: (board) => decideTask(board, command, actor, now) });
+}
+
+/**
+ * Calls a task tool as the caller (a member: creator, owner and lead rights from the board and
+ * the roster). Answers `{ task, warnings }` (create, update) or `{ task }`, or `task_list`'s page.
+ * @throws DomainError with the contract's codes; TASK_STALE_REVISION carries `currentRevision`
+ * (tools show it as `current_revision`).
+ */
+export async function invokeTaskTool(
+  deps: TaskToolDeps,
+  caller: ToolCaller,
+  tool: TaskToolName,
+  args: Args,
+): Promise<unknown> {
+  if (tool === 'task_list') return listTasksForTool(deps.store, caller.team, caller.roster, args);
+  const command = commandOf(deps, caller, tool, args);
+  const actor: TaskActor = { kind: 'member', memberId: caller.member.id, isLead: caller.member.isLead };
+  const change = await runTaskCommand(deps, caller.team.id, command, actor);
+  const task = taskJson(change.task, new Map(caller.roster.map((m) => [m.id, m])));
+  return tool === 'task_create' || tool === 'task_update'
+    ? { task, warnings: change.warnings.map(warningJson) }
+    : { task };
+}
+
+/**
+ * The extra fields a tool's error answer carries besides `code` and `message`, snake_case:
+ * `current_revision` of a stale task write, `blocked_by` of a blocked claim.
+ */
+export function toolErrorExtras(error: DomainError): Record<string, unknown> {
+  const { currentRevision, blockedBy } = error.details;
+  return {
+    ...(typeof currentRevision === 'number' ? { current_revision: currentRevision } : {}),
+    ...(typeof blockedBy === 'string' ? { blocked_by: blockedBy.split(',') } : {}),
+  };
+}
