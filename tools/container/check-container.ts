@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     await checkServe(app, database, {
       args: ['agent-teams', 'serve'],
       env,
+      token: 'change-me-alice',
       whileServing: async (url) => {
         const [command = 'node', ...args] = healthCommand;
         execFileSync(command, args, { env: { ...process.env, AGENT_TEAMS_PORT: new URL(url).port }, stdio: 'inherit' });

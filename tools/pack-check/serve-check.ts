@@ -11,6 +11,8 @@ export interface ServeCheckOptions {
   readonly args?: readonly string[];
   /** More environment for the server. */
   readonly env?: Readonly<Record<string, string>>;
+  /** A bearer token the server knows (default: the development token of a server without --config). */
+  readonly token?: string;
   /** More checks while it serves, given its URL. */
   readonly whileServing?: (url: string) => Promise<void>;
 }
@@ -69,9 +71,26 @@ export async function checkServe(host: string, database: string, opts: ServeChec
     if (widget.status !== 200 || (await widget.text()) !== expected) {
       throw new Error(`/widget.js answered ${widget.status}, not the installed widget's bundle`);
     }
+    // The MCP SDK is a chunk of the bundle loaded on the first MCP request.
+    const mcp = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${opts.token ?? 'dev-token'}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pack-check', version: '1' } },
+      }),
+    });
+    if (mcp.status !== 200 || !(await mcp.text()).includes('"agent-teams"'))
+      throw new Error(`/mcp answered ${mcp.status}`);
     await opts.whileServing?.(url);
     process.stdout.write(
-      `[pack-check] ${url}: /health, /ready, /metrics, GraphiQL, and /widget.js is the installed bundle\n`,
+      `[pack-check] ${url}: /health, /ready, /metrics, GraphiQL, /mcp, and /widget.js is the installed bundle\n`,
     );
   } finally {
     if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
