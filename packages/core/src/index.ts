@@ -1,5 +1,14 @@
 // The one barrel of @agent-teams/core: explicit named exports only.
 
+export type { AdmissionPolicy, OwnerAdmission } from './admission/admission-policy.js';
+export {
+  AdmissionLimits,
+  DEFAULT_ADMISSION_POLICY,
+  DEFAULT_OWNER_ADMISSION,
+  ownerAdmission,
+  ownerCap,
+  UNRESTRICTED_ADMISSION_POLICY,
+} from './admission/admission-policy.js';
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
 export { EMPTY_ROUND } from './admission/admission-types.js';
 export { planAdmissions } from './admission/plan-admissions.js';
@@ -32,6 +41,7 @@ export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
 export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';
 export { JOB_COMMAND_TYPES } from './jobs/job-commands.js';
+export { JobErrorCode } from './jobs/job-error-code.js';
 export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js';
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export { checkFence, staleLease } from './jobs/lease-fence.js';
@@ -41,6 +51,8 @@ export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
 export type { AgentDefinition } from './model/agent.js';
+export type { ChangeJson, ChangeWait, ChangeWaitPlan, WakeResultJson } from './model/change-wait.js';
+export { WAKE_CHANGES_MAX, WAKE_KIND, wakeResult, wakesWaiter } from './model/change-wait.js';
 export type {
   AgentId,
   Brand,
@@ -111,8 +123,10 @@ export type {
   Admission,
   AdmitArgs,
   AdmittedJob,
+  Budgets,
   ChangeTaskArgs,
   ClaimArgs,
+  CloseTeamArgs,
   ConversationLog,
   ConversationMessage,
   EnqueueDecision,
@@ -139,14 +153,18 @@ export type {
   NewTeamMessage,
   RecordReads,
   RenewLeaseArgs,
+  ReserveSpendArgs,
   RespondToJobArgs,
+  RetireMemberArgs,
   SendMessageArgs,
   SentMessage,
   SeqPage,
   SeqPageRequest,
+  SpawnMemberArgs,
   StoreRole,
   TaskFilter,
   Tasks,
+  TeamLifecycle,
   TeamReadFilter,
   TeamReads,
   TeamStore,
@@ -169,6 +187,7 @@ export type {
   RuntimeRegistry,
   SendMessageInput,
   SendRequestInput,
+  SpawnMemberInput,
   TeamCapacity,
   TeamContextView,
 } from './services/core-types.js';
@@ -176,8 +195,16 @@ export { createCore } from './services/create-core.js';
 export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
+export {
+  cancelStep,
+  checkSpawnRoom,
+  forkSeed,
+  type LifecycleActor,
+  MEMBERS_EVER_PER_TEAM,
+  SpawnContext,
+} from './services/lifecycle-decisions.js';
 export type { MessagePlan } from './services/message-decisions.js';
-export { decideMessage } from './services/message-decisions.js';
+export { decideMessage, followUpAfterDroppedTurn } from './services/message-decisions.js';
 export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
@@ -193,6 +220,17 @@ export {
   responseFingerprint,
 } from './services/respond-validation.js';
 export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
+export type { SpendDecision, SpendRefusal, SpendSnapshot } from './spend/decide-spend.js';
+export { decideSpend } from './spend/decide-spend.js';
+export type {
+  BudgetPolicy,
+  OwnerDayBudget,
+  Spend,
+  SpendReservation,
+  TeamBudget,
+  TeamBudgetLimits,
+} from './spend/spend-types.js';
+export { BudgetLimits, NO_BUDGET_POLICY, ownerDayBudget, utcDay, utcDayBounds } from './spend/spend-types.js';
 export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
 export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
 export { decideTask } from './tasks/task-board.js';
@@ -209,7 +247,7 @@ export {
 export type { TaskListArgs } from './tasks/task-list.js';
 export type { TaskJson } from './tasks/task-views.js';
 export { taskJson, warningJson } from './tasks/task-views.js';
-export { releasedClaims } from './tasks/task-writes.js';
+export { releasedClaims, retiredReason, TEAM_CLOSED_REASON } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,
@@ -220,6 +258,7 @@ export {
   utf8ByteLength,
 } from './text/text-measure.js';
 export { checkText, validateClientRequestId, validateRole, validateText } from './text/validate-text.js';
+export { LEAD_ONLY_TOOLS, LIFECYCLE_TOOL_SPECS } from './tools/lifecycle-tool-specs.js';
 export type {
   MemberToolName,
   MemberToolSpec,

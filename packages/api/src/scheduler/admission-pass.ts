@@ -1,8 +1,10 @@
 import {
   type Admission,
+  type AdmissionPolicy,
   type AdmittedJob,
   type AgentCatalog,
   type Clock,
+  DEFAULT_ADMISSION_POLICY,
   type IdGenerator,
   type Logger,
   nowTimestamp,
@@ -25,6 +27,8 @@ export interface AdmissionPassDeps {
   readonly serverId: string;
   /** Asked to wake the scheduler when a failed admission may be retried. */
   readonly timer: WakeTimer;
+  /** How slots are shared (default {@link DEFAULT_ADMISSION_POLICY}: 8 slots, 2 kept for others). */
+  readonly policy?: AdmissionPolicy;
 }
 
 /**
@@ -37,9 +41,18 @@ export interface AdmissionPassDeps {
 export class AdmissionPass {
   readonly #deps: AdmissionPassDeps;
   readonly #backoff = new RetryBackoff();
+  #waiting = false;
 
   constructor(deps: AdmissionPassDeps) {
     this.#deps = deps;
+  }
+
+  /**
+   * True when the last pass saw a job in `wait_for_change`: then another server's change may wake
+   * it, so remote events ask for admission too (decision 0165).
+   */
+  get waiting(): boolean {
+    return this.#waiting;
   }
 
   /** Admits what the planner allows; the admitted jobs, leased to this server (none on failure). */
@@ -50,13 +63,19 @@ export class AdmissionPass {
     try {
       const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
       const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
+      const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
       const admitted = await this.#deps.store.admit({
         now: context.now,
         serverId: this.#deps.serverId,
-        plan: planAdmissions,
+        capacity: policy.activeJobs,
+        plan: (snapshot) => planAdmissions(snapshot, policy),
         freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
       });
       this.#backoff.succeeded('admit');
+      // A wait that no change ends must still end at its deadline, on time (decision 0165).
+      const deadline = await this.#deps.store.nextWaitDeadline();
+      this.#waiting = deadline !== null;
+      if (deadline !== null) timer.wakeAt(Date.parse(deadline));
       return admitted;
     } catch (error) {
       const retryAt = this.#backoff.failed('admit', clock.nowMs());

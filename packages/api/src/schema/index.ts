@@ -5,8 +5,10 @@ import { createBuilder } from './builder.js';
 import { addConversation } from './conversation.js';
 import { addInbox } from './inbox.js';
 import { addJob } from './job.js';
+import { addJobErrorCode } from './job-error-code.js';
 import { addJobMutations } from './job-mutations.js';
 import { addJobProgress } from './job-progress.js';
+import { addLifecycle } from './lifecycle.js';
 import { addMember } from './member.js';
 import { addMention } from './mention.js';
 import { addNode } from './node.js';
@@ -52,6 +54,8 @@ export function buildSchema(): GraphQLSchema {
     addJobProgress,
     addUsage,
     addTasks,
+    addLifecycle,
+    addJobErrorCode,
   ]) {
     add(builder, refs);
   }

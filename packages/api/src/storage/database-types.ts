@@ -71,6 +71,8 @@ export interface JobsTable {
   /** `foldSearchText(result_text)` (migration 0002). */
   result_folded: string | null;
   error: string | null;
+  /** `Job.errorCode` (migration 0010). */
+  error_code: Generated<string | null>;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -79,6 +81,20 @@ export interface JobsTable {
   lease_server: Generated<string | null>;
   /** Fencing token: incremented by every claim of the job (migration 0005). */
   lease_fence: Generated<SeqValue>;
+  /** The `ChangeWait` of a WAITING_CHANGE job as JSON, else null (migration 0011). */
+  wait_json: Generated<string | null>;
+  /** Its `afterSeq` and `deadline`, compared by admission (migration 0011). */
+  wait_after_seq: Generated<SeqValue | null>;
+  wait_deadline: Generated<string | null>;
+}
+
+/** `member_spawns`: the idempotency key of each spawn (migration 0011). */
+export interface MemberSpawnsTable {
+  team_id: string;
+  client_key: string;
+  member_id: string;
+  fingerprint: string;
+  created_at: string;
 }
 
 /** `record_messages`: the shared record, newest 100 kept per team. */
@@ -289,4 +305,27 @@ export interface Database {
   team_messages: TeamMessagesTable;
   team_message_deliveries: TeamMessageDeliveriesTable;
   tasks: TasksTable;
+  member_spawns: MemberSpawnsTable;
+  team_budgets: TeamBudgetsTable;
+  spend_reservations: SpendReservationsTable;
+}
+
+/** `team_budgets`: a team's spending limits (migration 0010). */
+export interface TeamBudgetsTable {
+  team_id: string;
+  max_tokens: number | string | null;
+  max_cost: number | null;
+  updated_at: string;
+}
+
+/** `spend_reservations`: what each model call in flight may still spend (migration 0010). */
+export interface SpendReservationsTable {
+  id: string;
+  team_id: string;
+  owner: string;
+  /** UTC day `YYYY-MM-DD` the call counts against. */
+  day: string;
+  tokens: number | string;
+  cost: number;
+  created_at: string;
 }

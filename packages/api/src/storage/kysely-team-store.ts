@@ -24,16 +24,21 @@ import type {
   RecordId,
   RecordMessage,
   RenewLeaseArgs,
+  ReserveSpendArgs,
   RespondToJobArgs,
   SeqPage,
   SeqPageRequest,
+  SpendDecision,
   Task,
   TaskChange,
   TaskFilter,
   TaskId,
   Team,
+  TeamBudget,
+  TeamBudgetLimits,
   TeamEvent,
   TeamId,
+  TeamLifecycle,
   TeamReadFilter,
   TeamStatus,
   TeamStore,
@@ -45,6 +50,8 @@ import type {
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import * as admission from './admission.js';
+import * as budgets from './budgets.js';
+import * as changeWaits from './change-waits.js';
 import * as conversations from './conversations.js';
 import type { Database } from './database-types.js';
 import * as jobLeases from './job-leases.js';
@@ -56,6 +63,7 @@ import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import * as recordReads from './record-reads.js';
 import * as taskBoard from './task-board.js';
+import * as lifecycle from './team-lifecycle.js';
 import * as teamReads from './team-reads.js';
 import * as teamWrites from './team-writes.js';
 import * as usage from './usage.js';
@@ -132,6 +140,15 @@ export class KyselyTeamStore implements TeamStore {
   deleteTeam(owner: OwnerId, teamId: TeamId, now: string): Promise<void> {
     return runWrite(this.#ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
   }
+
+  // ---- TeamLifecycle (decision 0165): spawn, retire and close, each one transaction ----------
+
+  readonly spawnMember: TeamLifecycle['spawnMember'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.spawnMember(scope, args), { retryOnUniqueViolation: true });
+  readonly retireMember: TeamLifecycle['retireMember'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.retireMember(scope, args));
+  readonly closeTeam: TeamLifecycle['closeTeam'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.closeTeam(scope, args));
 
   // ---- TeamReads ----------------------------------------------------------------------------
 
@@ -216,8 +233,12 @@ export class KyselyTeamStore implements TeamStore {
   // ---- Admission and Leases -----------------------------------------------------------------
 
   async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
-    if (!(await admission.admissionMayChange(this.#ctx.db))) return [];
+    if (!(await admission.admissionMayChange(this.#ctx.db, args.now))) return [];
     return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
+  }
+
+  nextWaitDeadline(): Promise<string | null> {
+    return changeWaits.nextWaitDeadline(this.#ctx.db);
   }
 
   renewServerLease(args: RenewLeaseArgs): Promise<void> {
@@ -260,6 +281,24 @@ export class KyselyTeamStore implements TeamStore {
   }
 
   // ---- UsageLedger and ConversationLog ------------------------------------------------------
+
+  // ---- Budgets ------------------------------------------------------------------------------
+
+  setTeamBudget(owner: OwnerId, teamId: TeamId, limits: TeamBudgetLimits, now: string): Promise<Team> {
+    return runWrite(this.#ctx, now, (scope) => budgets.setTeamBudget(scope, owner, teamId, limits));
+  }
+
+  teamBudgets(teamIds: readonly TeamId[]): Promise<ReadonlyMap<TeamId, TeamBudget>> {
+    return budgets.teamBudgets(this.#ctx.db, teamIds);
+  }
+
+  reserveSpend(args: ReserveSpendArgs): Promise<SpendDecision> {
+    return runWrite(this.#ctx, args.now, (scope) => budgets.reserveSpend(scope, args));
+  }
+
+  releaseSpend(reservationId: string): Promise<void> {
+    return budgets.releaseSpend(this.#ctx.db, reservationId);
+  }
 
   recordUsage(entry: UsageEntry, now: string): Promise<void> {
     return usage.insertUsage(this.#ctx.db, entry, now);

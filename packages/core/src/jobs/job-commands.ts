@@ -1,6 +1,8 @@
+import type { ChangeWait } from '../model/change-wait.js';
 import type { ConversationId, IdGenerator, JobId, MemberId, RunId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
 import type { RecordKind } from '../model/record.js';
+import type { JobErrorCode } from './job-error-code.js';
 
 /** Commands the job state machine accepts (see the table in `job-machine.ts`). */
 export type JobCommand =
@@ -10,6 +12,10 @@ export type JobCommand =
   | { readonly type: 'ACKNOWLEDGE'; readonly runId: RunId }
   /** The run ended asking a person (clarification or interrupt). */
   | { readonly type: 'ASK_INPUT'; readonly input: InputRequest }
+  /** The run ended in `wait_for_change`: the job pauses, holding no slot (decision 0165). */
+  | { readonly type: 'AWAIT_CHANGE'; readonly wait: ChangeWait }
+  /** Admission gave a woken wait a slot: submit its result (`response.kind` CHANGE) like an answer. */
+  | { readonly type: 'WAKE'; readonly response: PendingResponse }
   /** A person answered; the answer is persisted before the runtime is called. */
   | { readonly type: 'RESPOND'; readonly response: PendingResponse }
   /** Admission gave an answered job a slot: submit the persisted answer. */
@@ -19,11 +25,15 @@ export type JobCommand =
   /** The run ended with an answer. */
   | { readonly type: 'COMPLETE'; readonly answer: string }
   /** The run or the runtime failed for this job. */
-  | { readonly type: 'FAIL'; readonly error: string }
+  | { readonly type: 'FAIL'; readonly error: string; readonly code?: JobErrorCode }
   /** The turn passed its deadline; the run is cancelled and the job fails. */
   | { readonly type: 'TIME_OUT'; readonly timeoutMs: number }
-  /** A person (or the system) asked to cancel. */
-  | { readonly type: 'CANCEL' }
+  /**
+   * A person (or the system) asked to cancel; `code` says who (default `CANCELLED_BY_PERSON`).
+   * With `reason` (an interrupt), the job ends CANCELLED with the reason as its error instead of
+   * the standard notice.
+   */
+  | { readonly type: 'CANCEL'; readonly reason?: string; readonly code?: JobErrorCode }
   /** The runtime confirmed the run stopped. */
   | { readonly type: 'CANCEL_CONFIRMED' };
 
@@ -35,6 +45,8 @@ export const JOB_COMMAND_TYPES: readonly JobCommandType[] = [
   'FREEZE',
   'ACKNOWLEDGE',
   'ASK_INPUT',
+  'AWAIT_CHANGE',
+  'WAKE',
   'RESPOND',
   'RESUME',
   'RESUMED',

@@ -1,13 +1,16 @@
 import type { Admission } from './store/admission.js';
+import type { Budgets } from './store/budgets.js';
 import type { JobReads } from './store/job-reads.js';
 import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
 import type { Mailbox } from './store/mailbox.js';
 import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './store/record-roles.js';
 import type { Tasks } from './store/tasks.js';
+import type { TeamLifecycle } from './store/team-lifecycle.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
 export type { Admission, AdmitArgs, AdmittedJob, FreezeContext } from './store/admission.js';
+export type { Budgets, ReserveSpendArgs } from './store/budgets.js';
 export type { JobFilter, JobReads } from './store/job-reads.js';
 export type {
   EnqueueDecision,
@@ -39,6 +42,7 @@ export type {
   UsageLedger,
 } from './store/record-roles.js';
 export type { ChangeTaskArgs, TaskFilter, Tasks } from './store/tasks.js';
+export type { CloseTeamArgs, RetireMemberArgs, SpawnMemberArgs, TeamLifecycle } from './store/team-lifecycle.js';
 export type { NewMember, NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
 
 /**
@@ -65,7 +69,9 @@ export interface TeamStore
     UsageLedger,
     ConversationLog,
     Mailbox,
-    Tasks {
+    Tasks,
+    TeamLifecycle,
+    Budgets {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -83,4 +89,6 @@ export type StoreRole =
   | 'usageLedger'
   | 'conversationLog'
   | 'mailbox'
-  | 'tasks';
+  | 'tasks'
+  | 'teamLifecycle'
+  | 'budgets';

@@ -1,9 +1,12 @@
 import type { StoreRole } from '@agent-teams/core';
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract.js';
+import { describeAdmissionOwnerCases } from './admission-owners-contract.js';
 import { describeBroadcastCases } from './broadcast-contract.js';
+import { describeBudgetCases } from './budgets-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
+import { describeJobErrorCodeCases } from './job-error-code-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
 import { describeJobWritesCases } from './job-writes-contract.js';
 import { describeLeaseCases } from './lease-contract.js';
@@ -12,9 +15,11 @@ import { describeRecordReadsCases } from './record-reads-contract.js';
 import { describeRespondCases } from './respond-contract.js';
 import { type OpenContractStore, type StoreHarness, useStoreHarness } from './store-harness.js';
 import { describeTasksCases } from './tasks-contract.js';
+import { describeTeamLifecycleCases } from './team-lifecycle-contract.js';
 import { describeTeamReadsCases } from './team-reads-contract.js';
 import { describeTeamWritesCases } from './team-writes-contract.js';
 import { describeUsageCases } from './usage-contract.js';
+import { describeWaitCases } from './wait-contract.js';
 
 /** The contract cases of each role of the `TeamStore` port. */
 export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness) => void>> = {
@@ -24,9 +29,14 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
     describeJobWritesCases(h);
     describeRespondCases(h);
     describeBroadcastCases(h);
+    describeJobErrorCodeCases(h);
   },
   jobReads: describeJobReadsCases,
-  admission: describeAdmissionCases,
+  admission: (h) => {
+    describeAdmissionCases(h);
+    describeWaitCases(h);
+    describeAdmissionOwnerCases(h);
+  },
   leases: describeLeaseCases,
   recordReads: describeRecordReadsCases,
   eventLog: describeEventLogCases,
@@ -34,6 +44,8 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   conversationLog: describeConversationLogCases,
   mailbox: describeMailboxCases,
   tasks: describeTasksCases,
+  teamLifecycle: describeTeamLifecycleCases,
+  budgets: describeBudgetCases,
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { EventSink, IdGenerator, TeamStore } from '@agent-teams/core';
 import { memoryAdmission } from './memory-store/admission.js';
+import { memoryBudgets } from './memory-store/budgets.js';
 import { memoryJobReads } from './memory-store/job-reads.js';
 import { memoryJobWrites } from './memory-store/job-writes.js';
 import { memoryLeases } from './memory-store/leases.js';
@@ -7,6 +8,7 @@ import { memoryMailbox } from './memory-store/mailbox.js';
 import { memoryConversationLog, memoryRecordReads } from './memory-store/record-reads.js';
 import { MemoryStoreState } from './memory-store/state.js';
 import { memoryTasks } from './memory-store/tasks.js';
+import { memoryTeamLifecycle } from './memory-store/team-lifecycle.js';
 import { memoryTeamReads, memoryTeamWrites } from './memory-store/team-writes.js';
 import { memoryUsageLedger } from './memory-store/usage.js';
 import { SequentialIds } from './sequential-ids.js';
@@ -48,6 +50,8 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryConversationLog(state),
     ...memoryMailbox(state),
     ...memoryTasks(state),
+    ...memoryTeamLifecycle(state),
+    ...memoryBudgets(state),
     async close() {
       closed = true;
     },
