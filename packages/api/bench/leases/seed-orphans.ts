@@ -18,7 +18,7 @@ const SIZE = 8;
  * server that no longer renews: the state a crashed server leaves behind.
  *
  * @remarks The jobs are real: teams and requests through the core, then one admission pass with a
- * plan that admits every candidate (beyond the 8-slot cap, to load the claim query) and the
+ * plan that admits every candidate (beyond the 8-slot cap, given as the pass's capacity, to load the claim query) and the
  * scheduler's own freeze, leasing them to {@link DEAD_SERVER}. One job per member, so the
  * one-active-job-per-conversation constraint holds.
  */
@@ -39,6 +39,8 @@ export async function seedOrphans(database: OpenedDatabase, count: number): Prom
   await stack.store.admit({
     now: context.now,
     serverId: DEAD_SERVER,
+    // Past the configured cap on purpose: the claim query is what is loaded here.
+    capacity: count,
     plan: (snapshot) => ({ admit: snapshot.candidates.map((candidate) => candidate.jobId), round: snapshot.round }),
     freeze: (ctx) => freezeJob(ctx, agents, stack.runtimes, context),
   });
