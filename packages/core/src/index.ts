@@ -41,6 +41,8 @@ export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
 export type { AgentDefinition } from './model/agent.js';
+export type { ChangeJson, ChangeWait, ChangeWaitPlan, WakeResultJson } from './model/change-wait.js';
+export { WAKE_CHANGES_MAX, WAKE_KIND, wakeResult, wakesWaiter } from './model/change-wait.js';
 export type {
   AgentId,
   Brand,
@@ -113,6 +115,7 @@ export type {
   AdmittedJob,
   ChangeTaskArgs,
   ClaimArgs,
+  CloseTeamArgs,
   ConversationLog,
   ConversationMessage,
   EnqueueDecision,
@@ -140,13 +143,16 @@ export type {
   RecordReads,
   RenewLeaseArgs,
   RespondToJobArgs,
+  RetireMemberArgs,
   SendMessageArgs,
   SentMessage,
   SeqPage,
   SeqPageRequest,
+  SpawnMemberArgs,
   StoreRole,
   TaskFilter,
   Tasks,
+  TeamLifecycle,
   TeamReadFilter,
   TeamReads,
   TeamStore,
@@ -169,6 +175,7 @@ export type {
   RuntimeRegistry,
   SendMessageInput,
   SendRequestInput,
+  SpawnMemberInput,
   TeamCapacity,
   TeamContextView,
 } from './services/core-types.js';
@@ -176,6 +183,13 @@ export { createCore } from './services/create-core.js';
 export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
+export {
+  cancelStep,
+  checkSpawnRoom,
+  forkSeed,
+  MEMBERS_EVER_PER_TEAM,
+  SpawnContext,
+} from './services/lifecycle-decisions.js';
 export type { MessagePlan } from './services/message-decisions.js';
 export { decideMessage } from './services/message-decisions.js';
 export type { MessageSend } from './services/message-service.js';
@@ -193,7 +207,6 @@ export {
   responseFingerprint,
 } from './services/respond-validation.js';
 export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
-export { releaseReason } from './tasks/release-reason.js';
 export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
 export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
 export { decideTask } from './tasks/task-board.js';
@@ -210,7 +223,7 @@ export {
 export type { TaskListArgs } from './tasks/task-list.js';
 export type { TaskJson } from './tasks/task-views.js';
 export { taskJson, warningJson } from './tasks/task-views.js';
-export { releasedClaims } from './tasks/task-writes.js';
+export { releasedClaims, retiredReason, TEAM_CLOSED_REASON } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,
@@ -221,6 +234,7 @@ export {
   utf8ByteLength,
 } from './text/text-measure.js';
 export { checkText, validateClientRequestId, validateRole, validateText } from './text/validate-text.js';
+export { LEAD_ONLY_TOOLS, LIFECYCLE_TOOL_SPECS } from './tools/lifecycle-tool-specs.js';
 export type {
   MemberToolName,
   MemberToolSpec,

@@ -16,11 +16,8 @@ import {
   transition,
 } from '@agent-teams/core';
 
-/**
- * The phases the zoo holds: every phase a command reaches. WAITING_CHANGE has no way in yet (its
- * transitions come with the durable wait); add it here and to `pathTo` when it has one.
- */
-export type ZooPhase = Exclude<JobPhase, typeof JobPhase.WAITING_CHANGE>;
+/** The phases the zoo holds: every phase of the job machine (each one some command reaches). */
+export type ZooPhase = JobPhase;
 
 /** One job in every phase, in one READY team (graphile-worker's `makeSelectionOfJobs`). */
 export interface JobZoo {
@@ -43,6 +40,7 @@ const MEMBER_OF: Readonly<Record<ZooPhase, number>> = {
   CANCELLING: 4,
   WAITING_INPUT: 5,
   ANSWERED: 8,
+  WAITING_CHANGE: 9,
   COMPLETED: 6,
   FAILED: 7,
   CANCELLED: 7,
@@ -87,12 +85,26 @@ function pathTo(phase: ZooPhase, job: Job, input: TurnInput): JobCommand[] {
       return [...running, { type: 'FAIL', error: 'boom' }];
     case JobPhase.CANCELLED:
       return [{ type: 'CANCEL' }];
+    case JobPhase.WAITING_CHANGE:
+      // A wait nothing ends during a test: a seq far ahead and a deadline far away, so the
+      // waiting job is never an admission candidate and proves the bulk queries leave it alone.
+      return [...running, { type: 'AWAIT_CHANGE', wait: zooWait(job) }];
   }
 }
 
+/** The wait of the zoo's WAITING_CHANGE job. */
+function zooWait(job: Job) {
+  return {
+    requestId: `wait_${job.id}`,
+    afterSeq: 1_000_000_000,
+    timeoutMs: 3_600_000,
+    deadline: '2999-01-01T00:00:00.000Z',
+  };
+}
+
 /**
- * Builds a {@link JobZoo} through the store's own methods: a team of nine members made READY,
- * ten requests from a person, each driven by `store.updateJob` with the core's `transition`.
+ * Builds a {@link JobZoo} through the store's own methods: a team of ten members made READY,
+ * eleven requests from a person, each driven by `store.updateJob` with the core's `transition`.
  *
  * @remarks Bulk queries (active count, admission candidates, the inbox, delete) run beside the
  * zoo prove they leave every other phase alone.
@@ -103,8 +115,8 @@ export async function makeJobZoo(
 ): Promise<JobZoo> {
   const { ids, now } = opts;
   const owner = opts.owner ?? asOwnerId('zoo-keeper');
-  // Nine members (one more than a team may have through the core) so every owning phase has its own.
-  const members = Array.from({ length: 9 }, (_, index) => ({
+  // Ten members (more than a team may have through the core) so every owning phase has its own.
+  const members = Array.from({ length: 10 }, (_, index) => ({
     id: ids.memberId(),
     name: `Zoo ${index}`,
     agentId: asAgentId('researcher'),

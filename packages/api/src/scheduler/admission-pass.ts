@@ -37,9 +37,18 @@ export interface AdmissionPassDeps {
 export class AdmissionPass {
   readonly #deps: AdmissionPassDeps;
   readonly #backoff = new RetryBackoff();
+  #waiting = false;
 
   constructor(deps: AdmissionPassDeps) {
     this.#deps = deps;
+  }
+
+  /**
+   * True when the last pass saw a job in `wait_for_change`: then another server's change may wake
+   * it, so remote events ask for admission too (decision 0165).
+   */
+  get waiting(): boolean {
+    return this.#waiting;
   }
 
   /** Admits what the planner allows; the admitted jobs, leased to this server (none on failure). */
@@ -57,6 +66,10 @@ export class AdmissionPass {
         freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
       });
       this.#backoff.succeeded('admit');
+      // A wait that no change ends must still end at its deadline, on time (decision 0165).
+      const deadline = await this.#deps.store.nextWaitDeadline();
+      this.#waiting = deadline !== null;
+      if (deadline !== null) timer.wakeAt(Date.parse(deadline));
       return admitted;
     } catch (error) {
       const retryAt = this.#backoff.failed('admit', clock.nowMs());

@@ -16,6 +16,7 @@ function countingStore() {
       stats.concurrent -= 1;
       return [];
     },
+    nextWaitDeadline: async () => null,
     renewServerLease: async () => {},
     claimActiveJobs: async () => [],
     releaseServerLeases: async () => {},

@@ -202,6 +202,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     },
     remoteSink: {
       published(events) {
+        // A change committed elsewhere may end a wait: admission decides (decision 0165).
+        if (events.length > 0 && admission.waiting) admitWanted = true;
         let teamChanged = false;
         for (const event of events) {
           const job = event.jobId === null ? undefined : driven.get(event.jobId);
@@ -209,7 +211,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
           if (event.kind === TeamEventKind.TEAM_CHANGED) teamChanged = true;
         }
         // A team reconnected elsewhere: its jobs held here resume driving.
-        if (teamChanged) nudge();
+        if (teamChanged || admitWanted) nudge();
       },
     },
   };

@@ -3,13 +3,33 @@ import {
   type AgentId,
   buildTurnInput,
   type FreezeContext,
+  type JobCommand,
   JobPhase,
   memberAgent,
   type RuntimeRegistry,
+  TeamStatus,
   type TransitionContext,
   type TransitionOutcome,
   transition,
+  WAKE_KIND,
+  wakeResult,
 } from '@agent-teams/core';
+
+/** The WAKE of a waiting job: the changes that woke it (none at its deadline) as the tool's result. */
+function wakeCommand(ctx: FreezeContext): JobCommand {
+  const requestId = ctx.job.wait?.requestId ?? '';
+  const value = wakeResult(ctx.changes ?? [], ctx.team.lastEventSeq);
+  return {
+    type: 'WAKE',
+    response: {
+      runKey: `${ctx.job.id}:wake:${requestId}`,
+      inputRequestId: requestId,
+      kind: WAKE_KIND,
+      value,
+      clientRequestId: requestId,
+    },
+  };
+}
 
 /**
  * The `freeze` decision of one admitted job: RESUME for an ANSWERED job (submit the persisted
@@ -25,9 +45,16 @@ export function freezeJob(
   runtimes: RuntimeRegistry,
   tctx: TransitionContext,
 ): TransitionOutcome {
+  const member = ctx.members.find((candidate) => candidate.id === ctx.job.memberId) ?? null;
+  // Work that reached a closed team or a retired member after the fact (a receipt of a request
+  // sent before) never runs: it ends CANCELLED here instead of holding a slot (decision 0165).
+  if (ctx.team.status === TeamStatus.CLOSED || (member !== null && member.retiredAt !== null)) {
+    return transition(ctx.job, { type: 'CANCEL' }, tctx);
+  }
   // An answered job already has its input and its answer: the slot lets it submit the answer.
   if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, tctx);
-  const member = ctx.members.find((candidate) => candidate.id === ctx.job.memberId) ?? null;
+  // A woken wait submits its result the same way, as the answer of its `wait_for_change` call.
+  if (ctx.job.phase === JobPhase.WAITING_CHANGE) return transition(ctx.job, wakeCommand(ctx), tctx);
   const resolved = memberAgent(member, member ? (agents.get(member.agentId) ?? null) : null, runtimes);
   if (!resolved.ok) return transition(ctx.job, { type: 'FAIL', error: resolved.error }, tctx);
   return transition(ctx.job, { type: 'FREEZE', input: buildTurnInput(ctx), runKey: ctx.job.id }, tctx);

@@ -26,6 +26,8 @@ export function outcomeCommand(phase: JobPhase, state: RunState): JobCommand | n
       return { type: 'COMPLETE', answer: state.answer };
     case 'waiting':
       return { type: 'ASK_INPUT', input: state.input };
+    case 'waiting_change':
+      return { type: 'AWAIT_CHANGE', wait: state.wait };
     case 'failed':
       return { type: 'FAIL', error: state.error };
     case 'cancelled':

@@ -7,6 +7,7 @@ import { addInbox } from './inbox.js';
 import { addJob } from './job.js';
 import { addJobMutations } from './job-mutations.js';
 import { addJobProgress } from './job-progress.js';
+import { addLifecycle } from './lifecycle.js';
 import { addMember } from './member.js';
 import { addMention } from './mention.js';
 import { addNode } from './node.js';
@@ -52,6 +53,7 @@ export function buildSchema(): GraphQLSchema {
     addJobProgress,
     addUsage,
     addTasks,
+    addLifecycle,
   ]) {
     add(builder, refs);
   }

@@ -122,6 +122,14 @@ async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Prom
       const [task] = event.taskId ? await core.load.tasks([event.taskId]) : [];
       return task ? { __typename: 'TaskChanged', ...base, task, reason: event.reason ?? null } : null;
     }
+    case TeamEventKind.MEMBER_SPAWNED:
+    case TeamEventKind.MEMBER_RETIRED: {
+      const member = event.memberId ? await loaders.members.load(event.memberId) : null;
+      const __typename = event.kind === TeamEventKind.MEMBER_SPAWNED ? 'MemberSpawned' : 'MemberRetired';
+      return member && { __typename, ...base, member };
+    }
+    case TeamEventKind.TEAM_CLOSED:
+      return { __typename: 'TeamClosed', ...base };
     default:
       return { __typename: 'TeamChanged', ...base };
   }

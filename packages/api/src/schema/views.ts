@@ -28,7 +28,11 @@ export type TeamEventView =
       readonly team: Team;
       readonly task: Task;
       readonly reason: string | null;
-    };
+    }
+  // Team lifecycle (decision 0165).
+  | { readonly __typename: 'MemberSpawned'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'MemberRetired'; readonly seq: number; readonly team: Team; readonly member: Member }
+  | { readonly __typename: 'TeamClosed'; readonly seq: number; readonly team: Team };
 
 /** One progress notice of `jobProgress`. */
 export interface JobProgressView {

@@ -16,6 +16,7 @@ import {
   TeamStatus,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
+import { anyWoken, readChanges, wokenJobs } from './change-waits.js';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
@@ -25,12 +26,15 @@ import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
-/** Phases that wait for a slot: QUEUED (to start) and ANSWERED (to submit a person's answer). */
-const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED];
+/**
+ * Phases that wait for a slot: QUEUED (to start), ANSWERED (to submit a person's answer) and
+ * WAITING_CHANGE (to submit a woken wait's result; only once woken, see `readWoken`).
+ */
+const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED, JobPhase.WAITING_CHANGE];
 
 /**
  * The head job of every conversation with unfinished work, when that head waits for a slot
- * (QUEUED or ANSWERED) and its team is READY. Reads only unfinished rows (partial indexes), never the finished history.
+ * (QUEUED or ANSWERED) and its team is READY (or CLOSED: see `freezeJob`). Reads only unfinished rows (partial indexes), never the finished history.
  */
 async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
   const rows = await scope.trx
@@ -38,8 +42,9 @@ async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> 
     .innerJoin('teams as t', 't.id', 'j.team_id')
     .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
     .where('j.unfinished', '=', UNFINISHED)
-    .where('j.phase', 'in', ADMISSIBLE_PHASES)
-    .where('t.status', '=', TeamStatus.READY)
+    .where('j.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
+    // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
+    .where('t.status', 'in', [TeamStatus.READY, TeamStatus.CLOSED])
     .where((eb) =>
       eb(
         'j.seq',
@@ -53,13 +58,16 @@ async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> 
     )
     .orderBy('j.seq')
     .execute();
-  return rows.map((row) => ({
-    jobId: asJobId(row.id),
-    owner: asOwnerId(row.owner),
-    teamId: asTeamId(row.team_id),
-    conversationId: asConversationId(row.conversation_id),
-    seq: Number(row.seq),
-  }));
+  const woken = await wokenJobs(scope.trx, scope.now).execute();
+  return [...rows, ...woken]
+    .sort((a, b) => Number(a.seq) - Number(b.seq))
+    .map((row) => ({
+      jobId: asJobId(row.id),
+      owner: asOwnerId(row.owner),
+      teamId: asTeamId(row.team_id),
+      conversationId: asConversationId(row.conversation_id),
+      seq: Number(row.seq),
+    }));
 }
 
 async function readRound(scope: WriteScope): Promise<RoundState> {
@@ -95,6 +103,7 @@ async function freezeOne(
     // Read under the team lock: a send to this member waits for this transaction, so a message
     // is either frozen into this turn or still undelivered for the next one, never both.
     mailbox: job.memberId === null ? [] : await undeliveredMessages(scope.trx, job.memberId),
+    ...(job.phase === JobPhase.WAITING_CHANGE ? { changes: await readChanges(scope.trx, job) } : {}),
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return null;
@@ -110,17 +119,19 @@ async function freezeOne(
  * True when a planning pass could change something: a job waits for a slot, or the stored round
  * still names owners (a pass with no candidates empties it). Read without any lock, so an idle
  * pass takes neither the planning lock nor a commit; a job enqueued meanwhile publishes an event
- * that wakes the next pass.
+ * that wakes the next pass. A woken wait counts too.
  */
-export async function admissionMayChange(db: Kysely<Database>): Promise<boolean> {
+export async function admissionMayChange(db: Kysely<Database>, now: string): Promise<boolean> {
   const waiting = await db
     .selectFrom('jobs')
     .select('id')
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', ADMISSIBLE_PHASES)
+    .where('phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
     .limit(1)
     .executeTakeFirst();
   if (waiting !== undefined) return true;
+  // A waiting job whose wait a change or its deadline ended needs a pass (decision 0165).
+  if (await anyWoken(db, now)) return true;
   const row = await db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).executeTakeFirst();
   if (row === undefined) return false;
   const round = JSON.parse(row.round_json) as RoundState;

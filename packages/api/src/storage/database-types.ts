@@ -79,6 +79,20 @@ export interface JobsTable {
   lease_server: Generated<string | null>;
   /** Fencing token: incremented by every claim of the job (migration 0005). */
   lease_fence: Generated<SeqValue>;
+  /** The `ChangeWait` of a WAITING_CHANGE job as JSON, else null (migration 0011). */
+  wait_json: Generated<string | null>;
+  /** Its `afterSeq` and `deadline`, compared by admission (migration 0011). */
+  wait_after_seq: Generated<SeqValue | null>;
+  wait_deadline: Generated<string | null>;
+}
+
+/** `member_spawns`: the idempotency key of each spawn (migration 0011). */
+export interface MemberSpawnsTable {
+  team_id: string;
+  client_key: string;
+  member_id: string;
+  fingerprint: string;
+  created_at: string;
 }
 
 /** `record_messages`: the shared record, newest 100 kept per team. */
@@ -289,4 +303,5 @@ export interface Database {
   team_messages: TeamMessagesTable;
   team_message_deliveries: TeamMessageDeliveriesTable;
   tasks: TasksTable;
+  member_spawns: MemberSpawnsTable;
 }

@@ -34,6 +34,7 @@ import type {
   Team,
   TeamEvent,
   TeamId,
+  TeamLifecycle,
   TeamReadFilter,
   TeamStatus,
   TeamStore,
@@ -45,6 +46,7 @@ import type {
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import * as admission from './admission.js';
+import * as changeWaits from './change-waits.js';
 import * as conversations from './conversations.js';
 import type { Database } from './database-types.js';
 import * as jobLeases from './job-leases.js';
@@ -56,6 +58,7 @@ import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
 import * as recordReads from './record-reads.js';
 import * as taskBoard from './task-board.js';
+import * as lifecycle from './team-lifecycle.js';
 import * as teamReads from './team-reads.js';
 import * as teamWrites from './team-writes.js';
 import * as usage from './usage.js';
@@ -132,6 +135,15 @@ export class KyselyTeamStore implements TeamStore {
   deleteTeam(owner: OwnerId, teamId: TeamId, now: string): Promise<void> {
     return runWrite(this.#ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
   }
+
+  // ---- TeamLifecycle (decision 0165): spawn, retire and close, each one transaction ----------
+
+  readonly spawnMember: TeamLifecycle['spawnMember'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.spawnMember(scope, args), { retryOnUniqueViolation: true });
+  readonly retireMember: TeamLifecycle['retireMember'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.retireMember(scope, args));
+  readonly closeTeam: TeamLifecycle['closeTeam'] = (args) =>
+    runWrite(this.#ctx, args.now, (scope) => lifecycle.closeTeam(scope, args));
 
   // ---- TeamReads ----------------------------------------------------------------------------
 
@@ -216,8 +228,12 @@ export class KyselyTeamStore implements TeamStore {
   // ---- Admission and Leases -----------------------------------------------------------------
 
   async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
-    if (!(await admission.admissionMayChange(this.#ctx.db))) return [];
+    if (!(await admission.admissionMayChange(this.#ctx.db, args.now))) return [];
     return runWrite(this.#ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
+  }
+
+  nextWaitDeadline(): Promise<string | null> {
+    return changeWaits.nextWaitDeadline(this.#ctx.db);
   }
 
   renewServerLease(args: RenewLeaseArgs): Promise<void> {

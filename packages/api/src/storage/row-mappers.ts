@@ -9,6 +9,7 @@ import {
   asRunId,
   asTaskId,
   asTeamId,
+  type ChangeWait,
   type ConversationMessage,
   foldSearchText,
   type InputRequest,
@@ -103,6 +104,7 @@ export function toJob(row: Selectable<JobsTable>): Job {
     runId: row.run_id === null ? null : asRunId(row.run_id),
     pendingInput: json<InputRequest>(row.pending_input_json),
     pendingResponse: json<PendingResponse>(row.pending_response_json),
+    wait: json<ChangeWait>(row.wait_json ?? null),
     result:
       row.result_text === null
         ? null
@@ -128,6 +130,9 @@ export function jobStateColumns(job: Job, now: string) {
     run_id: job.runId,
     pending_input_json: toJson(job.pendingInput),
     pending_response_json: toJson(job.pendingResponse),
+    wait_json: toJson(job.wait ?? null),
+    wait_after_seq: job.wait?.afterSeq ?? null,
+    wait_deadline: job.wait?.deadline ?? null,
     result_text: job.result?.text ?? null,
     result_truncated: job.result === null || job.result.truncated === null ? null : job.result.truncated ? 1 : 0,
     result_folded: job.result === null ? null : foldSearchText(job.result.text),

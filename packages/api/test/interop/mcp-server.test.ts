@@ -35,6 +35,12 @@ const MEMBER_TOOLS = [
   'task_complete',
   'task_release',
   'task_cancel',
+  // Team lifecycle (lead only, NOT_LEAD for others) and the durable wait.
+  'team_spawn',
+  'team_retire',
+  'team_close',
+  'team_interrupt',
+  'wait_for_change',
 ];
 const OWNER_TOOLS = ['list_teams', 'create_team', 'send_request', 'get_job', 'respond', 'cancel_job', 'list_inbox'];
 

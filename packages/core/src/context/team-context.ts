@@ -161,6 +161,7 @@ export function buildTurnInput(ctx: FreezeContext): TurnInput {
     text: job.text,
     memberName: nameOf(job.memberId) ?? 'person',
     memberRole: members.find((m) => m.id === job.memberId)?.role ?? null,
+    memberIsLead: members.find((m) => m.id === job.memberId)?.isLead === true,
     requesterName: nameOf(job.requester.memberId),
     receipt,
     context: teamContextJson(team, members, ctx.recentRecords),

@@ -59,6 +59,7 @@ export function finishJob(
     error,
     pendingInput: null,
     pendingResponse: null,
+    wait: null,
     finishedAt: ctx.now,
     updatedAt: ctx.now,
   };
@@ -88,7 +89,11 @@ export function failJob(job: Job, message: string, ctx: TransitionContext): Fini
   return finishJob(job, JobPhase.FAILED, { text: cut.text, truncated: cut.truncated }, cut.text, ctx);
 }
 
-/** Finishes a job CANCELLED with the text that says whether anything had run. */
+/**
+ * Finishes a job CANCELLED with the text that says whether anything had run, or with the reason
+ * an interrupt left in `error` while its run was stopping (cut to the answer budget).
+ */
 export function cancelJob(job: Job, text: string, ctx: TransitionContext): Finished {
-  return finishJob(job, JobPhase.CANCELLED, { text, truncated: false }, text, ctx);
+  const cut = truncateUtf8(job.error ?? text, Limits.answerBytes);
+  return finishJob(job, JobPhase.CANCELLED, { text: cut.text, truncated: cut.truncated }, cut.text, ctx);
 }

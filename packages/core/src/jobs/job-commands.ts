@@ -1,3 +1,4 @@
+import type { ChangeWait } from '../model/change-wait.js';
 import type { ConversationId, IdGenerator, JobId, MemberId, RunId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
 import type { RecordKind } from '../model/record.js';
@@ -10,6 +11,10 @@ export type JobCommand =
   | { readonly type: 'ACKNOWLEDGE'; readonly runId: RunId }
   /** The run ended asking a person (clarification or interrupt). */
   | { readonly type: 'ASK_INPUT'; readonly input: InputRequest }
+  /** The run ended in `wait_for_change`: the job pauses, holding no slot (decision 0165). */
+  | { readonly type: 'AWAIT_CHANGE'; readonly wait: ChangeWait }
+  /** Admission gave a woken wait a slot: submit its result (`response.kind` CHANGE) like an answer. */
+  | { readonly type: 'WAKE'; readonly response: PendingResponse }
   /** A person answered; the answer is persisted before the runtime is called. */
   | { readonly type: 'RESPOND'; readonly response: PendingResponse }
   /** Admission gave an answered job a slot: submit the persisted answer. */
@@ -22,8 +27,11 @@ export type JobCommand =
   | { readonly type: 'FAIL'; readonly error: string }
   /** The turn passed its deadline; the run is cancelled and the job fails. */
   | { readonly type: 'TIME_OUT'; readonly timeoutMs: number }
-  /** A person (or the system) asked to cancel. */
-  | { readonly type: 'CANCEL' }
+  /**
+   * A person (or the system) asked to cancel. With `reason` (an interrupt), the job ends CANCELLED
+   * with the reason as its error instead of the standard notice.
+   */
+  | { readonly type: 'CANCEL'; readonly reason?: string }
   /** The runtime confirmed the run stopped. */
   | { readonly type: 'CANCEL_CONFIRMED' };
 
@@ -35,6 +43,8 @@ export const JOB_COMMAND_TYPES: readonly JobCommandType[] = [
   'FREEZE',
   'ACKNOWLEDGE',
   'ASK_INPUT',
+  'AWAIT_CHANGE',
+  'WAKE',
   'RESPOND',
   'RESUME',
   'RESUMED',

@@ -29,9 +29,10 @@ import type { JobCommand, JobCommandType, JobEffect, TransitionContext } from '.
  *   slot (so answering never pushes the active count past the limit). Shows as RESUMING.
  * - RESUMING: an answer is persisted and being submitted with its own key. Holds a slot.
  * - CANCELLING: cancellation was asked of an admitted job; ends when the runtime confirms.
- * - WAITING_CHANGE: paused in `wait_for_change`, holding no slot until a team change or its
- *   deadline. No command enters or leaves it yet: its rows arrive with the durable wait, so
- *   today it is unreachable (the walk test still proves it refuses every command).
+ * - WAITING_CHANGE: the run ended in `wait_for_change` (AWAIT_CHANGE from RUNNING). Holds no
+ *   slot but keeps its conversation, like WAITING_INPUT. Admission wakes it (WAKE, straight to
+ *   RESUMING, since admission is what hands out the slot) once the team has a change after the
+ *   wait's seq or its deadline passed; cancelling it ends it at once (its run already ended).
  * - COMPLETED / FAILED / CANCELLED: terminal; they accept nothing.
  */
 export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<JobCommandType, JobPhase>>>>> = {
@@ -48,6 +49,7 @@ export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<
   },
   [JobPhase.RUNNING]: {
     ASK_INPUT: JobPhase.WAITING_INPUT,
+    AWAIT_CHANGE: JobPhase.WAITING_CHANGE,
     COMPLETE: JobPhase.COMPLETED,
     FAIL: JobPhase.FAILED,
     TIME_OUT: JobPhase.FAILED,
@@ -78,8 +80,13 @@ export const JOB_TRANSITIONS: Readonly<Record<JobPhase, Partial<Readonly<Record<
     COMPLETE: JobPhase.CANCELLED,
     FAIL: JobPhase.CANCELLED,
     ASK_INPUT: JobPhase.CANCELLED,
+    AWAIT_CHANGE: JobPhase.CANCELLED,
   },
-  [JobPhase.WAITING_CHANGE]: {},
+  [JobPhase.WAITING_CHANGE]: {
+    WAKE: JobPhase.RESUMING,
+    CANCEL: JobPhase.CANCELLED,
+    FAIL: JobPhase.FAILED,
+  },
   [JobPhase.COMPLETED]: {},
   [JobPhase.FAILED]: {},
   [JobPhase.CANCELLED]: {},
@@ -141,6 +148,29 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
     case 'ASK_INPUT':
       if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
       return accept({ ...job, phase: target, pendingInput: boundQuestion(command.input), updatedAt: now });
+    case 'AWAIT_CHANGE':
+      if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
+      return accept({ ...job, phase: target, wait: command.wait, updatedAt: now });
+    case 'WAKE': {
+      if (job.wait == null || job.wait.requestId !== command.response.inputRequestId) {
+        return refuse(
+          new DomainError(ErrorCode.INVALID_TRANSITION, 'This wake-up is not for the pending wait.', {
+            phase: job.phase,
+            command: command.type,
+          }),
+        );
+      }
+      // `updatedAt` starts the continuation's deadline, as RESUME does.
+      const { response } = command;
+      return accept({
+        ...job,
+        phase: target,
+        wait: null,
+        pendingResponse: response,
+        runKey: response.runKey,
+        updatedAt: now,
+      });
+    }
     case 'RESPOND': {
       const pending = job.pendingInput;
       if (pending === null || pending.requestId !== command.response.inputRequestId) {
@@ -177,9 +207,10 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
       if (target === JobPhase.CANCELLED) {
         // A waiting or answered job has no run in progress: it ends at once, like a queued one.
         const notice = job.phase === JobPhase.QUEUED ? CANCELLED_BEFORE_START : CANCELLED_AFTER_START;
-        return done(cancelJob(job, notice, ctx));
+        return done(cancelJob(job, command.reason ?? notice, ctx));
       }
-      return accept({ ...job, phase: target, updatedAt: now });
+      // An interrupt's reason waits in `error` until the run confirms it stopped (see cancelJob).
+      return accept({ ...job, phase: target, error: command.reason ?? job.error, updatedAt: now });
     }
     case 'CANCEL_CONFIRMED':
       return done(cancelJob(job, CANCELLED_AFTER_START, ctx));

@@ -73,10 +73,15 @@ function fieldsFor(phase: JobPhase): Partial<Job> {
           clientRequestId: 'c',
         },
       };
+    case JobPhase.WAITING_CHANGE:
+      return { ...admitted, runId: asRunId('run_1'), wait: TEST_WAIT };
     default:
       return { ...admitted, runId: asRunId('run_1') };
   }
 }
+
+/** The wait of the factory's WAITING_CHANGE job. */
+export const TEST_WAIT = { requestId: 'w_1', afterSeq: 5, timeoutMs: 10_000, deadline: '2026-11-30T04:00:15.000Z' };
 
 /** A REQUEST job from a person to the writer, in `phase`, frozen so a test notices any mutation. */
 export function makeTestJob(phase: JobPhase = JobPhase.QUEUED, overrides: Partial<Job> = {}): Job {
@@ -135,6 +140,19 @@ export function sampleCommand(type: JobCommandType): JobCommand {
       return { type, error: 'Agent unavailable.' };
     case 'TIME_OUT':
       return { type, timeoutMs: 180_000 };
+    case 'AWAIT_CHANGE':
+      return { type, wait: { ...TEST_WAIT, requestId: 'w_2' } };
+    case 'WAKE':
+      return {
+        type,
+        response: {
+          runKey: 'job_1:wake:w_1',
+          inputRequestId: 'w_1',
+          kind: 'CHANGE',
+          value: { timed_out: true, seq: 5, changes: [] },
+          clientRequestId: 'w_1',
+        },
+      };
     case 'RESUME':
     case 'CANCEL':
     case 'CANCEL_CONFIRMED':

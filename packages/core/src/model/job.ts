@@ -1,4 +1,5 @@
 import type { Timestamp } from '../ports/clock.js';
+import type { ChangeWait, WAKE_KIND } from './change-wait.js';
 import type { ConversationId, JobId, MemberId, OwnerId, RunId, TeamId } from './ids.js';
 import type { TurnMessage } from './team-message.js';
 
@@ -37,7 +38,7 @@ export type JobStatus = (typeof JobStatus)[keyof typeof JobStatus];
  * `QUEUED` = waiting for admission, input not frozen; `ADMITTING` = input frozen and the runtime
  * called (or about to be), acknowledgement not yet recorded. `ANSWERED` = a person's answer is
  * persisted and waits for a slot (it shows as RESUMING); `RESUMING` = it is being submitted.
- * `WAITING_CHANGE` = paused in `wait_for_change` (shows as itself; no transition enters it yet).
+ * `WAITING_CHANGE` = paused in `wait_for_change` (shows as itself; holds no slot).
  * See `jobs/job-machine.ts`.
  */
 export const JobPhase = {
@@ -78,9 +79,10 @@ export type InputRequest =
 export interface PendingResponse {
   /** Idempotency key of the continuation run. */
   readonly runKey: string;
-  /** The `requestId` of the {@link InputRequest} it answers. */
+  /** The `requestId` of the {@link InputRequest} it answers (or of the woken {@link ChangeWait}). */
   readonly inputRequestId: string;
-  readonly kind: InputKind;
+  /** What it answers: a person's clarification or interrupt, or `CHANGE`, a woken wait. */
+  readonly kind: InputKind | typeof WAKE_KIND;
   /** Trimmed text for a clarification, any JSON value for an interrupt. */
   readonly value: unknown;
   readonly clientRequestId: string;
@@ -120,6 +122,8 @@ export interface TurnInput {
   readonly memberName: string;
   /** That member's role, for its instructions; null without one, absent on inputs frozen before roles. */
   readonly memberRole?: string | null;
+  /** True when that member is the team's lead (it is offered the lead's tools); absent means false. */
+  readonly memberIsLead?: boolean;
   /** The requesting member's name, null for a person. */
   readonly requesterName: string | null;
   /** For a receipt: the member who did the work, its status and answer. */
@@ -169,6 +173,8 @@ export interface Job {
   readonly pendingInput: InputRequest | null;
   /** An accepted answer not yet acknowledged by the runtime (RESUMING). */
   readonly pendingResponse: PendingResponse | null;
+  /** The wait of a WAITING_CHANGE job; null (or absent) otherwise. */
+  readonly wait?: ChangeWait | null;
   readonly result: JobResult | null;
   readonly error: string | null;
   readonly createdAt: Timestamp;
@@ -185,6 +191,7 @@ export const UNADMITTED = {
   runId: null,
   pendingInput: null,
   pendingResponse: null,
+  wait: null,
   result: null,
   error: null,
   startedAt: null,

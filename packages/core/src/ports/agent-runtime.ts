@@ -1,4 +1,5 @@
 import type { AgentDefinition } from '../model/agent.js';
+import type { ChangeWait, ChangeWaitPlan } from '../model/change-wait.js';
 import type { ConversationId, JobId, MemberId, RunId, TeamId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
 
@@ -7,6 +8,8 @@ export type RunState =
   | { readonly state: 'running' }
   | { readonly state: 'completed'; readonly answer: string }
   | { readonly state: 'waiting'; readonly input: InputRequest }
+  /** The run paused in `wait_for_change`; it continues through `resume` with the wake-up result. */
+  | { readonly state: 'waiting_change'; readonly wait: ChangeWait }
   | { readonly state: 'failed'; readonly error: string }
   | { readonly state: 'cancelled' };
 
@@ -50,6 +53,13 @@ export interface MemberToolPort {
    * unfinished and only for its team. Absent where the server issues no tokens.
    */
   issueToken?(): Promise<string>;
+  /**
+   * Checks a `wait_for_change` call's arguments for this job and plans the wait (its `after_seq`,
+   * default the team's seq now, and deadline). The runtime then ends the run `waiting_change`
+   * with the plan and its own request id. Throws a DomainError for bad arguments or a closed run.
+   * Absent where waits are not offered.
+   */
+  planWait?(args: unknown): Promise<ChangeWaitPlan>;
 }
 
 /** Identity of the turn a runtime runs, for tool calls and logs. */

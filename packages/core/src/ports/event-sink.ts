@@ -13,6 +13,10 @@ export const TeamEventKind = {
   MESSAGE_DELIVERED: 'MESSAGE_DELIVERED',
   /** A task of the board was created or changed (`taskId`); `reason` says why when the system did it. */
   TASK_CHANGED: 'TASK_CHANGED',
+  // Team lifecycle (decision 0165): the lead or the owner spawned or retired a member, closed the team.
+  MEMBER_SPAWNED: 'MEMBER_SPAWNED',
+  MEMBER_RETIRED: 'MEMBER_RETIRED',
+  TEAM_CLOSED: 'TEAM_CLOSED',
 } as const;
 export type TeamEventKind = (typeof TeamEventKind)[keyof typeof TeamEventKind];
 

@@ -5,6 +5,7 @@ import type { Leases } from './store/leases.js';
 import type { Mailbox } from './store/mailbox.js';
 import type { ConversationLog, EventLog, RecordReads, UsageLedger } from './store/record-roles.js';
 import type { Tasks } from './store/tasks.js';
+import type { TeamLifecycle } from './store/team-lifecycle.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
 export type { Admission, AdmitArgs, AdmittedJob, FreezeContext } from './store/admission.js';
@@ -39,6 +40,7 @@ export type {
   UsageLedger,
 } from './store/record-roles.js';
 export type { ChangeTaskArgs, TaskFilter, Tasks } from './store/tasks.js';
+export type { CloseTeamArgs, RetireMemberArgs, SpawnMemberArgs, TeamLifecycle } from './store/team-lifecycle.js';
 export type { NewMember, NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
 
 /**
@@ -65,7 +67,8 @@ export interface TeamStore
     UsageLedger,
     ConversationLog,
     Mailbox,
-    Tasks {
+    Tasks,
+    TeamLifecycle {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -83,4 +86,5 @@ export type StoreRole =
   | 'usageLedger'
   | 'conversationLog'
   | 'mailbox'
-  | 'tasks';
+  | 'tasks'
+  | 'teamLifecycle';

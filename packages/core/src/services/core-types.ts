@@ -18,6 +18,7 @@ import type {
   Mailbox,
   RecordReads,
   Tasks,
+  TeamLifecycle,
   TeamReads,
   TeamWrites,
   UsageLedger,
@@ -63,7 +64,8 @@ export type CoreStore = TeamWrites &
   UsageLedger &
   ConversationLog &
   Mailbox &
-  Tasks;
+  Tasks &
+  TeamLifecycle;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
@@ -155,6 +157,17 @@ export interface MentionTargetView {
   readonly member: Member;
 }
 
+/** Input of `spawnMember` (the owner acting as the lead). */
+export interface SpawnMemberInput {
+  readonly teamId: string;
+  readonly name: string;
+  readonly agentId: string;
+  readonly role?: string | null;
+  /** `fresh` (default) or `fork`. */
+  readonly context?: string | null;
+  readonly clientRequestId: string;
+}
+
 /** The outcome of `cancelJob`. */
 export interface CancelOutcome {
   readonly job: Job;
@@ -192,6 +205,14 @@ export interface Core {
     list(team: Team, args: PageArgs): Promise<Connection<TeamMessage>>;
     /** `Member.mailbox`: undelivered messages, oldest first. */
     mailbox(memberId: MemberId): Promise<readonly TeamMessage[]>;
+  };
+  /** The team lifecycle as the owner (who may always act as the lead); decision 0165. */
+  readonly lifecycle: {
+    spawn(owner: OwnerId, input: SpawnMemberInput): Promise<Member>;
+    retire(owner: OwnerId, memberId: string): Promise<Member>;
+    close(owner: OwnerId, teamId: string): Promise<Team>;
+    /** The cancelled job, or null when the member had no turn begun. */
+    interrupt(owner: OwnerId, memberId: string, reason: string): Promise<Job | null>;
   };
   readonly jobs: {
     get(owner: OwnerId, jobId: string): Promise<Job | null>;

@@ -4,6 +4,7 @@ import type { Core, CoreDeps } from './core-types.js';
 import { eventService } from './event-service.js';
 import { historyService, toolService } from './history-service.js';
 import { jobService } from './job-service.js';
+import { lifecycleService } from './lifecycle-owner.js';
 import { mentionService } from './mention-service.js';
 import { messageService } from './message-service.js';
 import { requestService } from './request-service.js';
@@ -21,6 +22,7 @@ export function createCore(deps: CoreDeps): Core {
     teams: teamService(deps),
     requests: requestService(deps),
     messages: messageService(deps),
+    lifecycle: lifecycleService(deps),
     jobs: jobService(deps),
     agents: agentService(deps),
     mentions: mentionService(deps),

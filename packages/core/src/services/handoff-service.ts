@@ -9,6 +9,7 @@ import type { JobReads, JobWrites } from '../ports/team-store.js';
 import { validateClientRequestId, validateText } from '../text/validate-text.js';
 import type { UsesStore } from './core-types.js';
 import { chainHops, decideHandoff, MAX_CHAIN_WALK, repeatsAncestor } from './handoff-decisions.js';
+import { memberRetired } from './lifecycle-decisions.js';
 import type { RequestPlan } from './request-decisions.js';
 
 /** The store roles these use cases depend on. */
@@ -33,7 +34,8 @@ export interface SendMemberArgs {
   readonly requestId?: unknown;
 }
 
-const UNFINISHED_STATUSES = [
+/** The statuses of a job that has not finished. */
+export const UNFINISHED_STATUSES = [
   JobStatus.QUEUED,
   JobStatus.RUNNING,
   JobStatus.RESUMING,
@@ -58,6 +60,7 @@ function targetOf(caller: ToolCaller, args: SendMemberArgs): Member {
       ? caller.roster.find((m) => m.id === wanted)
       : caller.roster.find((m) => m.name === wanted.trim());
   if (target === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'No such member in this team.', { field });
+  if (target.retiredAt !== null) throw memberRetired(field);
   if (target.id === caller.member.id) {
     throw new DomainError(ErrorCode.SELF_REQUEST, 'Choose another member: a member cannot ask itself.', { field });
   }

@@ -1,5 +1,5 @@
 import { asJobId, type TeamId } from '../model/ids.js';
-import type { JobReads, JobWrites, Mailbox, RecordReads, Tasks, TeamReads } from '../ports/team-store.js';
+import type { JobReads, JobWrites, RecordReads, Tasks, TeamReads } from '../ports/team-store.js';
 import { invokeMemberTool, memberToolsForJob } from '../tools/member-tools.js';
 import { readHistory, readResult, readResults } from '../tools/team-reads.js';
 import type { Core, UsesStore } from './core-types.js';
@@ -22,10 +22,8 @@ export function historyService(deps: Deps): Core['history'] {
   };
 }
 
-/** Builds the `tools` use cases (the member tools reach the mailbox too). */
-export function toolService(
-  deps: UsesStore<TeamReads & JobReads & RecordReads & JobWrites & Mailbox & Tasks>,
-): Core['tools'] {
+/** Builds the `tools` use cases. */
+export function toolService(deps: Parameters<typeof invokeMemberTool>[0]): Core['tools'] {
   return {
     invoke: (jobId, name, args) => invokeMemberTool(deps, jobId, name, args),
     forJob: (jobId) => memberToolsForJob(deps, jobId),

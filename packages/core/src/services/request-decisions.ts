@@ -3,6 +3,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
 import type { ConversationId, JobId, MemberId, RecordId } from '../model/ids.js';
 import type { Job, Requester } from '../model/job.js';
+import { TeamStatus } from '../model/team.js';
 import type { EnqueueDecision, EnqueueSnapshot, NewRequest } from '../ports/team-store.js';
 
 /** One recipient of a send, with the ids its request would get if it is new (minted up front). */
@@ -49,7 +50,7 @@ function limitReached(scope: 'team' | 'chain', limit: number): DomainError {
  * reuses it, even when the team is full (a retry must not fail because its first attempt
  * succeeded); other text under the same key is IDEMPOTENCY_CONFLICT. The new requests must all
  * fit the team budget and, for a handoff, the chain budget; otherwise nothing is inserted.
- * @throws DomainError IDEMPOTENCY_CONFLICT or REQUEST_LIMIT.
+ * @throws DomainError IDEMPOTENCY_CONFLICT, TEAM_CLOSED or REQUEST_LIMIT.
  */
 export function decideRequests(plan: RequestPlan, snapshot: EnqueueSnapshot): EnqueueDecision {
   const insert: NewRequest[] = [];
@@ -64,6 +65,10 @@ export function decideRequests(plan: RequestPlan, snapshot: EnqueueSnapshot): En
       }
       resultIds.push(existing.id);
       continue;
+    }
+    // Checked under the team lock, so a send racing a close never slips in (a retry still answers).
+    if (snapshot.team.status === TeamStatus.CLOSED) {
+      throw new DomainError(ErrorCode.TEAM_CLOSED, 'The team is closed; it accepts no new requests.');
     }
     insert.push({
       id: recipient.jobId,

@@ -7,6 +7,7 @@ import { nowTimestamp } from '../ports/clock.js';
 import type { JobWrites, TeamReads } from '../ports/team-store.js';
 import { validateClientRequestId, validateText } from '../text/validate-text.js';
 import type { Core, SendRequestInput, UsesStore } from './core-types.js';
+import { memberRetired } from './lifecycle-decisions.js';
 import { decideRequests, type RequestRecipient } from './request-decisions.js';
 import { requireTeam } from './team-service.js';
 
@@ -41,6 +42,7 @@ async function sendRequest(deps: Deps, owner: OwnerId, input: SendRequestInput):
   const recipients: RequestRecipient[] = memberIds.map((memberId) => {
     const member = roster.get(memberId);
     if (member === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Member not found.', { field: 'memberIds' });
+    if (member.retiredAt !== null) throw memberRetired('memberIds');
     // Ids are minted up front so the decision stays pure; a reused job leaves its pair unused.
     return { memberId, conversationId: member.conversationId, jobId: deps.ids.jobId(), recordId: deps.ids.recordId() };
   });

@@ -1,38 +1,9 @@
 import { Limits } from '../limits/limits.js';
-import { spec } from './define-tool.js';
+import { LIFECYCLE_TOOL_SPECS } from './lifecycle-tool-specs.js';
 import { TASK_TOOL_SPECS } from './task-tool-specs.js';
+import { spec, type ToolArgumentSchema } from './tool-spec.js';
 
-/** A JSON Schema (draft 2020-12 subset) describing one argument of a tool. */
-export interface ToolArgumentSchema {
-  readonly type: 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
-  readonly description: string;
-  readonly minimum?: number;
-  readonly maximum?: number;
-  readonly minLength?: number;
-  readonly maxLength?: number;
-  /** The allowed values of a string argument. */
-  readonly enum?: readonly string[];
-  /** The schema of an array argument's items. */
-  readonly items?: { readonly type: 'string'; readonly maxLength?: number };
-  /** Bounds of an array argument. */
-  readonly maxItems?: number;
-}
-
-/** The JSON Schema of a tool's arguments: always an object of named arguments. */
-export interface ToolInputSchema {
-  readonly type: 'object';
-  readonly properties: Readonly<Record<string, ToolArgumentSchema>>;
-  readonly required: readonly string[];
-  readonly additionalProperties: false;
-}
-
-/** One member tool as every surface shows it: model runtimes, MCP and the reference docs. */
-export interface MemberToolSpec<N extends string = string> {
-  readonly name: N;
-  /** Written for a model: what the tool does, when to use it and what not to expect. */
-  readonly description: string;
-  readonly inputSchema: ToolInputSchema;
-}
+export type { MemberToolSpec, ToolArgumentSchema, ToolInputSchema } from './tool-spec.js';
 
 const pageArgs: Readonly<Record<string, ToolArgumentSchema>> = {
   member_id: { type: 'string', description: 'Only records of this member (id from read_team_context).' },
@@ -135,6 +106,8 @@ export const MEMBER_TOOL_SPECS = [
     ['job_id'],
   ),
   ...TASK_TOOL_SPECS,
+  // Spawn, retire, close, interrupt (lead only) and wait_for_change: `lifecycle-tool-specs.ts`.
+  ...LIFECYCLE_TOOL_SPECS,
 ] as const;
 
 /** The name of a member tool. */

@@ -6,19 +6,32 @@ import { Limits } from '../limits/limits.js';
 import { asJobId, type JobId } from '../model/ids.js';
 import { isTerminal } from '../model/job.js';
 import type { MemberToolPort } from '../ports/agent-runtime.js';
-import type { JobReads, JobWrites, Mailbox, RecordReads, Tasks, TeamReads } from '../ports/team-store.js';
+import type {
+  ConversationLog,
+  JobReads,
+  JobWrites,
+  Mailbox,
+  RecordReads,
+  Tasks,
+  TeamLifecycle,
+  TeamReads,
+} from '../ports/team-store.js';
 import type { UsesStore } from '../services/core-types.js';
 import { sendMember, type ToolCaller } from '../services/handoff-service.js';
 import { findUnstorableText } from '../text/text-measure.js';
+import { invokeLifecycleTool, isLifecycleTool } from './lifecycle-tools.js';
 import { MEMBER_TOOL_SPECS, type MemberToolName } from './member-tool-specs.js';
 import type { TeamReadArgs } from './read-args.js';
 import { invokeTaskTool, isTaskTool } from './task-tools.js';
 import { teamBroadcast } from './team-broadcast-tool.js';
 import { teamMessage } from './team-message-tool.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
+import { planChangeWait } from './wait-tool.js';
 
 /** The store roles these use cases depend on. */
-type Deps = UsesStore<TeamReads & JobReads & RecordReads & JobWrites & Mailbox & Tasks>;
+export type MemberToolDeps = UsesStore<
+  TeamReads & JobReads & RecordReads & JobWrites & Mailbox & Tasks & TeamLifecycle & ConversationLog
+>;
 
 /** The member tools of the contract, in the order agents are shown them (see `member-tool-specs.ts`). */
 export const MEMBER_TOOL_NAMES: readonly MemberToolName[] = MEMBER_TOOL_SPECS.map((tool) => tool.name);
@@ -34,7 +47,7 @@ const forbidden = (message: string): DomainError => new DomainError(ErrorCode.FO
  * The caller bound to `jobId`: the job must exist and be unfinished, and run in a current member
  * conversation of its team. Anything else is FORBIDDEN (a finished job's tools are closed).
  */
-export async function resolveToolCaller(deps: Deps, jobId: JobId): Promise<ToolCaller> {
+export async function resolveToolCaller(deps: MemberToolDeps, jobId: JobId): Promise<ToolCaller> {
   const [job] = await deps.store.findJobs([jobId]);
   if (job === undefined || isTerminal(job.phase)) {
     throw forbidden('This member run has ended; its member tools are closed.');
@@ -103,7 +116,12 @@ function readArgs(args: Readonly<Record<string, unknown>>): TeamReadArgs {
  * @throws DomainError FORBIDDEN (caller or `team_id`), INVALID_INPUT (name or arguments), and
  * each tool's own codes.
  */
-export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, args: unknown): Promise<unknown> {
+export async function invokeMemberTool(
+  deps: MemberToolDeps,
+  jobId: JobId,
+  name: string,
+  args: unknown,
+): Promise<unknown> {
   if (!ALLOWED_ARGS.has(name)) {
     throw new DomainError(ErrorCode.INVALID_INPUT, `There is no member tool "${name}".`, { field: 'name' });
   }
@@ -115,6 +133,8 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
   }
   if (isTaskTool(tool)) return invokeTaskTool(deps, caller, tool, input);
   const roster = new Map(caller.roster.map((m) => [m.id, m]));
+  // The lead's tools (NOT_LEAD for anyone else) live beside their use cases.
+  if (isLifecycleTool(tool)) return invokeLifecycleTool(deps, caller, tool, input);
   switch (tool) {
     case 'send_member':
       // The broadcast prefix marks a broadcast's requests (their receipt is the combined one).
@@ -150,10 +170,29 @@ export async function invokeMemberTool(deps: Deps, jobId: JobId, name: string, a
       if (found === null) throw new DomainError(ErrorCode.NOT_FOUND, 'No such job in this team.', { field: 'job_id' });
       return found.json;
     }
+    case 'wait_for_change':
+      // The wait pauses a built-in runtime's turn (`planWait` below); a caller outside the server
+      // has no turn to pause: its arguments are checked, then it is told to read instead.
+      planChangeWait(deps, caller, input);
+      throw new DomainError(
+        ErrorCode.NOT_AVAILABLE_YET,
+        'wait_for_change pauses a built-in runtime turn; outside the server, read the team instead.',
+        { field: 'name' },
+      );
   }
 }
 
 /** The member tools bound to one job, as a runtime receives them. */
-export function memberToolsForJob(deps: Deps, jobId: JobId): MemberToolPort {
-  return { invoke: (name, args) => invokeMemberTool(deps, jobId, name, args) };
+export function memberToolsForJob(deps: MemberToolDeps, jobId: JobId): MemberToolPort {
+  return {
+    invoke: (name, args) => invokeMemberTool(deps, jobId, name, args),
+    async planWait(args) {
+      const input = argsObject('wait_for_change', args);
+      const caller = await resolveToolCaller(deps, jobId);
+      if (input.team_id !== undefined && input.team_id !== null && input.team_id !== caller.team.id) {
+        throw forbidden('The member tools of this run reach only its own team.');
+      }
+      return planChangeWait(deps, caller, input);
+    },
+  };
 }

@@ -1,6 +1,5 @@
 import { Limits } from '../limits/limits.js';
-import { spec } from './define-tool.js';
-import type { MemberToolSpec, ToolArgumentSchema } from './member-tool-specs.js';
+import { type MemberToolSpec, spec, type ToolArgumentSchema } from './tool-spec.js';
 
 const taskId: ToolArgumentSchema = { type: 'string', description: 'Id of the task (from task_list or task_create).' };
 const expectedRevision: ToolArgumentSchema = {

@@ -74,6 +74,7 @@ export function describeJobReadsCases(h: () => StoreHarness): void {
         null,
         null,
         'ANSWERED',
+        'WAITING_CHANGE',
       ]);
       expect(states.get(at(members, 6).conversationId)?.lastFinished).toBe(JobPhase.COMPLETED);
       expect(states.get(at(members, 0).conversationId)?.lastFinished).toBeNull();

@@ -18,6 +18,8 @@ import {
   type TransitionOutcome,
   toTimestamp,
   transition,
+  WAKE_KIND,
+  wakeResult,
 } from '@agent-teams/core';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { SequentialIds } from '../fakes/sequential-ids.js';
@@ -109,6 +111,18 @@ export class StoreHarness {
   freeze(ctx: FreezeContext, now: string): TransitionOutcome {
     const tctx = { now, ids: this.ids };
     if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, tctx);
+    if (ctx.job.phase === JobPhase.WAITING_CHANGE) {
+      const requestId = ctx.job.wait?.requestId ?? '';
+      const value = wakeResult(ctx.changes ?? [], ctx.team.lastEventSeq);
+      const response = {
+        runKey: `${ctx.job.id}:wake`,
+        inputRequestId: requestId,
+        kind: WAKE_KIND,
+        value,
+        clientRequestId: requestId,
+      };
+      return transition(ctx.job, { type: 'WAKE', response }, tctx);
+    }
     const input = {
       kind: 'request' as const,
       jobId: ctx.job.id,

@@ -1,4 +1,5 @@
 import {
+  cancelStep,
   decideTask,
   type Member,
   type TaskActor,
@@ -140,6 +141,41 @@ export function describeTasksCases(h: () => StoreHarness): void {
       const all = await h().store.releaseClaims(team.id, null, 'team closed', h().now());
       expect(all.map((t) => t.id)).toEqual([at(tasks, 1).id]);
       expect(await h().store.findTasks([at(tasks, 1).id])).toEqual([expect.objectContaining({ status: 'OPEN' })]);
+    });
+
+    it('gives back a retired member’s claims, then every claim when the team closes, in those writes', async () => {
+      const { team, members } = await h().team();
+      const [lead, m1, m2] = [at(members, 0), at(members, 1), at(members, 2)];
+      const tasks = [];
+      for (const m of [m1, m2]) {
+        const { task } = await create(h(), team, actor(m));
+        await write(h(), team, { type: 'claim', taskId: task.id, expectedRevision: 1 }, actor(m));
+        tasks.push(task);
+      }
+      const seq = (await h().store.findTeam(ALICE, team.id))?.lastEventSeq ?? 0;
+      const now = h().now();
+      const cancel = cancelStep({ now, ids: h().ids });
+      await h().store.retireMember({ owner: team.owner, teamId: team.id, memberId: m1.id, now, cancel });
+      const afterRetire = await h().store.readEvents(team.id, seq, 20);
+      expect(afterRetire.filter((e) => e.kind === TeamEventKind.TASK_CHANGED).map((e) => [e.taskId, e.reason])).toEqual(
+        [[at(tasks, 0).id, `${m1.name} was retired`]],
+      );
+      expect(await h().store.findTasks([at(tasks, 0).id])).toEqual([
+        expect.objectContaining({ status: 'OPEN', ownerId: null, revision: 3 }),
+      ]);
+      expect(await h().store.findTasks([at(tasks, 1).id])).toEqual([
+        expect.objectContaining({ status: 'CLAIMED', ownerId: m2.id, revision: 2 }),
+      ]);
+      const seq2 = (await h().store.findTeam(ALICE, team.id))?.lastEventSeq ?? 0;
+      await h().store.closeTeam({ owner: team.owner, teamId: team.id, now: h().now(), cancel });
+      const afterClose = await h().store.readEvents(team.id, seq2, 20);
+      expect(afterClose.filter((e) => e.kind === TeamEventKind.TASK_CHANGED).map((e) => [e.taskId, e.reason])).toEqual([
+        [at(tasks, 1).id, 'the team was closed'],
+      ]);
+      expect(await h().store.findTasks([at(tasks, 1).id])).toEqual([
+        expect.objectContaining({ status: 'OPEN', ownerId: null }),
+      ]);
+      expect(lead.id).not.toBe(m1.id);
     });
 
     it('answers NOT_FOUND for an absent team and drops the board with its team', async () => {

@@ -12,9 +12,11 @@ import { describeRecordReadsCases } from './record-reads-contract.js';
 import { describeRespondCases } from './respond-contract.js';
 import { type OpenContractStore, type StoreHarness, useStoreHarness } from './store-harness.js';
 import { describeTasksCases } from './tasks-contract.js';
+import { describeTeamLifecycleCases } from './team-lifecycle-contract.js';
 import { describeTeamReadsCases } from './team-reads-contract.js';
 import { describeTeamWritesCases } from './team-writes-contract.js';
 import { describeUsageCases } from './usage-contract.js';
+import { describeWaitCases } from './wait-contract.js';
 
 /** The contract cases of each role of the `TeamStore` port. */
 export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness) => void>> = {
@@ -26,7 +28,10 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
     describeBroadcastCases(h);
   },
   jobReads: describeJobReadsCases,
-  admission: describeAdmissionCases,
+  admission: (h) => {
+    describeAdmissionCases(h);
+    describeWaitCases(h);
+  },
   leases: describeLeaseCases,
   recordReads: describeRecordReadsCases,
   eventLog: describeEventLogCases,
@@ -34,6 +39,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   conversationLog: describeConversationLogCases,
   mailbox: describeMailboxCases,
   tasks: describeTasksCases,
+  teamLifecycle: describeTeamLifecycleCases,
 };
 
 /**

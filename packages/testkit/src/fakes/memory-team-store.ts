@@ -7,6 +7,7 @@ import { memoryMailbox } from './memory-store/mailbox.js';
 import { memoryConversationLog, memoryRecordReads } from './memory-store/record-reads.js';
 import { MemoryStoreState } from './memory-store/state.js';
 import { memoryTasks } from './memory-store/tasks.js';
+import { memoryTeamLifecycle } from './memory-store/team-lifecycle.js';
 import { memoryTeamReads, memoryTeamWrites } from './memory-store/team-writes.js';
 import { memoryUsageLedger } from './memory-store/usage.js';
 import { SequentialIds } from './sequential-ids.js';
@@ -48,6 +49,7 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryConversationLog(state),
     ...memoryMailbox(state),
     ...memoryTasks(state),
+    ...memoryTeamLifecycle(state),
     async close() {
       closed = true;
     },

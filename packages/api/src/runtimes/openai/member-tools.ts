@@ -1,5 +1,6 @@
 import {
   isDomainError,
+  LEAD_ONLY_TOOLS,
   MEMBER_TOOL_SPECS,
   type MemberToolPort,
   type MemberToolSpec,
@@ -18,6 +19,7 @@ const SUPPLIED_KEY: Readonly<Record<string, string>> = {
   send_member: 'request_id',
   team_message: 'message_id',
   team_broadcast: 'request_id',
+  team_spawn: 'request_id',
 };
 
 function tool(spec: Pick<MemberToolSpec, 'name' | 'description' | 'inputSchema'>): ChatCompletionTool {
@@ -57,7 +59,14 @@ export const MEMBER_TOOLS: readonly ChatCompletionTool[] = [
   }),
 ];
 
-const MEMBER_TOOL_NAMES = new Set(MEMBER_TOOLS.map((t) => (t.type === 'function' ? t.function.name : '')));
+const nameOf = (t: ChatCompletionTool): string => (t.type === 'function' ? t.function.name : '');
+
+/** The tools offered to the model: the lead's tools to the team's lead only (others would get NOT_LEAD). */
+export function toolsFor(isLead: boolean): ChatCompletionTool[] {
+  return isLead ? [...MEMBER_TOOLS] : MEMBER_TOOLS.filter((t) => !LEAD_ONLY_TOOLS.has(nameOf(t)));
+}
+
+const MEMBER_TOOL_NAMES = new Set(MEMBER_TOOLS.map(nameOf));
 
 /** A tool call as the model made it. */
 export interface ToolCall {
@@ -89,8 +98,10 @@ function errorResult(code: string, message: string, extras: Record<string, unkno
  *
  * @remarks Every refusal goes back to the model as a tool result (`{"error":{"code","message"}}`),
  * never as a failed turn: the model can correct its arguments or carry on without the tool. A
- * `send_member` without `request_id` (a `team_message` without `message_id`) gets one derived from
- * the run key and the call id, so a turn replayed after a crash sends the same, idempotent request. Unexpected errors stay masked.
+ * tool with an idempotency key the model left out (`request_id` of `send_member`, `team_broadcast`
+ * and `team_spawn`, `message_id` of `team_message`) gets one derived from the run key and the call
+ * id, so a turn replayed after a crash sends the same, idempotent request. Unexpected errors stay
+ * masked.
  */
 export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, runKey: string): Promise<string> {
   if (!MEMBER_TOOL_NAMES.has(call.name) || call.name === ASK_CLARIFICATION) {

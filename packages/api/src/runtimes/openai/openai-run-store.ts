@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { ConversationId, InputRequest, JobId, NewConversationMessage, UsageEntry } from '@agent-teams/core';
+import type {
+  ChangeWait,
+  ConversationId,
+  InputRequest,
+  JobId,
+  NewConversationMessage,
+  UsageEntry,
+} from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
@@ -15,6 +22,8 @@ import type { ToolCall } from './member-tools.js';
 export type RunOutcome =
   | { readonly state: 'completed'; readonly answer: string }
   | { readonly state: 'waiting'; readonly input: InputRequest; readonly toolCallId: string }
+  /** Paused in `wait_for_change`: the woken result answers `toolCallId` (decision 0165). */
+  | { readonly state: 'waiting_change'; readonly wait: ChangeWait; readonly toolCallId: string }
   | { readonly state: 'failed'; readonly error: string }
   | { readonly state: 'cancelled' };
 
@@ -24,6 +33,8 @@ export interface OpenAiRunDoc {
   readonly memberName: string;
   /** The member's role, for the system prompt; absent on runs begun before roles existed. */
   readonly memberRole?: string | null;
+  /** True for the team's lead, who is offered the lead's tools; absent (false) on older runs. */
+  readonly memberIsLead?: boolean;
   readonly teamId: string;
   readonly jobId: string;
   /** When the run began (epoch ms) and its turn deadline, so a replay keeps the same deadline. */

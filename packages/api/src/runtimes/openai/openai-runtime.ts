@@ -8,6 +8,7 @@ import {
   type StartRunArgs,
   type TurnInput,
   teamMessageEntry,
+  WAKE_KIND,
 } from '@agent-teams/core';
 import OpenAI from 'openai';
 import type { DatabaseDialect } from '../../storage/open-database.js';
@@ -19,7 +20,7 @@ import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
 import { type MessageDraft, type OpenAiRunDoc, OpenAiRunStore, type RunOutcome } from './openai-run-store.js';
 import { type OpenAiSettings, OpenAiSettingsError, parseOpenAiSettings } from './openai-settings.js';
-import { runTurn } from './turn-loop.js';
+import { runTurn, WAIT_FOR_CHANGE } from './turn-loop.js';
 import { clarificationResult, turnMessage } from './turn-prompt.js';
 
 /** What {@link OpenAiRuntime} is built from. */
@@ -35,6 +36,7 @@ export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
 interface RunMember {
   readonly name: string;
   readonly role: string | null;
+  readonly isLead: boolean;
 }
 
 /**
@@ -75,7 +77,11 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       // Delivered team messages first, each its own user entry; a message turn has no text of its own.
       const delivered = (args.input.messages ?? []).map((m) => user(teamMessageEntry(m), teamMessageEntry(m)));
       const own = args.input.kind === 'message' ? [] : [user(turnMessage(args.input), displayText(args.input))];
-      const member = { name: args.input.memberName, role: args.input.memberRole ?? null };
+      const member = {
+        name: args.input.memberName,
+        role: args.input.memberRole ?? null,
+        isLead: args.input.memberIsLead === true,
+      };
       return this.#begin(args.runKey, member, [...delivered, ...own], args.context);
     });
   }
@@ -85,6 +91,21 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<OpenAiRunDoc>(waiting) : null;
       const outcome = asked?.outcome;
+      if (asked !== null && outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
+        if (outcome.wait.requestId !== args.response.inputRequestId) {
+          throw new RuntimeError('rejected', `run ${args.runId} waits for another change`);
+        }
+        // The woken wait's result answers the model's wait_for_change call.
+        const result = {
+          role: 'tool' as const,
+          content: JSON.stringify(args.response.value),
+          toolCalls: null,
+          toolCallId: outcome.toolCallId,
+          toolName: WAIT_FOR_CHANGE,
+        };
+        const member = { name: asked.memberName, role: asked.memberRole ?? null, isLead: asked.memberIsLead === true };
+        return this.#begin(args.runKey, member, [result], args.context);
+      }
       if (asked === null || outcome?.state !== 'waiting') {
         throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
       }
@@ -98,7 +119,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         toolCallId: outcome.toolCallId,
         toolName: ASK_CLARIFICATION,
       };
-      const member = { name: asked.memberName, role: asked.memberRole ?? null };
+      const member = { name: asked.memberName, role: asked.memberRole ?? null, isLead: asked.memberIsLead === true };
       return this.#begin(args.runKey, member, [answer], args.context);
     });
   }
@@ -153,6 +174,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     return {
       memberName: member.name,
       memberRole: member.role,
+      memberIsLead: member.isLead,
       teamId: context.teamId,
       jobId: context.jobId,
       startedAtMs: this.clock.nowMs(),
@@ -199,6 +221,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         conversationId: context.conversationId,
         memberName: doc.memberName,
         memberRole: doc.memberRole ?? null,
+        memberIsLead: doc.memberIsLead === true,
         settings,
         client: this.#client(settings),
         tools: context.tools,
@@ -237,7 +260,9 @@ function runIdOf(runKey: string): RunId {
 
 function stateOf(outcome: RunOutcome | null): RunState {
   if (outcome === null) return { state: 'failed', error: 'run has no outcome' };
-  return outcome.state === 'waiting' ? { state: 'waiting', input: outcome.input } : outcome;
+  if (outcome.state === 'waiting') return { state: 'waiting', input: outcome.input };
+  if (outcome.state === 'waiting_change') return { state: 'waiting_change', wait: outcome.wait };
+  return outcome;
 }
 
 /** The readable text of a turn's input in `Member.conversation`. */

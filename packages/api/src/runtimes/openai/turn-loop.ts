@@ -1,6 +1,10 @@
 import {
+  type ChangeWaitPlan,
   type ConversationId,
+  DomainError,
+  ErrorCode,
   InputKind,
+  isDomainError,
   type JobId,
   Limits,
   type MemberToolPort,
@@ -11,7 +15,7 @@ import type OpenAI from 'openai';
 import { callModel } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
-import { ASK_CLARIFICATION, executeMemberTool, MEMBER_TOOLS, parseArguments, type ToolCall } from './member-tools.js';
+import { ASK_CLARIFICATION, executeMemberTool, parseArguments, type ToolCall, toolsFor } from './member-tools.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
 import { systemPrompt } from './turn-prompt.js';
@@ -31,6 +35,8 @@ export interface TurnEnv {
   readonly conversationId: ConversationId;
   readonly memberName: string;
   readonly memberRole: string | null;
+  /** The lead is offered the lead's tools; others never see them. */
+  readonly memberIsLead: boolean;
   readonly settings: OpenAiSettings;
   readonly client: OpenAI;
   readonly tools: MemberToolPort;
@@ -86,10 +92,22 @@ async function answerCalls(
 ): Promise<{ wrote: boolean; ask: RunOutcome | null } | null> {
   let step = firstStep;
   let question: { call: ToolCall; text: string } | null = null;
+  let pause: { call: ToolCall; plan: ChangeWaitPlan } | null = null;
   for (const call of calls) {
     if (answered.has(call.id)) continue;
     let content: string;
-    if (call.name === ASK_CLARIFICATION) {
+    if (call.name === WAIT_FOR_CHANGE) {
+      // The wait ends the turn's use of its slot: it is answered when the run continues.
+      const planned: ChangeWaitPlan | string =
+        question === null && pause === null
+          ? await planWait(env, call)
+          : JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: 'Pause once per turn.' } });
+      if (typeof planned !== 'string') {
+        pause = { call, plan: planned };
+        continue;
+      }
+      content = planned;
+    } else if (call.name === ASK_CLARIFICATION) {
       const text = parseArguments(call)?.question;
       if (question === null && typeof text === 'string' && text.trim() !== '') {
         question = { call, text: text.trim() };
@@ -118,7 +136,28 @@ async function answerCalls(
     };
     return { wrote: step > firstStep, ask: { state: 'waiting', input, toolCallId: question.call.id } };
   }
+  if (pause !== null) {
+    const wait = { ...pause.plan, requestId: `${env.runKey}:${pause.call.id}` };
+    return { wrote: step > firstStep, ask: { state: 'waiting_change', wait, toolCallId: pause.call.id } };
+  }
   return { wrote: step > firstStep, ask: null };
+}
+
+/** The tool that pauses a turn until the team changes (handled by the runtime with `planWait`). */
+export const WAIT_FOR_CHANGE = 'wait_for_change';
+
+/** Plans a wait for a call, or answers the refusal as the tool message's text. */
+async function planWait(env: TurnEnv, call: ToolCall): Promise<ChangeWaitPlan | string> {
+  const args = parseArguments(call);
+  if (args === null)
+    return JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: 'The arguments must be a JSON object.' } });
+  try {
+    if (env.tools.planWait === undefined) throw new DomainError(ErrorCode.NOT_AVAILABLE_YET, 'This run cannot wait.');
+    return await env.tools.planWait(args);
+  } catch (error) {
+    if (isDomainError(error)) return JSON.stringify({ error: { code: error.code, message: error.message } });
+    return JSON.stringify({ error: { code: 'UNEXPECTED', message: 'The tool failed unexpectedly.' } });
+  }
 }
 
 /** Calls the model with the context window and persists its answer with the call's usage. */
@@ -128,7 +167,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   const toolsAllowed = rounds < settings.maxToolRounds;
   const history = await env.store.history(env.conversationId, HISTORY_LIMIT);
   const window = buildContextWindow(
-    systemPrompt(settings.systemPrompt, env.memberName, env.memberRole),
+    systemPrompt(settings.systemPrompt, env.memberName, env.memberRole, env.memberIsLead),
     history,
     settings.maxContextTokens,
   );
@@ -141,7 +180,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
         model: settings.model,
         messages: window.messages,
         ...(settings.maxToolRounds > 0
-          ? { tools: [...MEMBER_TOOLS], tool_choice: toolsAllowed ? 'auto' : 'none' }
+          ? { tools: toolsFor(env.memberIsLead), tool_choice: toolsAllowed ? 'auto' : 'none' }
           : {}),
         ...(settings.temperature === null ? {} : { temperature: settings.temperature }),
       },

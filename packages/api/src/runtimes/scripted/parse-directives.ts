@@ -15,6 +15,8 @@ export type Directive =
   | { readonly kind: 'sleep'; readonly ms: number }
   | { readonly kind: 'stream'; readonly count: number }
   | { readonly kind: 'bytes'; readonly count: number }
+  /** `wait_for_change` with this `timeout_ms`; the directives after it run once the wait ends. */
+  | { readonly kind: 'wait'; readonly ms: number }
   | { readonly kind: 'invalid'; readonly line: string; readonly reason: string };
 
 /** Upper bounds of the numeric directives (the contract fixes `!sleep`; the others keep runs cheap). */
@@ -22,6 +24,8 @@ export const DirectiveLimits = {
   sleepMs: 600_000,
   streamDeltas: 1_000,
   bytes: 1_000_000,
+  /** `!wait`: any whole number parses; the tool itself refuses what is outside 10,000–3,600,000. */
+  waitMs: 999_999_999,
 } as const;
 
 /** Splits a turn's text into lines the way the runtime reads them. */
@@ -72,6 +76,8 @@ export function parseDirectiveLine(line: string): Directive {
       return parseCount(rest, DirectiveLimits.streamDeltas, (count) => ({ kind: 'stream', count }), invalid);
     case 'bytes':
       return parseCount(rest, DirectiveLimits.bytes, (count) => ({ kind: 'bytes', count }), invalid);
+    case 'wait':
+      return parseCount(rest, DirectiveLimits.waitMs, (ms) => ({ kind: 'wait', ms }), invalid);
     default:
       return invalid(`unknown directive !${name}`);
   }

@@ -1,4 +1,11 @@
-import type { EndedRunState, InputKind, MemberToolPort, NewConversationMessage, TurnMessage } from '@agent-teams/core';
+import type {
+  ChangeWaitPlan,
+  EndedRunState,
+  InputKind,
+  MemberToolPort,
+  NewConversationMessage,
+  TurnMessage,
+} from '@agent-teams/core';
 import { broadcastHeadings, isDomainError, teamMessageEntry, toolErrorExtras } from '@agent-teams/core';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
@@ -18,6 +25,17 @@ export interface ScriptTurn {
   readonly humanText?: string | null;
   /** Team messages delivered into the turn, written first as user-role entries. Absent on older rows. */
   readonly messages?: readonly TurnMessage[];
+  /**
+   * For a turn that continues a woken `wait_for_change`: the directive to continue after and the
+   * answer lines written before it, the wait's own line (the tool's compact JSON) included.
+   */
+  readonly resumeAt?: ScriptPause | null;
+}
+
+/** Where a script paused in a wait: the wait directive's index and the answer lines so far. */
+export interface ScriptPause {
+  readonly index: number;
+  readonly lines: readonly string[];
 }
 
 /** How a script ended (a `cancelled` script stopped at a cancellable wait). */
@@ -42,17 +60,22 @@ export interface ScriptEnv {
 export interface ScriptResult {
   readonly outcome: ScriptOutcome;
   readonly messages: readonly NewConversationMessage[];
+  /** Set when the script paused in a wait (outcome `waiting_change`). */
+  readonly paused?: ScriptPause;
 }
 
 /** Runs the directives of one turn in order (see the contract's "The `scripted` runtime"). */
 export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<ScriptResult> {
-  const messages: NewConversationMessage[] = (turn.messages ?? []).map((m) =>
-    message('USER', teamMessageEntry(m), null, env),
-  );
+  const resume = turn.resumeAt ?? null;
+  // A continued wait starts with the tool's result, not with the turn's text (or its delivered
+  // team messages) again: those were written when the turn began.
+  const messages: NewConversationMessage[] =
+    resume === null ? (turn.messages ?? []).map((m) => message('USER', teamMessageEntry(m), null, env)) : [];
+  if (resume !== null) messages.push(message('TOOL', turn.humanText ?? '', WAIT_TOOL, env));
   // A message turn has no text of its own: its messages are its user-role entries.
-  if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
+  else if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
   const directives = parseDirectives(turn.text);
-  const lines: string[] = directives.length === 0 ? [defaultAnswer(turn)] : [];
+  const lines: string[] = resume !== null ? [...resume.lines] : directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;
   const end = (outcome: ScriptOutcome, finalText?: string): ScriptResult => {
     if (finalText !== undefined) messages.push(message('ASSISTANT', finalText, null, env));
@@ -64,6 +87,7 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
     return ms - skipped <= 0 ? !env.signal.aborted : env.sleep(ms - skipped, env.signal);
   };
   for (const [index, directive] of directives.entries()) {
+    if (resume !== null && index <= resume.index) continue;
     if (env.signal.aborted) return end({ state: 'cancelled' });
     switch (directive.kind) {
       case 'invalid':
@@ -116,10 +140,22 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
         lines.push(`handed off to ${directive.member}`);
         break;
       }
+      case 'wait':
       case 'tool': {
-        const called = await callTool(directive.name, directive.args, env, messages);
-        lines.push(called.ok ? (JSON.stringify(called.value) ?? 'null') : errorLine(called));
-        break;
+        if (directive.kind === 'tool' && directive.name !== WAIT_TOOL) {
+          const called = await callTool(directive.name, directive.args, env, messages);
+          lines.push(called.ok ? (JSON.stringify(called.value) ?? 'null') : errorLine(called));
+          break;
+        }
+        // `!wait <ms>` and `!tool wait_for_change {...}` pause the script until the wait ends.
+        const args = directive.kind === 'wait' ? { timeout_ms: directive.ms } : directive.args;
+        const planned = await planWait(args, env, messages);
+        if (!planned.ok) {
+          lines.push(JSON.stringify({ error: { code: planned.code } }));
+          break;
+        }
+        const wait = { ...planned.plan, requestId: `wait_${env.runKey}_${index}` };
+        return { outcome: { state: 'waiting_change', wait }, messages, paused: { index, lines } };
       }
       default:
         return assertNever(directive);
@@ -146,6 +182,27 @@ export function defaultAnswer(turn: ScriptTurn): string {
       : `answered: ${String(turn.answer.value)}`;
   }
   return `${turn.memberName}: ${splitLines(turn.text)[0] ?? ''}`;
+}
+
+/** The tool a wait calls, as the conversation names it. */
+export const WAIT_TOOL = 'wait_for_change';
+
+/** Plans a wait through the job's tools, writing the call (and a refusal) to the conversation. */
+async function planWait(
+  args: unknown,
+  env: ScriptEnv,
+  messages: NewConversationMessage[],
+): Promise<{ ok: true; plan: ChangeWaitPlan } | { ok: false; code: string }> {
+  env.progress({ type: 'tool', name: WAIT_TOOL });
+  messages.push(message('ASSISTANT', JSON.stringify(args), WAIT_TOOL, env));
+  try {
+    if (env.tools.planWait === undefined) throw new Error('this run offers no waits');
+    return { ok: true, plan: await env.tools.planWait(args) };
+  } catch (error) {
+    const code = isDomainError(error) ? error.code : 'UNEXPECTED';
+    messages.push(message('TOOL', JSON.stringify({ error: { code } }), WAIT_TOOL, env));
+    return { ok: false, code };
+  }
 }
 
 async function callTool(

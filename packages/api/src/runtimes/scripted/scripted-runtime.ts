@@ -9,12 +9,20 @@ import {
   RuntimeError,
   type StartRunArgs,
   type TurnInput,
+  WAKE_KIND,
 } from '@agent-teams/core';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
 import { needsBackground, parseDirectives } from './parse-directives.js';
-import { runScript, type ScriptEnv, type ScriptOutcome, type ScriptResult, type ScriptTurn } from './run-script.js';
+import {
+  runScript,
+  type ScriptEnv,
+  type ScriptOutcome,
+  type ScriptPause,
+  type ScriptResult,
+  type ScriptTurn,
+} from './run-script.js';
 
 /** What {@link ScriptedRuntime} is built from. */
 export interface ScriptedRuntimeDeps extends DurableRuntimeDeps {
@@ -28,6 +36,8 @@ export interface ScriptedRuntimeDeps extends DurableRuntimeDeps {
 interface ScriptDocument {
   readonly turn: ScriptTurn;
   readonly outcome: ScriptOutcome | null;
+  /** Where the script paused in a wait (outcome `waiting_change`); absent otherwise. */
+  readonly paused?: ScriptPause | null;
 }
 
 /**
@@ -58,7 +68,13 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     return this.once(args.runKey, args.context, async () => {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<ScriptDocument>(waiting) : null;
-      if (asked?.outcome?.state !== 'waiting') {
+      if (asked?.outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
+        if (asked.outcome.wait.requestId !== args.response.inputRequestId || !asked.paused) {
+          throw new RuntimeError('rejected', `run ${args.runId} waits for another change`);
+        }
+        return this.#begin(args.runKey, wakeTurn(asked.turn, asked.paused, args.response), args.context);
+      }
+      if (asked?.outcome?.state !== 'waiting' || args.response.kind === WAKE_KIND) {
         throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
       }
       if (asked.outcome.input.requestId !== args.response.inputRequestId) {
@@ -97,7 +113,8 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     }
     if (run.abandoned) return;
     const { outcome } = result;
-    if (await this.runs.transition(run.runId, 'running', outcome.state, { turn, outcome }, this.now())) {
+    const document = { turn, outcome, paused: result.paused ?? null };
+    if (await this.runs.transition(run.runId, 'running', outcome.state, document, this.now())) {
       await this.#settle(run.runId, result, run.context);
     }
   }
@@ -109,7 +126,7 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
       const instant = { runId, runKey, context, signal: new AbortController().signal, creditMs: 0 };
       const result = await runScript(turn, this.#env(instant));
       const { outcome } = result;
-      const document = { turn, outcome };
+      const document = { turn, outcome, paused: result.paused ?? null };
       if (await this.runs.insert({ ...row, state: outcome.state, document, now: this.now() })) {
         await this.#settle(runId, result, context);
       }
@@ -168,6 +185,16 @@ function turnOf(input: TurnInput): ScriptTurn {
   };
 }
 
+/**
+ * The continuation of a woken wait: the same script from the directive after the wait, its
+ * answer lines so far plus the wait's line (the tool's compact JSON), which also opens the
+ * continued conversation as the tool's result.
+ */
+function wakeTurn(asked: ScriptTurn, paused: ScriptPause, response: PendingResponse): ScriptTurn {
+  const line = JSON.stringify(response.value) ?? 'null';
+  return { ...asked, humanText: line, resumeAt: { index: paused.index, lines: [...paused.lines, line] } };
+}
+
 function answerTurn(asked: ScriptTurn, response: PendingResponse): ScriptTurn {
   const text = typeof response.value === 'string' ? response.value : (JSON.stringify(response.value) ?? 'null');
   return {
@@ -175,7 +202,7 @@ function answerTurn(asked: ScriptTurn, response: PendingResponse): ScriptTurn {
     text,
     memberName: asked.memberName,
     receipt: null,
-    answer: { kind: response.kind, value: response.value },
+    answer: { kind: response.kind === WAKE_KIND ? 'CLARIFICATION' : response.kind, value: response.value },
     humanText: response.message ?? null,
   };
 }

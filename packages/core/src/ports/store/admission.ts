@@ -4,6 +4,8 @@ import type { Job } from '../../model/job.js';
 import type { RecordMessage } from '../../model/record.js';
 import type { Member, Team } from '../../model/team.js';
 import type { TeamMessage } from '../../model/team-message.js';
+import type { Timestamp } from '../clock.js';
+import type { TeamEvent } from '../event-sink.js';
 import type { JobLease } from './leases.js';
 
 /** Everything needed to freeze one admitted job's input. */
@@ -19,6 +21,11 @@ export interface FreezeContext {
    * marks exactly those delivered, in the same transaction.
    */
   readonly mailbox?: readonly TeamMessage[];
+  /**
+   * For a WAITING_CHANGE job: the team's events that wake it (see `wakesWaiter`), oldest first,
+   * at most `WAKE_CHANGES_MAX + 1` (so the result can say there were more); empty at its deadline.
+   */
+  readonly changes?: readonly TeamEvent[];
 }
 
 /** A job one planning pass admitted, with the admitting server's lease. */
@@ -42,12 +49,18 @@ export interface Admission {
   /**
    * One planning pass, atomic across every server on the database: reads the
    * {@link AdmissionSnapshot} (active count, the head QUEUED or ANSWERED job of every idle
-   * conversation of a READY team, the persisted round state), calls `plan`, persists the new
+   * conversation of a READY team, the head WAITING_CHANGE job whose wait a change or its
+   * deadline ended, the persisted round state), calls `plan`, persists the new
    * round state, and applies `freeze` to each admitted job (FREEZE for a QUEUED job, RESUME for
-   * an ANSWERED one: `freeze` returns the transition outcome). With `serverId`, each admitted job
+   * an ANSWERED one, WAKE for a waiting one, given its `changes`: `freeze` returns the outcome). With `serverId`, each admitted job
    * is leased to that server (its fence incremented).
    * @returns the admitted jobs, now ADMITTING or RESUMING, with, given `serverId`, the lease the
    * server now holds on each.
    */
   admit(args: AdmitArgs): Promise<readonly AdmittedJob[]>;
+  /**
+   * The earliest deadline of a WAITING_CHANGE job, or null: the scheduler sets its timer there so
+   * a wait that nothing wakes ends on time (a wait a change wakes is admitted by that change's pass).
+   */
+  nextWaitDeadline(): Promise<Timestamp | null>;
 }

@@ -1,4 +1,15 @@
-import { ACTIVE_PHASES, type Admission, type AdmitArgs, type AdmittedJob, Limits } from '@agent-teams/core';
+import {
+  ACTIVE_PHASES,
+  type Admission,
+  type AdmitArgs,
+  type AdmittedJob,
+  type Job,
+  JobPhase,
+  Limits,
+  type TeamEvent,
+  WAKE_CHANGES_MAX,
+  wakesWaiter,
+} from '@agent-teams/core';
 import { admissionCandidates } from './job-reads.js';
 import { applyIn } from './job-writes.js';
 import { leaseJob } from './leases.js';
@@ -9,9 +20,13 @@ import { teamOf } from './team-writes.js';
 /** `TeamStore.admit`: one planning pass; persists the round state and freezes each admitted job. */
 function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
   const active = [...state.jobs.values()].filter((j) => ACTIVE_PHASES.includes(j.phase)).length;
+  const now = Date.parse(args.now);
+  const woken = (job: Job) =>
+    job.wait != null && (Date.parse(job.wait.deadline) <= now || changesFor(state, job).length > 0);
   const candidates = admissionCandidates(
     state.jobs.values(),
     (job) => state.teams.get(job.teamId)?.team.status ?? null,
+    woken,
   );
   const plan = args.plan({ active, candidates, round: state.round, capacity: Limits.activeJobs });
   state.round = plan.round;
@@ -25,7 +40,8 @@ function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
     const members = state.rosters.get(team.id) ?? [];
     const recentRecords = (state.records.get(team.id) ?? []).slice(-Limits.contextMessages);
     const mailbox = job.memberId === null ? [] : undeliveredIn(state, job.memberId);
-    const outcome = args.freeze({ job, team, members, recentRecords, mailbox });
+    const changes = job.phase === JobPhase.WAITING_CHANGE ? changesFor(state, job) : undefined;
+    const outcome = args.freeze({ job, team, members, recentRecords, mailbox, ...(changes ? { changes } : {}) });
     if (!outcome.ok) continue;
     const applied = applyIn(state, job, outcome, args.now);
     // Synchronous with the freeze above: the delivery and the frozen turn are one step.
@@ -38,7 +54,23 @@ function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
   return admitted;
 }
 
+/** The events that wake a waiting job, oldest first, at most one more than a result lists. */
+function changesFor(state: MemoryStoreState, job: Job): TeamEvent[] {
+  const { wait } = job;
+  if (wait == null) return [];
+  const waiter = { id: job.id, memberId: job.memberId, wait };
+  return (state.events.get(job.teamId) ?? []).filter((e) => wakesWaiter(e, waiter)).slice(0, WAKE_CHANGES_MAX + 1);
+}
+
 /** The in-memory {@link Admission}. */
 export function memoryAdmission(state: MemoryStoreState): Admission {
-  return { admit: async (args) => admitIn(state, args) };
+  return {
+    admit: async (args) => admitIn(state, args),
+    async nextWaitDeadline() {
+      const deadlines = [...state.jobs.values()].flatMap((j) =>
+        j.phase === JobPhase.WAITING_CHANGE && j.wait != null ? [j.wait.deadline] : [],
+      );
+      return deadlines.length === 0 ? null : ([...deadlines].sort()[0] ?? null);
+    },
+  };
 }

@@ -58,11 +58,16 @@ export function conversationHeads(jobs: Iterable<Job>): Map<ConversationId, Job>
 export function admissionCandidates(
   jobs: Iterable<Job>,
   teamStatus: (job: Job) => Team['status'] | null,
+  woken: (job: Job) => boolean = () => false,
 ): AdmissionCandidate[] {
   const candidates: AdmissionCandidate[] = [];
   for (const head of conversationHeads(jobs).values()) {
+    const status = teamStatus(head);
+    // A wait ended by a change or its deadline takes a slot like an answered job (decision 0165).
+    const wakes = head.phase === JobPhase.WAITING_CHANGE && status === TeamStatus.READY && woken(head);
     const waitsForSlot = head.phase === JobPhase.QUEUED || head.phase === JobPhase.ANSWERED;
-    if (!waitsForSlot || teamStatus(head) !== TeamStatus.READY) continue;
+    // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
+    if (!wakes && (!waitsForSlot || (status !== TeamStatus.READY && status !== TeamStatus.CLOSED))) continue;
     candidates.push({
       jobId: head.id,
       owner: head.owner,
