@@ -60,6 +60,7 @@ export async function startAgentTeams(
     env,
     lease: { ttlMs: options.leaseTtlMs, heartbeatMs: options.heartbeatMs },
     cluster: { pollMs: options.eventPollMs },
+    ...(config.admission ? { scheduler: { admission: config.admission } } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     http: {
       live: { allowedOrigins: options.allowedOrigins },

@@ -1,5 +1,14 @@
 // The one barrel of @agent-teams/core: explicit named exports only.
 
+export type { AdmissionPolicy, OwnerAdmission } from './admission/admission-policy.js';
+export {
+  AdmissionLimits,
+  DEFAULT_ADMISSION_POLICY,
+  DEFAULT_OWNER_ADMISSION,
+  ownerAdmission,
+  ownerCap,
+  UNRESTRICTED_ADMISSION_POLICY,
+} from './admission/admission-policy.js';
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
 export { EMPTY_ROUND } from './admission/admission-types.js';
 export { planAdmissions } from './admission/plan-admissions.js';
@@ -32,6 +41,7 @@ export type { FinalPhase, Finished } from './jobs/finish-job.js';
 export { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, timeoutMessage } from './jobs/finish-job.js';
 export type { JobCommand, JobCommandType, JobEffect, NewReceipt } from './jobs/job-commands.js';
 export { JOB_COMMAND_TYPES } from './jobs/job-commands.js';
+export { JobErrorCode } from './jobs/job-error-code.js';
 export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js';
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export { checkFence, staleLease } from './jobs/lease-fence.js';
@@ -113,6 +123,7 @@ export type {
   Admission,
   AdmitArgs,
   AdmittedJob,
+  Budgets,
   ChangeTaskArgs,
   ClaimArgs,
   CloseTeamArgs,
@@ -142,6 +153,7 @@ export type {
   NewTeamMessage,
   RecordReads,
   RenewLeaseArgs,
+  ReserveSpendArgs,
   RespondToJobArgs,
   RetireMemberArgs,
   SendMessageArgs,
@@ -187,11 +199,12 @@ export {
   cancelStep,
   checkSpawnRoom,
   forkSeed,
+  type LifecycleActor,
   MEMBERS_EVER_PER_TEAM,
   SpawnContext,
 } from './services/lifecycle-decisions.js';
 export type { MessagePlan } from './services/message-decisions.js';
-export { decideMessage } from './services/message-decisions.js';
+export { decideMessage, followUpAfterDroppedTurn } from './services/message-decisions.js';
 export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';
 export { decideRequests } from './services/request-decisions.js';
@@ -207,6 +220,17 @@ export {
   responseFingerprint,
 } from './services/respond-validation.js';
 export type { CreateTaskInput, TaskUseCases, TaskWriteInput, UpdateTaskInput } from './services/task-service.js';
+export type { SpendDecision, SpendRefusal, SpendSnapshot } from './spend/decide-spend.js';
+export { decideSpend } from './spend/decide-spend.js';
+export type {
+  BudgetPolicy,
+  OwnerDayBudget,
+  Spend,
+  SpendReservation,
+  TeamBudget,
+  TeamBudgetLimits,
+} from './spend/spend-types.js';
+export { BudgetLimits, NO_BUDGET_POLICY, ownerDayBudget, utcDay, utcDayBounds } from './spend/spend-types.js';
 export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
 export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
 export { decideTask } from './tasks/task-board.js';

@@ -11,7 +11,7 @@ import {
   transition,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { alice, bob, expectCode, type Harness, harness, leadTeam, limitSamples } from './core-harness.js';
+import { alice, bob, expectCode, type Harness, harness, leadTeam, limitSamples, sendOne } from './core-harness.js';
 
 /** Admits every candidate, freezing each turn with the core's own input (mailbox included). */
 async function admitAll(h: Harness): Promise<readonly Job[]> {
@@ -124,5 +124,28 @@ describe('messages.send (a person)', () => {
     await expectCode(() => send(h, team.id, []), ErrorCode.INVALID_INPUT);
     await expectCode(() => send(h, team.id, [scout.id, scout.id]), ErrorCode.INVALID_INPUT);
     await expectCode(() => send(h, team.id, ['member_404']), ErrorCode.NOT_FOUND);
+  });
+});
+
+describe('messages.list (Team.messages)', () => {
+  it('walks every message once, oldest first, and refuses a cursor of another list (INVALID_INPUT)', async () => {
+    const h = harness();
+    const { team, scout } = await leadTeam(h);
+    const sent = [];
+    for (let i = 0; i < 5; i += 1) sent.push((await send(h, team.id, [scout.id], { clientRequestId: `p${i}` })).id);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = await h.core.messages.list(team, { first: 2, after });
+      seen.push(...page.edges.map((edge) => edge.node.id));
+      if (!page.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(sent);
+    await sendOne(h, team.id, scout.id, 'a job, for a cursor of another list');
+    const foreign = (await h.core.jobs.list(team, { first: 1 })).pageInfo.endCursor;
+    expect(foreign).toEqual(expect.any(String));
+    await expectCode(() => h.core.messages.list(team, { after: foreign }), ErrorCode.INVALID_INPUT);
+    await expectCode(() => h.core.messages.list(team, { first: 0 }), ErrorCode.INVALID_INPUT);
   });
 });

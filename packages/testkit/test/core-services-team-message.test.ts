@@ -1,4 +1,5 @@
-import { ErrorCode } from '@agent-teams/core';
+import { DomainError, ErrorCode, Limits } from '@agent-teams/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectCode, type Harness, harness, leadTeam, sendOne } from './core-harness.js';
 
@@ -47,5 +48,54 @@ describe('team_message (member tool)', () => {
     await expectCode(() => call({ ...base, to: ['Scout'], delivery: 'loud' }), ErrorCode.INVALID_INPUT);
     await expectCode(() => call({ to: ['Scout'], text: 'x', delivery: 'quiet' }), ErrorCode.INVALID_INPUT);
     await expectCode(() => call({ ...base, to: ['Scout'], extra: 1 }), ErrorCode.INVALID_INPUT);
+  });
+});
+
+describe('team_message against hostile arguments', () => {
+  it('answers any JSON arguments with a result or a DomainError, never anything else', async () => {
+    const h = harness();
+    const { call } = await asLead(h);
+    const to = fc.oneof(
+      fc.constant('all'),
+      fc.array(fc.oneof(fc.constantFrom('Scout', 'Critic', 'Lead'), fc.string())),
+      fc.anything(),
+    );
+    const args = fc.record(
+      {
+        to,
+        text: fc.oneof(fc.string(), fc.anything()),
+        delivery: fc.oneof(fc.constantFrom('quiet', 'follow_up'), fc.anything()),
+        message_id: fc.oneof(fc.string(), fc.anything()),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(args, fc.anything()), async (value) => {
+        try {
+          await call(value as Record<string, unknown>);
+        } catch (error) {
+          expect(error).toBeInstanceOf(DomainError);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('team_broadcast limits', () => {
+  it('counts a broadcast like one request per recipient against the team limit, all or none', async () => {
+    const h = harness();
+    const { team, lead, scout, call } = await asLead(h);
+    // The lead's own job is the team's first request; fill up to one short of the limit.
+    for (let i = 1; i < Limits.requestsPerTeam - 1; i += 1)
+      await sendOne(h, team.id, scout.id, `task ${i}`, `fill-${i}`);
+    const job = await sendOne(h, team.id, lead.id, 'broadcast now', 'lead-2');
+    expect(job).toBeDefined();
+    const broadcast = () => h.core.tools.invoke(job.id, 'team_broadcast', { text: 'everyone?', request_id: 'b1' });
+    await expectCode(broadcast, ErrorCode.REQUEST_LIMIT);
+    // A full team still takes messages: they are not requests.
+    expect(await call({ to: ['Scout'], text: 'x', delivery: 'follow_up', message_id: 'ok' })).toMatchObject({
+      message_id: 'ok',
+    });
   });
 });

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from '@agent-teams/core';
+import type { AdmissionPolicy, AgentDefinition } from '@agent-teams/core';
 import type { JwtConfig } from '../auth/jwt-config.js';
 import type { RateLimitOptions } from '../server/rate-limiter.js';
 
@@ -14,6 +14,8 @@ export interface AgentTeamsConfig {
   readonly rateLimit?: RateLimitOptions;
   /** `http.maxBodyBytes`: the largest request body, when the file sets it. */
   readonly maxBodyBytes?: number;
+  /** `admission`: slots, slots kept for others, per-owner caps and weights, when the file sets it. */
+  readonly admission?: AdmissionPolicy;
 }
 
 /** A configuration file that cannot be used; the message names the file and the JSON path. */

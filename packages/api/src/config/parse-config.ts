@@ -4,6 +4,7 @@ import { A2A_SETTING_KEYS, A2aSettingsError, parseA2aSettings } from '../runtime
 import { OPENAI_SETTING_KEYS, OpenAiSettingsError, parseOpenAiSettings } from '../runtimes/openai/openai-settings.js';
 import type { RateLimitOptions } from '../server/rate-limiter.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
+import { parseAdmission } from './parse-admission.js';
 import { parseAuth } from './parse-auth.js';
 
 /** Keys every agent may set; each runtime adds its own (kept in `settings`). */
@@ -74,7 +75,7 @@ function parseAgent(raw: unknown, index: number, source: string): AgentDefinitio
 }
 
 /** Keys the file may hold at its top level. */
-const TOP_LEVEL_KEYS = new Set(['auth', 'agents', 'rateLimit', 'http']);
+const TOP_LEVEL_KEYS = new Set(['auth', 'agents', 'rateLimit', 'http', 'admission']);
 
 /** A number within `range` at `path` (whole unless `fractional`). */
 function requireNumber(
@@ -144,5 +145,6 @@ export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
     agents,
     ...(raw.rateLimit === undefined ? {} : { rateLimit: parseRateLimit(raw.rateLimit, source) }),
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+    ...(raw.admission === undefined ? {} : { admission: parseAdmission(raw.admission, source) }),
   };
 }

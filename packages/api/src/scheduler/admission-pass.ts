@@ -1,8 +1,10 @@
 import {
   type Admission,
+  type AdmissionPolicy,
   type AdmittedJob,
   type AgentCatalog,
   type Clock,
+  DEFAULT_ADMISSION_POLICY,
   type IdGenerator,
   type Logger,
   nowTimestamp,
@@ -25,6 +27,8 @@ export interface AdmissionPassDeps {
   readonly serverId: string;
   /** Asked to wake the scheduler when a failed admission may be retried. */
   readonly timer: WakeTimer;
+  /** How slots are shared (default {@link DEFAULT_ADMISSION_POLICY}: 8 slots, 2 kept for others). */
+  readonly policy?: AdmissionPolicy;
 }
 
 /**
@@ -59,10 +63,12 @@ export class AdmissionPass {
     try {
       const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
       const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
+      const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
       const admitted = await this.#deps.store.admit({
         now: context.now,
         serverId: this.#deps.serverId,
-        plan: planAdmissions,
+        capacity: policy.activeJobs,
+        plan: (snapshot) => planAdmissions(snapshot, policy),
         freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
       });
       this.#backoff.succeeded('admit');

@@ -3,6 +3,7 @@ import {
   type AgentRuntime,
   type Clock,
   type Job,
+  JobErrorCode,
   type JobId,
   JobPhase,
   type JobReads,
@@ -59,7 +60,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
   const target = await d.targets.resolve(job);
   if (!target.ok) {
     await d.apply(job.id, (fresh) => ACTIVE_PHASES.includes(fresh.phase), [
-      () => ({ type: 'FAIL', error: target.error }),
+      () => ({ type: 'FAIL', error: target.error, code: JobErrorCode.AGENT_UNAVAILABLE }),
     ]);
     return NOTHING;
   }
@@ -217,6 +218,8 @@ async function confirmCancel(s: Step): Promise<void> {
 
 async function failMissing(d: AdvanceDeps, job: Job, what: string): Promise<StepReport> {
   const error = `The job lost its ${what}; it cannot continue.`;
-  await d.apply(job.id, (fresh) => fresh.phase === job.phase, [() => ({ type: 'FAIL', error })]);
+  await d.apply(job.id, (fresh) => fresh.phase === job.phase, [
+    () => ({ type: 'FAIL', error, code: JobErrorCode.STATE_LOST }),
+  ]);
   return NOTHING;
 }

@@ -1,5 +1,6 @@
 import {
   type Admission,
+  type AdmissionPolicy,
   type AgentCatalog,
   type Clock,
   type EventSink,
@@ -41,6 +42,8 @@ export interface SchedulerOptions {
   readonly stopTimeoutMs?: number;
   /** This server's lease on the jobs it drives (several servers on one database). */
   readonly lease?: SchedulerLeaseOptions;
+  /** How slots are shared (`admission` in the configuration file; default: fair, 8 slots, 2 kept for others). */
+  readonly admission?: AdmissionPolicy;
 }
 
 /** The store roles the scheduler uses: admission, leases, fenced job writes and a few reads. */
@@ -127,7 +130,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     holds: (jobId: JobId) => lease.holds(jobId),
   };
   const driver = new JobDriver({ advance, store, clock, logger, timer });
-  const admission = new AdmissionPass({ ...deps, serverId: lease.options.serverId, timer });
+  const admission = new AdmissionPass({
+    ...deps,
+    serverId: lease.options.serverId,
+    timer,
+    ...(deps.options?.admission ? { policy: deps.options.admission } : {}),
+  });
   /** The active jobs of the last pass, by id. */
   const driven = new Map<JobId, Job>();
   let started = false;

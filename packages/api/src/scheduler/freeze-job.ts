@@ -4,6 +4,7 @@ import {
   buildTurnInput,
   type FreezeContext,
   type JobCommand,
+  JobErrorCode,
   JobPhase,
   memberAgent,
   type RuntimeRegistry,
@@ -56,6 +57,8 @@ export function freezeJob(
   // A woken wait submits its result the same way, as the answer of its `wait_for_change` call.
   if (ctx.job.phase === JobPhase.WAITING_CHANGE) return transition(ctx.job, wakeCommand(ctx), tctx);
   const resolved = memberAgent(member, member ? (agents.get(member.agentId) ?? null) : null, runtimes);
-  if (!resolved.ok) return transition(ctx.job, { type: 'FAIL', error: resolved.error }, tctx);
+  if (!resolved.ok) {
+    return transition(ctx.job, { type: 'FAIL', error: resolved.error, code: JobErrorCode.AGENT_UNAVAILABLE }, tctx);
+  }
   return transition(ctx.job, { type: 'FREEZE', input: buildTurnInput(ctx), runKey: ctx.job.id }, tctx);
 }

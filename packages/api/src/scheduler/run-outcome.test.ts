@@ -43,6 +43,7 @@ const admitting: Job = {
   pendingResponse: null,
   result: null,
   error: null,
+  errorCode: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   startedAt: '2026-01-01T00:00:00.000Z',
   finishedAt: null,
@@ -59,10 +60,17 @@ describe('outcomeCommand', () => {
     });
     const input = { kind: 'CLARIFICATION' as const, requestId: 'r', question: 'q' };
     expect(outcomeCommand(JobPhase.RUNNING, { state: 'waiting', input })).toEqual({ type: 'ASK_INPUT', input });
-    expect(outcomeCommand(JobPhase.RUNNING, { state: 'failed', error: 'e' })).toEqual({ type: 'FAIL', error: 'e' });
+    expect(outcomeCommand(JobPhase.RUNNING, { state: 'failed', error: 'e' })).toEqual({
+      type: 'FAIL',
+      error: 'e',
+      code: 'RUNTIME_ERROR',
+    });
+    const unavailable = { state: 'failed', error: 'e', code: 'PROVIDER_UNAVAILABLE' } as const;
+    expect(outcomeCommand(JobPhase.RUNNING, unavailable)).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
     expect(outcomeCommand(JobPhase.RUNNING, { state: 'cancelled' })).toEqual({
       type: 'FAIL',
       error: CANCELLED_OUTSIDE,
+      code: 'CANCELLED_OUTSIDE',
     });
   });
 

@@ -2,6 +2,7 @@ import {
   type Job,
   type JobCommand,
   type JobEffect,
+  JobErrorCode,
   JobPhase,
   type RunState,
   type TransitionContext,
@@ -29,9 +30,9 @@ export function outcomeCommand(phase: JobPhase, state: RunState): JobCommand | n
     case 'waiting_change':
       return { type: 'AWAIT_CHANGE', wait: state.wait };
     case 'failed':
-      return { type: 'FAIL', error: state.error };
+      return { type: 'FAIL', error: state.error, code: state.code ?? JobErrorCode.RUNTIME_ERROR };
     case 'cancelled':
-      return { type: 'FAIL', error: CANCELLED_OUTSIDE };
+      return { type: 'FAIL', error: CANCELLED_OUTSIDE, code: JobErrorCode.CANCELLED_OUTSIDE };
   }
 }
 

@@ -5,6 +5,7 @@ import { createBuilder } from './builder.js';
 import { addConversation } from './conversation.js';
 import { addInbox } from './inbox.js';
 import { addJob } from './job.js';
+import { addJobErrorCode } from './job-error-code.js';
 import { addJobMutations } from './job-mutations.js';
 import { addJobProgress } from './job-progress.js';
 import { addLifecycle } from './lifecycle.js';
@@ -54,6 +55,7 @@ export function buildSchema(): GraphQLSchema {
     addUsage,
     addTasks,
     addLifecycle,
+    addJobErrorCode,
   ]) {
     add(builder, refs);
   }

@@ -29,8 +29,8 @@ export const SIZED_BY_ARGUMENT: Readonly<Record<string, { readonly arg: string; 
   'Team.history': { arg: 'limit', max: Limits.pageSize.max },
   'Team.results': { arg: 'limit', max: Limits.pageSize.max },
   'Member.conversation': { arg: 'first', max: Limits.connectionPage.max },
-  'Team.tasks': { arg: 'first', max: Limits.connectionPage.max },
   'Team.messages': { arg: 'first', max: Limits.connectionPage.max },
+  'Team.tasks': { arg: 'first', max: Limits.connectionPage.max },
 };
 
 /** List fields whose length a domain limit fixes. */
@@ -40,11 +40,12 @@ export const BOUNDED_LISTS: Readonly<Record<string, number>> = {
   'TeamContext.messages': Limits.contextMessages,
   'SendRequestPayload.jobs': Limits.maxMembers,
   'Query.mentionTargets': Limits.mentionResults,
+  // A member's undelivered messages never exceed its mailbox, a message's recipients a roster.
+  'Member.mailbox': Limits.mailboxUndelivered,
+  'TeamMessage.to': Limits.maxMembers,
   'Task.dependsOn': Limits.dependenciesPerTask,
   'Task.writeScope': Limits.writeScopesPerTask,
   'TaskPayload.warnings': MAX_SCOPE_WARNINGS,
-  'Member.mailbox': Limits.mailboxUndelivered,
-  'TeamMessage.to': Limits.maxMembers,
 };
 
 /** The items of a page: their count was already counted at the field that made the page. */
@@ -53,10 +54,10 @@ export const PAGE_ITEMS: ReadonlySet<string> = new Set([
   'JobConnection.edges',
   'AgentConnection.edges',
   'ConversationMessageConnection.edges',
+  'TeamMessageConnection.edges',
   'HistoryPage.records',
   'ResultSearchPage.results',
   'TaskConnection.edges',
-  'TeamMessageConnection.edges',
 ]);
 
 /** A list no table above names (a field added without classifying it) counts as a full page. */

@@ -145,14 +145,18 @@ export async function admissionMayChange(db: Kysely<Database>, now: string): Pro
  */
 export async function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
   const round = await readRound(scope);
-  const active = await scope.trx
+  const activeRows = await scope.trx
     .selectFrom('jobs')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .select((eb) => ['owner', eb.fn.countAll<number | string>().as('n')])
     .where('unfinished', '=', UNFINISHED)
     .where('phase', 'in', ACTIVE_PHASES)
-    .executeTakeFirstOrThrow();
+    .groupBy('owner')
+    .execute();
+  const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
+  const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
   const candidates = await readCandidates(scope);
-  const plan = args.plan({ active: Number(active.n), candidates, round, capacity: Limits.activeJobs });
+  const capacity = args.capacity ?? Limits.activeJobs;
+  const plan = args.plan({ active, activeByOwner, candidates, round, capacity });
   const next = JSON.stringify(plan.round);
   // The row lock is held either way; an unchanged round needs no write.
   if (next !== JSON.stringify(round)) {
@@ -164,8 +168,8 @@ export async function admit(scope: WriteScope, args: AdmitArgs): Promise<Admitte
   }
   const eligible = new Map<string, TeamId>(candidates.map((candidate) => [candidate.jobId, candidate.teamId]));
   const admitted: AdmittedJob[] = [];
-  for (const jobId of plan.admit) {
-    // Only candidates, once each: a planner bug must not admit a blocked or finished job.
+  for (const jobId of plan.admit.slice(0, Math.max(0, capacity - active))) {
+    // Only candidates, once each, within the free slots: a planner bug must not admit a blocked or finished job.
     const teamId = eligible.get(jobId);
     if (teamId === undefined) continue;
     eligible.delete(jobId);

@@ -71,6 +71,8 @@ export interface JobsTable {
   /** `foldSearchText(result_text)` (migration 0002). */
   result_folded: string | null;
   error: string | null;
+  /** `Job.errorCode` (migration 0010). */
+  error_code: Generated<string | null>;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -304,4 +306,26 @@ export interface Database {
   team_message_deliveries: TeamMessageDeliveriesTable;
   tasks: TasksTable;
   member_spawns: MemberSpawnsTable;
+  team_budgets: TeamBudgetsTable;
+  spend_reservations: SpendReservationsTable;
+}
+
+/** `team_budgets`: a team's spending limits (migration 0010). */
+export interface TeamBudgetsTable {
+  team_id: string;
+  max_tokens: number | string | null;
+  max_cost: number | null;
+  updated_at: string;
+}
+
+/** `spend_reservations`: what each model call in flight may still spend (migration 0010). */
+export interface SpendReservationsTable {
+  id: string;
+  team_id: string;
+  owner: string;
+  /** UTC day `YYYY-MM-DD` the call counts against. */
+  day: string;
+  tokens: number | string;
+  cost: number;
+  created_at: string;
 }

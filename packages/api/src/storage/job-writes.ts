@@ -23,6 +23,7 @@ import type { Selectable } from 'kysely';
 import { completeBroadcast } from './broadcast-receipts.js';
 import type { JobsTable, TeamsTable } from './database-types.js';
 import { checkLease } from './job-leases.js';
+import { keepFollowUp } from './mailbox.js';
 import { appendRecord } from './record-writes.js';
 import { jobInsertRow, jobStateColumns, toJob, toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
@@ -251,6 +252,7 @@ async function writeTransition(
     }
   }
   await completeBroadcast(scope, next);
+  await keepFollowUp(scope, current, next);
   return stored;
 }
 

@@ -24,14 +24,18 @@ import type {
   RecordId,
   RecordMessage,
   RenewLeaseArgs,
+  ReserveSpendArgs,
   RespondToJobArgs,
   SeqPage,
   SeqPageRequest,
+  SpendDecision,
   Task,
   TaskChange,
   TaskFilter,
   TaskId,
   Team,
+  TeamBudget,
+  TeamBudgetLimits,
   TeamEvent,
   TeamId,
   TeamLifecycle,
@@ -46,6 +50,7 @@ import type {
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import * as admission from './admission.js';
+import * as budgets from './budgets.js';
 import * as changeWaits from './change-waits.js';
 import * as conversations from './conversations.js';
 import type { Database } from './database-types.js';
@@ -276,6 +281,24 @@ export class KyselyTeamStore implements TeamStore {
   }
 
   // ---- UsageLedger and ConversationLog ------------------------------------------------------
+
+  // ---- Budgets ------------------------------------------------------------------------------
+
+  setTeamBudget(owner: OwnerId, teamId: TeamId, limits: TeamBudgetLimits, now: string): Promise<Team> {
+    return runWrite(this.#ctx, now, (scope) => budgets.setTeamBudget(scope, owner, teamId, limits));
+  }
+
+  teamBudgets(teamIds: readonly TeamId[]): Promise<ReadonlyMap<TeamId, TeamBudget>> {
+    return budgets.teamBudgets(this.#ctx.db, teamIds);
+  }
+
+  reserveSpend(args: ReserveSpendArgs): Promise<SpendDecision> {
+    return runWrite(this.#ctx, args.now, (scope) => budgets.reserveSpend(scope, args));
+  }
+
+  releaseSpend(reservationId: string): Promise<void> {
+    return budgets.releaseSpend(this.#ctx.db, reservationId);
+  }
 
   recordUsage(entry: UsageEntry, now: string): Promise<void> {
     return usage.insertUsage(this.#ctx.db, entry, now);

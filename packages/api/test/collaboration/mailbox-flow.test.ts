@@ -1,7 +1,18 @@
+import { TeamStatus } from '@agent-teams/core';
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { collect, wsClient } from '../support/ws-client.js';
-import { ask, type CollabStack, eventually, NO_DATA, type PairTeam, pairPerFile } from './collab-stack.js';
+import {
+  ask,
+  type CollabStack,
+  createPair,
+  eventually,
+  NO_DATA,
+  OWNER_TOKENS,
+  type PairTeam,
+  pairPerFile,
+} from './collab-stack.js';
 
 let stack: CollabStack;
 let team: PairTeam;
@@ -67,6 +78,14 @@ describe('the mailbox through the real server and the scripted runtime', () => {
       { name: 'Ada', mailbox: [] },
       { name: 'Bob', mailbox: [] },
     ]);
+    // A message is a Node of its owner only.
+    const node = 'query($id: ID!) { node(id: $id) { __typename ... on TeamMessage { text to { name } } } }';
+    expect((await stack.gql(node, { id: message.id })).data?.node).toEqual({
+      __typename: 'TeamMessage',
+      text: 'status please',
+      to: [{ name: 'Bob' }],
+    });
+    expect((await stack.gql(node, { id: message.id }, OWNER_TOKENS.bob)).data?.node).toBeNull();
   });
 
   it('keeps a quiet message in the mailbox until the member’s next turn, then delivers it before the task', async () => {
@@ -129,5 +148,28 @@ describe('the mailbox through the real server and the scripted runtime', () => {
     };
     expect(await codeOf({ memberIds: ['member_nope'] })).toBe('NOT_FOUND');
     expect(await codeOf({ memberIds: [team.members[0].id], text: ' ' })).toBe('INVALID_INPUT');
+  });
+
+  it('refuses a message to a retired member (MEMBER_RETIRED) and to a closed team (TEAM_CLOSED)', async () => {
+    const other = await createPair(stack);
+    const [ada, bob] = other.members;
+    const store = stack.store as KyselyTeamStore;
+    await store.db
+      .updateTable('members')
+      .set({ retired_at: '2026-01-01T00:00:00.000Z' })
+      .where('id', '=', ada.id)
+      .execute();
+    const send = async (memberIds: string[], key: string) =>
+      (
+        await stack.gql('mutation($input: SendMessageInput!) { sendMessage(input: $input) { message { id } } }', {
+          input: { teamId: other.id, memberIds, text: 'hi', delivery: 'FOLLOW_UP', clientRequestId: key },
+        })
+      ).errors[0]?.extensions?.code;
+    expect(await send([bob.id, ada.id], 'to-retired')).toBe('MEMBER_RETIRED');
+    expect(await send([bob.id], 'to-bob')).toBeUndefined();
+    await store.setTeamStatus(other.id as never, TeamStatus.CLOSED, new Date().toISOString());
+    expect(await send([bob.id], 'after-close')).toBe('TEAM_CLOSED');
+    // A retry of what was accepted before the close still answers it.
+    expect(await send([bob.id], 'to-bob')).toBeUndefined();
   });
 });

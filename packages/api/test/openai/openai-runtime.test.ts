@@ -184,6 +184,7 @@ describe('OpenAiRuntime: faults', () => {
     const state = await settle(runtime, second.runId, short);
     expect(state.state).toBe('failed');
     expect(state.state === 'failed' && state.error).toMatch(/HTTP 503.*gave up after \d+ attempt/);
+    expect(state.state === 'failed' && state.code).toBe('PROVIDER_UNAVAILABLE');
     expect(provider.requests.length).toBeGreaterThan(3);
   });
 

@@ -5,7 +5,8 @@ import { asOwnerId, type Core, type Job, type JobId, type Member, type Team, typ
 import { type AgentSpec, StaticCatalog } from '@agent-teams/testkit';
 import { chatCompletionHandler, FakeChatProvider } from '@agent-teams/testkit/msw';
 import { http } from 'msw';
-import type { SetupServer } from 'msw/node';
+import { type SetupServer, setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
 import type { JobProgressNotice } from '../../src/events/progress-hub.js';
@@ -134,3 +135,26 @@ export async function openTeamHarness(server: SetupServer): Promise<TeamHarness>
 }
 
 export { waitFor } from '../scheduler/scheduler-harness.js';
+
+/**
+ * One msw server for the test file and a fresh {@link TeamHarness} per test (closed after it).
+ * @returns an accessor for the current test's harness.
+ */
+export function teamHarnessPerTest(): () => TeamHarness {
+  const server = setupServer();
+  let current: TeamHarness | null = null;
+  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  afterAll(() => server.close());
+  beforeEach(async () => {
+    current = await openTeamHarness(server);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = null;
+    server.resetHandlers();
+  });
+  return () => {
+    if (current === null) throw new Error('[agent-teams/api] the team harness is used outside a test');
+    return current;
+  };
+}

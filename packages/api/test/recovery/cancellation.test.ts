@@ -1,4 +1,10 @@
-import { CANCELLED_AFTER_START, CANCELLED_BEFORE_START, type Job, JobPhase } from '@agent-teams/core';
+import {
+  CANCELLED_AFTER_START,
+  CANCELLED_BEFORE_START,
+  DEFAULT_ADMISSION_POLICY,
+  type Job,
+  JobPhase,
+} from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { type Harness, harnessPerTest, OWNER, waitForPhases } from '../scheduler/scheduler-harness.js';
 
@@ -67,7 +73,9 @@ describe('cancelJob in each state', () => {
   });
 
   it('ends an answered job that waits for a slot at once, never submitting the answer', async () => {
-    const sleepers = await h.team(Array(8).fill('researcher'));
+    // The owner's share of the slots (8 − 2 kept for others): its answered job must wait.
+    const { activeJobs, reservedForOthers } = DEFAULT_ADMISSION_POLICY;
+    const sleepers = await h.team(Array(activeJobs - reservedForOthers).fill('researcher'));
     const { first } = await pair('!ask Which one?');
     await one([first.id], [JobPhase.WAITING_INPUT]);
     const running = await h.send(sleepers.team, sleepers.members, '!sleep 60000');

@@ -1,4 +1,4 @@
-import { ErrorCode, type Job, type JobId, JobPhase, utf8ByteLength } from '@agent-teams/core';
+import { DEFAULT_ADMISSION_POLICY, ErrorCode, type Job, type JobId, JobPhase, utf8ByteLength } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { type Harness, harnessPerTest, OWNER, waitFor, waitForPhases } from '../scheduler/scheduler-harness.js';
 
@@ -148,7 +148,9 @@ describe('answering an interrupt', () => {
 });
 
 describe('waiting jobs and the slots', () => {
-  it('admits nothing new into a waiting conversation, holds no slot, and runs eight others meanwhile', async () => {
+  it('admits nothing new into a waiting conversation, holds no slot, and runs the owner share of slots meanwhile', async () => {
+    // One owner holds at most 8 − 2 slots by default (2 kept for other owners).
+    const SHARE = DEFAULT_ADMISSION_POLICY.activeJobs - DEFAULT_ADMISSION_POLICY.reservedForOthers;
     const blocked = await asked('!ask Hold on?');
     const [teamA, teamB] = [await h.team(Array(8).fill('researcher')), await h.team(Array(8).fill('researcher'))];
     const blockedTeam = at(await h.store.findTeams([blocked.teamId]), 0);
@@ -160,22 +162,22 @@ describe('waiting jobs and the slots', () => {
     expect((await finished(control.id)).phase).toBe(JobPhase.COMPLETED);
     expect((await h.job(next.id)).phase).toBe(JobPhase.QUEUED);
     const sleepers = [
-      ...(await h.send(teamA.team, teamA.members.slice(0, 4), '!sleep 60000')),
-      ...(await h.send(teamB.team, teamB.members.slice(0, 4), '!sleep 60000')),
+      ...(await h.send(teamA.team, teamA.members.slice(0, SHARE / 2), '!sleep 60000')),
+      ...(await h.send(teamB.team, teamB.members.slice(0, SHARE / 2), '!sleep 60000')),
     ];
     await waitForPhases(
       h,
       sleepers.map((j) => j.id),
       [JobPhase.RUNNING],
     );
-    expect(await h.store.listActiveJobs()).toHaveLength(8);
+    expect(await h.store.listActiveJobs()).toHaveLength(SHARE);
     expect((await h.job(next.id)).phase).toBe(JobPhase.QUEUED);
     expect((await h.job(blocked.id)).phase).toBe(JobPhase.WAITING_INPUT);
     // Answering takes a slot again only when one is free: cancel a sleeper, then the answer runs.
-    // The answer is accepted at once but waits for a slot: never a ninth active job.
+    // The answer is accepted at once but waits for a slot: never past the owner's share.
     expect((await answer(blocked, 'go')).phase).toBe(JobPhase.ANSWERED);
     h.scheduler.wake();
-    await waitFor(async () => (await h.store.listActiveJobs()).length === 8, 'a pass');
+    await waitFor(async () => (await h.store.listActiveJobs()).length === SHARE, 'a pass');
     expect((await h.job(blocked.id)).phase).toBe(JobPhase.ANSWERED);
     await h.core.jobs.cancel(OWNER, at(sleepers, 0).id);
     expect((await finished(blocked.id)).result?.text).toBe('answered: go');

@@ -16,7 +16,7 @@ afterAll(() => pg.drop());
 
 describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
   const database = await openDatabase(pg.url, { poolSize: 4 });
-  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases, team_deletions RESTART IDENTITY CASCADE`.execute(
+  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases, team_deletions, team_budgets, spend_reservations RESTART IDENTITY CASCADE`.execute(
     database.db,
   );
   await database.db

@@ -13,7 +13,7 @@ export interface AdmissionCandidate {
 /**
  * The planner's round-robin state, persisted between passes (in the database, so it holds
  * across servers). `rotation` is the order owners are served in; `served` the owners already
- * served in the current, unfinished round.
+ * served in the current, unfinished round, an owner once per admission (so up to its weight).
  */
 export interface RoundState {
   readonly rotation: readonly OwnerId[];
@@ -24,6 +24,11 @@ export interface RoundState {
 export interface AdmissionSnapshot {
   /** Jobs holding a slot now (ADMITTING, RUNNING, RESUMING, CANCELLING), across the database. */
   readonly active: number;
+  /**
+   * The same jobs counted per owner (owners without one are absent). Stores always give it;
+   * without it, per-owner caps count only what this pass admits.
+   */
+  readonly activeByOwner?: ReadonlyMap<OwnerId, number>;
   /** Candidates in any order; the planner orders them. */
   readonly candidates: readonly AdmissionCandidate[];
   readonly round: RoundState;

@@ -1,4 +1,5 @@
 import type { ConversationId, JobId, OwnerId } from '../model/ids.js';
+import { type AdmissionPolicy, ownerAdmission, ownerCap, UNRESTRICTED_ADMISSION_POLICY } from './admission-policy.js';
 import type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot } from './admission-types.js';
 
 /**
@@ -36,36 +37,87 @@ function nextRotation(previous: readonly OwnerId[], queues: Map<OwnerId, Admissi
   return [...kept, ...joining];
 }
 
+/** Admissions per owner in the carried-over round, for owners still in the rotation. */
+function servedCounts(served: readonly OwnerId[], rotation: readonly OwnerId[]): Map<OwnerId, number> {
+  const counts = new Map<OwnerId, number>(rotation.map((owner) => [owner, 0]));
+  for (const owner of served) {
+    const count = counts.get(owner);
+    if (count !== undefined) counts.set(owner, count + 1);
+  }
+  return counts;
+}
+
 /**
  * One fair admission pass, pure: fills the free slots (capacity − active; running jobs are never
- * preempted) by round-robin over owners, one job per owner per round, each owner's oldest
- * candidate first. Spare slots go to whoever still has candidates: a round ends early when every
- * owner with work left was served, and a new one starts. The unfinished round carries over, so
- * fairness holds across passes, not just within one.
+ * preempted) by interleaved weighted round-robin over owners, each owner's oldest candidate first.
+ *
+ * @remarks A round gives every owner in the rotation `weight` admissions. Each admission goes to
+ * the owner with the fewest turns so far in the round among those with turns left, ties in
+ * rotation order, so the shares interleave (weights 3 and 1: A B A A). An owner at its cap (its
+ * `maxActive`, or `capacity − reservedForOthers`) loses the turns that come while it is there:
+ * its jobs stay queued and block nobody, and once below its cap it waits at most one round like
+ * everyone else. Spare slots go to whoever still may take them: a round ends early when no
+ * owner that may take a slot has turns left, and a new one starts. The unfinished round carries
+ * over, so fairness holds across passes. Without a policy: weight 1 for all, no caps.
+ * Cost: O(free × owners) per pass.
  */
-export function planAdmissions(snapshot: AdmissionSnapshot): AdmissionPlan {
+export function planAdmissions(
+  snapshot: AdmissionSnapshot,
+  policy: AdmissionPolicy = UNRESTRICTED_ADMISSION_POLICY,
+): AdmissionPlan {
   const queues = queuesByOwner(snapshot.candidates);
   const rotation = nextRotation(snapshot.round.rotation, queues);
-  const inRotation = new Set(rotation);
-  let served = snapshot.round.served.filter((owner, i, all) => inRotation.has(owner) && all.indexOf(owner) === i);
+  const counts = servedCounts(snapshot.round.served, rotation);
+  const weight = new Map(rotation.map((owner) => [owner, ownerAdmission(policy, owner).weight]));
+  const room = new Map(
+    rotation.map((owner) => [
+      owner,
+      ownerCap(policy, owner, snapshot.capacity) - (snapshot.activeByOwner?.get(owner) ?? 0),
+    ]),
+  );
   let free = Math.max(0, snapshot.capacity - snapshot.active);
-  let remaining = [...queues.values()].reduce((sum, queue) => sum + queue.length, 0);
   const admit: JobId[] = [];
 
-  while (free > 0 && remaining > 0) {
-    const servedSet = new Set(served);
-    let owner = rotation.find((o) => !servedSet.has(o) && (queues.get(o)?.length ?? 0) > 0);
-    if (owner === undefined) {
-      // Everyone with work left had a turn this round: start the next round.
-      served = [];
-      owner = rotation.find((o) => (queues.get(o)?.length ?? 0) > 0);
+  /**
+   * The next owner to serve, or null when nobody may take a slot. An owner whose turn comes while
+   * it is at its cap loses that turn, as if served: the sequence of turns taken and lost is the
+   * plain interleaved round, which is where the one-round wait bound comes from.
+   */
+  const next = (): OwnerId | null => {
+    for (;;) {
+      let best: OwnerId | undefined;
+      let bestCount = Number.POSITIVE_INFINITY;
+      let anyone = false;
+      for (const owner of rotation) {
+        if ((queues.get(owner)?.length ?? 0) === 0) continue;
+        if ((room.get(owner) ?? 0) > 0) anyone = true;
+        const count = counts.get(owner) ?? 0;
+        if (count < (weight.get(owner) ?? 1) && count < bestCount) {
+          best = owner;
+          bestCount = count;
+        }
+      }
+      if (!anyone) return null;
+      if (best === undefined) {
+        // Every owner with work had all its turns this round: start the next round.
+        for (const key of counts.keys()) counts.set(key, 0);
+      } else if ((room.get(best) ?? 0) <= 0) {
+        counts.set(best, bestCount + 1); // held by its cap: the turn passes, its jobs stay queued
+      } else {
+        return best;
+      }
     }
-    const candidate = owner === undefined ? undefined : queues.get(owner)?.shift();
-    if (owner === undefined || candidate === undefined) break; // unreachable while remaining > 0
+  };
+
+  while (free > 0) {
+    const owner = next();
+    const candidate = owner === null ? undefined : queues.get(owner)?.shift();
+    if (owner === null || candidate === undefined) break; // nobody may take a slot
     admit.push(candidate.jobId);
-    served = [...served, owner];
+    counts.set(owner, (counts.get(owner) ?? 0) + 1);
+    room.set(owner, (room.get(owner) ?? 0) - 1);
     free -= 1;
-    remaining -= 1;
   }
+  const served = rotation.flatMap((owner) => Array<OwnerId>(counts.get(owner) ?? 0).fill(owner));
   return { admit, round: { rotation, served } };
 }

@@ -4,6 +4,7 @@ import { truncateUtf8 } from '../text/text-measure.js';
 import { boundAnswer } from './bound-answer.js';
 import { isBroadcastRequest } from './broadcast.js';
 import type { JobEffect, NewReceipt, TransitionContext } from './job-commands.js';
+import { JobErrorCode } from './job-error-code.js';
 
 /** Outcome text of a job cancelled while still QUEUED (nothing ran, so nothing is "kept"). */
 export const CANCELLED_BEFORE_START = 'Cancelled before it started.';
@@ -51,12 +52,14 @@ export function finishJob(
   result: JobResult,
   error: string | null,
   ctx: TransitionContext,
+  errorCode: string | null = null,
 ): Finished {
   const next: Job = {
     ...job,
     phase,
     result,
     error,
+    errorCode,
     pendingInput: null,
     pendingResponse: null,
     wait: null,
@@ -83,17 +86,27 @@ export function completeJob(job: Job, answer: string, ctx: TransitionContext): F
   return finishJob(job, JobPhase.COMPLETED, boundAnswer(answer), null, ctx);
 }
 
-/** Finishes a job FAILED; the message is cut to the answer budget (no notice: it is not an answer). */
-export function failJob(job: Job, message: string, ctx: TransitionContext): Finished {
+/**
+ * Finishes a job FAILED with its code (default `RUNTIME_ERROR`); the message is cut to the answer
+ * budget (no notice: it is not an answer).
+ */
+export function failJob(
+  job: Job,
+  message: string,
+  ctx: TransitionContext,
+  code: JobErrorCode = JobErrorCode.RUNTIME_ERROR,
+): Finished {
   const cut = truncateUtf8(message, Limits.answerBytes);
-  return finishJob(job, JobPhase.FAILED, { text: cut.text, truncated: cut.truncated }, cut.text, ctx);
+  return finishJob(job, JobPhase.FAILED, { text: cut.text, truncated: cut.truncated }, cut.text, ctx, code);
 }
 
 /**
  * Finishes a job CANCELLED with the text that says whether anything had run, or with the reason
- * an interrupt left in `error` while its run was stopping (cut to the answer budget).
+ * an interrupt left in `error` while its run was stopping (cut to the answer budget); the code is
+ * who asked, as the CANCEL command recorded it (default `CANCELLED_BY_PERSON`).
  */
-export function cancelJob(job: Job, text: string, ctx: TransitionContext): Finished {
+export function cancelJob(job: Job, text: string, ctx: TransitionContext, code?: JobErrorCode): Finished {
   const cut = truncateUtf8(job.error ?? text, Limits.answerBytes);
-  return finishJob(job, JobPhase.CANCELLED, { text: cut.text, truncated: cut.truncated }, cut.text, ctx);
+  const errorCode = code ?? job.errorCode ?? JobErrorCode.CANCELLED_BY_PERSON;
+  return finishJob(job, JobPhase.CANCELLED, { text: cut.text, truncated: cut.truncated }, cut.text, ctx, errorCode);
 }

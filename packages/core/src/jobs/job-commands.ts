@@ -2,6 +2,7 @@ import type { ChangeWait } from '../model/change-wait.js';
 import type { ConversationId, IdGenerator, JobId, MemberId, RunId } from '../model/ids.js';
 import type { InputRequest, PendingResponse, TurnInput } from '../model/job.js';
 import type { RecordKind } from '../model/record.js';
+import type { JobErrorCode } from './job-error-code.js';
 
 /** Commands the job state machine accepts (see the table in `job-machine.ts`). */
 export type JobCommand =
@@ -24,14 +25,15 @@ export type JobCommand =
   /** The run ended with an answer. */
   | { readonly type: 'COMPLETE'; readonly answer: string }
   /** The run or the runtime failed for this job. */
-  | { readonly type: 'FAIL'; readonly error: string }
+  | { readonly type: 'FAIL'; readonly error: string; readonly code?: JobErrorCode }
   /** The turn passed its deadline; the run is cancelled and the job fails. */
   | { readonly type: 'TIME_OUT'; readonly timeoutMs: number }
   /**
-   * A person (or the system) asked to cancel. With `reason` (an interrupt), the job ends CANCELLED
-   * with the reason as its error instead of the standard notice.
+   * A person (or the system) asked to cancel; `code` says who (default `CANCELLED_BY_PERSON`).
+   * With `reason` (an interrupt), the job ends CANCELLED with the reason as its error instead of
+   * the standard notice.
    */
-  | { readonly type: 'CANCEL'; readonly reason?: string }
+  | { readonly type: 'CANCEL'; readonly reason?: string; readonly code?: JobErrorCode }
   /** The runtime confirmed the run stopped. */
   | { readonly type: 'CANCEL_CONFIRMED' };
 

@@ -13,6 +13,7 @@ import {
   timeoutMessage,
 } from './finish-job.js';
 import type { JobCommand, JobCommandType, JobEffect, TransitionContext } from './job-commands.js';
+import { JobErrorCode } from './job-error-code.js';
 
 /**
  * The job state machine as data: `JOB_TRANSITIONS[phase][command]` is the next phase.
@@ -200,17 +201,24 @@ export function transition(job: Job, command: JobCommand, ctx: TransitionContext
       return done(completeJob(job, command.answer, ctx));
     case 'FAIL':
       if (endsCancelled) return done(cancelJob(job, CANCELLED_AFTER_START, ctx));
-      return done(failJob(job, command.error, ctx));
+      return done(failJob(job, command.error, ctx, command.code));
     case 'TIME_OUT':
-      return done(failJob(job, timeoutMessage(command.timeoutMs), ctx));
+      return done(failJob(job, timeoutMessage(command.timeoutMs), ctx, JobErrorCode.TIMEOUT));
     case 'CANCEL': {
       if (target === JobPhase.CANCELLED) {
         // A waiting or answered job has no run in progress: it ends at once, like a queued one.
         const notice = job.phase === JobPhase.QUEUED ? CANCELLED_BEFORE_START : CANCELLED_AFTER_START;
-        return done(cancelJob(job, command.reason ?? notice, ctx));
+        return done(cancelJob(job, command.reason ?? notice, ctx, command.code));
       }
-      // An interrupt's reason waits in `error` until the run confirms it stopped (see cancelJob).
-      return accept({ ...job, phase: target, error: command.reason ?? job.error, updatedAt: now });
+      // An interrupt's reason waits in `error`, and who asked in `errorCode`, until the run
+      // confirms it stopped (see cancelJob).
+      return accept({
+        ...job,
+        phase: target,
+        error: command.reason ?? job.error,
+        errorCode: command.code ?? JobErrorCode.CANCELLED_BY_PERSON,
+        updatedAt: now,
+      });
     }
     case 'CANCEL_CONFIRMED':
       return done(cancelJob(job, CANCELLED_AFTER_START, ctx));

@@ -177,6 +177,11 @@ export interface Job {
   readonly wait?: ChangeWait | null;
   readonly result: JobResult | null;
   readonly error: string | null;
+  /**
+   * Why a FAILED or CANCELLED job ended, when the system knows (`JobErrorCode`); also set on a
+   * CANCELLING job (who asked). Null otherwise, and on jobs stored before the column existed.
+   */
+  readonly errorCode: string | null;
   readonly createdAt: Timestamp;
   readonly startedAt: Timestamp | null;
   readonly finishedAt: Timestamp | null;
@@ -194,6 +199,7 @@ export const UNADMITTED = {
   wait: null,
   result: null,
   error: null,
+  errorCode: null,
   startedAt: null,
   finishedAt: null,
 } as const satisfies Partial<Job>;

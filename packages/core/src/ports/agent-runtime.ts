@@ -1,3 +1,4 @@
+import type { JobErrorCode } from '../jobs/job-error-code.js';
 import type { AgentDefinition } from '../model/agent.js';
 import type { ChangeWait, ChangeWaitPlan } from '../model/change-wait.js';
 import type { ConversationId, JobId, MemberId, RunId, TeamId } from '../model/ids.js';
@@ -10,7 +11,8 @@ export type RunState =
   | { readonly state: 'waiting'; readonly input: InputRequest }
   /** The run paused in `wait_for_change`; it continues through `resume` with the wake-up result. */
   | { readonly state: 'waiting_change'; readonly wait: ChangeWait }
-  | { readonly state: 'failed'; readonly error: string }
+  /** `code`: why, when the runtime knows (`PROVIDER_UNAVAILABLE`, `BUDGET_EXHAUSTED`); default `RUNTIME_ERROR`. */
+  | { readonly state: 'failed'; readonly error: string; readonly code?: JobErrorCode }
   | { readonly state: 'cancelled' };
 
 /** How a run ended, or that it waits for a person: every {@link RunState} but `running`. */

@@ -1,4 +1,5 @@
 import type { Admission } from './store/admission.js';
+import type { Budgets } from './store/budgets.js';
 import type { JobReads } from './store/job-reads.js';
 import type { JobWrites } from './store/job-writes.js';
 import type { Leases } from './store/leases.js';
@@ -9,6 +10,7 @@ import type { TeamLifecycle } from './store/team-lifecycle.js';
 import type { TeamReads, TeamWrites } from './store/team-roles.js';
 
 export type { Admission, AdmitArgs, AdmittedJob, FreezeContext } from './store/admission.js';
+export type { Budgets, ReserveSpendArgs } from './store/budgets.js';
 export type { JobFilter, JobReads } from './store/job-reads.js';
 export type {
   EnqueueDecision,
@@ -68,7 +70,8 @@ export interface TeamStore
     ConversationLog,
     Mailbox,
     Tasks,
-    TeamLifecycle {
+    TeamLifecycle,
+    Budgets {
   /** Releases connections. */
   close(): Promise<void>;
 }
@@ -87,4 +90,5 @@ export type StoreRole =
   | 'conversationLog'
   | 'mailbox'
   | 'tasks'
-  | 'teamLifecycle';
+  | 'teamLifecycle'
+  | 'budgets';

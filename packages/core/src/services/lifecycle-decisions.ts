@@ -1,5 +1,6 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
+import { JobErrorCode } from '../jobs/job-error-code.js';
 import { type TransitionContext, type TransitionOutcome, transition } from '../jobs/job-machine.js';
 import { isTerminal, type Job, JobPhase } from '../model/job.js';
 import type { Member } from '../model/team.js';
@@ -13,15 +14,24 @@ export type SpawnContext = (typeof SpawnContext)[keyof typeof SpawnContext];
 /** Most member rows a team ever holds, retired ones included: names are never reused, so rows only grow. */
 export const MEMBERS_EVER_PER_TEAM = 64;
 
+/** Who ended the work: the lead through its tools, or the owner (a person) through GraphQL. */
+export type LifecycleActor = 'lead' | 'person';
+
 /**
- * The cancel step retire and close apply to each unfinished job: CANCEL (with the interrupt's
- * reason, if any); a finished or already cancelling job is left as it is.
+ * The cancel step retire, close and interrupt apply to each unfinished job: CANCEL (with the
+ * interrupt's reason, if any, and who asked as its `errorCode`); a finished or already cancelling
+ * job is left as it is.
  */
-export function cancelStep(ctx: TransitionContext, reason?: string): (job: Job) => TransitionOutcome {
+export function cancelStep(
+  ctx: TransitionContext,
+  reason?: string,
+  by: LifecycleActor = 'person',
+): (job: Job) => TransitionOutcome {
+  const code = by === 'lead' ? JobErrorCode.CANCELLED_BY_LEAD : JobErrorCode.CANCELLED_BY_PERSON;
   return (job) =>
     isTerminal(job.phase) || job.phase === JobPhase.CANCELLING
       ? { ok: true, job, effects: [] }
-      : transition(job, reason === undefined ? { type: 'CANCEL' } : { type: 'CANCEL', reason }, ctx);
+      : transition(job, reason === undefined ? { type: 'CANCEL', code } : { type: 'CANCEL', reason, code }, ctx);
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   cancelStep,
   findMember,
   forkSeed,
+  type LifecycleActor,
   MEMBERS_EVER_PER_TEAM,
   parseSpawnContext,
   SpawnContext,
@@ -122,17 +123,19 @@ export async function retireMember(
   deps: LifecycleDeps,
   team: Team,
   member: Member,
+  by: LifecycleActor = 'person',
 ): Promise<{ member: Member; cancelled: readonly JobId[] }> {
   const tctx = context(deps);
-  const result = await deps.store.retireMember({ ...ids(team, member), now: tctx.now, cancel: cancelStep(tctx) });
+  const cancel = cancelStep(tctx, undefined, by);
+  const result = await deps.store.retireMember({ ...ids(team, member), now: tctx.now, cancel });
   return { member: result.member, cancelled: result.cancelled.map((job) => job.id) };
 }
 
 /** Closes `team`: queued and paused work is cancelled; running turns end on their own. */
-export async function closeTeam(deps: LifecycleDeps, team: Team): Promise<Team> {
+export async function closeTeam(deps: LifecycleDeps, team: Team, by: LifecycleActor = 'person'): Promise<Team> {
   const tctx = context(deps);
-  return (await deps.store.closeTeam({ owner: team.owner, teamId: team.id, now: tctx.now, cancel: cancelStep(tctx) }))
-    .team;
+  const cancel = cancelStep(tctx, undefined, by);
+  return (await deps.store.closeTeam({ owner: team.owner, teamId: team.id, now: tctx.now, cancel })).team;
 }
 
 /**
@@ -146,6 +149,7 @@ export async function interruptMember(
   member: Member,
   reasonArg: unknown,
   field = 'reason',
+  by: LifecycleActor = 'person',
 ): Promise<Job | null> {
   const reason = validateText(field, reasonArg, Limits.messageText);
   const page = await deps.store.listJobs(
@@ -157,7 +161,7 @@ export async function interruptMember(
   if (head === undefined || head.conversationId !== member.conversationId || head.phase === JobPhase.QUEUED)
     return null;
   const tctx = context(deps);
-  const { job } = await deps.store.updateJob(head.id, cancelStep(tctx, reason), { now: tctx.now });
+  const { job } = await deps.store.updateJob(head.id, cancelStep(tctx, reason, by), { now: tctx.now });
   return isTerminal(job.phase) || job.phase === JobPhase.CANCELLING ? job : null;
 }
 

@@ -1,7 +1,9 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
+import { type NewJob, queuedMessageJob } from '../jobs/new-jobs.js';
 import { Limits } from '../limits/limits.js';
 import type { JobId, MemberId, MessageId } from '../model/ids.js';
+import { isTerminal, type Job, JobPhase } from '../model/job.js';
 import { TeamStatus } from '../model/team.js';
 import { MessageDelivery, type TeamMessage } from '../model/team-message.js';
 import type { MailboxDecision, MailboxSnapshot, NewMessageJob } from '../ports/store/mailbox.js';
@@ -87,4 +89,25 @@ export function decideMessage(plan: MessagePlan, snapshot: MailboxSnapshot): Mai
     createdAt: plan.now,
   };
   return { insert, followUps };
+}
+
+/**
+ * The MESSAGE job that keeps a follow-up's promise when the queued turn it joined ends without
+ * starting (cancelled or failed while QUEUED): when the member still holds an undelivered
+ * follow-up and no other turn is queued, a turn must still follow. Null otherwise.
+ *
+ * @remarks Its id derives from the dropped job's, so a second look at the same step adds nothing.
+ */
+export function followUpAfterDroppedTurn(
+  before: Job,
+  after: Job,
+  mailbox: readonly TeamMessage[],
+  otherTurnQueued: boolean,
+  now: string,
+): NewJob | null {
+  if (before.phase !== JobPhase.QUEUED || !isTerminal(after.phase) || after.memberId === null) return null;
+  const pending = mailbox.find((message) => message.delivery === MessageDelivery.FOLLOW_UP);
+  if (pending === undefined || otherTurnQueued) return null;
+  const job = { id: `${after.id}_follow_up` as JobId, memberId: after.memberId, conversationId: after.conversationId };
+  return queuedMessageJob(job, pending, { id: after.teamId, owner: after.owner }, now);
 }

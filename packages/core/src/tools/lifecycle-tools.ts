@@ -61,18 +61,18 @@ export async function invokeLifecycleTool(
     case 'team_retire': {
       const target = findMember(caller.roster, args.member, 'member');
       notSelf(caller, target.id, 'retire');
-      const { member, cancelled } = await retireMember(deps, caller.team, target);
+      const { member, cancelled } = await retireMember(deps, caller.team, target, 'lead');
       return { member_id: member.id, status: MemberStatus.RETIRED, cancelled_jobs: cancelled };
     }
     case 'team_close': {
       if (args.reason !== undefined && args.reason !== null) validateText('reason', args.reason, Limits.messageText);
-      const team = await closeTeam(deps, caller.team);
+      const team = await closeTeam(deps, caller.team, 'lead');
       return { team_id: team.id, status: team.status };
     }
     case 'team_interrupt': {
       const target = findMember(caller.roster, args.member, 'member');
       notSelf(caller, target.id, 'interrupt');
-      const job = await interruptMember(deps, caller.team, target, args.reason);
+      const job = await interruptMember(deps, caller.team, target, args.reason, 'reason', 'lead');
       return { job_id: job?.id ?? null };
     }
   }

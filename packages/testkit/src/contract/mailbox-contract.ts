@@ -159,6 +159,29 @@ export function describeMailboxCases(h: () => StoreHarness): void {
       expect(after.map((j) => j.id)).toEqual(messageJobs.map((j) => j.id));
     });
 
+    it('queues the MESSAGE turn a follow-up counted on when the queued turn it joined is cancelled', async () => {
+      const { team, members } = await h().team();
+      const b = at(members, 1);
+      const [request] = await h().send(team, [b]);
+      if (request === undefined) throw new Error('no request');
+      await sendTeamMessage(h(), team, [b], { delivery: MessageDelivery.FOLLOW_UP });
+      const messageJobs = async () =>
+        (await h().store.listJobs(team.id, { kind: JobKind.MESSAGE }, { first: 10, afterSeq: null })).items;
+      expect(await messageJobs()).toEqual([]);
+      const tctx = { now: h().now(), ids: h().ids };
+      await h().store.updateJob(request.id, (job) => transition(job, { type: 'CANCEL' }, tctx), { now: h().now() });
+      expect((await messageJobs()).map((j) => [j.memberId, j.phase])).toEqual([[b.id, JobPhase.QUEUED]]);
+      // A quiet message alone promises no turn: cancelling another queued turn adds none.
+      const { team: other, members: others } = await h().team();
+      const [quietTurn] = await h().send(other, [at(others, 1)]);
+      await sendTeamMessage(h(), other, [at(others, 1)]);
+      if (quietTurn === undefined) throw new Error('no request');
+      await h().store.updateJob(quietTurn.id, (job) => transition(job, { type: 'CANCEL' }, tctx), { now: h().now() });
+      expect(
+        (await h().store.listJobs(other.id, { kind: JobKind.MESSAGE }, { first: 10, afterSeq: null })).items,
+      ).toEqual([]);
+    });
+
     it('delivers every undelivered message into the turn admission freezes, in order, exactly once', async () => {
       const { team, members } = await h().team();
       const [a, b] = [at(members, 0), at(members, 1)];

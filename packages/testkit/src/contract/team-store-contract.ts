@@ -1,9 +1,12 @@
 import type { StoreRole } from '@agent-teams/core';
 import { describe } from 'vitest';
 import { describeAdmissionCases } from './admission-contract.js';
+import { describeAdmissionOwnerCases } from './admission-owners-contract.js';
 import { describeBroadcastCases } from './broadcast-contract.js';
+import { describeBudgetCases } from './budgets-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
+import { describeJobErrorCodeCases } from './job-error-code-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
 import { describeJobWritesCases } from './job-writes-contract.js';
 import { describeLeaseCases } from './lease-contract.js';
@@ -26,11 +29,13 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
     describeJobWritesCases(h);
     describeRespondCases(h);
     describeBroadcastCases(h);
+    describeJobErrorCodeCases(h);
   },
   jobReads: describeJobReadsCases,
   admission: (h) => {
     describeAdmissionCases(h);
     describeWaitCases(h);
+    describeAdmissionOwnerCases(h);
   },
   leases: describeLeaseCases,
   recordReads: describeRecordReadsCases,
@@ -40,6 +45,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   mailbox: describeMailboxCases,
   tasks: describeTasksCases,
   teamLifecycle: describeTeamLifecycleCases,
+  budgets: describeBudgetCases,
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { EventSink, IdGenerator, TeamStore } from '@agent-teams/core';
 import { memoryAdmission } from './memory-store/admission.js';
+import { memoryBudgets } from './memory-store/budgets.js';
 import { memoryJobReads } from './memory-store/job-reads.js';
 import { memoryJobWrites } from './memory-store/job-writes.js';
 import { memoryLeases } from './memory-store/leases.js';
@@ -50,6 +51,7 @@ export function createMemoryTeamStore(options: MemoryTeamStoreOptions = {}): Mem
     ...memoryMailbox(state),
     ...memoryTasks(state),
     ...memoryTeamLifecycle(state),
+    ...memoryBudgets(state),
     async close() {
       closed = true;
     },

@@ -1,11 +1,19 @@
-import type { RunContext, TurnInput } from '@agent-teams/core';
+import { type RunContext, type TurnInput, teamMessageEntry } from '@agent-teams/core';
 
 /**
- * The text a remote agent receives for a turn, with its provenance: a request as its task text
- * (prefixed with the asking member's name when a member asked), a receipt as the result of the
- * request the member sent, an answer as the person's answer.
+ * The text a remote agent receives for a turn, with its provenance: the team messages delivered
+ * into the turn first (each `Team message <id> from <name>:` and its text; a message turn has
+ * nothing else), then a request as its task text (prefixed with the asking member's name when a
+ * member asked), a receipt as the result of the request the member sent, an answer as the
+ * person's answer.
  */
 export function turnText(input: TurnInput): string {
+  const delivered = (input.messages ?? []).map(teamMessageEntry);
+  if (input.kind === 'message') return delivered.join('\n\n');
+  return [...delivered, ownText(input)].join('\n\n');
+}
+
+function ownText(input: TurnInput): string {
   if (input.kind === 'receipt' && input.receipt !== null) {
     const { fromMemberName, status, result, requestId } = input.receipt;
     return `Result from member "${fromMemberName}" (${status}) of your request ${requestId}:\n${result}`;

@@ -1,3 +1,4 @@
+import { JobErrorCode } from '@agent-teams/core';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { ChunkAccumulator, type ModelAnswer, type ProgressSink, readUsage } from './chunk-accumulator.js';
@@ -9,13 +10,16 @@ import { readSseData } from './sse-reader.js';
  * within the deadline) or `aborted` (the run was cancelled).
  */
 export class ModelCallError extends Error {
+  /** The job's failure code when it is not a plain runtime error (the provider kept failing). */
+  readonly code: JobErrorCode | undefined;
   constructor(
     readonly kind: 'access' | 'failed' | 'aborted',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; code?: JobErrorCode },
   ) {
     super(message, options);
     this.name = 'ModelCallError';
+    this.code = options?.code;
   }
 }
 
@@ -68,7 +72,7 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
         throw new ModelCallError(
           'failed',
           `The model provider kept failing (${verdict.message}); gave up after ${attempt} attempt(s) within the turn deadline.`,
-          { cause: error },
+          { cause: error, code: JobErrorCode.PROVIDER_UNAVAILABLE },
         );
       }
       if (!(await call.sleep(delay, call.signal))) throw new ModelCallError('aborted', 'The run was cancelled.');

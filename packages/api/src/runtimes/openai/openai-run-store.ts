@@ -3,6 +3,7 @@ import type {
   ChangeWait,
   ConversationId,
   InputRequest,
+  JobErrorCode,
   JobId,
   NewConversationMessage,
   UsageEntry,
@@ -24,7 +25,7 @@ export type RunOutcome =
   | { readonly state: 'waiting'; readonly input: InputRequest; readonly toolCallId: string }
   /** Paused in `wait_for_change`: the woken result answers `toolCallId` (decision 0165). */
   | { readonly state: 'waiting_change'; readonly wait: ChangeWait; readonly toolCallId: string }
-  | { readonly state: 'failed'; readonly error: string }
+  | { readonly state: 'failed'; readonly error: string; readonly code?: JobErrorCode }
   | { readonly state: 'cancelled' };
 
 /** What `runtime_runs.state_json` holds for an `openai` run. */

@@ -12,7 +12,7 @@ import {
   truncateUtf8,
 } from '@agent-teams/core';
 import type OpenAI from 'openai';
-import { callModel } from './chat-call.js';
+import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
 import { ASK_CLARIFICATION, executeMemberTool, parseArguments, type ToolCall, toolsFor } from './member-tools.js';
@@ -195,9 +195,9 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'ModelCallError') {
-      const kind = (error as Error & { kind: string }).kind;
+      const { kind, code } = error as ModelCallError;
       if (kind === 'aborted') return { state: 'cancelled' };
-      if (kind === 'failed') return { state: 'failed', error: error.message };
+      if (kind === 'failed') return { state: 'failed', error: error.message, ...(code ? { code } : {}) };
     }
     throw error;
   }

@@ -70,10 +70,7 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
   // A continued wait starts with the tool's result, not with the turn's text (or its delivered
   // team messages) again: those were written when the turn began.
   const messages: NewConversationMessage[] =
-    resume === null ? (turn.messages ?? []).map((m) => message('USER', teamMessageEntry(m), null, env)) : [];
-  if (resume !== null) messages.push(message('TOOL', turn.humanText ?? '', WAIT_TOOL, env));
-  // A message turn has no text of its own: its messages are its user-role entries.
-  else if (turn.kind !== 'message') messages.push(message('USER', turn.humanText ?? turn.text, null, env));
+    resume === null ? turnEntries(turn, env.jobId) : [message('TOOL', turn.humanText ?? '', WAIT_TOOL, env)];
   const directives = parseDirectives(turn.text);
   const lines: string[] = resume !== null ? [...resume.lines] : directives.length === 0 ? [defaultAnswer(turn)] : [];
   let credit = env.creditMs;
@@ -163,6 +160,17 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
   }
   const answer = lines.join('\n');
   return end({ state: 'completed', answer }, answer);
+}
+
+/**
+ * The user-role entries a turn starts with: each delivered team message, then the turn's own
+ * text (a message turn has none: its messages are its entries).
+ */
+export function turnEntries(turn: ScriptTurn, jobId: NewConversationMessage['jobId']): NewConversationMessage[] {
+  const user = (text: string): NewConversationMessage => ({ role: 'USER', text, toolName: null, jobId });
+  const entries = (turn.messages ?? []).map((m) => user(teamMessageEntry(m)));
+  if (turn.kind !== 'message') entries.push(user(turn.humanText ?? turn.text));
+  return entries;
 }
 
 /** The clarification or interrupt id of a run, derived from its key so a replay asks the same. */

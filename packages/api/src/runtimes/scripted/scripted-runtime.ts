@@ -22,6 +22,7 @@ import {
   type ScriptPause,
   type ScriptResult,
   type ScriptTurn,
+  turnEntries,
 } from './run-script.js';
 
 /** What {@link ScriptedRuntime} is built from. */
@@ -93,8 +94,7 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     const { turn } = documentOf<ScriptDocument>(row);
     const outcome: ScriptOutcome = { state: 'cancelled' };
     if (await this.runs.transition(row.run_id, 'running', outcome.state, { turn, outcome }, this.now())) {
-      const messages = [{ role: 'USER' as const, text: turn.text, toolName: null, jobId: context.jobId }];
-      await this.#settle(asRunId(row.run_id), { outcome, messages }, context);
+      await this.#settle(asRunId(row.run_id), { outcome, messages: turnEntries(turn, context.jobId) }, context);
     }
   }
 

@@ -9,6 +9,7 @@ import { a2aContextsMigration } from './0006-a2a-contexts.js';
 import { memberRolesMigration } from './0007-member-roles.js';
 import { teamworkMailboxMigration } from './0008-teamwork-mailbox.js';
 import { tasksMigration } from './0009-tasks.js';
+import { budgetsMigration } from './0010-budgets.js';
 import { teamworkLifecycleMigration } from './0011-teamwork-lifecycle.js';
 
 /**
@@ -36,6 +37,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0007-member-roles': memberRolesMigration(),
       '0008-teamwork-mailbox': teamworkMailboxMigration(this.#dialect),
       '0009-tasks': tasksMigration(),
+      '0010-budgets': budgetsMigration(this.#dialect),
       '0011-teamwork-lifecycle': teamworkLifecycleMigration(),
     };
   }

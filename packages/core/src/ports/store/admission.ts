@@ -40,6 +40,8 @@ export interface AdmitArgs {
   readonly now: string;
   /** The admitting server: it takes the lease of what it admits. */
   readonly serverId?: string;
+  /** Slots per database (`admission.activeJobs`; default `Limits.activeJobs`, 8). */
+  readonly capacity?: number;
   readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
   readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
 }
@@ -48,9 +50,9 @@ export interface AdmitArgs {
 export interface Admission {
   /**
    * One planning pass, atomic across every server on the database: reads the
-   * {@link AdmissionSnapshot} (active count, the head QUEUED or ANSWERED job of every idle
-   * conversation of a READY team, the head WAITING_CHANGE job whose wait a change or its
-   * deadline ended, the persisted round state), calls `plan`, persists the new
+   * {@link AdmissionSnapshot} (active count, overall and per owner, the head QUEUED or ANSWERED
+   * job of every idle conversation of a READY team, the head WAITING_CHANGE job whose wait a
+   * change or its deadline ended, the persisted round state), calls `plan`, persists the new
    * round state, and applies `freeze` to each admitted job (FREEZE for a QUEUED job, RESUME for
    * an ANSWERED one, WAKE for a waiting one, given its `changes`: `freeze` returns the outcome). With `serverId`, each admitted job
    * is leased to that server (its fence incremented).

@@ -6,6 +6,7 @@ import {
   type Job,
   JobPhase,
   Limits,
+  type OwnerId,
   type TeamEvent,
   WAKE_CHANGES_MAX,
   wakesWaiter,
@@ -19,21 +20,25 @@ import { teamOf } from './team-writes.js';
 
 /** `TeamStore.admit`: one planning pass; persists the round state and freezes each admitted job. */
 function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
-  const active = [...state.jobs.values()].filter((j) => ACTIVE_PHASES.includes(j.phase)).length;
   const now = Date.parse(args.now);
   const woken = (job: Job) =>
     job.wait != null && (Date.parse(job.wait.deadline) <= now || changesFor(state, job).length > 0);
+  const activeJobs = [...state.jobs.values()].filter((j) => ACTIVE_PHASES.includes(j.phase));
+  const active = activeJobs.length;
+  const activeByOwner = new Map<OwnerId, number>();
+  for (const job of activeJobs) activeByOwner.set(job.owner, (activeByOwner.get(job.owner) ?? 0) + 1);
+  const capacity = args.capacity ?? Limits.activeJobs;
   const candidates = admissionCandidates(
     state.jobs.values(),
     (job) => state.teams.get(job.teamId)?.team.status ?? null,
     woken,
   );
-  const plan = args.plan({ active, candidates, round: state.round, capacity: Limits.activeJobs });
+  const plan = args.plan({ active, activeByOwner, candidates, round: state.round, capacity });
   state.round = plan.round;
   const eligible = new Set(candidates.map((c) => c.jobId));
   const admitted: AdmittedJob[] = [];
   // The planner is trusted for fairness, not for safety: never exceed the slots or admit twice.
-  for (const jobId of plan.admit.slice(0, Math.max(0, Limits.activeJobs - active))) {
+  for (const jobId of plan.admit.slice(0, Math.max(0, capacity - active))) {
     const job = state.jobs.get(jobId);
     if (job === undefined || !eligible.delete(jobId)) continue;
     const team = teamOf(state, job.teamId);

@@ -17,6 +17,7 @@ import {
 } from '@agent-teams/core';
 import { receiptJob, requestJob, sameJob } from './job-reads.js';
 import { checkLeaseIn } from './leases.js';
+import { keepFollowUpIn } from './mailbox.js';
 import type { MemoryStoreState, TeamWrite } from './state.js';
 import { teamNotFound } from './team-writes.js';
 
@@ -114,6 +115,7 @@ export function applyIn(
   if (job.memberId !== null && job.phase !== before.phase) write.event('MEMBER_CHANGED', { memberId: job.memberId });
   for (const effect of outcome.effects) persistEffect(state, write, job, effect);
   completeBroadcastIn(state, write, job);
+  keepFollowUpIn(state, write, before, job);
   state.commit(write);
   return { job, changed: true };
 }

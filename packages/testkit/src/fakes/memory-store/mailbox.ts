@@ -1,4 +1,6 @@
 import {
+  followUpAfterDroppedTurn,
+  isTerminal,
   type Job,
   JobPhase,
   type Mailbox,
@@ -44,6 +46,20 @@ export function deliverFrozen(state: MemoryStoreState, write: TeamWrite, job: Jo
     state.deliveries.set(key, job.id);
     write.event('MESSAGE_DELIVERED', { messageId: message.id, memberId: job.memberId, jobId: job.id });
   }
+}
+
+/** `keepFollowUp` of the SQL store: a dropped queued turn's pending follow-up still gets a turn. */
+export function keepFollowUpIn(state: MemoryStoreState, write: TeamWrite, before: Job, after: Job): void {
+  // Only a job that ends while still QUEUED can drop a promised turn (admission moves it on, not out).
+  if (before.phase !== JobPhase.QUEUED || !isTerminal(after.phase) || after.memberId === null) return;
+  const queued = [...state.jobs.values()].some(
+    (j) => j.conversationId === after.conversationId && j.phase === JobPhase.QUEUED,
+  );
+  const job = followUpAfterDroppedTurn(before, after, undeliveredIn(state, after.memberId), queued, write.now);
+  if (job === null || state.jobs.has(job.id)) return;
+  state.jobSeq += 1;
+  state.jobs.set(job.id, { ...job, seq: state.jobSeq });
+  write.event('JOB_CHANGED', { jobId: job.id });
 }
 
 function sendIn(state: MemoryStoreState, args: SendMessageArgs): SentMessage {
@@ -99,7 +115,8 @@ export function memoryMailbox(state: MemoryStoreState): Mailbox {
       return pageOf(items, page.first);
     },
     async findMessages(ids) {
-      return ids.flatMap((id) => state.teamMessages.get(id) ?? []);
+      // Each id once, in the order asked, like the SQL store.
+      return [...new Set(ids)].flatMap((id) => state.teamMessages.get(id) ?? []);
     },
     undeliveredMessages: async (memberId) => undeliveredIn(state, memberId),
     async messageDeliveries(ids) {

@@ -66,6 +66,8 @@ export class MemoryStoreState {
   /** Each recipient's copy: `messageId` NUL `memberId` → the job it was delivered into, or null. */
   readonly deliveries = new Map<string, JobId | null>();
   teamMessageSeq = 0;
+  /** When each usage entry was recorded (the owner's daily budget counts by UTC day). */
+  readonly usageAt = new Map<string, string>();
   round: RoundState = EMPTY_ROUND;
   teamSeq = 0;
   jobSeq = 0;

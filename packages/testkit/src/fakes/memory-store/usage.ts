@@ -43,8 +43,10 @@ function usageTotalsIn(
 /** The in-memory {@link UsageLedger}. */
 export function memoryUsageLedger(state: MemoryStoreState): UsageLedger {
   return {
-    async recordUsage(entry) {
-      if (!state.usage.has(entry.id)) state.usage.set(entry.id, entry);
+    async recordUsage(entry, now) {
+      if (state.usage.has(entry.id)) return;
+      state.usage.set(entry.id, entry);
+      state.usageAt.set(entry.id, now);
     },
     usageTotals: async (scopes) => usageTotalsIn(state.usage.values(), state.jobs, scopes),
   };

@@ -1,0 +1,174 @@
+import {
+  BudgetLimits,
+  decideSpend,
+  notFound,
+  type OwnerId,
+  type ReserveSpendArgs,
+  type Spend,
+  type SpendDecision,
+  type Team,
+  type TeamBudget,
+  type TeamBudgetLimits,
+  type TeamId,
+  usageScopeKey,
+  utcDay,
+  utcDayBounds,
+} from '@agent-teams/core';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './database-types.js';
+import { toTeam, withoutSeq } from './row-mappers.js';
+import { usageTotals } from './usage.js';
+import type { WriteScope } from './write-transaction.js';
+
+/** A number column PostgreSQL may answer as text (bigint, sums). */
+const num = (value: number | string | null | undefined): number =>
+  value === null || value === undefined ? 0 : Number(value);
+const limit = (value: number | string | null): number | null => (value === null ? null : Number(value));
+
+/** `setTeamBudget` in the caller's transaction: upserts the limits (both null: deletes them). */
+export async function setTeamBudget(
+  scope: WriteScope,
+  owner: OwnerId,
+  teamId: TeamId,
+  limits: TeamBudgetLimits,
+): Promise<Team> {
+  const row = await scope.lockOwnedTeam(owner, teamId);
+  await scope.trx.deleteFrom('team_budgets').where('team_id', '=', teamId).execute();
+  if (limits.maxTokens !== null || limits.maxCost !== null) {
+    await scope.trx
+      .insertInto('team_budgets')
+      .values({ team_id: teamId, max_tokens: limits.maxTokens, max_cost: limits.maxCost, updated_at: scope.now })
+      .execute();
+  }
+  return withoutSeq(toTeam(row));
+}
+
+/** `teamBudgets`: limits plus recorded usage, one entry per id asked. */
+export async function teamBudgets(
+  db: Kysely<Database>,
+  teamIds: readonly TeamId[],
+): Promise<ReadonlyMap<TeamId, TeamBudget>> {
+  const result = new Map<TeamId, TeamBudget>();
+  if (teamIds.length === 0) return result;
+  const rows = await db.selectFrom('team_budgets').selectAll().where('team_id', 'in', teamIds).execute();
+  const limits = new Map(rows.map((row) => [row.team_id, row]));
+  const used = await usageTotals(
+    db,
+    teamIds.map((id) => ({ kind: 'team', id })),
+  );
+  for (const id of teamIds) {
+    const row = limits.get(id);
+    const totals = used.get(usageScopeKey({ kind: 'team', id }));
+    result.set(id, {
+      maxTokens: row ? limit(row.max_tokens) : null,
+      maxCost: row ? limit(row.max_cost) : null,
+      usedTokens: (totals?.inputTokens ?? 0) + (totals?.outputTokens ?? 0),
+      usedCost: totals?.cost ?? 0,
+    });
+  }
+  return result;
+}
+
+async function sumSpend(
+  query: Promise<{ tokens: number | string | null; cost: number | string | null } | undefined>,
+): Promise<Spend> {
+  const row = await query;
+  return { tokens: num(row?.tokens), cost: num(row?.cost) };
+}
+
+const add = (a: Spend, b: Spend): Spend => ({ tokens: a.tokens + b.tokens, cost: a.cost + b.cost });
+
+/**
+ * `reserveSpend` in the caller's transaction. PostgreSQL: a transaction-scoped advisory lock per
+ * owner serializes every reservation of the owner's teams across servers (a team budget is
+ * within one owner, so the one lock covers both budgets); SQLite's write lock already does.
+ */
+export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): Promise<SpendDecision> {
+  const { reservation, now } = args;
+  const team = await scope.lockTeam(reservation.teamId);
+  if (team === undefined) throw notFound('team');
+  const owner = team.owner as OwnerId;
+  if (scope.dialect === 'postgres') {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`agent-teams/spend/${owner}`}, 0))`.execute(scope.trx);
+  }
+  const day = utcDay(now);
+  const { start, end } = utcDayBounds(now);
+  const live = new Date(Date.parse(now) - BudgetLimits.reservationTtlMs).toISOString();
+  const trx = scope.trx;
+  const usageSums = [
+    sql<number | string | null>`sum(model_usage.input_tokens + model_usage.output_tokens)`.as('tokens'),
+    sql<number | string | null>`sum(model_usage.cost)`.as('cost'),
+  ];
+  const heldSums = [
+    sql<number | string | null>`sum(spend_reservations.tokens)`.as('tokens'),
+    sql<number | string | null>`sum(spend_reservations.cost)`.as('cost'),
+  ];
+  const teamUsed = await sumSpend(
+    trx.selectFrom('model_usage').select(usageSums).where('team_id', '=', reservation.teamId).executeTakeFirst(),
+  );
+  const teamHeld = await sumSpend(
+    trx
+      .selectFrom('spend_reservations')
+      .select(heldSums)
+      .where('team_id', '=', reservation.teamId)
+      .where('created_at', '>=', live)
+      .executeTakeFirst(),
+  );
+  const ownerUsed = await sumSpend(
+    trx
+      .selectFrom('model_usage')
+      .innerJoin('teams', 'teams.id', 'model_usage.team_id')
+      .select(usageSums)
+      .where('teams.owner', '=', owner)
+      .where('model_usage.created_at', '>=', start)
+      .where('model_usage.created_at', '<', end)
+      .executeTakeFirst(),
+  );
+  const ownerHeld = await sumSpend(
+    trx
+      .selectFrom('spend_reservations')
+      .select(heldSums)
+      .where('owner', '=', owner)
+      .where('day', '=', day)
+      .where('created_at', '>=', live)
+      .executeTakeFirst(),
+  );
+  const budgetRow = await trx
+    .selectFrom('team_budgets')
+    .selectAll()
+    .where('team_id', '=', reservation.teamId)
+    .executeTakeFirst();
+  const decision = decideSpend({
+    owner,
+    team: {
+      limits: {
+        maxTokens: budgetRow ? limit(budgetRow.max_tokens) : null,
+        maxCost: budgetRow ? limit(budgetRow.max_cost) : null,
+      },
+      spent: add(teamUsed, teamHeld),
+    },
+    ownerDay: { limits: args.ownerLimits(owner), spent: add(ownerUsed, ownerHeld), day },
+    request: reservation,
+  });
+  if (decision.ok) {
+    await trx
+      .insertInto('spend_reservations')
+      .values({
+        id: reservation.id,
+        team_id: reservation.teamId,
+        owner,
+        day,
+        tokens: reservation.tokens,
+        cost: reservation.cost,
+        created_at: now,
+      })
+      .onConflict((c) => c.column('id').doNothing())
+      .execute();
+  }
+  return decision;
+}
+
+/** `releaseSpend`: deletes the reservation (nothing when it is gone already). */
+export async function releaseSpend(db: Kysely<Database>, reservationId: string): Promise<void> {
+  await db.deleteFrom('spend_reservations').where('id', '=', reservationId).execute();
+}

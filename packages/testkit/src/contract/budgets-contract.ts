@@ -1,0 +1,123 @@
+import {
+  type DomainError,
+  ErrorCode,
+  type Job,
+  type OwnerDayBudget,
+  type SpendDecision,
+  type TeamId,
+  type UsageEntry,
+} from '@agent-teams/core';
+import { describe, expect, it } from 'vitest';
+import { ALICE, at, BOB, type StoreHarness } from './store-harness.js';
+
+const NONE: OwnerDayBudget = { maxTokensPerDay: null, maxCostPerDay: null };
+
+/** Contract cases of `Budgets`: team limits, reservations checked atomically, usage by UTC day. */
+export function describeBudgetCases(h: () => StoreHarness): void {
+  let n = 0;
+  const reserve = (teamId: TeamId, job: Job, tokens: number, cost = 0, now = h().now(), owner = NONE) => {
+    n += 1;
+    return h().store.reserveSpend({
+      reservation: { id: `spend_${n}`, teamId, jobId: job.id, tokens, cost },
+      now,
+      ownerLimits: () => owner,
+    });
+  };
+  const usage = (job: Job, tokens: number, cost: number): UsageEntry => {
+    n += 1;
+    return {
+      id: `usage_${n}`,
+      teamId: job.teamId,
+      jobId: job.id,
+      conversationId: job.conversationId,
+      model: 'm',
+      inputTokens: tokens - Math.floor(tokens / 2),
+      outputTokens: Math.floor(tokens / 2),
+      cost,
+    };
+  };
+  const setup = async () => {
+    const { team, members } = await h().team();
+    const job = at(await h().send(team, [at(members, 0)]), 0);
+    return { team, job };
+  };
+  const okOf = (d: SpendDecision) => d.ok;
+
+  describe('budgets', () => {
+    it('sets, shows and removes a team budget; refuses another owner', async () => {
+      const { team, job } = await setup();
+      await h().store.recordUsage(usage(job, 40, 0.25), h().now());
+      expect((await h().store.teamBudgets([team.id])).get(team.id)).toEqual({
+        maxTokens: null,
+        maxCost: null,
+        usedTokens: 40,
+        usedCost: 0.25,
+      });
+      const updated = await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: 1.5 }, h().now());
+      expect(updated.id).toBe(team.id);
+      expect((await h().store.teamBudgets([team.id])).get(team.id)).toMatchObject({ maxTokens: 100, maxCost: 1.5 });
+      await expect(
+        h().store.setTeamBudget(BOB, team.id, { maxTokens: 1, maxCost: null }, h().now()),
+      ).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND } satisfies Partial<DomainError>);
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: null, maxCost: null }, h().now());
+      expect((await h().store.teamBudgets([team.id])).get(team.id)).toMatchObject({ maxTokens: null, maxCost: null });
+    });
+
+    it('passes a reservation up to the limit exactly, refuses one past it, naming the team budget', async () => {
+      const { team, job } = await setup();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: null }, h().now());
+      await h().store.recordUsage(usage(job, 30, 0), h().now());
+      expect(await reserve(team.id, job, 60)).toEqual({ ok: true });
+      const refused = await reserve(team.id, job, 11);
+      expect(refused).toMatchObject({ ok: false, budget: 'team', unit: 'tokens', limit: 100, spent: 90 });
+      expect(!refused.ok && refused.message).toMatch(/team's tokens budget/);
+      expect(await reserve(team.id, job, 10)).toEqual({ ok: true });
+      // Used up: not even the smallest call passes.
+      expect((await reserve(team.id, job, 1)).ok).toBe(false);
+    });
+
+    it('frees a released reservation and lets a raised or removed budget pass new calls', async () => {
+      const { team, job } = await setup();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: null, maxCost: 1 }, h().now());
+      expect(await reserve(team.id, job, 10, 0.75)).toEqual({ ok: true });
+      expect(await reserve(team.id, job, 10, 0.5)).toMatchObject({ ok: false, unit: 'cost' });
+      await h().store.releaseSpend('spend_absent');
+      await h().store.releaseSpend(`spend_${n - 1}`);
+      expect(await reserve(team.id, job, 10, 0.5)).toEqual({ ok: true });
+      expect((await reserve(team.id, job, 10, 0.6)).ok).toBe(false);
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: null, maxCost: 5 }, h().now());
+      expect((await reserve(team.id, job, 10, 0.6)).ok).toBe(true);
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: null, maxCost: null }, h().now());
+      expect((await reserve(team.id, job, 10, 100)).ok).toBe(true);
+    });
+
+    it("counts an owner's usage and reservations of the UTC day across its teams, not yesterday's", async () => {
+      const a = await setup();
+      const b = await setup();
+      const daily: OwnerDayBudget = { maxTokensPerDay: 100, maxCostPerDay: null };
+      // Recorded yesterday (23:59:59 UTC): not counted today.
+      await h().store.recordUsage(usage(a.job, 500, 0), '2026-03-01T23:59:59.000Z');
+      await h().store.recordUsage(usage(a.job, 50, 0), '2026-03-02T08:00:00.000Z');
+      const today = '2026-03-02T09:00:00.000Z';
+      expect(await reserve(b.team.id, b.job, 50, 0, today, daily)).toEqual({ ok: true });
+      const refused = await reserve(b.team.id, b.job, 1, 0, today, daily);
+      expect(refused).toMatchObject({ ok: false, budget: 'owner', spent: 100 });
+      expect(!refused.ok && refused.message).toMatch(/daily tokens budget \(UTC 2026-03-02\)/);
+      // A new UTC day starts from zero (the reservation was for the day before).
+      expect((await reserve(b.team.id, b.job, 100, 0, '2026-03-03T00:00:00.000Z', daily)).ok).toBe(true);
+    });
+
+    it('lets exactly as many racing reservations pass as the budget holds', async () => {
+      const { team, job } = await setup();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 350, maxCost: null }, h().now());
+      const now = h().now();
+      const decisions = await Promise.all(Array.from({ length: 10 }, () => reserve(team.id, job, 100, 0, now)));
+      expect(decisions.filter(okOf)).toHaveLength(3);
+    });
+
+    it('refuses NOT_FOUND for a team that is gone', async () => {
+      const { job } = await setup();
+      await expect(reserve('team_gone' as TeamId, job, 1)).rejects.toMatchObject({ code: ErrorCode.NOT_FOUND });
+    });
+  });
+}
