@@ -12,6 +12,7 @@ import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
 import { taskClaims } from './task-claims.js';
+import { waitLatency } from './wait-latency.js';
 
 /**
  * Every benchmark `pnpm bench` runs, in document order. A new benchmark adds its module here; its
@@ -30,5 +31,6 @@ export const BENCHMARKS: readonly Benchmark[] = [
   interopOverhead,
   ownerIsolation,
   messageLatency,
+  waitLatency,
   taskClaims,
 ];

@@ -231,6 +231,7 @@ export type {
   TeamBudgetLimits,
 } from './spend/spend-types.js';
 export { BudgetLimits, NO_BUDGET_POLICY, ownerDayBudget, utcDay, utcDayBounds } from './spend/spend-types.js';
+export { releaseReason } from './tasks/release-reason.js';
 export type { Task, TaskActor, TaskId, TaskWarning } from './tasks/task.js';
 export { asTaskId, isFinishedTask, TaskStatus } from './tasks/task.js';
 export { decideTask } from './tasks/task-board.js';
@@ -247,7 +248,7 @@ export {
 export type { TaskListArgs } from './tasks/task-list.js';
 export type { TaskJson } from './tasks/task-views.js';
 export { taskJson, warningJson } from './tasks/task-views.js';
-export { releasedClaims, retiredReason, TEAM_CLOSED_REASON } from './tasks/task-writes.js';
+export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,

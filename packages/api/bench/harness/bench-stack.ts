@@ -36,6 +36,8 @@ export const BENCH_AGENTS: readonly AgentDefinition[] = ['researcher', 'reviewer
 export interface BenchStackOptions {
   /** Called when the runtime's `start` is entered, with the job and `performance.now()`. */
   readonly onStart?: (jobId: JobId, atMs: number) => void;
+  /** Called when the runtime's `resume` is entered (an answer or a woken wait), likewise. */
+  readonly onResume?: (jobId: JobId, atMs: number) => void;
   /** Called after every commit that published events, before anyone else hears of it. */
   readonly onEvents?: (events: readonly TeamEvent[]) => void;
   /** Owner tokens and the HTTP settings, for a benchmark that serves GraphQL. */
@@ -78,6 +80,7 @@ let teamCounter = 0;
  */
 export async function openBenchStack(database: OpenedDatabase, opts: BenchStackOptions = {}): Promise<BenchStack> {
   const onStart = opts.onStart;
+  const onResume = opts.onResume;
   const onEvents = opts.onEvents;
   let runtime: ScriptedRuntime | null = null;
   const app = await createApp({
@@ -92,7 +95,9 @@ export async function openBenchStack(database: OpenedDatabase, opts: BenchStackO
     runtimes: ({ store, clock, logger }) => {
       const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
       runtime = scripted;
-      return [watchStarts(scripted, onStart && ((jobId) => onStart(jobId, performance.now())))];
+      const at = (hook: ((jobId: JobId, atMs: number) => void) | undefined) =>
+        hook && ((jobId: JobId) => hook(jobId, performance.now()));
+      return [watchStarts(scripted, at(onStart), at(onResume))];
     },
   });
   const { core, store, scheduler } = app;

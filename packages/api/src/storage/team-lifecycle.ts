@@ -8,9 +8,8 @@ import {
   JobPhase,
   type Member,
   type RetireMemberArgs,
-  retiredReason,
+  releaseReason,
   type SpawnMemberArgs,
-  TEAM_CLOSED_REASON,
   type Team,
   TeamEventKind,
   TeamStatus,
@@ -130,7 +129,7 @@ export async function retireMember(
   const cancelled = await cancelAll(scope, rows.map(toJob), args.cancel);
   // ── Cleanup seam (decision 0165) ── other features release what the retired member holds
   // here, in this transaction (the task board: its claimed tasks). Keep each one a single call.
-  await releaseClaimsIn(scope, args.teamId, found.id, retiredReason(found.name));
+  await releaseClaimsIn(scope, args.teamId, found.id, releaseReason.retired(found.name));
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_RETIRED, { memberId: found.id });
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: found.id });
   return { member: { ...found, retiredAt: scope.now }, cancelled };
@@ -155,7 +154,7 @@ export async function closeTeam(
   const cancelled = await cancelAll(scope, rows.map(toJob), args.cancel);
   // ── Cleanup seam (decision 0165) ── other features release what the closed team holds here,
   // in this transaction (the task board: every claim). Keep each one a single call.
-  await releaseClaimsIn(scope, args.teamId, null, TEAM_CLOSED_REASON);
+  await releaseClaimsIn(scope, args.teamId, null, releaseReason.closed);
   await scope.events.emit(args.teamId, TeamEventKind.TEAM_CLOSED);
   await scope.events.emit(args.teamId, TeamEventKind.TEAM_CHANGED);
   await scope.events.flush();

@@ -74,4 +74,37 @@ describe('an openai lead', () => {
       expect(r.body.tools?.map((t) => t.function.name)).toContain('wait_for_change');
     }
   });
+
+  it("forks a teammate whose model sees the lead's completed turns first", async () => {
+    h.provider.respondWith((body) => {
+      const last = body.messages.at(-1);
+      if (body.model === 'model-review') return say('Helper here.');
+      if (last?.role === 'tool') return say('Spawned.');
+      if (String(last?.content).includes('Fork a helper')) {
+        return call('call_fork', 'team_spawn', { name: 'helper', agent: 'checker', context: 'fork' });
+      }
+      return say('The plan: ship on Friday 周五.');
+    });
+    const { team, lead } = await h.team();
+    const first = await h.send(team, lead, 'Make the plan');
+    await waitFor(async () => ((await h.job(first.id)).phase === JobPhase.COMPLETED ? true : null), 'the plan');
+    const second = await h.send(team, lead, 'Fork a helper');
+    await waitFor(async () => ((await h.job(second.id)).phase === JobPhase.COMPLETED ? true : null), 'the fork');
+    const helper = (await h.core.teams.members([team.id])).find((m) => m.name === 'helper');
+    if (helper === undefined) throw new Error('no helper');
+    const asked = await h.send(team, helper, 'What is the plan?');
+    await waitFor(async () => ((await h.job(asked.id)).phase === JobPhase.COMPLETED ? true : null), 'the helper');
+    const helperCall = h.provider.requests.find((r) => r.body.model === 'model-review');
+    const contents = helperCall?.body.messages.map((m): [string, string] => [m.role, String(m.content)]) ?? [];
+    const planAt = contents.findIndex(
+      ([role, text]) => role === 'assistant' && text === 'The plan: ship on Friday 周五.',
+    );
+    const askAt = contents.findIndex(([role, text]) => role === 'user' && text.includes('What is the plan?'));
+    expect(planAt).toBeGreaterThan(0);
+    expect(askAt).toBeGreaterThan(planAt);
+    // The seeded user entry is the readable text of the lead's completed turn; the turn that was
+    // still running when the fork happened is not part of it (it shows only in the team context).
+    expect(contents.filter(([role]) => role === 'user').map(([, text]) => text)).toContain('Make the plan');
+    expect(contents.some(([, text]) => text === 'Fork a helper')).toBe(false);
+  });
 });

@@ -147,11 +147,3 @@ export function releasedClaims(tasks: readonly Task[], memberId: MemberId | null
     .filter((t) => t.status === TaskStatus.CLAIMED && (memberId === null || t.ownerId === memberId))
     .map((t) => ({ ...t, status: TaskStatus.OPEN, ownerId: null, revision: t.revision + 1, updatedAt: now }));
 }
-
-/** The `reason` of a TASK_CHANGED that released a retired member's claim (shown to people and agents). */
-export function retiredReason(memberName: string): string {
-  return `${memberName} was retired`;
-}
-
-/** The `reason` of a TASK_CHANGED that released a claim because the team closed. */
-export const TEAM_CLOSED_REASON = 'the team was closed';

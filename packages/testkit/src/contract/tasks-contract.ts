@@ -2,6 +2,7 @@ import {
   cancelStep,
   decideTask,
   type Member,
+  releaseReason,
   type TaskActor,
   type TaskChange,
   type TaskCommand,
@@ -158,7 +159,7 @@ export function describeTasksCases(h: () => StoreHarness): void {
       await h().store.retireMember({ owner: team.owner, teamId: team.id, memberId: m1.id, now, cancel });
       const afterRetire = await h().store.readEvents(team.id, seq, 20);
       expect(afterRetire.filter((e) => e.kind === TeamEventKind.TASK_CHANGED).map((e) => [e.taskId, e.reason])).toEqual(
-        [[at(tasks, 0).id, `${m1.name} was retired`]],
+        [[at(tasks, 0).id, releaseReason.retired(m1.name)]],
       );
       expect(await h().store.findTasks([at(tasks, 0).id])).toEqual([
         expect.objectContaining({ status: 'OPEN', ownerId: null, revision: 3 }),
@@ -170,7 +171,7 @@ export function describeTasksCases(h: () => StoreHarness): void {
       await h().store.closeTeam({ owner: team.owner, teamId: team.id, now: h().now(), cancel });
       const afterClose = await h().store.readEvents(team.id, seq2, 20);
       expect(afterClose.filter((e) => e.kind === TeamEventKind.TASK_CHANGED).map((e) => [e.taskId, e.reason])).toEqual([
-        [at(tasks, 1).id, 'the team was closed'],
+        [at(tasks, 1).id, releaseReason.closed],
       ]);
       expect(await h().store.findTasks([at(tasks, 1).id])).toEqual([
         expect.objectContaining({ status: 'OPEN', ownerId: null }),

@@ -5,6 +5,12 @@ import { systemPrompt } from './turn-prompt.js';
 
 const names = (isLead: boolean) => toolsFor(isLead).map((t) => (t.type === 'function' ? t.function.name : ''));
 
+const refusing = (error: unknown): MemberToolPort => ({
+  invoke: async () => {
+    throw error;
+  },
+});
+
 describe('the tools and instructions a member is offered', () => {
   it('offers the lead’s tools to the lead only', () => {
     expect(names(true)).toEqual(expect.arrayContaining([...LEAD_ONLY_TOOLS, 'wait_for_change', 'send_member']));
@@ -20,12 +26,6 @@ describe('the tools and instructions a member is offered', () => {
     expect(member).toContain('Your role in the team: "Writes".');
     expect(member).not.toContain('team_spawn');
   });
-});
-
-const refusing = (error: unknown): MemberToolPort => ({
-  invoke: async () => {
-    throw error;
-  },
 });
 
 describe('openai member tools', () => {

@@ -145,7 +145,17 @@ export class OpenAiRunStore {
       .orderBy('seq', 'desc')
       .limit(limit)
       .execute();
-    return rows.reverse().map(toPersisted);
+    // A forked member's conversation starts with the lead's completed turns, copied without a job
+    // (decision 0165): the model sees them first, as plain user and assistant text.
+    const seeded = await this.#ctx.db
+      .selectFrom('conversation_messages')
+      .select(['role', 'text'])
+      .where('conversation_id', '=', conversationId)
+      .where('job_id', 'is', null)
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+    return [...seeded.map(toSeedMessage), ...rows.reverse().map(toPersisted)].slice(-limit);
   }
 }
 
@@ -203,6 +213,11 @@ function visible(message: MessageDraft, jobId: JobId): NewConversationMessage[] 
       return [...text, ...calls];
     }
   }
+}
+
+function toSeedMessage(row: { readonly role: string; readonly text: string | null }): PersistedMessage {
+  const role = row.role === 'ASSISTANT' ? 'assistant' : 'user';
+  return { role, content: row.text, toolCalls: null, toolCallId: null, toolName: null, step: -1, runId: '' };
 }
 
 function toPersisted(row: Selectable<OpenAiMessagesTable>): PersistedMessage {

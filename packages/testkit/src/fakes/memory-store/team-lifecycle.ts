@@ -7,9 +7,8 @@ import {
   type Job,
   type Member,
   type MemberId,
-  retiredReason,
+  releaseReason,
   type SpawnMemberArgs,
-  TEAM_CLOSED_REASON,
   type Team,
   type TeamId,
   type TeamLifecycle,
@@ -121,7 +120,7 @@ export function memoryTeamLifecycle(state: MemoryStoreState): TeamLifecycle {
       const cancelled = cancelAll(state, jobs, args.cancel, args.now);
       // Cleanup seam (decision 0165): other features release what the member holds here.
       const write = state.write(args.teamId, args.now);
-      releaseClaimsIn(state, write, member.id, retiredReason(member.name));
+      releaseClaimsIn(state, write, member.id, releaseReason.retired(member.name));
       write.event('MEMBER_RETIRED', { memberId: member.id });
       write.event('MEMBER_CHANGED', { memberId: member.id });
       state.commit(write);
@@ -138,7 +137,7 @@ export function memoryTeamLifecycle(state: MemoryStoreState): TeamLifecycle {
       const cancelled = cancelAll(state, jobs, args.cancel, args.now);
       // Cleanup seam (decision 0165): other features release what the closed team holds here.
       const write = state.write(team.id, args.now);
-      releaseClaimsIn(state, write, null, TEAM_CLOSED_REASON);
+      releaseClaimsIn(state, write, null, releaseReason.closed);
       write.event('TEAM_CLOSED', {});
       write.event('TEAM_CHANGED', {});
       state.commit(write);
