@@ -9,6 +9,7 @@ export default defineConfig({
       'packages/api',
       'packages/widget/vitest.config.ts',
       'packages/widget/vitest.e2e.config.ts',
+      'tools/vitest.config.ts',
     ],
   },
 });

@@ -1,12 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import solid from 'vite-plugin-solid';
 import { defineConfig } from 'vitest/config';
+import { sourceConditions } from '../../tools/vitest/source-conditions.js';
 
 // Component tests: jsdom + @solidjs/testing-library, msw answering GraphQL; graphql.web is
 // aliased to the widget's stand-in as in the build (vite.config.ts), so urql runs as shipped.
 export default defineConfig({
   plugins: [solid()],
+  ...sourceConditions,
   resolve: {
+    ...sourceConditions.resolve,
     alias: { '@0no-co/graphql.web': fileURLToPath(new URL('src/graphql-web-shim.ts', import.meta.url)) },
   },
   test: {

@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { sourceConditions } from '../../tools/vitest/source-conditions.js';
 
 // Browser tests: Debian's Chromium driven by playwright-core against the real api server.
 export default defineConfig({
+  ...sourceConditions,
   test: {
     name: 'widget-e2e',
     environment: 'node',

@@ -48,7 +48,8 @@ function nextMessage<T>(child: ChildProcess, type: string, timeoutMs: number): P
   });
 }
 
-const forkTs = (name: string) => fork(script(name), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+const forkTs = (name: string) =>
+  fork(script(name), [], { execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx'], stdio: 'inherit' });
 
 /** One engine: a server process, a clients process, the writer at the fixed rate. */
 async function measure(ctx: BenchContext, engine: Engine): Promise<EngineResult> {

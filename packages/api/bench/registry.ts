@@ -1,5 +1,6 @@
 import { clusterDispatch } from './cluster-dispatch.js';
 import { clusterEvents } from './cluster-events.js';
+import { coldStart } from './cold-start.js';
 import { dispatchLatency } from './dispatch-latency.js';
 import { engineThroughput } from './engine-throughput.js';
 import type { Benchmark } from './harness/benchmark.js';
@@ -33,4 +34,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   messageLatency,
   waitLatency,
   taskClaims,
+  coldStart,
 ];

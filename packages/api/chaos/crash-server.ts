@@ -17,7 +17,17 @@ export function startServer(database: string, timeoutMs = 60_000): Promise<Serve
   const started = Date.now();
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'serve', '--port', '0', '--database', database],
+    [
+      '--conditions=@agent-teams/source',
+      '--import',
+      'tsx',
+      'src/cli.ts',
+      'serve',
+      '--port',
+      '0',
+      '--database',
+      database,
+    ],
     {
       cwd: apiRoot,
       env: { ...process.env, NODE_ENV: 'production' },

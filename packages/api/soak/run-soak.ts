@@ -40,7 +40,10 @@ writeFileSync(
 const child: ChildProcess = fork(
   fileURLToPath(new URL('./soak-server.ts', import.meta.url)),
   ['--port', '0', '--database', join(dir, 'soak.sqlite'), '--config', config],
-  { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  {
+    execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx', '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  },
 );
 const url = await new Promise<string>((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`the soak server exited with ${code}`)));

@@ -3,7 +3,13 @@ import { parseServeOptions, SERVE_DEFAULTS, UsageError } from './cli-options.js'
 
 describe('parseServeOptions', () => {
   it('uses the contract defaults with no flags and no environment', () => {
-    expect(parseServeOptions([], {})).toEqual({ ...SERVE_DEFAULTS, config: null, allowedOrigins: [], publicUrl: null });
+    expect(parseServeOptions([], {})).toEqual({
+      ...SERVE_DEFAULTS,
+      config: null,
+      allowedOrigins: [],
+      publicUrl: null,
+      otlpEndpoint: null,
+    });
   });
 
   it('reads every environment twin and lets flags win over them', () => {
@@ -23,6 +29,7 @@ describe('parseServeOptions', () => {
       leaseTtlMs: 15_000,
       heartbeatMs: 5_000,
       publicUrl: null,
+      otlpEndpoint: null,
     });
     expect(parseServeOptions(['--port', '0', '--database', ':memory:', '--config', 'flag.json'], env)).toEqual({
       port: 0,
@@ -34,6 +41,7 @@ describe('parseServeOptions', () => {
       leaseTtlMs: 15_000,
       heartbeatMs: 5_000,
       publicUrl: null,
+      otlpEndpoint: null,
     });
   });
 

@@ -30,6 +30,8 @@ export interface ServeOptions {
   readonly rateLimitPerSecond: number | undefined;
   /** The rate limit's burst, when given by the environment (else the config file's). */
   readonly rateLimitBurst: number | undefined;
+  /** Where OpenTelemetry traces go (OTLP over HTTP, the full `/v1/traces` URL); null: tracing off. */
+  readonly otlpEndpoint: string | null;
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -92,6 +94,11 @@ Options of serve (each has an environment twin; flags win):
   --max-body-bytes <n>  largest request body; larger ones get 413 before parsing (1024..67108864)
                                                                 AGENT_TEAMS_MAX_BODY_BYTES (default: the config
                                                                                        file's http.maxBodyBytes, else 1048576)
+  --otlp-endpoint <url>  send OpenTelemetry traces (OTLP/HTTP) to this URL, e.g. http://collector:4318/v1/traces
+                                                                AGENT_TEAMS_OTLP_ENDPOINT (default: the standard
+                                                                                       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
+                                                                                       OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces;
+                                                                                       else tracing is off)
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
   AGENT_TEAMS_RATE_LIMIT_PER_SECOND, AGENT_TEAMS_RATE_LIMIT_BURST
@@ -159,6 +166,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         heartbeat: { type: 'string' },
         'public-url': { type: 'string' },
         'max-body-bytes': { type: 'string' },
+        'otlp-endpoint': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -210,7 +218,39 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       'AGENT_TEAMS_RATE_LIMIT_BURST',
       'rateLimitBurst',
     ),
+    otlpEndpoint: parseOtlpEndpoint(nonBlank(values['otlp-endpoint']), env, nonBlank),
   };
+}
+
+/**
+ * The OTLP/HTTP traces URL: the flag, its twin, then the standard OpenTelemetry variables (the
+ * base `OTEL_EXPORTER_OTLP_ENDPOINT` gets `/v1/traces`, as the OTLP exporter specification says).
+ */
+function parseOtlpEndpoint(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  nonBlank: (value: string | undefined) => string | undefined,
+): string | null {
+  const base = nonBlank(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  const candidates: [string | undefined, string][] = [
+    [flag, '--otlp-endpoint'],
+    [nonBlank(env.AGENT_TEAMS_OTLP_ENDPOINT), 'AGENT_TEAMS_OTLP_ENDPOINT'],
+    [nonBlank(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
+    [base && `${base.trim().replace(/\/+$/, '')}/v1/traces`, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
+  ];
+  const found = candidates.find(([value]) => value !== undefined);
+  if (!found) return null;
+  const [text, source] = found as [string, string];
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new UsageError(`${source} must be an http(s) URL, got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${source} must be an http(s) URL, got "${text}"`);
+  }
+  return url.toString();
 }
 
 /** An absolute http(s) origin (a path is kept, a trailing slash dropped), from the flag or its twin. */

@@ -13,6 +13,8 @@ export { createApp } from './app/create-app.js';
 export { defaultRuntimes } from './app/default-runtimes.js';
 export type { EventHub } from './events/event-hub.js';
 export type { JobProgressNotice, ProgressHub, ProgressSource } from './events/progress-hub.js';
+export type { ScriptedRuntimeDeps } from './runtimes/scripted/scripted-runtime.js';
+export { ScriptedRuntime } from './runtimes/scripted/scripted-runtime.js';
 export type { ApiContext } from './schema/index.js';
 export { buildSchema } from './schema/index.js';
 export type { AgentTeamsServer } from './server/create-server.js';

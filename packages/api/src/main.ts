@@ -1,12 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '@agent-teams/core';
 import { createConfigCatalog } from './adapters/config-catalog.js';
 import { createApp } from './app/create-app.js';
 import type { ServeOptions } from './cli-options.js';
 import { httpSettings } from './config/http-settings.js';
 import { loadConfig } from './config/load-config.js';
+import { packageVersion } from './package-version.js';
 import { WIDGET_CHUNK, type WidgetBundle, widgetDemoPage } from './server/widget-assets.js';
 
 /** A started server: where it listens and how to stop it. */
@@ -18,7 +19,19 @@ export interface RunningServer {
 }
 
 /**
- * The built widget (`packages/widget/dist/widget.js` and its on-demand chunks, made by
+ * Where the installed `@agent-teams/widget` keeps its bundle, resolved through the package (so an
+ * npm install serves its own copy), or null when it is not built (a workspace before `pnpm build`).
+ */
+function widgetBundleFile(): string | null {
+  try {
+    return createRequire(import.meta.url).resolve('@agent-teams/widget/widget.js');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The built widget (`widget.js` of `@agent-teams/widget` and its on-demand chunks, made by
  * `pnpm --filter @agent-teams/widget build`) and the demo page embedding it; without a build, the
  * plain home page stays at `/`.
  */
@@ -26,9 +39,9 @@ function widgetAssets(
   tokenHint: string | undefined,
   logger: Logger,
 ): { widgetBundle?: WidgetBundle; pageHtml?: string } {
-  const file = fileURLToPath(new URL('../../widget/dist/widget.js', import.meta.url));
-  if (!existsSync(file)) {
-    logger.info('widget bundle not built; serving the plain home page', { file });
+  const file = widgetBundleFile();
+  if (file === null) {
+    logger.info('widget bundle not built; serving the plain home page', { package: '@agent-teams/widget' });
     return {};
   }
   const dir = dirname(file);
@@ -50,6 +63,11 @@ export async function startAgentTeams(
   logger: Logger,
 ): Promise<RunningServer> {
   const { config, devToken, jwt } = await loadConfig(options.config, { host: options.host, env });
+  // The OpenTelemetry SDK is loaded only when traces have somewhere to go (start-up time).
+  const tracing = options.otlpEndpoint
+    ? (await import('./observability/tracing.js')).startTracing(options.otlpEndpoint, packageVersion())
+    : null;
+  if (options.otlpEndpoint) logger.info('sending traces', { endpoint: options.otlpEndpoint });
   const http = httpSettings(options, config, devToken);
   const app = await createApp({
     database: options.database,
@@ -70,9 +88,17 @@ export async function startAgentTeams(
   });
   try {
     const { url } = await app.listen(options.port, options.host);
-    return { url, devToken, close: () => app.close() };
+    return {
+      url,
+      devToken,
+      close: async () => {
+        await app.close();
+        await tracing?.shutdown();
+      },
+    };
   } catch (error) {
     await app.close();
+    await tracing?.shutdown();
     throw error;
   }
 }

@@ -82,10 +82,14 @@ describe('installSafetyNet', () => {
       installSafetyNet({ process, logger, exit: (code) => process.exit(code), limitMs: 5000,
         drain: () => new Promise((resolve) => setTimeout(() => { console.error('drained'); resolve(); }, 50)) });
       ${fault}`;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--conditions=@agent-teams/source', '--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     expect(run.status).toBe(ESCAPED_ERROR_EXIT_CODE);
     expect(run.stderr).toContain('an error escaped every handler');
     expect(run.stderr.indexOf('drained')).toBeGreaterThan(run.stderr.indexOf('an error escaped'));

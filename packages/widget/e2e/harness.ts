@@ -36,7 +36,15 @@ const SCRIPTED_AGENTS = [
 /** Starts `agent-teams serve --port 0` and resolves once it prints its `listening on` line. */
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'widget-e2e-'));
-  const args = ['--import', 'tsx', 'packages/api/src/cli.ts', 'serve', '--port', '0'];
+  const args = [
+    '--conditions=@agent-teams/source',
+    '--import',
+    'tsx',
+    'packages/api/src/cli.ts',
+    'serve',
+    '--port',
+    '0',
+  ];
   args.push('--database', join(dir, 'teams.sqlite'));
   if (options.agents || options.auth) {
     const config = join(dir, 'agent-teams.config.json');

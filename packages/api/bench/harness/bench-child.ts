@@ -26,7 +26,10 @@ export class BenchChild {
   /** Forks `bench/<file>` (relative to this package's `bench/` folder). */
   static fork(name: string, file: string): BenchChild {
     const script = fileURLToPath(new URL(`../${file}`, import.meta.url));
-    return new BenchChild(name, fork(script, [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' }));
+    return new BenchChild(
+      name,
+      fork(script, [], { execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx'], stdio: 'inherit' }),
+    );
   }
 
   /** Calls `listener` with every message of `type` until the returned function is called. */

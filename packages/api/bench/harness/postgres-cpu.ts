@@ -15,7 +15,7 @@ const TICKS_PER_SECOND = (() => {
 export type BackendCpu = ReadonlyMap<number, number>;
 
 /** user + system CPU of a local process in ms, or null when it is gone or not readable. */
-function processCpuMs(pid: number): number | null {
+export function processCpuMs(pid: number): number | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.

@@ -9,6 +9,9 @@ import { createAuthenticator } from '../auth/authenticator.js';
 import { type ClusterChanges, createClusterChanges } from '../cluster/create-cluster-changes.js';
 import { createEventHub } from '../events/event-hub.js';
 import { createProgressHub, type JobProgressNotice, progressNotice } from '../events/progress-hub.js';
+import { instrumentRuntime } from '../observability/instrument-runtime.js';
+import { createMetrics } from '../observability/metrics.js';
+import { checkReadiness } from '../observability/readiness.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../server/create-server.js';
 import { KyselyTeamStore } from '../storage/kysely-team-store.js';
@@ -53,7 +56,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const mcpUrl = async () => `${options.publicUrl ?? (await listening)}/mcp`;
   const parts: RuntimeParts = { database, store, clock, logger, env: options.env ?? process.env, mcpUrl };
-  const runtimes = (options.runtimes ?? defaultRuntimes)(parts);
+  const metrics = createMetrics(database?.db ?? null, () => clock.nowMs());
+  // Counted, timed and traced (observability/): what the scheduler and the core call.
+  const runtimes = (options.runtimes ?? defaultRuntimes)(parts).map((runtime) =>
+    instrumentRuntime(runtime, metrics, () => clock.nowMs()),
+  );
   const registry = createRuntimeRegistry(runtimes);
   const core = createCore({ store, catalog: options.catalog, runtimes: registry, clock, ids, logger });
   const memberRunTokens = database ? createMemberRunTokens(database.db, clock) : null;
@@ -94,7 +101,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       logger,
       clock,
       // Other servers' events: the same listeners, but the scheduler only steps the jobs it holds.
-      target: fanOut(() => [events, ...(scheduler ? [scheduler.remoteSink] : [])], logger),
+      target: fanOut(() => [events, metrics.remoteEvents, ...(scheduler ? [scheduler.remoteSink] : [])], logger),
       onWake: () => scheduler?.nudge(),
       onProgress: (notice) => progress.publish(notice),
       ...options.cluster,
@@ -116,8 +123,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     }),
   );
   let server: AgentTeamsServer | null = null;
-  const buildServer = () =>
-    createServer({
+  // The scheduler counts as running from its start to its stop; without one (by choice), always.
+  let schedulerRunning = scheduler === null;
+  const readiness = () => checkReadiness({ database, schedulerRunning: () => schedulerRunning });
+  const buildServer = () => {
+    const built = createServer({
       core: options.http?.core ? options.http.core(core) : core,
       auth: createAuthenticator({
         tokens: options.tokens ?? new Map(),
@@ -131,14 +141,19 @@ export async function createApp(options: AppOptions): Promise<App> {
       progress: progress.listen,
       logger,
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      ops: { metrics, readiness },
       ...withoutCore(options.http),
     });
+    metrics.setLive(() => ({ sockets: built.live.connections, subscriptionGroups: built.live.sharedGroups }));
+    return built;
+  };
   let starting: Promise<void> | null = null;
   let closing: Promise<void> | null = null;
   const start = () => {
     starting ??= (async () => {
       await cluster?.start();
       await scheduler?.start();
+      schedulerRunning = true;
       // Creations interrupted by a stop finish in the background (logged, never thrown).
       void resumeCreatingTeams({ store, core, logger });
     })();
@@ -170,6 +185,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     close() {
       closing ??= (async () => {
         await starting?.catch(() => undefined);
+        schedulerRunning = false;
         await scheduler?.stop();
         await cluster?.stop();
         for (const off of unsubscribe) off();

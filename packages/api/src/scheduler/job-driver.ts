@@ -12,6 +12,7 @@ import {
   type TeamWrites,
 } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
+import { withLogFields } from '../async/log-context.js';
 import { TeamQueues } from '../async/team-queues.js';
 import { type AdvanceDeps, advanceJob } from './advance-job.js';
 import { RetryBackoff } from './retry-backoff.js';
@@ -95,7 +96,12 @@ export class JobDriver {
     return this.#queues.drain(timeoutMs);
   }
 
-  async #step(job: Job, stored: Job | undefined): Promise<void> {
+  #step(job: Job, stored: Job | undefined): Promise<void> {
+    // Every log line of the step (runtimes, store, scheduler) names the job it was for.
+    return withLogFields({ jobId: job.id, teamId: job.teamId }, () => this.#runStep(job, stored));
+  }
+
+  async #runStep(job: Job, stored: Job | undefined): Promise<void> {
     // Backing off after a failure: the timer asks again once the wait is over.
     const notBefore = this.#backoff.notBefore(job.id);
     if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) {

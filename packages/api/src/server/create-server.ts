@@ -6,6 +6,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createSystemClock } from '../adapters/system-clock.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { ProgressSource } from '../events/progress-hub.js';
+import { type OpsEndpoints, useOpsEndpoints } from '../observability/use-ops-endpoints.js';
 import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
 import { loadTeamEventView } from '../schema/team-events.js';
@@ -22,6 +23,7 @@ import { createMaskError } from './mask-error.js';
 import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
 import { createOperationGuard, takeToken } from './operation-guard.js';
 import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitOptions } from './rate-limiter.js';
+import { withRequestIds } from './request-ids.js';
 import { useRequestLimits } from './request-limits.js';
 import { createGraphqlRunner } from './run-graphql.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
@@ -61,6 +63,8 @@ export interface ServerDeps extends EdgeDeps {
   readonly rateLimit?: RateLimitOptions | null;
   /** The rate limiter's time (default: the system clock). */
   readonly clock?: Clock;
+  /** `/metrics` and `/ready` (absent: neither is served). */
+  readonly ops?: OpsEndpoints;
 }
 
 /** A built server, not yet listening. */
@@ -143,6 +147,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       useOperationGuard(guard, maskOne),
       graphiql.plugin,
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
+      ...(deps.ops ? [useOpsEndpoints(deps.ops)] : []),
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
       useMcpEndpoint({
         ...interop,
@@ -157,7 +162,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     ],
   });
 
-  const server = createHttpServer(limitRequestBodies(yoga, maxBodyBytes));
+  const server = createHttpServer(withRequestIds(limitRequestBodies(yoga, maxBodyBytes)));
   // A peer that trickles its headers or body is dropped: at most 1 MiB in at most 30 s.
   server.headersTimeout = HTTP_TIMEOUTS.headersMs;
   server.requestTimeout = HTTP_TIMEOUTS.requestMs;

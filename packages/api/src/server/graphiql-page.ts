@@ -1,4 +1,3 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { StaticAsset } from './static-asset.js';
 
@@ -22,7 +21,7 @@ function graphiqlWelcome(tokenHint: string | undefined): string {
 /** The parts of Yoga's configuration that serve GraphiQL at `endpoint`. */
 export interface GraphiqlPage {
   readonly graphiql: GraphiQLOptions;
-  readonly renderGraphiQL: (options: GraphiQLOptions) => string;
+  readonly renderGraphiQL: (options: GraphiQLOptions) => Promise<string>;
   /** Answers GraphiQL with the page itself, compressed when the client accepts it. */
   readonly plugin: Plugin;
 }
@@ -45,7 +44,10 @@ export function graphiqlPage(endpoint: string, tokenHint: string | undefined): G
       defaultHeaders: TOKEN_PLACEHOLDER,
       defaultQuery: graphiqlWelcome(tokenHint),
     },
-    renderGraphiQL: (options) => {
+    renderGraphiQL: async (options) => {
+      // Loaded on the first visit, not at start-up: the module is the 9 MB page (start-up time,
+      // docs/decisions/0150).
+      const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
       page ??= new StaticAsset(renderGraphiQL(options), {
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-cache',

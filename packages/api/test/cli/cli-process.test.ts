@@ -23,11 +23,15 @@ interface Started {
 
 /** Runs the real CLI as a child process; resolves once it prints its `listening on` line. */
 function startCli(args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: apiRoot,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@agent-teams/source', '--import', 'tsx', 'src/cli.ts', ...args],
+    {
+      cwd: apiRoot,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let out = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -56,10 +60,14 @@ function startCli(args: string[], env: Record<string, string> = {}): Promise<Sta
 
 /** Runs the CLI to completion and returns its exit code and output. */
 function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-    cwd: apiRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@agent-teams/source', '--import', 'tsx', 'src/cli.ts', ...args],
+    {
+      cwd: apiRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {

@@ -62,12 +62,16 @@ export class ServerProcess {
   /** Starts a server and resolves once it prints `listening on http://...`; rejects with its output otherwise. */
   static async start(opts: ServerProcessOptions): Promise<ServerProcess> {
     const args = ['serve', '--port', '0', '--database', opts.database, '--config', opts.config, ...(opts.args ?? [])];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: apiRoot,
-      // A shared AGENT_TEAMS_* from the developer's shell must not change what the test runs.
-      env: { ...withoutAgentTeamsEnv(process.env), ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@agent-teams/source', '--import', 'tsx', 'src/cli.ts', ...args],
+      {
+        cwd: apiRoot,
+        // A shared AGENT_TEAMS_* from the developer's shell must not change what the test runs.
+        env: { ...withoutAgentTeamsEnv(process.env), ...opts.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const server = new ServerProcess(opts.name, child);
     await server.#listening();
     return server;

@@ -1,13 +1,10 @@
 import {
   asAgentId,
   cancelStep,
-  decideTask,
   ErrorCode,
   isTerminal,
   JobPhase,
   type Member,
-  releaseReason,
-  type TaskCommand,
   type Team,
   TeamEventKind,
   TeamStatus,
@@ -151,44 +148,6 @@ export function describeTeamLifecycleCases(h: () => StoreHarness): void {
       expect(h().publishedEvents.map((e) => e.kind)).toContain(TeamEventKind.TEAM_CLOSED);
       expect(await close(zoo.team)).toMatchObject({ cancelled: [] });
       expect(isTerminal(JobPhase.CANCELLED)).toBe(true);
-    });
-
-    it('releases the claimed tasks of a retired member, then every claim when the team closes (cleanup seam)', async () => {
-      const { team, members } = await h().team({ size: 3 });
-      const [m1, m2] = [members[1] as Member, members[2] as Member];
-      const claimed = async (m: Member) => {
-        const by = { kind: 'member', memberId: m.id, isLead: false } as const;
-        const change = (command: TaskCommand) => {
-          const now = h().now();
-          return h().store.changeTask({ teamId: team.id, now, decide: (board) => decideTask(board, command, by, now) });
-        };
-        const { task } = await change({
-          type: 'create',
-          id: h().ids.taskId(),
-          clientRequestId: null,
-          title: `Task of ${m.name}`,
-          details: null,
-          dependsOn: [],
-          writeScope: [],
-          assigneeId: null,
-        } as TaskCommand);
-        await change({ type: 'claim', taskId: task.id, expectedRevision: 1 } as TaskCommand);
-        return task.id;
-      };
-      const [t1, t2] = [await claimed(m1), await claimed(m2)];
-      await retire(team, m1);
-      const found = await h().store.findTasks([t1, t2]);
-      expect([t1, t2].map((id) => found.find((t) => t.id === id)).map((t) => [t?.status, t?.ownerId])).toEqual([
-        ['OPEN', null],
-        ['CLAIMED', m2.id],
-      ]);
-      expect(
-        h().publishedEvents.some(
-          (e) => e.kind === TeamEventKind.TASK_CHANGED && e.reason === releaseReason.retired(m1.name),
-        ),
-      ).toBe(true);
-      await close(team);
-      expect((await h().store.findTasks([t2]))[0]).toMatchObject({ status: 'OPEN', ownerId: null });
     });
 
     it('close answers NOT_FOUND for another owner', async () => {

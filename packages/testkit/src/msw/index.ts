@@ -1,5 +1,8 @@
-// The msw subpath of @agent-teams/testkit: a fake OpenAI-compatible provider in the real wire format.
+// The msw subpath of @agent-teams/testkit: a fake OpenAI-compatible provider in the real wire
+// format, and msw handlers answering the widget's GraphQL operations from an in-memory fake.
 
+export type { AgentTeamsHandlersOptions } from './agent-teams-handlers.js';
+export { agentTeamsHandlers } from './agent-teams-handlers.js';
 export type { FakeCompletion, FakeToolCall, FakeUsage } from './chat-wire-format.js';
 export { completionChunks, completionJson, errorJson } from './chat-wire-format.js';
 export type {
@@ -10,3 +13,5 @@ export type {
   RecordedChatRequest,
 } from './fake-chat-provider.js';
 export { chatCompletionHandler, FakeChatProvider } from './fake-chat-provider.js';
+export type { FakeJob, FakeMember, FakeTeam, WidgetFake, WidgetFakeOptions } from './widget-fake.js';
+export { createWidgetFake } from './widget-fake.js';

@@ -1,4 +1,5 @@
 import { JobErrorCode } from '@agent-teams/core';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { ChunkAccumulator, type ModelAnswer, type ProgressSink, readUsage } from './chunk-accumulator.js';
@@ -52,6 +53,34 @@ export interface ModelCall {
  * retry policy, bounded by the deadline.
  */
 export async function callModel(call: ModelCall): Promise<ModelAnswer> {
+  // One `chat` span per model call, retries included (OpenTelemetry GenAI conventions); a no-op
+  // unless the server was started with an exporter (observability/tracing.ts).
+  const model = String(call.body.model);
+  const span = trace.getTracer('agent-teams').startSpan(`chat ${model}`, {
+    kind: SpanKind.CLIENT,
+    attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': model },
+  });
+  try {
+    const answer = await callModelWithRetries(call);
+    span.setAttributes({
+      'gen_ai.response.finish_reasons': [answer.finishReason],
+      ...(answer.usage
+        ? {
+            'gen_ai.usage.input_tokens': answer.usage.inputTokens,
+            'gen_ai.usage.output_tokens': answer.usage.outputTokens,
+          }
+        : {}),
+    });
+    return answer;
+  } catch (error) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
   for (let attempt = 1; ; attempt += 1) {
     if (call.signal.aborted) throw new ModelCallError('aborted', 'The run was cancelled.');
     const remaining = call.deadlineMs - call.nowMs();

@@ -1,12 +1,12 @@
 import type { JobId } from '@agent-teams/core';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Plugin } from 'graphql-yoga';
 import { bearerToken } from '../bearer-token.js';
 import type { InteropDeps } from '../edge-deps.js';
 import { type GraphqlRunner, type McpToolSet, memberToolSet, ownerToolSet } from './mcp-tools.js';
+
+/** The SDK values {@link useMcpEndpoint} loads on its first request. */
+type McpSdk = typeof import('./mcp-sdk.js');
 
 /** Where the MCP server is served. */
 export const MCP_PATH = '/mcp';
@@ -33,8 +33,13 @@ const INSTRUCTIONS =
  * no tool streams progress.
  */
 export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
-  // Only used to validate elicitation answers, which this server never asks for: one is enough.
-  const validator = new AjvJsonSchemaValidator();
+  // The SDK loads on the first MCP request, not at start-up (mcp-sdk.ts). The validator is only
+  // used for elicitation answers, which this server never asks for: one is enough.
+  let sdk: Promise<{ sdk: McpSdk; validator: AjvJsonSchemaValidator }> | null = null;
+  const loadSdk = () => {
+    sdk ??= import('./mcp-sdk.js').then((loaded) => ({ sdk: loaded, validator: new loaded.AjvJsonSchemaValidator() }));
+    return sdk;
+  };
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname !== MCP_PATH) return;
@@ -59,7 +64,8 @@ export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
         );
         return;
       }
-      endResponse(await serve(request, tools, deps, validator));
+      const { sdk: loaded, validator } = await loadSdk();
+      endResponse(await serve(loaded, request, tools, deps, validator));
     },
   };
 }
@@ -75,11 +81,13 @@ async function toolsOf(deps: McpEndpointDeps, authorization: string | null): Pro
 
 /** Answers one MCP POST with a fresh server and stateless transport, then closes both. */
 async function serve(
+  sdk: McpSdk,
   request: Request,
   tools: McpToolSet,
   deps: McpEndpointDeps,
   validator: AjvJsonSchemaValidator,
 ): Promise<Response> {
+  const { Server, WebStandardStreamableHTTPServerTransport, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
   const server = new Server(
     { name: 'agent-teams', version: deps.version },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },

@@ -1,0 +1,149 @@
+import { ACTIVE_PHASES, type EventSink, JobPhase } from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../storage/database-types.js';
+
+/** The prefix of every metric the server exports. */
+export const METRIC_PREFIX = 'agent_teams_';
+
+/** What the live endpoint reports at scrape time. */
+export interface LiveFigures {
+  readonly sockets: number;
+  readonly subscriptionGroups: number;
+}
+
+/**
+ * The server's Prometheus metrics (`/metrics`), one registry per application (no global one, so
+ * several applications in one process, as in tests, never share figures).
+ *
+ * @remarks Job counts and model usage are read from the database at scrape time, so they are
+ * the figures of the whole cluster, also right after a restart; admissions, turn durations, live
+ * figures and the event lag are this server's own.
+ */
+export interface ServerMetrics {
+  readonly registry: Registry;
+  /** Turns this server started, by runtime. */
+  readonly admissions: Counter<'runtime'>;
+  /** How long turns took from start to their end (or a question), by runtime and outcome. */
+  readonly turnSeconds: Histogram<'runtime' | 'outcome'>;
+  /** Told about other servers' events as they arrive: observes their lag. */
+  readonly remoteEvents: EventSink;
+  /** Sets where the live figures come from (the server is built after the metrics). */
+  setLive(read: () => LiveFigures): void;
+  /** The exposition text and its content type. */
+  render(): Promise<{ text: string; contentType: string }>;
+}
+
+/** Buckets of turn durations in seconds: instant scripted turns up to long model turns. */
+const TURN_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
+/** Buckets of the event lag across servers in seconds (poll default 250 ms). */
+const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** Creates the metrics over the application's database (null: the job and usage gauges stay empty). */
+export function createMetrics(db: Kysely<Database> | null, now: () => number): ServerMetrics {
+  const registry = new Registry();
+  const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
+  let live: () => LiveFigures = () => ({ sockets: 0, subscriptionGroups: 0 });
+  new Gauge({
+    name: name('jobs'),
+    help: 'Unfinished jobs by owner and state (active: admitted and running; queued: waiting for a slot).',
+    labelNames: ['owner', 'state'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      if (!db) return;
+      const rows = await db
+        .selectFrom('jobs')
+        .select(['owner', 'phase', (eb) => eb.fn.countAll<string | number>().as('count')])
+        .where('phase', 'in', [...ACTIVE_PHASES, JobPhase.QUEUED])
+        .groupBy(['owner', 'phase'])
+        .execute();
+      for (const row of rows) {
+        const state = row.phase === JobPhase.QUEUED ? 'queued' : 'active';
+        this.inc({ owner: row.owner, state }, Number(row.count));
+      }
+    },
+  });
+  const usage = async () =>
+    db
+      ? await db
+          .selectFrom('model_usage')
+          .select((eb) => [
+            eb.fn.coalesce(eb.fn.sum<string | number>('input_tokens'), eb.lit(0)).as('input'),
+            eb.fn.coalesce(eb.fn.sum<string | number>('output_tokens'), eb.lit(0)).as('output'),
+            eb.fn.coalesce(eb.fn.sum<string | number>('cost'), eb.lit(0)).as('cost'),
+          ])
+          .executeTakeFirst()
+      : undefined;
+  new Counter({
+    name: name('model_tokens_total'),
+    help: 'Model tokens used by every answered model call, by direction (input, output).',
+    labelNames: ['direction'],
+    registers: [registry],
+    async collect() {
+      const totals = await usage();
+      this.reset();
+      this.inc({ direction: 'input' }, Number(totals?.input ?? 0));
+      this.inc({ direction: 'output' }, Number(totals?.output ?? 0));
+    },
+  });
+  new Counter({
+    name: name('model_cost_total'),
+    help: "Cost of every answered model call, in the currency of the agents' pricing.",
+    registers: [registry],
+    async collect() {
+      const totals = await usage();
+      this.reset();
+      this.inc(Number(totals?.cost ?? 0));
+    },
+  });
+  new Gauge({
+    name: name('live_sockets'),
+    help: 'Open GraphQL WebSocket connections on this server.',
+    registers: [registry],
+    collect() {
+      this.set(live().sockets);
+    },
+  });
+  new Gauge({
+    name: name('live_subscription_groups'),
+    help: 'Groups of subscribers sharing one result stream on this server.',
+    registers: [registry],
+    collect() {
+      this.set(live().subscriptionGroups);
+    },
+  });
+  const lag = new Histogram({
+    name: name('event_lag_seconds'),
+    help: "Time from another server's commit to its event arriving here.",
+    buckets: LAG_BUCKETS,
+    registers: [registry],
+  });
+  return {
+    registry,
+    admissions: new Counter({
+      name: name('admissions_total'),
+      help: 'Turns this server started (admitted jobs and resumed ones), by runtime.',
+      labelNames: ['runtime'],
+      registers: [registry],
+    }),
+    turnSeconds: new Histogram({
+      name: name('turn_duration_seconds'),
+      help: 'Time from the start of a turn to its end or its question, by runtime and outcome.',
+      labelNames: ['runtime', 'outcome'],
+      buckets: TURN_BUCKETS,
+      registers: [registry],
+    }),
+    remoteEvents: {
+      published(events) {
+        for (const event of events) lag.observe(Math.max(0, now() - Date.parse(event.createdAt)) / 1000);
+      },
+    },
+    setLive(read) {
+      live = read;
+    },
+    async render() {
+      return { text: await registry.metrics(), contentType: registry.contentType };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createConsoleLogger } from '../adapters/console-logger.js';
+import { logFields } from '../async/log-context.js';
+import { withRequestIds } from './request-ids.js';
+
+describe('request ids', () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    // The handler answers the log fields it sees after an await, as a resolver would.
+    server = createServer(
+      withRequestIds(async (_request, response) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        response.end(JSON.stringify(logFields()));
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it("keeps a caller's plain x-request-id, echoes it and carries it into the request's log fields", async () => {
+    const response = await fetch(url, { headers: { 'x-request-id': 'req-42.a:b' } });
+    expect(response.headers.get('x-request-id')).toBe('req-42.a:b');
+    expect(await response.json()).toEqual({ requestId: 'req-42.a:b' });
+  });
+
+  it.each([
+    ['too long', 'x'.repeat(65)],
+    ['with spaces or quotes', 'a "b"'],
+    ['non-ASCII', 'é'],
+  ])('replaces an id that is %s with a fresh UUID', async (_why, given) => {
+    const response = await fetch(url, { headers: { 'x-request-id': given } });
+    const id = response.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await response.json()).toEqual({ requestId: id });
+  });
+
+  it('keeps the id at the limit of 64 characters', async () => {
+    const response = await fetch(url, { headers: { 'x-request-id': 'y'.repeat(64) } });
+    expect(response.headers.get('x-request-id')).toBe('y'.repeat(64));
+  });
+
+  it('gives two requests without an id two different ids', async () => {
+    const [a, b] = await Promise.all([fetch(url), fetch(url)]);
+    expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+  });
+});
+
+describe('the console logger', () => {
+  it('writes one JSON line with the fields of the current request or job step', () => {
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const logger = createConsoleLogger({ context: () => ({ requestId: 'r1', jobId: 'j1' }) });
+      logger.warn('slow', { ms: 5 });
+      const line = JSON.parse(String(write.mock.calls[0]?.[0]));
+      expect(line).toMatchObject({ level: 'warn', message: 'slow', requestId: 'r1', jobId: 'j1', ms: 5 });
+    } finally {
+      write.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
+import { withLogFields } from '../async/log-context.js';
+
+/** The longest caller-given `x-request-id` kept (it goes into every log line of the request). */
+export const MAX_REQUEST_ID_CHARS = 64;
+
+const PLAIN_ID = /^[A-Za-z0-9._:-]+$/;
+
+/**
+ * The caller's `x-request-id` when it is 1 to {@link MAX_REQUEST_ID_CHARS} plain ASCII characters
+ * (letters, digits, `.`, `_`, `:`, `-`), else null: anything else could forge or break log lines.
+ */
+export function acceptedRequestId(header: string | readonly string[] | undefined): string | null {
+  if (typeof header !== 'string' || header.length > MAX_REQUEST_ID_CHARS) return null;
+  return PLAIN_ID.test(header) ? header : null;
+}
+
+/**
+ * Gives every HTTP request an id: the caller's `x-request-id` when it is plain, else a new UUID.
+ * It is echoed in the `x-request-id` response header and carried by every log line written while
+ * the request is handled (`requestId`), so an operator can follow one request through the logs.
+ */
+export function withRequestIds(handler: RequestListener): RequestListener {
+  return (request, response) => {
+    const requestId = acceptedRequestId(request.headers['x-request-id']) ?? randomUUID();
+    response.setHeader('x-request-id', requestId);
+    withLogFields({ requestId }, () => handler(request, response));
+  };
+}

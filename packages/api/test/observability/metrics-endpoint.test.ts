@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTeam, sendRequest } from '../graphql/fixtures.js';
+import { createGraphqlStack, type GraphqlStack } from '../graphql/graphql-stack.js';
+
+let stack: GraphqlStack | null = null;
+afterEach(async () => {
+  await stack?.close();
+  stack = null;
+});
+
+/** The `/metrics` text, through the same Yoga the HTTP server runs. */
+async function scrape(s: GraphqlStack): Promise<string> {
+  const response = await s.server.yoga.fetch('http://localhost/metrics');
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+  return response.text();
+}
+
+/** The value of one sample line (`name{labels} value`), or undefined. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('/metrics', () => {
+  it('counts the admission and times the turn of a request that ran', async () => {
+    stack = await createGraphqlStack();
+    const team = await createTeam(stack);
+    const [jobId] = await sendRequest(stack, team.id, [team.members[0]?.id ?? ''], 'hello');
+    await stack.waitForJob(jobId ?? '', ['COMPLETED']);
+    const text = await scrape(stack);
+    expect(sample(text, 'agent_teams_admissions_total{runtime="scripted"}')).toBe(1);
+    expect(sample(text, 'agent_teams_turn_duration_seconds_count{runtime="scripted",outcome="completed"}')).toBe(1);
+    expect(sample(text, 'agent_teams_model_tokens_total{direction="input"}')).toBe(0);
+    expect(sample(text, 'agent_teams_model_cost_total')).toBe(0);
+    expect(sample(text, 'agent_teams_live_sockets')).toBe(0);
+    expect(text).toContain('# TYPE agent_teams_event_lag_seconds histogram');
+    // Nothing unfinished is left, so no owner has a job series.
+    expect(text).not.toMatch(/^agent_teams_jobs\{/m);
+  });
+
+  it('shows queued jobs by owner while no scheduler admits them', async () => {
+    stack = await createGraphqlStack({ scheduler: false });
+    const team = await createTeam(stack);
+    await sendRequest(stack, team.id, [team.members[0]?.id ?? '', team.members[1]?.id ?? ''], 'wait');
+    const text = await scrape(stack);
+    expect(sample(text, 'agent_teams_jobs{owner="alice",state="queued"}')).toBe(2);
+    expect(sample(text, 'agent_teams_jobs{owner="alice",state="active"}')).toBeUndefined();
+  });
+});
+
+describe('/ready', () => {
+  it('answers 503 before the scheduler starts, 200 once it runs, and 503 after close', async () => {
+    stack = await createGraphqlStack();
+    const ready = async () => {
+      const response = await stack?.server.yoga.fetch('http://localhost/ready');
+      return { status: response?.status, body: await response?.json() };
+    };
+    expect(await ready()).toEqual({
+      status: 200,
+      body: { status: 'ready', database: 'ok', migrations: 'ok', scheduler: 'running' },
+    });
+    await stack.app.scheduler?.stop();
+    await stack.close();
+    const after = await ready();
+    expect(after.status).toBe(503);
+    expect(after.body).toMatchObject({ status: 'unavailable', scheduler: 'stopped' });
+    stack = null;
+  });
+});
