@@ -76,3 +76,19 @@ describe('task tools from a scripted member', () => {
     ]);
   });
 });
+
+describe('a waiting member and the board', () => {
+  it('wakes on a task change, and the wake-up names the task', async () => {
+    const team = await createTeam(stack);
+    const [wait = ''] = await sendRequest(stack, team.id, [String(team.members[0]?.id)], '!wait 60000');
+    await stack.waitForJob(wait, ['WAITING_CHANGE']);
+    const task = await createTask(stack, team.id, { title: 'Wake up' });
+    const done = await stack.waitForJob(wait, ['COMPLETED']);
+    const answer = JSON.parse(String((done.result as { text: string }).text).split('\n')[0] ?? '') as {
+      timed_out: boolean;
+      changes: { kind: string; task_id?: string }[];
+    };
+    expect(answer.timed_out).toBe(false);
+    expect(answer.changes).toContainEqual(expect.objectContaining({ kind: 'TASK_CHANGED', task_id: task.id }));
+  });
+});

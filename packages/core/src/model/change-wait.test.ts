@@ -46,6 +46,17 @@ describe('the result of a woken wait', () => {
     });
   });
 
+  it('names the task of a task change, and the reason when the system made it', () => {
+    const changes = [
+      event(11, TeamEventKind.TASK_CHANGED, { taskId: 'task_1' as never }),
+      event(12, TeamEventKind.TASK_CHANGED, { taskId: 'task_2' as never, reason: 'Ada was retired' }),
+    ];
+    expect(wakeResult(changes, 12).changes).toEqual([
+      { kind: 'TASK_CHANGED', seq: 11, task_id: 'task_1' },
+      { kind: 'TASK_CHANGED', seq: 12, task_id: 'task_2', reason: 'Ada was retired' },
+    ]);
+  });
+
   it('lists at most WAKE_CHANGES_MAX changes: n-1 and n all, n+1 cut and marked', () => {
     // Ids as the server mints them (`job_` and 22 characters).
     const many = (n: number) =>

@@ -46,6 +46,10 @@ export interface ChangeJson {
   readonly job_id?: string;
   readonly member_id?: string;
   readonly record_id?: string;
+  /** The task of a TASK_CHANGED, so a woken member knows which task to read again. */
+  readonly task_id?: string;
+  /** Why the system changed it (a retired owner, a closed team), when it did. */
+  readonly reason?: string;
 }
 
 /** The tool result `wait_for_change` answers when its run continues. */
@@ -74,6 +78,8 @@ export function wakeResult(changes: readonly TeamEvent[], lastSeq: number): Wake
       ...(event.jobId === null ? {} : { job_id: event.jobId }),
       ...(event.memberId === null ? {} : { member_id: event.memberId }),
       ...(event.recordId === null ? {} : { record_id: event.recordId }),
+      ...(event.taskId == null ? {} : { task_id: event.taskId }),
+      ...(event.reason == null ? {} : { reason: event.reason }),
     };
     bytes += jsonBytes(entry) + (listed.length > 0 ? 1 : 0);
     if (bytes > Limits.toolResponseBytes) break;
