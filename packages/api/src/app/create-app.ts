@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createCore, type EventSink, type Logger, type MemberToolPort } from '@agent-teams/core';
+import { createCore, type EventSink, type Logger, type MemberToolPort, NO_BUDGET_POLICY } from '@agent-teams/core';
 import { createMemberRunTokens } from '../adapters/member-run-tokens.js';
 import { createRandomIds } from '../adapters/random-ids.js';
 import { createRuntimeRegistry } from '../adapters/runtime-registry.js';
@@ -9,6 +9,7 @@ import { createAuthenticator } from '../auth/authenticator.js';
 import { type ClusterChanges, createClusterChanges } from '../cluster/create-cluster-changes.js';
 import { createEventHub } from '../events/event-hub.js';
 import { createProgressHub, type JobProgressNotice, progressNotice } from '../events/progress-hub.js';
+import { createSpendGuard } from '../runtimes/spend-guard.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../server/create-server.js';
 import { KyselyTeamStore } from '../storage/kysely-team-store.js';
@@ -52,7 +53,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     listened = resolve;
   });
   const mcpUrl = async () => `${options.publicUrl ?? (await listening)}/mcp`;
-  const parts: RuntimeParts = { database, store, clock, logger, env: options.env ?? process.env, mcpUrl };
+  const spend = createSpendGuard({ store, policy: options.budgets ?? NO_BUDGET_POLICY, clock, logger });
+  const parts: RuntimeParts = { database, store, clock, logger, env: options.env ?? process.env, mcpUrl, spend };
   const runtimes = (options.runtimes ?? defaultRuntimes)(parts);
   const registry = createRuntimeRegistry(runtimes);
   const core = createCore({ store, catalog: options.catalog, runtimes: registry, clock, ids, logger });

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { addActivity } from './activity.js';
 import { addAgent } from './agent.js';
+import { addBudget } from './budget.js';
 import { createBuilder } from './builder.js';
 import { addConversation } from './conversation.js';
 import { addInbox } from './inbox.js';
@@ -50,6 +51,7 @@ export function buildSchema(): GraphQLSchema {
     addJobProgress,
     addUsage,
     addJobErrorCode,
+    addBudget,
   ]) {
     add(builder, refs);
   }
