@@ -1,3 +1,4 @@
+import { admissionPlanner } from './admission-planner.js';
 import { clusterDispatch } from './cluster-dispatch.js';
 import { clusterEvents } from './cluster-events.js';
 import { dispatchLatency } from './dispatch-latency.js';
@@ -19,6 +20,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   dispatchLatency,
   engineThroughput,
   planningPass,
+  admissionPlanner,
   liveFanout,
   memberTools,
   clusterDispatch,
