@@ -1,3 +1,4 @@
+import { admissionPlanner } from './admission-planner.js';
 import { clusterDispatch } from './cluster-dispatch.js';
 import { clusterEvents } from './cluster-events.js';
 import { coldStart } from './cold-start.js';
@@ -23,6 +24,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   dispatchLatency,
   engineThroughput,
   planningPass,
+  admissionPlanner,
   liveFanout,
   memberTools,
   clusterDispatch,

@@ -79,6 +79,7 @@ export async function startAgentTeams(
     lease: { ttlMs: options.leaseTtlMs, heartbeatMs: options.heartbeatMs },
     cluster: { pollMs: options.eventPollMs },
     ...(config.admission ? { scheduler: { admission: config.admission } } : {}),
+    ...(config.budgets ? { budgets: config.budgets } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     http: {
       live: { allowedOrigins: options.allowedOrigins },

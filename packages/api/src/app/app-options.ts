@@ -1,6 +1,7 @@
 import type {
   AgentCatalog,
   AgentRuntime,
+  BudgetPolicy,
   Clock,
   Core,
   EventSink,
@@ -15,6 +16,7 @@ import type { JwtSettings } from '../auth/jwt-key.js';
 import type { ClusterChanges } from '../cluster/create-cluster-changes.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { ProgressHub } from '../events/progress-hub.js';
+import type { SpendGuard } from '../runtimes/spend-guard.js';
 import type { Scheduler, SchedulerOptions } from '../scheduler/create-scheduler.js';
 import type { AgentTeamsServer, ServerDeps } from '../server/create-server.js';
 import type { KyselyTeamStore } from '../storage/kysely-team-store.js';
@@ -37,6 +39,8 @@ export interface RuntimeParts {
    * application listens on (a call made before it listens waits for it).
    */
   readonly mcpUrl: () => Promise<string>;
+  /** Checks model calls against the team and owner budgets (give it to runtimes that call models). */
+  readonly spend: SpendGuard;
 }
 
 /** This server among the servers sharing a database. */
@@ -120,6 +124,8 @@ export interface AppOptions {
   readonly publicUrl?: string;
   /** Told about the events of every local commit, before anyone else (benchmarks). */
   readonly events?: EventSink;
+  /** `budgets` of the configuration file: each owner's limits per UTC day (default: none). */
+  readonly budgets?: BudgetPolicy;
 }
 
 /** The application: its parts, for tests and tools, and how to run and stop it. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createCore, type EventSink, type Logger, type MemberToolPort } from '@agent-teams/core';
+import { createCore, type EventSink, type Logger, type MemberToolPort, NO_BUDGET_POLICY } from '@agent-teams/core';
 import { createMemberRunTokens } from '../adapters/member-run-tokens.js';
 import { createRandomIds } from '../adapters/random-ids.js';
 import { createRuntimeRegistry } from '../adapters/runtime-registry.js';
@@ -12,6 +12,7 @@ import { createProgressHub, type JobProgressNotice, progressNotice } from '../ev
 import { instrumentRuntime } from '../observability/instrument-runtime.js';
 import { createMetrics } from '../observability/metrics.js';
 import { checkReadiness } from '../observability/readiness.js';
+import { createSpendGuard } from '../runtimes/spend-guard.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../server/create-server.js';
 import { KyselyTeamStore } from '../storage/kysely-team-store.js';
@@ -55,7 +56,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     listened = resolve;
   });
   const mcpUrl = async () => `${options.publicUrl ?? (await listening)}/mcp`;
-  const parts: RuntimeParts = { database, store, clock, logger, env: options.env ?? process.env, mcpUrl };
+  const spend = createSpendGuard({ store, policy: options.budgets ?? NO_BUDGET_POLICY, clock, logger });
+  const parts: RuntimeParts = { database, store, clock, logger, env: options.env ?? process.env, mcpUrl, spend };
   const metrics = createMetrics(database?.db ?? null, () => clock.nowMs());
   // Counted, timed and traced (observability/): what the scheduler and the core call.
   const runtimes = (options.runtimes ?? defaultRuntimes)(parts).map((runtime) =>

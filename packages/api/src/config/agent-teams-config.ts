@@ -1,4 +1,4 @@
-import type { AdmissionPolicy, AgentDefinition } from '@agent-teams/core';
+import type { AdmissionPolicy, AgentDefinition, BudgetPolicy } from '@agent-teams/core';
 import type { JwtConfig } from '../auth/jwt-config.js';
 import type { RateLimitOptions } from '../server/rate-limiter.js';
 
@@ -16,6 +16,8 @@ export interface AgentTeamsConfig {
   readonly maxBodyBytes?: number;
   /** `admission`: slots, slots kept for others, per-owner caps and weights, when the file sets it. */
   readonly admission?: AdmissionPolicy;
+  /** `budgets`: each owner's limits per UTC day, when the file sets it. */
+  readonly budgets?: BudgetPolicy;
 }
 
 /** A configuration file that cannot be used; the message names the file and the JSON path. */

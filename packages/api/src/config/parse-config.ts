@@ -6,6 +6,7 @@ import type { RateLimitOptions } from '../server/rate-limiter.js';
 import { type AgentTeamsConfig, ConfigError } from './agent-teams-config.js';
 import { parseAdmission } from './parse-admission.js';
 import { parseAuth } from './parse-auth.js';
+import { parseBudgets } from './parse-budgets.js';
 
 /** Keys every agent may set; each runtime adds its own (kept in `settings`). */
 const COMMON_AGENT_KEYS = new Set(['name', 'title', 'description', 'runtime', 'timeoutMs']);
@@ -75,7 +76,7 @@ function parseAgent(raw: unknown, index: number, source: string): AgentDefinitio
 }
 
 /** Keys the file may hold at its top level. */
-const TOP_LEVEL_KEYS = new Set(['auth', 'agents', 'rateLimit', 'http', 'admission']);
+const TOP_LEVEL_KEYS = new Set(['auth', 'agents', 'rateLimit', 'http', 'admission', 'budgets']);
 
 /** A number within `range` at `path` (whole unless `fractional`). */
 function requireNumber(
@@ -146,5 +147,6 @@ export function parseConfig(raw: unknown, source: string): AgentTeamsConfig {
     ...(raw.rateLimit === undefined ? {} : { rateLimit: parseRateLimit(raw.rateLimit, source) }),
     ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
     ...(raw.admission === undefined ? {} : { admission: parseAdmission(raw.admission, source) }),
+    ...(raw.budgets === undefined ? {} : { budgets: parseBudgets(raw.budgets, source) }),
   };
 }

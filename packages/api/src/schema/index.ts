@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { addActivity } from './activity.js';
 import { addAgent } from './agent.js';
+import { addBudget } from './budget.js';
 import { createBuilder } from './builder.js';
 import { addConversation } from './conversation.js';
 import { addInbox } from './inbox.js';
@@ -56,6 +57,7 @@ export function buildSchema(): GraphQLSchema {
     addTasks,
     addLifecycle,
     addJobErrorCode,
+    addBudget,
   ]) {
     add(builder, refs);
   }

@@ -172,3 +172,24 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
 export async function releaseSpend(db: Kysely<Database>, reservationId: string): Promise<void> {
   await db.deleteFrom('spend_reservations').where('id', '=', reservationId).execute();
 }
+
+/**
+ * Spend per owner in the UTC day of `now`: recorded usage only, reservations left out (for
+ * `/metrics`: not wired here, ready for the metrics endpoint).
+ */
+export async function ownerSpendToday(db: Kysely<Database>, now: string): Promise<ReadonlyMap<string, Spend>> {
+  const { start, end } = utcDayBounds(now);
+  const rows = await db
+    .selectFrom('model_usage')
+    .innerJoin('teams', 'teams.id', 'model_usage.team_id')
+    .select([
+      'teams.owner as owner',
+      sql<number | string | null>`sum(model_usage.input_tokens + model_usage.output_tokens)`.as('tokens'),
+      sql<number | string | null>`sum(model_usage.cost)`.as('cost'),
+    ])
+    .where('model_usage.created_at', '>=', start)
+    .where('model_usage.created_at', '<', end)
+    .groupBy('teams.owner')
+    .execute();
+  return new Map(rows.map((row) => [row.owner, { tokens: num(row.tokens), cost: num(row.cost) }]));
+}

@@ -1,7 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { asOwnerId, type Core, type Job, type JobId, type Member, type Team, type TeamStore } from '@agent-teams/core';
+import {
+  asOwnerId,
+  type BudgetPolicy,
+  type Core,
+  type Job,
+  type JobId,
+  type Member,
+  type Team,
+  type TeamStore,
+} from '@agent-teams/core';
 import { type AgentSpec, StaticCatalog } from '@agent-teams/testkit';
 import { chatCompletionHandler, FakeChatProvider } from '@agent-teams/testkit/msw';
 import { http } from 'msw';
@@ -61,7 +70,13 @@ export interface TeamHarness {
 
 let counter = 0;
 
-export async function openTeamHarness(server: SetupServer): Promise<TeamHarness> {
+/** Options of {@link openTeamHarness}. */
+export interface TeamHarnessOptions {
+  /** Owners' daily budgets (`budgets` of the configuration file). */
+  readonly budgets?: BudgetPolicy;
+}
+
+export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOptions = {}): Promise<TeamHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-teams-openai-'));
   const provider = new FakeChatProvider();
   server.use(chatCompletionHandler(http, BASE_URL, provider));
@@ -69,7 +84,8 @@ export async function openTeamHarness(server: SetupServer): Promise<TeamHarness>
     database: join(dir, 'teams.sqlite'),
     ids: createRandomIds(),
     catalog: new StaticCatalog(TEAM_AGENTS),
-    runtimes: ({ database, clock, logger }) => [
+    ...(opts.budgets ? { budgets: opts.budgets } : {}),
+    runtimes: ({ database, clock, logger, spend }) => [
       new OpenAiRuntime({
         db: (database as OpenedDatabase).db,
         dialect: 'sqlite',
@@ -77,6 +93,7 @@ export async function openTeamHarness(server: SetupServer): Promise<TeamHarness>
         logger,
         env: { TEAM_TEST_KEY: 'sk-team' },
         retryBaseMs: 5,
+        spend,
       }),
     ],
   });

@@ -59,7 +59,7 @@ function servedCounts(served: readonly OwnerId[], rotation: readonly OwnerId[]):
  * everyone else. Spare slots go to whoever still may take them: a round ends early when no
  * owner that may take a slot has turns left, and a new one starts. The unfinished round carries
  * over, so fairness holds across passes. Without a policy: weight 1 for all, no caps.
- * Cost: O(free × owners) per pass.
+ * Cost: O(free × owners) per pass (two scans of the rotation per admission).
  */
 export function planAdmissions(
   snapshot: AdmissionSnapshot,
@@ -87,25 +87,33 @@ export function planAdmissions(
     for (;;) {
       let best: OwnerId | undefined;
       let bestCount = Number.POSITIVE_INFINITY;
+      let bestIndex = -1;
       let anyone = false;
-      for (const owner of rotation) {
-        if ((queues.get(owner)?.length ?? 0) === 0) continue;
-        if ((room.get(owner) ?? 0) > 0) anyone = true;
+      rotation.forEach((owner, index) => {
+        if ((queues.get(owner)?.length ?? 0) === 0 || (room.get(owner) ?? 0) <= 0) return;
+        anyone = true;
         const count = counts.get(owner) ?? 0;
         if (count < (weight.get(owner) ?? 1) && count < bestCount) {
           best = owner;
           bestCount = count;
+          bestIndex = index;
         }
-      }
+      });
       if (!anyone) return null;
       if (best === undefined) {
-        // Every owner with work had all its turns this round: start the next round.
+        // Every owner that may take a slot had all its turns this round: start the next round
+        // (owners at their cap lose what was left of theirs).
         for (const key of counts.keys()) counts.set(key, 0);
-      } else if ((room.get(best) ?? 0) <= 0) {
-        counts.set(best, bestCount + 1); // held by its cap: the turn passes, its jobs stay queued
-      } else {
-        return best;
+        continue;
       }
+      // Owners at their cap whose turns come before `best` lose them, as if served: in one step
+      // what taking those turns one by one would do.
+      rotation.forEach((owner, index) => {
+        if ((queues.get(owner)?.length ?? 0) === 0 || (room.get(owner) ?? 0) > 0) return;
+        const level = Math.min(weight.get(owner) ?? 1, bestCount + (index < bestIndex ? 1 : 0));
+        counts.set(owner, Math.max(counts.get(owner) ?? 0, level));
+      });
+      return best;
     }
   };
 

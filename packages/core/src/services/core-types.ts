@@ -10,6 +10,7 @@ import type { AgentRuntime, MemberToolPort } from '../ports/agent-runtime.js';
 import type { Clock } from '../ports/clock.js';
 import type { TeamEvent } from '../ports/event-sink.js';
 import type {
+  Budgets,
   ConversationLog,
   ConversationMessage,
   EventLog,
@@ -23,6 +24,7 @@ import type {
   TeamWrites,
   UsageLedger,
 } from '../ports/team-store.js';
+import type { TeamBudget, TeamBudgetLimits } from '../spend/spend-types.js';
 import type { Task, TaskId } from '../tasks/task.js';
 import type { TeamReadArgs } from '../tools/read-args.js';
 import type { HistoryPageView, ResultPageView, ResultRecordView } from '../tools/result-views.js';
@@ -65,7 +67,8 @@ export type CoreStore = TeamWrites &
   ConversationLog &
   Mailbox &
   Tasks &
-  TeamLifecycle;
+  TeamLifecycle &
+  Budgets;
 
 /** {@link CoreDeps} with a store of only the roles `R`: what one use case depends on. */
 export type UsesStore<R> = Omit<CoreDeps, 'store'> & { readonly store: R };
@@ -234,6 +237,13 @@ export interface Core {
   };
   readonly conversations: {
     list(member: Member, page: PageArgs): Promise<Connection<ConversationMessage>>;
+  };
+  /** Spending limits of teams (`setTeamBudget`, `Team.budget`). */
+  readonly budgets: {
+    /** Sets or (both null) removes the limits; NOT_FOUND for another owner's team, INVALID_INPUT out of range. */
+    setTeamBudget(owner: OwnerId, teamId: string, limits: TeamBudgetLimits): Promise<Team>;
+    /** Limits and usage of teams reached through an owner-scoped read, in the order asked. */
+    teamBudgets(teamIds: readonly TeamId[]): Promise<readonly TeamBudget[]>;
   };
   /** Token usage and cost of model calls, summed per scope (answers in the order asked). */
   readonly usage: {

@@ -1,4 +1,5 @@
 import { agentService } from './agent-service.js';
+import { budgetService } from './budget-service.js';
 import { conversationService } from './conversation-service.js';
 import type { Core, CoreDeps } from './core-types.js';
 import { eventService } from './event-service.js';
@@ -28,6 +29,7 @@ export function createCore(deps: CoreDeps): Core {
     mentions: mentionService(deps),
     conversations: conversationService(deps),
     usage: usageService(deps),
+    budgets: budgetService(deps),
     events: eventService(deps),
     tools: toolService(deps),
     history: historyService(deps),

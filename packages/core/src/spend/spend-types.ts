@@ -51,7 +51,8 @@ export interface SpendReservation extends Spend {
 
 /** The bounds of budget values (`setTeamBudget`, `budgets.owners`). */
 export const BudgetLimits = {
-  maxTokens: { min: 0, max: 1_000_000_000_000 },
+  /** At most the largest GraphQL Int. */
+  maxTokens: { min: 0, max: 2_147_483_647 },
   maxCost: { min: 0, max: 1_000_000_000 },
   /** Output allowance of one call when the agent sets no `maxOutputTokens`. */
   defaultMaxOutputTokens: 1_024,

@@ -16,6 +16,7 @@ import { abortableSleep } from '../durable/abortable-sleep.js';
 import type { DurableRuntimeDeps, RunExecution } from '../durable/durable-runtime.js';
 import { DurableRuntime } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
+import type { SpendGuard } from '../spend-guard.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
 import { type MessageDraft, type OpenAiRunDoc, OpenAiRunStore, type RunOutcome } from './openai-run-store.js';
@@ -30,6 +31,8 @@ export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** First retry delay after a 429/5xx (default 500 ms; doubled per attempt, within the deadline). */
   readonly retryBaseMs?: number;
+  /** Checks each model call against the team and owner budgets (default: no budgets). */
+  readonly spend?: SpendGuard;
 }
 
 /** Who runs a turn, as its system prompt names them. */
@@ -232,6 +235,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         now: () => this.now(),
         sleep: abortableSleep,
         retryBaseMs: this.#deps.retryBaseMs ?? 500,
+        spend: this.#deps.spend ?? null,
         progress: {
           text: (delta) => run.progress({ type: 'text', delta }),
           tool: (name) => run.progress({ type: 'tool', name }),

@@ -17,8 +17,16 @@ describe('parseOpenAiSettings', () => {
       maxToolRounds: OpenAiDefaults.maxToolRounds,
       stream: true,
       maxContextTokens: OpenAiDefaults.maxContextTokens,
+      maxOutputTokens: 1024,
       pricing: null,
     });
+  });
+
+  it('takes maxOutputTokens from 1 to 1,000,000 and refuses one past either bound', () => {
+    expect(parseOpenAiSettings({ ...base, maxOutputTokens: 1 }).maxOutputTokens).toBe(1);
+    expect(parseOpenAiSettings({ ...base, maxOutputTokens: 1_000_000 }).maxOutputTokens).toBe(1_000_000);
+    expect(() => parseOpenAiSettings({ ...base, maxOutputTokens: 0 })).toThrow(/maxOutputTokens must be an integer/);
+    expect(() => parseOpenAiSettings({ ...base, maxOutputTokens: 1_000_001 })).toThrow(/maxOutputTokens/);
   });
 
   it('computes the cost of a call from the price per million tokens', () => {

@@ -16,6 +16,11 @@ export interface OpenAiSettings {
   readonly stream: boolean;
   /** Estimated-token budget of the conversation history sent with each call (see `context-window.ts`). */
   readonly maxContextTokens: number;
+  /**
+   * Most tokens one model call may answer with: sent to the provider as `max_tokens`, and the
+   * output allowance of each call's budget reservation (default 1024).
+   */
+  readonly maxOutputTokens: number;
   /** Price per million tokens, in any currency; null records cost 0. */
   readonly pricing: { readonly inputPerMillion: number; readonly outputPerMillion: number } | null;
 }
@@ -25,6 +30,7 @@ export const OpenAiDefaults = {
   maxToolRounds: 8,
   stream: true,
   maxContextTokens: 24_000,
+  maxOutputTokens: 1_024,
 } as const;
 
 /** The keys `runtime: "openai"` accepts besides the common agent keys. */
@@ -38,6 +44,7 @@ export const OPENAI_SETTING_KEYS: readonly string[] = [
   'pricing',
   'stream',
   'maxContextTokens',
+  'maxOutputTokens',
 ];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -144,6 +151,7 @@ export function parseOpenAiSettings(raw: Readonly<Record<string, unknown>>): Ope
     maxToolRounds: integer(settings, 'maxToolRounds', 0, 64, OpenAiDefaults.maxToolRounds),
     stream,
     maxContextTokens: integer(settings, 'maxContextTokens', 1_000, 2_000_000, OpenAiDefaults.maxContextTokens),
+    maxOutputTokens: integer(settings, 'maxOutputTokens', 1, 1_000_000, OpenAiDefaults.maxOutputTokens),
     pricing,
   };
 }

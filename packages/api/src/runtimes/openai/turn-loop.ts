@@ -5,6 +5,7 @@ import {
   ErrorCode,
   InputKind,
   isDomainError,
+  JobErrorCode,
   type JobId,
   Limits,
   type MemberToolPort,
@@ -12,12 +13,15 @@ import {
   truncateUtf8,
 } from '@agent-teams/core';
 import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { SpendGuard } from '../spend-guard.js';
 import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
 import { ASK_CLARIFICATION, executeMemberTool, parseArguments, type ToolCall, toolsFor } from './member-tools.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
+import { reserveCall } from './reserve-call.js';
 import { systemPrompt } from './turn-prompt.js';
 
 /** How many of a conversation's newest messages the context policy looks at. */
@@ -48,6 +52,8 @@ export interface TurnEnv {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<boolean>;
   readonly retryBaseMs: number;
   readonly progress: ProgressSink;
+  /** Checks each model call against the budgets first; null: no budgets. */
+  readonly spend: SpendGuard | null;
 }
 
 /**
@@ -171,14 +177,32 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
     history,
     settings.maxContextTokens,
   );
-  const step = messages.length;
+  const held = await reserveCall(env.spend, env, window.estimatedTokens, toolsAllowed);
+  if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
+  try {
+    return await callAndRecord(env, messages.length, window.messages, toolsAllowed);
+  } finally {
+    // After the usage is recorded (or the call failed): the budget never counts neither.
+    await held.release();
+  }
+}
+
+/** Calls the model and persists its answer with the call's usage. */
+async function callAndRecord(
+  env: TurnEnv,
+  step: number,
+  prompt: ChatCompletionMessageParam[],
+  toolsAllowed: boolean,
+): Promise<RunOutcome | 'continue' | null> {
+  const { settings } = env;
   let answer: Awaited<ReturnType<typeof callModel>>;
   try {
     answer = await callModel({
       client: env.client,
       body: {
         model: settings.model,
-        messages: window.messages,
+        messages: prompt,
+        max_tokens: settings.maxOutputTokens,
         ...(settings.maxToolRounds > 0
           ? { tools: toolsFor(env.memberIsLead), tool_choice: toolsAllowed ? 'auto' : 'none' }
           : {}),

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type BudgetPolicy,
+  type Budgets,
+  type Clock,
+  type JobId,
+  type Logger,
+  nowTimestamp,
+  ownerDayBudget,
+  type Spend,
+  type TeamId,
+} from '@agent-teams/core';
+
+/** A reservation held for one model call, or the refusal that names the budget. */
+export type HeldSpend =
+  | { readonly ok: true; release(): Promise<void> }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Checks each model call against the budgets before it is made (contract `budgets.md`): the call's
+ * reservation (prompt estimate plus output allowance) is recorded atomically, and held until the
+ * call's real usage is recorded.
+ */
+export interface SpendGuard {
+  reserve(call: { readonly teamId: TeamId; readonly jobId: JobId } & Spend): Promise<HeldSpend>;
+}
+
+/** What {@link createSpendGuard} is built from. */
+export interface SpendGuardDeps {
+  readonly store: Budgets;
+  readonly policy: BudgetPolicy;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** The {@link SpendGuard} over the store's `Budgets` role and the configured daily limits. */
+export function createSpendGuard(deps: SpendGuardDeps): SpendGuard {
+  return {
+    async reserve(call) {
+      const id = `spend_${randomUUID()}`;
+      const decision = await deps.store.reserveSpend({
+        reservation: { id, teamId: call.teamId, jobId: call.jobId, tokens: call.tokens, cost: call.cost },
+        now: nowTimestamp(deps.clock),
+        ownerLimits: (owner) => ownerDayBudget(deps.policy, owner),
+      });
+      if (!decision.ok) return { ok: false, message: decision.message };
+      return {
+        ok: true,
+        release: async () => {
+          // A failed release only delays the budget: the reservation stops counting after an hour.
+          await deps.store.releaseSpend(id).catch((error: unknown) => {
+            deps.logger.warn('could not release a spend reservation', { id, error: String(error) });
+          });
+        },
+      };
+    },
+  };
+}
