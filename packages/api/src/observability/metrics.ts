@@ -1,6 +1,7 @@
 import { ACTIVE_PHASES, type EventSink, JobPhase } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ownerSpendToday } from '../storage/budgets.js';
 import type { Database } from '../storage/database-types.js';
 
 /** The prefix of every metric the server exports. */
@@ -95,6 +96,20 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
       const totals = await usage();
       this.reset();
       this.inc(Number(totals?.cost ?? 0));
+    },
+  });
+  new Gauge({
+    name: name('owner_spend_today'),
+    help: "Each owner's model spend in the current UTC day (what the owner's day budget counts), in tokens and in cost.",
+    labelNames: ['owner', 'unit'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      if (!db) return;
+      for (const [owner, spend] of await ownerSpendToday(db, new Date(now()).toISOString())) {
+        this.set({ owner, unit: 'tokens' }, spend.tokens);
+        this.set({ owner, unit: 'cost' }, spend.cost);
+      }
     },
   });
   new Gauge({

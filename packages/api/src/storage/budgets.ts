@@ -175,7 +175,7 @@ export async function releaseSpend(db: Kysely<Database>, reservationId: string):
 
 /**
  * Spend per owner in the UTC day of `now`: recorded usage only, reservations left out (for
- * `/metrics`: not wired here, ready for the metrics endpoint).
+ * `/metrics`, as `agent_teams_owner_spend_today`).
  */
 export async function ownerSpendToday(db: Kysely<Database>, now: string): Promise<ReadonlyMap<string, Spend>> {
   const { start, end } = utcDayBounds(now);

@@ -1,3 +1,4 @@
+import { asJobId } from '@agent-teams/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTeam, sendRequest } from '../graphql/fixtures.js';
 import { createGraphqlStack, type GraphqlStack } from '../graphql/graphql-stack.js';
@@ -46,6 +47,25 @@ describe('/metrics', () => {
     const text = await scrape(stack);
     expect(sample(text, 'agent_teams_jobs{owner="alice",state="queued"}')).toBe(2);
     expect(sample(text, 'agent_teams_jobs{owner="alice",state="active"}')).toBeUndefined();
+  });
+});
+
+describe('/metrics spend', () => {
+  it("shows each owner's spend of the current UTC day, in tokens and in cost", async () => {
+    stack = await createGraphqlStack();
+    const team = await createTeam(stack);
+    const [jobId] = await sendRequest(stack, team.id, [team.members[0]?.id ?? ''], 'hello');
+    await stack.waitForJob(jobId ?? '', ['COMPLETED']);
+    const [job] = await stack.app.store.findJobs([asJobId(jobId ?? '')]);
+    if (job === undefined) throw new Error('the job is gone');
+    const entry = { teamId: job.teamId, jobId: job.id, conversationId: job.conversationId, model: 'fake' };
+    const now = new Date().toISOString();
+    await stack.app.store.recordUsage({ ...entry, id: 'call-1', inputTokens: 120, outputTokens: 30, cost: 0.25 }, now);
+    await stack.app.store.recordUsage({ ...entry, id: 'call-2', inputTokens: 40, outputTokens: 10, cost: 0.5 }, now);
+    const text = await scrape(stack);
+    expect(sample(text, 'agent_teams_owner_spend_today{owner="alice",unit="tokens"}')).toBe(200);
+    expect(sample(text, 'agent_teams_owner_spend_today{owner="alice",unit="cost"}')).toBe(0.75);
+    expect(sample(text, 'agent_teams_owner_spend_today{owner="bob",unit="tokens"}')).toBeUndefined();
   });
 });
 
