@@ -46,7 +46,8 @@ const text = fc
     { weight: 1, arbitrary: fc.constantFrom('\u0001'.repeat(3_999), '"'.repeat(3_999), '\\'.repeat(3_999)) },
   )
   .map((s) => `t${s}`)
-  .filter((s) => !hasLoneSurrogate(s));
+  // Storable text only: U+0000 and unpaired surrogates are refused at the edge (INVALID_INPUT).
+  .filter((s) => !hasLoneSurrogate(s) && !s.includes('\u0000'));
 
 interface Scenario {
   readonly texts: readonly { text: string; member: 0 | 1; complete: boolean }[];
