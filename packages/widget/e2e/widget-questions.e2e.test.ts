@@ -98,6 +98,8 @@ describe('waiting questions in Chromium', () => {
     await ask.getByLabel('Your answer').press('Control+Enter');
     await handoff.getByText('Returned to Lead').waitFor({ timeout: 20_000 });
     await page.getByText('0 waiting for you').waitFor();
+    // The page may show the answer before this side has read the response it recorded.
+    await expect.poll(() => responds.at(-1)?.input.response).toBe('eu-west');
     const receipt = responds.at(-1);
     expect(receipt?.code).toBeNull();
     expect(receipt?.input.response).toBe('eu-west');
@@ -131,10 +133,12 @@ describe('waiting questions in Chromium', () => {
     expect(await ask.getByLabel('Your answer').inputValue()).toBe('my careful answer');
     await ask.getByRole('button', { name: 'Submit response' }).click();
     await ask.getByRole('alert').getByText('The question changed after you started your answer.').waitFor();
-    expect(responds.at(-1)).toEqual({
-      input: expect.objectContaining({ jobId, inputRequestId: first.job.input.requestId }),
-      code: 'INPUT_CHANGED',
-    });
+    await expect
+      .poll(() => responds.at(-1))
+      .toEqual({
+        input: expect.objectContaining({ jobId, inputRequestId: first.job.input.requestId }),
+        code: 'INPUT_CHANGED',
+      });
     expect(await ask.getByLabel('Your answer').inputValue()).toBe('my careful answer');
     expect(await asking.getAttribute('data-status')).toBe('WAITING_INPUT');
 
@@ -142,6 +146,7 @@ describe('waiting questions in Chromium', () => {
     await ask.getByRole('button', { name: 'Submit response' }).click();
     await asking.and(page.locator('[data-status="COMPLETED"]')).waitFor({ timeout: 20_000 });
     expect(await asking.locator('.result').textContent()).toContain('answered: my careful answer');
+    await expect.poll(() => responds.at(-1)?.input.inputRequestId).not.toBe(first.job.input.requestId);
     const second = responds.at(-1);
     expect(second?.code).toBeNull();
     expect(second?.input.inputRequestId).not.toBe(first.job.input.requestId);
