@@ -1,4 +1,21 @@
 import type { Generated } from 'kysely';
+import type {
+  MemberSpawnsTable,
+  SpendReservationsTable,
+  TasksTable,
+  TeamBudgetsTable,
+  TeamMessageDeliveriesTable,
+  TeamMessagesTable,
+} from './database-types-teamwork.js';
+
+export type {
+  MemberSpawnsTable,
+  SpendReservationsTable,
+  TasksTable,
+  TeamBudgetsTable,
+  TeamMessageDeliveriesTable,
+  TeamMessagesTable,
+} from './database-types-teamwork.js';
 
 /**
  * A database-assigned sequence value.
@@ -88,15 +105,6 @@ export interface JobsTable {
   wait_deadline: Generated<string | null>;
 }
 
-/** `member_spawns`: the idempotency key of each spawn (migration 0011). */
-export interface MemberSpawnsTable {
-  team_id: string;
-  client_key: string;
-  member_id: string;
-  fingerprint: string;
-  created_at: string;
-}
-
 /** `record_messages`: the shared record, newest 100 kept per team. */
 export interface RecordMessagesTable {
   seq: Generated<SeqValue>;
@@ -130,25 +138,6 @@ export interface TeamEventsTable {
   task_id: Generated<string | null>;
   /** Why the system changed the subject, or NULL (migration 0009). */
   reason: Generated<string | null>;
-}
-
-/** `tasks`: the team's task board (migration 0009); lists are JSON arrays of strings. */
-export interface TasksTable {
-  id: string;
-  team_id: string;
-  seq: number;
-  client_request_id: string | null;
-  title: string;
-  details: string | null;
-  status: string;
-  revision: number;
-  depends_on: string;
-  owner_id: string | null;
-  write_scope: string;
-  created_by: string | null;
-  result: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 /** `server_leases`: one row per running server incarnation, kept alive by its heartbeat (migration 0005). */
@@ -258,33 +247,6 @@ export interface A2aContextsTable {
   updated_at: string;
 }
 
-/** `team_messages`: one row per team message (migration 0008). */
-export interface TeamMessagesTable {
-  seq: Generated<SeqValue>;
-  id: string;
-  team_id: string;
-  from_member_id: string | null;
-  /** The sending member's id, or '' for the owner: with `client_key`, unique per team. */
-  sender_key: string;
-  client_key: string;
-  text: string;
-  delivery: string;
-  /** JSON array of the recipients' member ids, in the sender's order. */
-  recipients_json: string;
-  created_at: string;
-}
-
-/** `team_message_deliveries`: each recipient's copy of a message (migration 0008). */
-export interface TeamMessageDeliveriesTable {
-  message_id: string;
-  member_id: string;
-  team_id: string;
-  message_seq: SeqValue;
-  /** NULL while undelivered; then the job whose turn received it. */
-  job_id: string | null;
-  delivered_at: string | null;
-}
-
 /** The whole schema as Kysely sees it; runtimes import it to reach `runtime_runs`. */
 export interface Database {
   teams: TeamsTable;
@@ -308,24 +270,4 @@ export interface Database {
   member_spawns: MemberSpawnsTable;
   team_budgets: TeamBudgetsTable;
   spend_reservations: SpendReservationsTable;
-}
-
-/** `team_budgets`: a team's spending limits (migration 0010). */
-export interface TeamBudgetsTable {
-  team_id: string;
-  max_tokens: number | string | null;
-  max_cost: number | null;
-  updated_at: string;
-}
-
-/** `spend_reservations`: what each model call in flight may still spend (migration 0010). */
-export interface SpendReservationsTable {
-  id: string;
-  team_id: string;
-  owner: string;
-  /** UTC day `YYYY-MM-DD` the call counts against. */
-  day: string;
-  tokens: number | string;
-  cost: number;
-  created_at: string;
 }
