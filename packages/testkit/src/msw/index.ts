@@ -13,5 +13,15 @@ export type {
   RecordedChatRequest,
 } from './fake-chat-provider.js';
 export { chatCompletionHandler, FakeChatProvider } from './fake-chat-provider.js';
-export type { FakeJob, FakeMember, FakeTeam, WidgetFake, WidgetFakeOptions } from './widget-fake.js';
+export { GRAPHQL_WS_PROTOCOL, LiveClose } from './live-handler.js';
+export type {
+  FakeEvent,
+  FakeEventInput,
+  FakeEventListener,
+  FakeJob,
+  FakeMember,
+  FakeTeam,
+  WidgetFake,
+  WidgetFakeOptions,
+} from './widget-fake.js';
 export { createWidgetFake } from './widget-fake.js';
