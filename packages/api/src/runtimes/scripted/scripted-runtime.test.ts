@@ -14,6 +14,7 @@ import {
   type RuntimeNotice,
   type TurnInput,
 } from '@agent-teams/core';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../storage/open-database.js';
@@ -122,6 +123,23 @@ describe('ScriptedRuntime', () => {
       ['USER', 'Find sources\nmore'],
       ['ASSISTANT', 'Research: Find sources'],
     ]);
+  });
+
+  it('never ends a run without its conversation: a failed append leaves no ended run behind', async () => {
+    // The conversation write fails (as a kill between two writes would leave it unwritten).
+    await sql`CREATE TRIGGER refuse_conversation BEFORE INSERT ON conversation_messages BEGIN SELECT RAISE(ABORT, 'refused'); END`.execute(
+      opened.db,
+    );
+    const runtime = makeRuntime();
+    await expect(
+      runtime.start({ runKey: 'job_1', input: input('job_1', 'Find sources'), context: context('job_1') }),
+    ).rejects.toThrow();
+    expect(await runRows()).toEqual([]);
+    await sql`DROP TRIGGER refuse_conversation`.execute(opened.db);
+    // The replay (same key) writes both.
+    await makeRuntime().start({ runKey: 'job_1', input: input('job_1', 'Find sources'), context: context('job_1') });
+    expect(await runRows()).toEqual([{ run_key: 'job_1', state: 'completed' }]);
+    expect((await appendedRows())[0]?.messages.map((m) => m.role)).toEqual(['USER', 'ASSISTANT']);
   });
 
   it('returns the same run for the same key, also from a new runtime, without appending twice', async () => {
