@@ -268,6 +268,7 @@ export type {
 } from './tools/member-tool-specs.js';
 export { MEMBER_TOOL_SPECS } from './tools/member-tool-specs.js';
 export { MEMBER_TOOL_NAMES } from './tools/member-tools.js';
+export type { OutsideWait } from './tools/outside-wait.js';
 export type { ParsedTeamRead, ReadFieldNames, TeamReadArgs, TeamReadList } from './tools/read-args.js';
 export { parseTeamRead } from './tools/read-args.js';
 export type {

@@ -8,7 +8,7 @@ import type { AppRuntime, RuntimeParts } from './app-options.js';
  * application's database.
  */
 export function defaultRuntimes(parts: RuntimeParts): readonly AppRuntime[] {
-  const { database, store, clock, logger, env, mcpUrl, spend } = parts;
+  const { database, clock, logger, env, mcpUrl, spend } = parts;
   if (database === null) throw new TypeError('[agent-teams/api] the default runtimes need a database');
   return [
     new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger }),

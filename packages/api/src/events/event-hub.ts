@@ -17,6 +17,8 @@ export interface EventHub extends EventSink {
   listen(listener: (events: readonly TeamEvent[]) => void): () => void;
   /** How many listeners are registered (tests wait until a subscription is set up). */
   readonly listening: number;
+  /** How many `waitForTeam` calls wait on the team now (tests wait until a held call waits). */
+  waitingFor(teamId: TeamId): number;
 }
 
 /** Creates an empty hub; one per server. */
@@ -59,6 +61,9 @@ export function createEventHub(): EventHub {
     },
     get listening() {
       return listeners.size;
+    },
+    waitingFor(teamId) {
+      return waiters.get(teamId)?.size ?? 0;
     },
   };
 }

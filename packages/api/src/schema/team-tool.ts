@@ -1,4 +1,5 @@
 import { DomainError, ErrorCode } from '@agent-teams/core';
+import { OUTSIDE_WAIT_TOOL, waitForChangeOutside } from '../events/outside-wait.js';
 import type { Builder } from './builder.js';
 import type { ApiContext } from './context.js';
 
@@ -42,8 +43,12 @@ export function addTeamTool(builder: Builder): void {
       type: 'JSON',
       description: 'Member tools, for agents running outside the server. Authorized by a member-run token only.',
       args: { input: t.arg({ type: InvokeTeamToolInput, required: true }) },
-      resolve: async (_root, { input }, ctx) =>
-        ctx.core.tools.invoke(await memberRunJob(ctx), input.name, input.arguments),
+      resolve: async (_root, { input }, ctx) => {
+        const jobId = await memberRunJob(ctx);
+        // The caller's turn runs elsewhere: its wait holds this request (events/outside-wait.ts).
+        if (input.name === OUTSIDE_WAIT_TOOL) return waitForChangeOutside(ctx, jobId, input.arguments);
+        return ctx.core.tools.invoke(jobId, input.name, input.arguments);
+      },
     }),
   );
 }

@@ -106,6 +106,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   const interop: InteropDeps = {
     core,
     auth,
+    eventHub,
     ...(memberRunTokens ? { memberRunTokens } : {}),
     logger,
     maxBodyBytes,

@@ -1,6 +1,7 @@
 import type { Core, Logger } from '@agent-teams/core';
 import type { MemberRunTokens } from '../adapters/member-run-tokens.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { EventHub } from '../events/event-hub.js';
 
 /** What every endpoint of the server (GraphQL, MCP, A2A) works with and authenticates by. */
 export interface EdgeDeps {
@@ -13,6 +14,8 @@ export interface EdgeDeps {
    */
   readonly memberRunTokens?: Pick<MemberRunTokens, 'jobOf'>;
   readonly logger: Logger;
+  /** Wakes an outside caller's held `wait_for_change` (see `events/outside-wait.ts`). */
+  readonly eventHub: EventHub;
 }
 
 /** What an interop endpoint (MCP, A2A) adds: the server's body limit and version. */

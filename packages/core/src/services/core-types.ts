@@ -26,6 +26,7 @@ import type {
 } from '../ports/team-store.js';
 import type { TeamBudget, TeamBudgetLimits } from '../spend/spend-types.js';
 import type { Task, TaskId } from '../tasks/task.js';
+import type { OutsideWait } from '../tools/outside-wait.js';
 import type { TeamReadArgs } from '../tools/read-args.js';
 import type { HistoryPageView, ResultPageView, ResultRecordView } from '../tools/result-views.js';
 import type { TaskUseCases } from './task-service.js';
@@ -266,6 +267,8 @@ export interface Core {
     invoke(jobId: JobId, name: string, args: unknown): Promise<unknown>;
     /** The tools bound to one job, as a runtime receives them. */
     forJob(jobId: JobId): MemberToolPort;
+    /** Checks a `wait_for_change` from outside the server and answers what it waits on. */
+    planOutsideWait(jobId: JobId, args: unknown): Promise<OutsideWait>;
   };
   /** Owner-scoped reads of a team's record and results (`Team.history`, `Team.results`, `Team.result`). */
   readonly history: {

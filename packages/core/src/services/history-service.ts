@@ -1,6 +1,7 @@
 import { asJobId, type TeamId } from '../model/ids.js';
 import type { JobReads, JobWrites, RecordReads, Tasks, TeamReads } from '../ports/team-store.js';
 import { invokeMemberTool, memberToolsForJob } from '../tools/member-tools.js';
+import { planOutsideWait } from '../tools/outside-wait.js';
 import { readHistory, readResult, readResults } from '../tools/team-reads.js';
 import type { Core, UsesStore } from './core-types.js';
 
@@ -27,5 +28,6 @@ export function toolService(deps: Parameters<typeof invokeMemberTool>[0]): Core[
   return {
     invoke: (jobId, name, args) => invokeMemberTool(deps, jobId, name, args),
     forJob: (jobId) => memberToolsForJob(deps, jobId),
+    planOutsideWait: (jobId, args) => planOutsideWait(deps, jobId, args),
   };
 }

@@ -62,7 +62,8 @@ export async function resolveToolCaller(deps: MemberToolDeps, jobId: JobId): Pro
   return { team, member, roster, job };
 }
 
-function argsObject(name: MemberToolName, args: unknown): Readonly<Record<string, unknown>> {
+/** A tool's arguments as an object (absent: empty), or INVALID_INPUT. */
+export function argsObject(name: MemberToolName, args: unknown): Readonly<Record<string, unknown>> {
   if (args === null || args === undefined) return {};
   if (typeof args !== 'object' || Array.isArray(args)) {
     throw new DomainError(ErrorCode.INVALID_INPUT, 'Tool arguments must be a JSON object.', { field: 'arguments' });
@@ -172,7 +173,8 @@ export async function invokeMemberTool(
     }
     case 'wait_for_change':
       // The wait pauses a built-in runtime's turn (`planWait` below); a caller outside the server
-      // has no turn to pause: its arguments are checked, then it is told to read instead.
+      // has no turn to pause: the server's edges hold its request instead (`planOutsideWait`), and
+      // any other caller is told to read.
       planChangeWait(deps, caller, input);
       throw new DomainError(
         ErrorCode.NOT_AVAILABLE_YET,

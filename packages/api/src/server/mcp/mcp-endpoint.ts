@@ -76,7 +76,7 @@ async function toolsOf(deps: McpEndpointDeps, authorization: string | null): Pro
   if (owner !== null) return ownerToolSet(deps.core, owner, deps.graphql);
   const token = bearerToken(authorization);
   const jobId: JobId | null = token !== null && deps.memberRunTokens ? await deps.memberRunTokens.jobOf(token) : null;
-  return jobId === null ? null : memberToolSet(deps.core, jobId, deps.logger);
+  return jobId === null ? null : memberToolSet(deps, jobId);
 }
 
 /** Answers one MCP POST with a fresh server and stateless transport, then closes both. */

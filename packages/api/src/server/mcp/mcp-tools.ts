@@ -8,6 +8,7 @@ import {
   toolErrorExtras,
 } from '@agent-teams/core';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { OUTSIDE_WAIT_TOOL, type OutsideWaitDeps, waitForChangeOutside } from '../../events/outside-wait.js';
 import { UNEXPECTED_ERROR_MESSAGE } from '../mask-error.js';
 import { type CatalogAgent, OWNER_TOOL_SPECS, type OwnerToolSpec, withCatalog } from './owner-tools.js';
 
@@ -55,7 +56,8 @@ export function errorResult(code: string, message: string, details: Record<strin
  * registry (`MEMBER_TOOL_SPECS`) is the list, `core.tools.invoke` the call, so tools the core adds
  * appear here without a change.
  */
-export function memberToolSet(core: Core, jobId: JobId, logger: Logger): McpToolSet {
+export function memberToolSet(deps: OutsideWaitDeps & { readonly logger: Logger }, jobId: JobId): McpToolSet {
+  const { core, logger } = deps;
   return {
     list: async () =>
       MEMBER_TOOL_SPECS.map((spec) => ({
@@ -65,6 +67,8 @@ export function memberToolSet(core: Core, jobId: JobId, logger: Logger): McpTool
       })),
     async call(name, args) {
       try {
+        // The caller's turn runs elsewhere: its wait holds this request (events/outside-wait.ts).
+        if (name === OUTSIDE_WAIT_TOOL) return jsonResult(await waitForChangeOutside(deps, jobId, args));
         return jsonResult(await core.tools.invoke(jobId, name, args));
       } catch (error) {
         if (isDomainError(error)) return errorResult(error.code, error.message, toolErrorExtras(error));
