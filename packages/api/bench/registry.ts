@@ -4,6 +4,7 @@ import { clusterEvents } from './cluster-events.js';
 import { coldStart } from './cold-start.js';
 import { dispatchLatency } from './dispatch-latency.js';
 import { engineThroughput } from './engine-throughput.js';
+import { graphqlThroughput } from './graphql-throughput.js';
 import type { Benchmark } from './harness/benchmark.js';
 import { interopOverhead } from './interop-overhead.js';
 import { leaseClaims } from './lease-claims.js';
@@ -37,4 +38,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   waitLatency,
   taskClaims,
   coldStart,
+  graphqlThroughput,
 ];

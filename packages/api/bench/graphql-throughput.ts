@@ -1,0 +1,153 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createSchema, createYoga } from 'graphql-yoga';
+import { openDatabase } from '../src/storage/open-database.js';
+import { BenchChild } from './harness/bench-child.js';
+import { benchOwner, openBenchStack } from './harness/bench-stack.js';
+import type { Benchmark, BenchReport } from './harness/benchmark.js';
+
+const SIZES = {
+  full: { owners: 8, teamsPerOwner: 20, concurrency: 16, warmupMs: 1_000, durationMs: 5_000 },
+  tiny: { owners: 1, teamsPerOwner: 2, concurrency: 2, warmupMs: 100, durationMs: 300 },
+} as const;
+/** The goal of issue "performance users feel": sendRequest/s ÷ hello-world/s. */
+const GOAL_RATIO = 0.6;
+
+const SEND = 'mutation($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id } } }';
+
+interface Done {
+  readonly type: 'done';
+  readonly ok: number;
+  readonly failed: number;
+  readonly seconds: number;
+  readonly firstFailure: string | null;
+  readonly cpuMicros: number;
+}
+
+/** One measured load: answers per second and the server process's CPU per answer. */
+interface Rate {
+  readonly label: string;
+  readonly perSecond: number;
+  readonly serverCpuUs: number;
+  readonly failed: number;
+}
+
+/**
+ * GraphQL throughput: `sendRequest` mutations per second against a hello-world Yoga server in the
+ * same process, both driven by one load process over keep-alive HTTP on loopback.
+ */
+export const graphqlThroughput: Benchmark = {
+  name: 'graphql-throughput',
+  title: 'GraphQL throughput (sendRequest mutations/s against a hello-world Yoga in the same process)',
+  async run(ctx): Promise<BenchReport> {
+    const size = SIZES[ctx.scale];
+    const owners = Array.from({ length: size.owners }, (_, i) => benchOwner(i));
+    const tokens = new Map(owners.map((owner, i) => [`tok-throughput-${i}`, owner]));
+    const stack = await openBenchStack(await openDatabase(join(ctx.dir, 'throughput.sqlite')), { tokens });
+    const hello = createServer(
+      createYoga({
+        schema: createSchema({
+          typeDefs: 'type Query { hello: String! }',
+          resolvers: { Query: { hello: () => 'world' } },
+        }),
+        logging: false,
+        graphiql: false,
+      }),
+    );
+    const load = BenchChild.fork('graphql-throughput/load', 'http-load-process.ts');
+    try {
+      const targets: { token: string; fragment: string }[] = [];
+      for (const [i, owner] of owners.entries()) {
+        for (const { team, members } of await stack.teams(owner, size.teamsPerOwner, 2)) {
+          for (const member of members) {
+            targets.push({
+              token: `tok-throughput-${i}`,
+              fragment: `"teamId":${JSON.stringify(team.id)},"memberIds":[${JSON.stringify(member.id)}]`,
+            });
+          }
+        }
+      }
+      const { url } = await stack.app.server.listen(0, '127.0.0.1');
+      await new Promise<void>((resolve) => hello.listen(0, '127.0.0.1', resolve));
+      const helloUrl = `http://127.0.0.1:${(hello.address() as AddressInfo).port}/graphql`;
+      const measure = async (label: string, target: string, template: string, useTargets: boolean): Promise<Rate> => {
+        const cpu = process.cpuUsage();
+        const done = await load.request<Done>(
+          {
+            type: 'run',
+            url: target,
+            tokens: useTargets ? targets.map((t) => t.token) : ['tok-throughput-0'],
+            targets: useTargets ? targets.map((t) => t.fragment) : [''],
+            template,
+            concurrency: size.concurrency,
+            warmupMs: size.warmupMs,
+            durationMs: size.durationMs,
+          },
+          'done',
+          size.warmupMs + size.durationMs + 60_000,
+        );
+        const used = process.cpuUsage(cpu);
+        if (done.failed > 0)
+          ctx.log(`graphql-throughput: ${label}: ${done.failed} failed, first: ${done.firstFailure}`);
+        const answered = done.ok + done.failed;
+        return {
+          label,
+          perSecond: done.ok / done.seconds,
+          // The whole window's CPU of this process (warm-up included) over every answer it gave.
+          serverCpuUs: (used.user + used.system) / Math.max(1, answered * (1 + size.warmupMs / size.durationMs)),
+          failed: done.failed,
+        };
+      };
+      const body = (query: string, variables = '{}') => `{"query":${JSON.stringify(query)},"variables":${variables}}`;
+      const sendBody = (run: string) =>
+        body(SEND, `{"input":{__TARGET__,"text":"Ping __N__","clientRequestId":"${run}-__N__"}}`);
+      const rates: Rate[] = [];
+      rates.push(await measure('Yoga hello world `{ hello }`', helloUrl, body('{ hello }'), false));
+      rates.push(await measure('Agent Teams `{ viewer { id } }`', `${url}/graphql`, body('{ viewer { id } }'), true));
+      rates.push(
+        await measure('Agent Teams `sendRequest` (scheduler stopped)', `${url}/graphql`, sendBody('idle'), true),
+      );
+      await stack.scheduler.start();
+      rates.push(
+        await measure(
+          'Agent Teams `sendRequest` (scheduler running the turns)',
+          `${url}/graphql`,
+          sendBody('busy'),
+          true,
+        ),
+      );
+      const base = rates[0]?.perSecond ?? 1;
+      const ratio = (rates[2]?.perSecond ?? 0) / base;
+      return {
+        tables: [
+          {
+            header: ['load', 'answers/s', 'ratio to hello world', 'server CPU per answer', 'failed'],
+            rows: rates.map((r) => [
+              r.label,
+              r.perSecond.toFixed(0),
+              (r.perSecond / base).toFixed(2),
+              `${(r.serverCpuUs / 1000).toFixed(3)} ms`,
+              String(r.failed),
+            ]),
+          },
+        ],
+        method: [
+          `One process serves both: the Agent Teams server built by \`createApp\` as \`serve\` builds it (SQLite file, production pragmas, rate limiter off) and a hello-world \`createYoga\` with one resolver on its own port; one load process (\`bench/http-load-process.ts\`, fetch over keep-alive) keeps ${size.concurrency} POSTs in flight for ${size.durationMs / 1000} s after ${size.warmupMs / 1000} s of warm-up, against each in turn.`,
+          `\`sendRequest\` goes to ${targets.length} members of ${owners.length * size.teamsPerOwner} teams of ${owners.length} owners in rotation (each team stays under its 100 unfinished requests), each with its own \`clientRequestId\`; an answer counts when it holds \`data\` and no \`errors\`.`,
+          `The ratio (goal ≥ ${GOAL_RATIO}) is the \`sendRequest\` rate with the scheduler stopped (the GraphQL path: parse, validate, auth, cost, the write) over the hello-world rate; the last row starts the scheduler, so every accepted request also becomes an instant scripted turn on the same two cores. Server CPU per answer is this process's CPU over the window (warm-up included) per answer.`,
+        ],
+        metrics: {
+          helloPerSecond: base,
+          sendPerSecond: rates[2]?.perSecond ?? 0,
+          sendBusyPerSecond: rates[3]?.perSecond ?? 0,
+          ratio,
+        },
+      };
+    } finally {
+      await load.close();
+      await new Promise((resolve) => hello.close(resolve));
+      await stack.close();
+    }
+  },
+};
