@@ -23,6 +23,23 @@ export interface FakeJob {
   result: string | null;
 }
 
+/** A team message of the fake (sent by the person: `from` is null). */
+export interface FakeMessage {
+  readonly id: string;
+  readonly text: string;
+  readonly delivery: string;
+  readonly memberIds: readonly string[];
+  readonly createdAt: string;
+}
+
+/** A team's budget as `Team.budget` (the fake never spends). */
+export interface FakeBudget {
+  maxTokens: number | null;
+  maxCost: number | null;
+  readonly usedTokens: number;
+  readonly usedCost: number;
+}
+
 /** A team of the fake. */
 export interface FakeTeam {
   readonly id: string;
@@ -31,6 +48,8 @@ export interface FakeTeam {
   status: string;
   readonly members: readonly FakeMember[];
   readonly jobs: FakeJob[];
+  readonly messages: FakeMessage[];
+  budget: FakeBudget;
 }
 
 /** What {@link createWidgetFake} may change. */
@@ -54,6 +73,8 @@ export interface WidgetFake {
   createTeam(input: { name: string; goal: string; members: readonly { name: string; agentId: string }[] }): FakeTeam;
   deleteTeam(teamId: string): void;
   sendRequest(input: { teamId: string; memberIds: readonly string[]; text: string }): FakeJob[];
+  /** Records a person's team message (TEAM_CLOSED in a closed team). */
+  sendMessage(input: { teamId: string; memberIds: readonly string[]; text: string; delivery: string }): FakeMessage;
   /** The team, or NOT_FOUND. */
   team(teamId: string): FakeTeam;
   /** The job and its team, or NOT_FOUND. */
@@ -91,7 +112,16 @@ export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
           agent: { id: agent.id, name: agent.name, title: agent.title },
         };
       });
-      const team: FakeTeam = { id: id('team'), name: input.name, goal: input.goal, status: 'READY', members, jobs: [] };
+      const team: FakeTeam = {
+        id: id('team'),
+        name: input.name,
+        goal: input.goal,
+        status: 'READY',
+        members,
+        jobs: [],
+        messages: [],
+        budget: { maxTokens: null, maxCost: null, usedTokens: 0, usedCost: 0 },
+      };
       teams.set(team.id, team);
       return team;
     },
@@ -114,6 +144,16 @@ export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
         team.jobs.push(job);
         return job;
       });
+    },
+    sendMessage(input) {
+      const team = fake.team(input.teamId);
+      if (team.status === 'CLOSED') throw new DomainError(ErrorCode.TEAM_CLOSED, 'The team is closed.');
+      for (const memberId of input.memberIds) {
+        if (!team.members.some((m) => m.id === memberId)) throw notFound(`Member ${memberId}`);
+      }
+      const message: FakeMessage = { id: id('message'), createdAt: at(), ...input };
+      team.messages.push(message);
+      return message;
     },
     team(teamId) {
       const team = teams.get(teamId);
@@ -141,6 +181,7 @@ export function jobView(team: FakeTeam, job: FakeJob) {
     status: job.status,
     text: job.text,
     error: null,
+    errorCode: null,
     createdAt: job.createdAt,
     conversationId: member?.conversationId ?? null,
     member: member ? { id: member.id, name: member.name, conversationId: member.conversationId } : null,
@@ -153,9 +194,15 @@ export function jobView(team: FakeTeam, job: FakeJob) {
   };
 }
 
-/** A member in the shape of the widget's `Team` query. */
+/** A member in the shape of the widget's `Team` query (no roles, no lead in the fake). */
 export function memberView(member: FakeMember) {
-  return { ...member, usage: NO_USAGE };
+  return { ...member, role: null, isLead: false, usage: NO_USAGE };
+}
+
+/** A message in the shape of the widget's `MESSAGE_FIELDS`. */
+export function messageView(team: FakeTeam, message: FakeMessage) {
+  const to = message.memberIds.map((id) => ({ name: team.members.find((m) => m.id === id)?.name ?? id }));
+  return { __typename: 'TeamMessage', ...message, from: null, to };
 }
 
 export { NO_USAGE };
