@@ -1,7 +1,7 @@
 import { createSignal, onCleanup } from 'solid-js';
 import { ACTIVITY_QUERY, type Api, TEAM_EVENTS } from './api.js';
-import { createKeyedSignals } from './keyed-signals.js';
 import type { JobView, MessageView, ReceiptView } from './feed-views.js';
+import { createKeyedSignals } from './keyed-signals.js';
 import { onPageVisible, pageHidden } from './page-visibility.js';
 
 export type { InputView, JobView, MessageView, ReceiptView, UsageView } from './feed-views.js';

@@ -40,6 +40,7 @@ export function MemberList(props: { onMention: (memberId: string) => void; child
                   type="button"
                   class="mention"
                   aria-label={t().members.mention(name)}
+                  aria-describedby={member.role ? `at-role-${member.id}` : undefined}
                   disabled={state() === 'RETIRED' || team.status() === 'CLOSED'}
                   onClick={() => props.onMention(member.id)}
                 >
@@ -48,7 +49,9 @@ export function MemberList(props: { onMention: (memberId: string) => void; child
                     <b class="lead">{t().members.leadBadge}</b>
                   </Show>
                   <Show when={member.role}>
-                    <small class="role">{member.role}</small>
+                    <small class="role" id={`at-role-${member.id}`}>
+                      {member.role}
+                    </small>
                   </Show>
                 </button>
                 <button

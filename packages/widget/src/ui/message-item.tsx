@@ -17,7 +17,10 @@ export function MessageItem(props: { id: string }) {
         <article class="card msg" data-message-id={props.id} aria-label={s().message}>
           <header>
             <span class="route">
-              {message().from?.name ?? t().common.you} → {message().to.map((m) => `@${m.name}`).join(', ')}
+              {message().from?.name ?? t().common.you} →{' '}
+              {message()
+                .to.map((m) => `@${m.name}`)
+                .join(', ')}
             </span>
             <span class="row">
               <time class="muted" datetime={message().createdAt}>

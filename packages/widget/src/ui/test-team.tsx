@@ -117,7 +117,8 @@ export function withTeam(ui: () => JSX.Element, options: TeamOptions = {}) {
           progress: createJobProgress(context.api),
           usage: () => options.usage ?? null,
           status: () => fake.feed.teamStatus() ?? team.status,
-          memberStatus: (m) => (fake.feed.waiting(m.id) ? 'WAITING_CHANGE' : (fake.feed.memberStatus(m.id) ?? m.status)),
+          memberStatus: (m) =>
+            fake.feed.waiting(m.id) ? 'WAITING_CHANGE' : (fake.feed.memberStatus(m.id) ?? m.status),
           changed: () => {
             changes++;
           },

@@ -130,7 +130,9 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
             <TeamStateBanner />
             <div class="ws">
               <MemberList onMention={(id) => setRecipients((ids) => (ids.includes(id) ? ids : [...ids, id]))}>
-                <Show when={work.view()}>{(chunk) => [chunk().StatusLegend(), chunk().UsageSummary(), chunk().BudgetPanel()]}</Show>
+                <Show when={work.view()}>
+                  {(chunk) => [chunk().StatusLegend(), chunk().UsageSummary(), chunk().BudgetPanel()]}
+                </Show>
               </MemberList>
               <div class="grow">
                 <p class="liveline" role="status">
