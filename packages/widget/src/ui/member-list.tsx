@@ -5,7 +5,9 @@ import { useTeam } from './team-context.js';
 /**
  * The roster: each member's status dot (named for screen readers), a mention button, the lead and
  * each role, and the way into its conversation; then how many questions wait for the
- * person, then `children` (the legend, usage and budget: the teamwork chunk). Mentions are off in a closed team and for the retired.
+ * person, then `children` (the legend, usage and budget: the teamwork chunk). The role is also the
+ * mention button's title (its description, and the whole text where the roster cuts it). Mentions
+ * are off in a closed team and for the retired.
  */
 export function MemberList(props: { onMention: (memberId: string) => void; children?: JSX.Element }) {
   const { t } = useWidget();
@@ -40,7 +42,7 @@ export function MemberList(props: { onMention: (memberId: string) => void; child
                   type="button"
                   class="mention"
                   aria-label={t().members.mention(name)}
-                  aria-describedby={member.role ? `at-role-${member.id}` : undefined}
+                  title={member.role ?? undefined}
                   disabled={state() === 'RETIRED' || team.status() === 'CLOSED'}
                   onClick={() => props.onMention(member.id)}
                 >
@@ -49,9 +51,7 @@ export function MemberList(props: { onMention: (memberId: string) => void; child
                     <b class="lead">{t().members.leadBadge}</b>
                   </Show>
                   <Show when={member.role}>
-                    <small class="role" id={`at-role-${member.id}`}>
-                      {member.role}
-                    </small>
+                    <small class="muted role">{member.role}</small>
                   </Show>
                 </button>
                 <button

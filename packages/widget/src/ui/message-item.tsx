@@ -11,10 +11,19 @@ export function MessageItem(props: { id: string }) {
   const { t, lang } = useWidget();
   const team = useTeam();
   const s = () => teamworkStrings(lang());
+  // Like a card: a new item scrolls the feed to it when the person was reading the end already.
+  // (After insertion, from the ref: Solid's onMount would add an export to widget.js for this chunk.)
+  const follow = (el: HTMLElement) =>
+    queueMicrotask(() => {
+      const box = el.parentElement;
+      if (box && box.scrollHeight - box.scrollTop - box.clientHeight < 60 + el.offsetHeight) {
+        box.scrollTop = box.scrollHeight;
+      }
+    });
   return (
     <Show when={team.feed.message(props.id)}>
       {(message) => (
-        <article class="card msg" data-message-id={props.id} aria-label={s().message}>
+        <article class="card msg" ref={follow} data-message-id={props.id} aria-label={s().message}>
           <header>
             <span class="route">
               {message().from?.name ?? t().common.you} →{' '}

@@ -2,7 +2,7 @@
 export const TEAMWORK_STYLES = `
 .msg{border-style:dashed}.msg .badge{text-transform:lowercase}
 .msgform{border-top:1px solid var(--border);margin-top:10px;padding-top:6px}
-.msgform fieldset{border:none;margin:0;padding:0;min-width:0}
+.msgform fieldset,.budget fieldset{border:none;margin:0;padding:0;min-width:0}
 .msgform .opts{display:flex;flex-wrap:wrap;gap:2px 12px}.msgform .opts label{display:flex;gap:4px;align-items:center;font-weight:400;margin:2px 0}
 .msgform .opts input{width:auto}
 .legend ul{list-style:none;margin:4px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px 10px}

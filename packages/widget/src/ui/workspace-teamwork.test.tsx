@@ -34,7 +34,6 @@ const stopped = request('j1', research, {
   errorCode: 'BUDGET_EXHAUSTED',
   result: { text: null },
 });
-const error = (code: string) => HttpResponse.json({ errors: [{ message: code, extensions: { code } }] });
 const link = graphql.link(TEST_ENDPOINT);
 const server = setupServer(
   link.query('Team', () =>
@@ -67,7 +66,7 @@ const server = setupServer(
   link.query('Budget', () => HttpResponse.json({ data: { team: { id: 't1', budget } } })),
   link.mutation('SendMessage', ({ variables }) => {
     sent.push(variables.input);
-    if (refuse) return error(refuse);
+    if (refuse) return HttpResponse.json({ errors: [{ message: refuse, extensions: { code: refuse } }] });
     const input = variables.input as { text: string; delivery: 'QUIET' | 'FOLLOW_UP' };
     const message = { ...old, id: `msg${sent.length}`, from: null, text: input.text, delivery: input.delivery };
     return HttpResponse.json({ data: { sendMessage: { message: { ...message, createdAt: '2026-01-01T00:00:09Z' } } } });
