@@ -1,4 +1,4 @@
-import { createSignal, For, onMount, Show } from 'solid-js';
+import { createEffect, createSignal, For, on, onMount, Show } from 'solid-js';
 import { errorCode } from '../api.js';
 import type { MessageView } from '../feed-views.js';
 import { createRetryKey } from '../ids.js';
@@ -19,7 +19,8 @@ type MessagesPage = {
  * The person's way to message members (`sendMessage`): pick members, write, choose quiet (read on
  * their next turn) or follow-up (a turn follows). Refusals (MAILBOX_FULL, TEAM_CLOSED, …) show
  * under the form; in a closed team the form is disabled. It also reads the team's message history
- * into the feed once (the feed's `teamEvents` bring the new ones) and carries the chunk's styles.
+ * into the feed when it mounts and when updates are live again after polling (`teamEvents` bring
+ * the new ones meanwhile), and carries the chunk's styles.
  */
 export function MessageForm() {
   const { api, t, lang } = useWidget();
@@ -35,7 +36,8 @@ export function MessageForm() {
   const closed = () => team.status() === 'CLOSED';
   const active = () => team.team().members.filter((m) => team.memberStatus(m) !== 'RETIRED');
 
-  onMount(async () => {
+  /** Reads every page of `Team.messages` into the feed (known ids are replaced, not repeated). */
+  const readHistory = async () => {
     let after: string | null = null;
     try {
       do {
@@ -48,7 +50,10 @@ export function MessageForm() {
     } catch (error) {
       setProblem(t().common.error(errorCode(error)));
     }
-  });
+  };
+  onMount(readHistory);
+  // Back from polling: the socket replays missed events, but not across RESUME_EXPIRED; read again.
+  createEffect(on(team.feed.live, (now, before) => now === 'live' && before === 'polling' && readHistory()));
 
   const send = async (event: Event) => {
     event.preventDefault();

@@ -27,6 +27,8 @@ const old: MessageView = {
   delivery: 'QUIET',
   createdAt: '2026-01-01T00:00:00Z',
 };
+let history = [old];
+let historyReads = 0;
 const stopped = request('j1', research, {
   status: 'FAILED',
   createdAt: '2026-01-01T00:00:01Z',
@@ -58,11 +60,11 @@ const server = setupServer(
       },
     }),
   ),
-  link.query('Messages', () =>
-    HttpResponse.json({
-      data: { team: { id: 't1', messages: { pageInfo: { hasNextPage: false }, edges: [{ node: old }] } } },
-    }),
-  ),
+  link.query('Messages', () => {
+    historyReads++;
+    const edges = history.map((node) => ({ node }));
+    return HttpResponse.json({ data: { team: { id: 't1', messages: { pageInfo: { hasNextPage: false }, edges } } } });
+  }),
   link.query('Budget', () => HttpResponse.json({ data: { team: { id: 't1', budget } } })),
   link.mutation('SendMessage', ({ variables }) => {
     sent.push(variables.input);
@@ -84,6 +86,8 @@ afterEach(() => {
   refuse = null;
   sent.length = 0;
   setBudgets.length = 0;
+  history = [old];
+  historyReads = 0;
   budget = { maxTokens: 5000, maxCost: null, usedTokens: 1200, usedCost: 0.5 };
 });
 afterAll(() => server.close());
@@ -99,8 +103,8 @@ async function setup(locale = 'en') {
   });
   render(context.view);
   await waitFor(() => expect(sinks).toHaveLength(1));
-  const next = (event: Record<string, unknown>) => sinks[0]?.next({ teamEvents: event });
-  return { ...context, next };
+  const next = (event: Record<string, unknown>) => sinks.at(-1)?.next({ teamEvents: event });
+  return { ...context, next, sinks };
 }
 
 const form = () => screen.getByRole('form', { name: 'Message members' });
@@ -140,6 +144,20 @@ describe('Workspace with teamwork', () => {
     fireEvent.click(within(form()).getByText('Message members'));
     expect(within(form()).queryByLabelText('Research')).toBeNull();
     expect(within(form()).getByLabelText('Scout')).toBeTruthy();
+  });
+
+  it('reads the message history again when updates are live after polling (events may have been lost)', async () => {
+    const { next, sinks } = await setup();
+    const feed = screen.getByRole('region', { name: 'Team activity' });
+    await within(feed).findByText('Earlier note');
+    expect(historyReads).toBe(1);
+    history = [old, { ...old, id: 'msg5', text: 'Sent while the socket was down', createdAt: '2026-01-01T00:00:04Z' }];
+    sinks[0]?.error({ dropped: true, code: 'RESUME_EXPIRED' });
+    await waitFor(() => expect(sinks).toHaveLength(2), { timeout: 5000 });
+    next({ seq: 9, team: { status: 'READY' } });
+    await within(feed).findByText('Sent while the socket was down');
+    expect(historyReads).toBe(2);
+    expect(within(feed).getAllByText('Earlier note')).toHaveLength(1);
   });
 
   it('sends a quiet or follow-up message to the chosen members and explains refusals', async () => {
