@@ -162,6 +162,37 @@ describe('teamwork in Chromium: lead, spawn, messages, waits, budget and a close
     expect(provider.fake.requests).toHaveLength(0);
   });
 
+  it("shows a lead's broadcast live as one request card per other member, and no card for its receipt turn", async () => {
+    const broadcast = '!reply status ok';
+    await sendRequest(
+      server,
+      teamId,
+      memberId('Chief'),
+      `!tool team_broadcast {"text":"${broadcast}","request_id":"b-1"}`,
+    );
+    const cards = feed().locator('article.card:not(.msg)', { hasText: broadcast });
+    // The lead's own card (You → @Chief) holds the text too; the broadcast's cards come from Chief.
+    const routes = async () =>
+      (await cards.locator('.route').allTextContents()).filter((route) => route.startsWith('Chief')).sort();
+    await expect.poll(routes, { timeout: 20_000 }).toEqual(['Chief → @Analyst', 'Chief → @Scout']);
+    await cards.filter({ hasText: 'Scout · Result' }).and(page.locator('[data-status="COMPLETED"]')).waitFor();
+    // The analyst's share stops at the team budget like any job of it.
+    await cards
+      .filter({ hasText: 'Chief → @Analyst' })
+      .getByText('Stopped: a spending budget is used up.')
+      .waitFor({ timeout: 20_000 });
+    // Chief's BROADCAST_RECEIPT turn runs once both finished; it is not a card of its own.
+    const receipts = () =>
+      graphql<{ team: { jobs: { edges: { node: { status: string } }[] } } }>(
+        server,
+        'query J($id: ID!) { team(id: $id) { jobs(kind: BROADCAST_RECEIPT) { edges { node { status } } } } }',
+        { id: teamId },
+      );
+    await expect.poll(async () => (await receipts()).team.jobs.edges.map((e) => e.node.status)).toEqual(['COMPLETED']);
+    expect(await routes()).toEqual(['Chief → @Analyst', 'Chief → @Scout']);
+    expect(provider.fake.requests).toHaveLength(0);
+  });
+
   it('turns read-only when the team is closed, keeping the record readable', async () => {
     await graphql(server, 'mutation C($input: CloseTeamInput!) { closeTeam(input: $input) { team { id } } }', {
       input: { teamId },
