@@ -6,11 +6,14 @@ import { useTeam } from './team-context.js';
 import { BUDGET_QUERY, type BudgetView, SET_BUDGET } from './teamwork-queries.js';
 import { teamworkStrings } from './teamwork-strings.js';
 
-/** A limit field's value: null when empty (no limit), NaN when not a positive number. */
-function limitOf(value: string, integer: boolean): number | null {
+/** The largest token limit GraphQL's `Int` (32-bit) carries. */
+const MAX_INT = 2 ** 31 - 1;
+
+/** A limit field's value: null when empty (no limit), NaN when not a positive number (an `Int` for tokens). */
+export function limitOf(value: string, integer: boolean): number | null {
   if (value.trim() === '') return null;
   const n = Number(value);
-  return n > 0 && (!integer || Number.isInteger(n)) ? n : Number.NaN;
+  return n > 0 && Number.isFinite(n) && (!integer || (Number.isInteger(n) && n <= MAX_INT)) ? n : Number.NaN;
 }
 
 /**

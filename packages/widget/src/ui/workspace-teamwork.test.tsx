@@ -204,6 +204,8 @@ describe('Workspace with teamwork', () => {
       ['a'.repeat(4001), false],
       ['é'.repeat(4001), false],
       ['😀'.repeat(2001), false],
+      [`a${'😀'.repeat(2000)}`, false],
+      [`abc${'😀'.repeat(1999)}`, true],
       ['a'.repeat(3999), true],
       ['a'.repeat(4000), true],
       ['😀'.repeat(2000), true],
