@@ -25,10 +25,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Files of one feature (paths under `src/`), removed together to price the feature. */
 export const FEATURES: Record<string, readonly string[]> = {
   'team state and Reconnect banner': ['ui/team-state-banner.tsx'],
-  'member list and status legend': ['ui/member-list.tsx', 'ui/status-legend.tsx'],
+  // The legend, the usage summary and the budget are in the teamwork chunk.
+  'member list (roles, the lead, waiting for a change)': ['ui/member-list.tsx'],
   'answers with inputRequestId (requests and receipts)': ['ui/answer-form.tsx'],
   'tool-call previews (shared progress)': ['ui/job-live.tsx', 'job-progress.ts'],
-  'usage and cost': ['ui/usage-summary.tsx', 'usage-format.ts'],
+  'usage and cost on cards': ['usage-format.ts'],
   'polling paused while hidden': ['page-visibility.ts'],
 };
 

@@ -13,6 +13,7 @@ import {
   TEAMS_QUERY,
   WidgetError,
 } from './api.js';
+import { BUDGET_QUERY, MESSAGES_QUERY, SEND_MESSAGE, SET_BUDGET } from './ui/teamwork-queries.js';
 
 // testkit's agentTeamsHandlers answer the widget's own documents (the ones it ships), so a host's
 // front-end tests can mount the widget without a server.
@@ -63,6 +64,28 @@ describe('agentTeamsHandlers with the widget client', () => {
     expect(job.result.text).toBe('Bo did: a summary');
     const conversation = await api.query<Data>(CONVERSATION_QUERY, { id: bo?.id });
     expect(conversation.node.conversation.edges.map((e: Data) => e.node.role)).toEqual(['USER', 'ASSISTANT']);
+  });
+
+  it('sends team messages and lists them, sets and reads the budget, like the teamwork chunk asks', async () => {
+    const [team] = fake.teams.values();
+    const ada = team?.members[0];
+    const input = { teamId: team?.id, memberIds: [ada?.id], text: 'hi', delivery: 'QUIET', clientRequestId: 'm' };
+    const sent = await api.mutate<Data>(SEND_MESSAGE, { input });
+    expect(sent.sendMessage.message).toMatchObject({
+      from: null,
+      to: [{ name: 'Ada' }],
+      text: 'hi',
+      delivery: 'QUIET',
+    });
+    const listed = await api.query<Data>(MESSAGES_QUERY, { id: team?.id });
+    expect(listed.team.messages.edges.map((e: Data) => e.node.id)).toEqual([sent.sendMessage.message.id]);
+    const set = await api.mutate<Data>(SET_BUDGET, { input: { teamId: team?.id, maxTokens: 100, maxCost: null } });
+    expect(set.setTeamBudget.team.budget).toEqual({ maxTokens: 100, maxCost: null, usedTokens: 0, usedCost: 0 });
+    const read = await api.query<Data>(BUDGET_QUERY, { id: team?.id });
+    expect(read.team.budget.maxTokens).toBe(100);
+    if (team) team.status = 'CLOSED';
+    await expect(api.mutate(SEND_MESSAGE, { input })).rejects.toMatchObject({ code: 'TEAM_CLOSED' });
+    if (team) team.status = 'READY';
   });
 
   it("answers with the server's error codes", async () => {

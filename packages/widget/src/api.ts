@@ -90,7 +90,7 @@ const USAGE = 'usage { inputTokens outputTokens cost calls }';
 const INPUT = 'input { kind requestId question payload }';
 
 /** The job fields every card needs. */
-export const JOB_FIELDS = `id kind status text error createdAt conversationId
+export const JOB_FIELDS = `id kind status text error errorCode createdAt conversationId
   member { id name conversationId }
   requester { member { id name } }
   parent { id text }
@@ -100,7 +100,7 @@ export const JOB_FIELDS = `id kind status text error createdAt conversationId
 export const TEAMS_QUERY = `query Teams { viewer { id teams(first: 20) { edges { node { id name } } } } }`;
 export const AGENTS_QUERY = `query Agents { agents(first: 100) { edges { node { id name title description } } } }`;
 export const TEAM_QUERY = `query Team($id: ID!) { team(id: $id) { id name goal status ${USAGE}
-  members { id name status conversationId agent { title name } ${USAGE} } } }`;
+  members { id name status conversationId role isLead agent { title name } ${USAGE} } } }`;
 /** Usage totals again, after a turn ended. */
 export const USAGE_QUERY = `query Usage($id: ID!) { team(id: $id) { id ${USAGE} members { id ${USAGE} } } }`;
 /**
@@ -113,13 +113,19 @@ export const ACTIVITY_QUERY = `query Activity($id: ID!, $revision: String, $afte
     __typename
     ... on ActivityUnchanged { revision }
     ... on ActivityPage { revision jobs { pageInfo { hasNextPage endCursor }
-      edges { node { ${JOB_FIELDS} receipt { id status error ${INPUT} ${USAGE} } } } } }
+      edges { node { ${JOB_FIELDS} receipt { id status error errorCode ${INPUT} ${USAGE} } } } } }
   }
-  members { id status } } }`;
+  members { id status }
+  waiting: jobs(statuses: [WAITING_CHANGE], first: 8) { edges { node { id member { id } } } } } }`;
+/** A team message as the feed shows it. */
+export const MESSAGE_FIELDS = 'id text delivery createdAt from { name } to { name }';
 export const TEAM_EVENTS = `subscription Events($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
   __typename seq team { status }
   ... on JobChanged { job { ${JOB_FIELDS} } }
-  ... on MemberChanged { member { id status } } } }`;
+  ... on MemberChanged { member { id status } }
+  ... on MemberSpawned { member { id status } }
+  ... on MemberRetired { member { id status } }
+  ... on MessageSent { message { ${MESSAGE_FIELDS} } } } }`;
 export const JOB_PROGRESS = `subscription Progress($jobId: ID!) { jobProgress(jobId: $jobId) { textDelta toolCall } }`;
 /** One page of a member's conversation, oldest first (the member is read through `node`). */
 export const CONVERSATION_QUERY = `query Conversation($id: ID!, $after: String) { node(id: $id) { ... on Member { id

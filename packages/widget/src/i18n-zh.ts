@@ -63,12 +63,15 @@ export const zh: Strings = {
     openConversation: (name) => `打开 ${name} 的对话`,
     state: (name, state) => `${name}：${state}`,
     inbox: (n) => `${n} 个待你回复`,
+    lead: (name) => `${name}（负责人）`,
+    leadBadge: '负责人',
     legend: '状态图例',
     states: {
       IDLE: '空闲',
       QUEUED: '排队中',
       RUNNING: '运行中',
       WAITING_INPUT: '等你回复',
+      WAITING_CHANGE: '等待变化',
       FAILED: '失败',
       RETIRED: '已退役',
       PROVISIONING: '准备中',
@@ -96,6 +99,7 @@ export const zh: Strings = {
     details: '任务详情',
     cancelTask: '取消任务',
     openConv: '打开对话',
+    budget: '已停止：预算已用完。',
   },
   answer: {
     questionFrom: (name) => `${name} 提问`,

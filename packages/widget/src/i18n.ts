@@ -75,6 +75,8 @@ const en = {
     openConversation: (name: string) => `Open ${name} conversation`,
     state: (name: string, state: string) => `${name}: ${state}`,
     inbox: (n: number) => `${n} waiting for you`,
+    lead: (name: string) => `${name} (lead)`,
+    leadBadge: 'Lead',
     legend: 'Status legend',
     /** Member statuses, in legend order. */
     states: {
@@ -82,6 +84,7 @@ const en = {
       QUEUED: 'Queued',
       RUNNING: 'Running',
       WAITING_INPUT: 'Waiting for you',
+      WAITING_CHANGE: 'Waiting for a change',
       FAILED: 'Failed',
       RETIRED: 'Retired',
       PROVISIONING: 'Preparing',
@@ -109,6 +112,7 @@ const en = {
     details: 'Task details',
     cancelTask: 'Cancel task',
     openConv: 'Open conversation',
+    budget: 'Stopped: a spending budget is used up.',
   },
   answer: {
     questionFrom: (name: string) => `${name} asks`,

@@ -10,6 +10,8 @@ export const LIMITS = {
   memberName: { chars: 80, bytes: 160 },
   task: { chars: 4000, bytes: 8000 },
   answer: { chars: 4000, bytes: 8000 },
+  /** A team message (`sendMessage`, teamwork contract). */
+  message: { chars: 4000, bytes: 8000 },
   interruptBytes: 8000,
   membersMin: 2,
   membersMax: 8,

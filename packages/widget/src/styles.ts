@@ -114,10 +114,8 @@ main{padding:12px 14px;min-width:0}
 .dot{display:inline-block;width:10px;height:10px;border-radius:50%;flex:none;background:var(--muted-fg)}
 .dot.IDLE{background:var(--ok)}.dot.RUNNING{background:var(--primary);box-shadow:0 0 0 2px var(--bg),0 0 0 3px var(--primary)}
 .dot.QUEUED,.dot.RETIRED,.dot.PROVISIONING{background:none;border:2px solid var(--warn)}.dot.RETIRED{border:2px dashed var(--muted-fg)}.dot.PROVISIONING{border-style:dotted}
+.dot.WAITING_CHANGE{background:none;border:2px solid var(--primary);border-radius:2px}.lead{margin-left:4px;font-size:11px;color:var(--primary)}.role{display:block;overflow:hidden;text-overflow:ellipsis}
 .dot.WAITING_INPUT{background:var(--warn);border-radius:1px;transform:rotate(45deg) scale(.9)}.dot.FAILED{background:var(--danger);border-radius:1px}
-.legend ul{list-style:none;margin:4px 0;padding:0;display:flex;flex-wrap:wrap;gap:4px 10px}
-.legend li{display:flex;align-items:center;gap:5px}
-.usage dl{margin:4px 0}.usage dt{font-weight:600;color:var(--fg)}.usage dd{margin:0 0 4px}
 p.usage{margin:4px 0 0}
 .feed{display:flex;flex-direction:column;gap:8px;max-height:420px;overflow:auto;padding:2px}
 .card{border:1px solid var(--border);border-radius:8px;padding:8px 10px;overflow-wrap:anywhere}

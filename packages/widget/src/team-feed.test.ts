@@ -35,6 +35,7 @@ const server = setupServer(
             id: 't1',
             lastEventSeq: head,
             members: [{ id: 'm1', status: 'RUNNING' }],
+            waiting: { edges: [] },
             activity: { __typename: 'ActivityUnchanged', revision: 'rev-1' },
           },
         },
@@ -58,6 +59,7 @@ const server = setupServer(
           status: 'READY',
           lastEventSeq: head,
           members: [{ id: 'm1', status: 'IDLE' }],
+          waiting: { edges: [] },
           activity: {
             __typename: 'ActivityPage',
             revision: 'rev-1',

@@ -1,46 +1,10 @@
 import { createSignal, onCleanup } from 'solid-js';
 import { ACTIVITY_QUERY, type Api, TEAM_EVENTS } from './api.js';
+import type { JobView, MessageView, ReceiptView } from './feed-views.js';
 import { createKeyedSignals } from './keyed-signals.js';
 import { onPageVisible, pageHidden } from './page-visibility.js';
 
-/** Tokens and cost of model calls (`Usage` in the schema). */
-export interface UsageView {
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-  calls: number;
-}
-
-/** The question a job waits on; `requestId` is sent back with the answer. */
-export interface InputView {
-  kind: 'CLARIFICATION' | 'INTERRUPT';
-  requestId: string;
-  question: string | null;
-  payload: unknown;
-}
-
-/** A job as the widget reads it (see `JOB_FIELDS`). */
-export interface JobView {
-  id: string;
-  kind: 'REQUEST' | 'RECEIPT';
-  status: string;
-  text: string;
-  error: string | null;
-  createdAt: string;
-  conversationId: string | null;
-  member: { id: string; name: string; conversationId: string } | null;
-  requester: { member: { id: string; name: string } | null };
-  parent: { id: string; text: string } | null;
-  input: InputView | null;
-  usage: UsageView;
-  /** `text` is null once the result left the retained record. */
-  result: { text: string | null };
-  /** From the activity query: only what the card shows of the receipt. */
-  receipt?: ReceiptView | null;
-}
-
-/** The receipt delivering a request's result back to the member who asked (a turn of that member). */
-export type ReceiptView = Pick<JobView, 'id' | 'status' | 'error' | 'input' | 'usage'>;
+export type { InputView, JobView, MessageView, ReceiptView, UsageView } from './feed-views.js';
 
 /** Statuses after which nothing changes. */
 export const TERMINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
@@ -60,6 +24,7 @@ type ActivityData = {
           jobs: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { node: JobView }[] };
         };
     members: { id: string; status: string }[];
+    waiting: { edges: { node: { id: string; member: { id: string } | null } }[] };
   } | null;
 };
 
@@ -86,11 +51,14 @@ export const POLL_MS = 2000;
  * the feed reads and resubscribes at once. Must be called inside a Solid owner; cleanup stops
  * everything.
  */
-export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
+export function createTeamFeed(api: Api, teamId: string, onGone: () => void, onMembers?: (ids: string[]) => void) {
   const [order, setOrder] = createSignal<string[]>([]);
   const requests = createKeyedSignals<JobView>();
   const receipts = createKeyedSignals<ReceiptView>();
   const memberStatus = createKeyedSignals<string>();
+  const messages = createKeyedSignals<MessageView>();
+  /** By member: the id of its job paused in `wait_for_change` (WAITING_CHANGE), or ''. */
+  const waiting = createKeyedSignals<string>();
   const [live, setLive] = createSignal<LiveState>('connecting');
   const [teamStatus, setTeamStatus] = createSignal<string | null>(null);
   let lastSeq = 0;
@@ -104,21 +72,34 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let refreshing: Promise<void> | null = null;
 
+  /** Adds an id to the feed's order, which is by creation time (requests and messages together). */
+  const place = (id: string) => {
+    const createdAt = (key: string) => requests.peek(key)?.createdAt ?? messages.peek(key)?.createdAt ?? '';
+    setOrder((ids) =>
+      [...ids, id].sort((a, b) => (createdAt(a) < createdAt(b) ? -1 : createdAt(a) > createdAt(b) ? 1 : 0)),
+    );
+  };
+  const putMessage = (message: MessageView) => {
+    const known = messages.peek(message.id) !== undefined;
+    messages.set(message.id, message);
+    if (!known) place(message.id);
+  };
+
   const upsert = (job: JobView) => {
+    const member = job.member?.id;
+    if (member && job.status === 'WAITING_CHANGE') waiting.set(member, job.id);
+    else if (member && waiting.peek(member) === job.id) waiting.set(member, '');
+    if (job.kind !== 'REQUEST' && job.kind !== 'RECEIPT') return;
     if (job.kind === 'RECEIPT') {
-      const { id, status, error, input, usage } = job;
-      if (job.parent) receipts.set(job.parent.id, { id, status, error, input, usage });
+      const { id, status, error, errorCode, input, usage } = job;
+      if (job.parent) receipts.set(job.parent.id, { id, status, error, errorCode, input, usage });
       return;
     }
     const { receipt, ...request } = job;
     if (receipt) receipts.set(job.id, receipt);
     const known = requests.peek(job.id) !== undefined;
     requests.set(job.id, request);
-    if (known) return;
-    const createdAt = (id: string) => requests.peek(id)?.createdAt ?? '';
-    setOrder((ids) =>
-      [...ids, job.id].sort((a, b) => (createdAt(a) < createdAt(b) ? -1 : createdAt(a) > createdAt(b) ? 1 : 0)),
-    );
+    if (!known) place(job.id);
   };
 
   /** Reads the activity page (skipped by the server when `revision` still matches). */
@@ -139,7 +120,12 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
           if (!data.team) return onGone();
           const activity = data.team.activity;
           if (after === null) {
-            for (const member of data.team.members) memberStatus.set(member.id, member.status);
+            const paused = data.team.waiting.edges.map((edge) => edge.node);
+            for (const member of data.team.members) {
+              memberStatus.set(member.id, member.status);
+              waiting.set(member.id, paused.find((job) => job.member?.id === member.id)?.id ?? '');
+            }
+            onMembers?.(data.team.members.map((member) => member.id));
             setTeamStatus(data.team.status);
             revision = activity.revision;
             head = data.team.lastEventSeq;
@@ -179,13 +165,18 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
             team?: { status: string };
             job?: JobView;
             member?: { id: string; status: string };
+            message?: MessageView;
           };
           if (event.seq <= lastSeq) return;
           lastSeq = event.seq;
           setLive('live');
           if (event.team) setTeamStatus(event.team.status);
           if (event.job) upsert(event.job);
-          if (event.member) memberStatus.set(event.member.id, event.member.status);
+          if (event.member) {
+            memberStatus.set(event.member.id, event.member.status);
+            onMembers?.([event.member.id]);
+          }
+          if (event.message) putMessage(event.message);
         },
         error({ code, reauthenticate }) {
           unsubscribe = null;
@@ -250,6 +241,12 @@ export function createTeamFeed(api: Api, teamId: string, onGone: () => void) {
     /** The receipt of a request, by the request's id. */
     receipt: receipts.get,
     memberStatus: memberStatus.get,
+    /** A team message, by id (messages share `order` with requests). */
+    message: messages.get,
+    /** Adds a message read from `Team.messages` (or answered by `sendMessage`); known ids are replaced. */
+    putMessage,
+    /** The id of a member's job paused in `wait_for_change`, or '' / undefined when none. */
+    waiting: waiting.get,
     /** The team's status as last read or announced (null before the first read). */
     teamStatus,
     /** Sets the status a mutation answered with (Reconnect), before its event arrives. */

@@ -12,6 +12,7 @@ import {
   createWidgetFake,
   jobView,
   memberView,
+  messageView,
   NO_USAGE,
   type WidgetFake,
   type WidgetFakeOptions,
@@ -37,6 +38,9 @@ interface Variables {
     readonly goal: string;
     readonly text: string;
     readonly memberIds: readonly string[];
+    readonly delivery: string;
+    readonly maxTokens?: number | null;
+    readonly maxCost?: number | null;
     readonly members: readonly { name: string; agentId: string }[];
   };
 }
@@ -85,8 +89,19 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
           jobs: { pageInfo: { hasNextPage: false, endCursor: null }, edges },
         },
         members: team.members.map((m) => ({ id: m.id, status: m.status })),
+        // The fake's requests finish at once: no job ever waits in wait_for_change.
+        waiting: { edges: [] },
       },
     };
+  },
+  Messages: (fake, v) => {
+    const team = teamOrNull(fake, v.id);
+    const edges = team?.messages.map((message) => ({ node: messageView(team, message) }));
+    return { team: team && { id: team.id, messages: { pageInfo: { hasNextPage: false, endCursor: null }, edges } } };
+  },
+  Budget: (fake, v) => {
+    const team = teamOrNull(fake, v.id);
+    return { team: team && { id: team.id, budget: team.budget } };
   },
   Conversation: (fake, v) => {
     for (const team of fake.teams.values()) {
@@ -130,6 +145,15 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
     fake.emit(team, { kind: 'TeamChanged' });
     return { reconnectTeam: { team: { id: team.id, status: team.status } } };
   },
+  SendMessage: (fake, v) => {
+    const team = fake.team(v.input.teamId);
+    return { sendMessage: { message: messageView(team, fake.sendMessage(v.input)) } };
+  },
+  SetBudget: (fake, v) => {
+    const team = fake.team(v.input.teamId);
+    team.budget = { ...team.budget, maxTokens: v.input.maxTokens ?? null, maxCost: v.input.maxCost ?? null };
+    return { setTeamBudget: { team: { id: team.id, budget: team.budget } } };
+  },
   Send: (fake, v) => ({ sendRequest: { jobs: fake.sendRequest(v.input).map((job) => ({ id: job.id })) } }),
   // Requests of the fake finish at once, so there is never a question to answer or a run to stop.
   Respond: (fake, v) => {
@@ -145,7 +169,7 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
 /** A GraphQL response body, typed as msw's GraphQL handlers expect it. */
 const json = (body: GraphQLResponseBody<GraphQLQuery>) => HttpResponse.json<GraphQLResponseBody<GraphQLQuery>>(body);
 
-const MUTATIONS = new Set(['Create', 'Delete', 'Reconnect', 'Send', 'Respond', 'Cancel']);
+const MUTATIONS = new Set(['Create', 'Delete', 'Reconnect', 'Send', 'Respond', 'Cancel', 'SendMessage', 'SetBudget']);
 
 /** A GraphQL error answer with the contract's `extensions.code`, as the server masks it. */
 function errorAnswer(code: string, message: string, details?: Readonly<Record<string, unknown>>) {

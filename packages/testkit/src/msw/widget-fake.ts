@@ -23,6 +23,23 @@ export interface FakeJob {
   result: string | null;
 }
 
+/** A team message of the fake (sent by the person: `from` is null). */
+export interface FakeMessage {
+  readonly id: string;
+  readonly text: string;
+  readonly delivery: string;
+  readonly memberIds: readonly string[];
+  readonly createdAt: string;
+}
+
+/** A team's budget as `Team.budget` (the fake never spends). */
+export interface FakeBudget {
+  maxTokens: number | null;
+  maxCost: number | null;
+  readonly usedTokens: number;
+  readonly usedCost: number;
+}
+
 /** A team of the fake. */
 export interface FakeTeam {
   readonly id: string;
@@ -35,6 +52,8 @@ export interface FakeTeam {
   lastEventSeq: number;
   /** The team's events, oldest first, as `teamEvents` replays them after `afterSeq`. */
   readonly events: FakeEvent[];
+  readonly messages: FakeMessage[];
+  budget: FakeBudget;
 }
 
 /** One `teamEvents` event of the fake: what changed, by seq. */
@@ -67,6 +86,8 @@ export interface WidgetFake {
   createTeam(input: { name: string; goal: string; members: readonly { name: string; agentId: string }[] }): FakeTeam;
   deleteTeam(teamId: string): void;
   sendRequest(input: { teamId: string; memberIds: readonly string[]; text: string }): FakeJob[];
+  /** Records a person's team message (TEAM_CLOSED in a closed team). */
+  sendMessage(input: { teamId: string; memberIds: readonly string[]; text: string; delivery: string }): FakeMessage;
   /** The team, or NOT_FOUND. */
   team(teamId: string): FakeTeam;
   /** The job and its team, or NOT_FOUND. */
@@ -124,6 +145,8 @@ export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
         jobs: [],
         lastEventSeq: 0,
         events: [],
+        messages: [],
+        budget: { maxTokens: null, maxCost: null, usedTokens: 0, usedCost: 0 },
       };
       teams.set(team.id, team);
       fake.emit(team, { kind: 'TeamChanged' });
@@ -150,6 +173,16 @@ export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
         fake.emit(team, { kind: 'JobChanged', jobId: job.id });
         return job;
       });
+    },
+    sendMessage(input) {
+      const team = fake.team(input.teamId);
+      if (team.status === 'CLOSED') throw new DomainError(ErrorCode.TEAM_CLOSED, 'The team is closed.');
+      for (const memberId of input.memberIds) {
+        if (!team.members.some((m) => m.id === memberId)) throw notFound(`Member ${memberId}`);
+      }
+      const message: FakeMessage = { id: id('message'), createdAt: at(), ...input };
+      team.messages.push(message);
+      return message;
     },
     team(teamId) {
       const team = teams.get(teamId);
@@ -188,6 +221,7 @@ export function jobView(team: FakeTeam, job: FakeJob) {
     status: job.status,
     text: job.text,
     error: null,
+    errorCode: null,
     createdAt: job.createdAt,
     conversationId: member?.conversationId ?? null,
     member: member ? { id: member.id, name: member.name, conversationId: member.conversationId } : null,
@@ -200,9 +234,15 @@ export function jobView(team: FakeTeam, job: FakeJob) {
   };
 }
 
-/** A member in the shape of the widget's `Team` query. */
+/** A member in the shape of the widget's `Team` query (no roles, no lead in the fake). */
 export function memberView(member: FakeMember) {
-  return { ...member, usage: NO_USAGE };
+  return { ...member, role: null, isLead: false, usage: NO_USAGE };
+}
+
+/** A message in the shape of the widget's `MESSAGE_FIELDS`. */
+export function messageView(team: FakeTeam, message: FakeMessage) {
+  const to = message.memberIds.map((id) => ({ name: team.members.find((m) => m.id === id)?.name ?? id }));
+  return { __typename: 'TeamMessage', ...message, from: null, to };
 }
 
 export { NO_USAGE };

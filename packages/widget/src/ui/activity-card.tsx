@@ -21,6 +21,16 @@ function UsageLine(props: { usage: UsageView | null | undefined }) {
   );
 }
 
+/** Why a job stopped when a spending budget was used up (the error text says which budget). */
+function BudgetNote(props: { code: string | null | undefined }) {
+  const { t } = useWidget();
+  return (
+    <Show when={props.code === 'BUDGET_EXHAUSTED'}>
+      <p class="status">{t().card.budget}</p>
+    </Show>
+  );
+}
+
 /**
  * One request paired with its result and, for a handoff, its receipt; a waiting question of
  * either is answered here. Agent text is rendered as text nodes only, never as HTML.
@@ -93,6 +103,7 @@ export function ActivityCard(props: {
       <Show when={TERMINAL.has(props.job.status)}>
         <div class="result">
           <strong>{props.job.status === 'COMPLETED' ? t().card.resultTitle(to()) : label(props.job.status)}</strong>
+          <BudgetNote code={props.job.errorCode} />
           <div>{props.job.result.text ?? props.job.error ?? t().card.resultMissing}</div>
         </div>
       </Show>
@@ -106,6 +117,7 @@ export function ActivityCard(props: {
                 : t().card.replyTo(receiptTarget(), label(receipt().status))}
               <Show when={receipt().error}> · {receipt().error}</Show>
             </p>
+            <BudgetNote code={receipt().errorCode} />
             <JobLive jobId={receipt().id} status={receipt().status} />
             <Show when={receipt().status === 'WAITING_INPUT' && receipt().input}>
               {(input) => (
@@ -126,7 +138,7 @@ export function ActivityCard(props: {
               </button>
             )}
           </Show>
-          <Show when={!TERMINAL.has(props.job.status)}>
+          <Show when={!TERMINAL.has(props.job.status) && team.status() !== 'CLOSED'}>
             <button type="button" class="danger" onClick={cancel}>
               {t().card.cancelTask}
             </button>

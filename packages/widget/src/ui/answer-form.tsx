@@ -31,7 +31,7 @@ export function createAnswerDraft(): AnswerDraft {
  */
 export function AnswerForm(props: { jobId: string; input: InputView; asker: string; draft: AnswerDraft }) {
   const { api, t, setStatus } = useWidget();
-  const { changed } = useTeam();
+  const { changed, status } = useTeam();
   const [problem, setProblem] = createSignal('');
   const [busy, setBusy] = createSignal(false);
   const respondKey = createRetryKey();
@@ -96,7 +96,7 @@ export function AnswerForm(props: { jobId: string; input: InputView; asker: stri
   };
 
   return (
-    <fieldset class="ask">
+    <fieldset class="ask" disabled={status() === 'CLOSED'}>
       <legend class="eyebrow">{t().answer.questionFrom(props.asker)}</legend>
       <Show when={props.input.question}>
         <p class="text">{props.input.question}</p>

@@ -33,20 +33,22 @@ describe('MemberList', () => {
     expect(screen.getByRole('img', { name: 'Research: Waiting for you' })).toBeTruthy();
   });
 
-  it('has a legend of every state, mentions and offers each conversation by name', () => {
-    const { mentioned, opened } = setup();
-    fireEvent.click(screen.getByText('Status legend'));
-    const legend = screen.getByText('Status legend').closest('details') as HTMLElement;
-    expect(legend.querySelectorAll('li')).toHaveLength(7);
-    for (const label of ['Idle', 'Queued', 'Running', 'Waiting for you', 'Failed', 'Retired', 'Preparing']) {
-      expect(legend.textContent).toContain(label);
-    }
+  it('mentions and offers each conversation by name; no mention for the retired or in a closed team', () => {
+    const { mentioned, opened, feed } = setup();
     fireEvent.click(screen.getByRole('button', { name: 'Mention Review' }));
     fireEvent.click(screen.getByRole('button', { name: 'Open Research conversation' }));
     expect(mentioned).toEqual(['m2']);
     expect(opened.map((o) => [o.member.id, o.opener?.getAttribute('aria-label')])).toEqual([
       ['m1', 'Open Research conversation'],
     ]);
+    const mention = (name: string) => screen.getByRole('button', { name: `Mention ${name}` }) as HTMLButtonElement;
+    expect(mention('Old hand').disabled).toBe(true);
+    expect(mention('Research').disabled).toBe(false);
+    feed.setTeamStatus('CLOSED');
+    expect(mention('Research').disabled).toBe(true);
+    // A closed team's record stays readable.
+    const open = screen.getByRole('button', { name: 'Open Research conversation' }) as HTMLButtonElement;
+    expect(open.disabled).toBe(false);
   });
 
   it('counts questions waiting on requests and on receipts', () => {
@@ -58,12 +60,36 @@ describe('MemberList', () => {
     expect(screen.getByText('2 waiting for you')).toBeTruthy();
   });
 
-  it('shows the team usage and each member usage, in Chinese too', () => {
-    setup('zh');
-    const summary = screen.getByText(/用量与费用/);
-    expect(summary.textContent).toBe('用量与费用: 1,234 tokens · 费用 0.0021');
-    const details = summary.closest('details') as HTMLElement;
-    expect(details.textContent).toContain('输入 1,000 · 输出 234 · 2 次模型调用');
-    expect(details.textContent).toContain('Old hand—');
+  it('shows each role and marks the lead in text and for screen readers, in Chinese too', () => {
+    const lead = { ...member('m4', 'Chief', 'RUNNING'), role: 'Plans the work', isLead: true };
+    const coder = { ...member('m5', 'Coder'), role: 'Writes code' };
+    for (const locale of ['en', 'zh']) {
+      const team = withTeam(() => <MemberList onMention={() => {}} />, { locale, members: [lead, coder] });
+      const { unmount } = render(team.view);
+      expect(screen.getByText('Plans the work')).toBeTruthy();
+      expect(screen.getByText('Writes code')).toBeTruthy();
+      if (locale === 'en') {
+        expect(screen.getByText('Lead')).toBeTruthy();
+        expect(screen.getByRole('img', { name: 'Chief (lead): Running' })).toBeTruthy();
+        const mention = screen.getByRole('button', { name: 'Mention Chief (lead)' });
+        // The role is the button's description (and tooltip, since a long role is cut in the roster).
+        expect(mention.getAttribute('title')).toBe('Plans the work');
+        expect(screen.getByRole('img', { name: 'Coder: Idle' })).toBeTruthy();
+      } else {
+        expect(screen.getByText('负责人')).toBeTruthy();
+        expect(screen.getByRole('img', { name: 'Chief（负责人）：运行中' })).toBeTruthy();
+      }
+      unmount();
+    }
+  });
+
+  it('shows a member paused in wait_for_change as waiting for a change, live', () => {
+    const { setWaiting } = setup();
+    expect(screen.getByRole('img', { name: 'Review: Running' })).toBeTruthy();
+    setWaiting('m2', 'job-9');
+    const dot = screen.getByRole('img', { name: 'Review: Waiting for a change' });
+    expect(dot.className).toBe('dot WAITING_CHANGE');
+    setWaiting('m2', '');
+    expect(screen.getByRole('img', { name: 'Review: Running' })).toBeTruthy();
   });
 });

@@ -1,14 +1,15 @@
-import { createMemo, For } from 'solid-js';
+import { createMemo, For, type JSX, Show } from 'solid-js';
 import { useWidget } from './context.js';
-import { StatusLegend } from './status-legend.js';
 import { useTeam } from './team-context.js';
-import { UsageSummary } from './usage-summary.js';
 
 /**
- * The roster: each member's status dot (named for screen readers), a mention button and the way
- * into its conversation; then the legend, how many questions wait for the person, and usage.
+ * The roster: each member's status dot (named for screen readers), a mention button, the lead and
+ * each role, and the way into its conversation; then how many questions wait for the
+ * person, then `children` (the legend, usage and budget: the teamwork chunk). The role is also the
+ * mention button's title (its description, and the whole text where the roster cuts it). Mentions
+ * are off in a closed team and for the retired.
  */
-export function MemberList(props: { onMention: (memberId: string) => void }) {
+export function MemberList(props: { onMention: (memberId: string) => void; children?: JSX.Element }) {
   const { t } = useWidget();
   const team = useTeam();
   const feed = team.feed;
@@ -29,20 +30,29 @@ export function MemberList(props: { onMention: (memberId: string) => void }) {
         <For each={team.team().members}>
           {(member) => {
             const state = () => team.memberStatus(member);
+            const name = member.isLead ? t().members.lead(member.name) : member.name;
             return (
               <li>
                 <span
                   class={`dot ${state()}`}
                   role="img"
-                  aria-label={t().members.state(member.name, t().members.states[state()] ?? state())}
+                  aria-label={t().members.state(name, t().members.states[state()] ?? state())}
                 />
                 <button
                   type="button"
                   class="mention"
-                  aria-label={t().members.mention(member.name)}
+                  aria-label={t().members.mention(name)}
+                  title={member.role ?? undefined}
+                  disabled={state() === 'RETIRED' || team.status() === 'CLOSED'}
                   onClick={() => props.onMention(member.id)}
                 >
                   {member.name}
+                  <Show when={member.isLead}>
+                    <b class="lead">{t().members.leadBadge}</b>
+                  </Show>
+                  <Show when={member.role}>
+                    <small class="muted role">{member.role}</small>
+                  </Show>
                 </button>
                 <button
                   type="button"
@@ -57,11 +67,10 @@ export function MemberList(props: { onMention: (memberId: string) => void }) {
           }}
         </For>
       </ul>
-      <StatusLegend />
       <p class="muted" aria-live="polite">
         {t().members.inbox(waiting())}
       </p>
-      <UsageSummary />
+      {props.children}
     </div>
   );
 }

@@ -8,6 +8,9 @@ export interface TeamMember {
   name: string;
   status: string;
   conversationId: string;
+  /** Free text shown in the roster (null: none). */
+  role: string | null;
+  isLead: boolean;
   agent: { title: string; name: string };
   usage: UsageView;
 }

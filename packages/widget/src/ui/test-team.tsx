@@ -1,7 +1,7 @@
 import { createSignal, type JSX } from 'solid-js';
 import { createJobProgress } from '../job-progress.js';
 import { createKeyedSignals } from '../keyed-signals.js';
-import type { JobView, ReceiptView, TeamFeed, UsageView } from '../team-feed.js';
+import type { JobView, MessageView, ReceiptView, TeamFeed, UsageView } from '../team-feed.js';
 import { type MemberRef, TeamContext, type TeamData, type TeamMember, type UsageTotals } from './team-context.js';
 import { withContext } from './test-context.js';
 
@@ -14,6 +14,8 @@ export const member = (id: string, name: string, status = 'IDLE'): TeamMember =>
   name,
   status,
   conversationId: `c-${id}`,
+  role: null,
+  isLead: false,
   agent: { title: name, name: name.toLowerCase() },
   usage: NO_USAGE,
 });
@@ -44,12 +46,20 @@ export function fakeFeed() {
   const requests = createKeyedSignals<JobView>();
   const receipts = createKeyedSignals<ReceiptView>();
   const memberStatus = createKeyedSignals<string>();
+  const messages = createKeyedSignals<MessageView>();
+  const waiting = createKeyedSignals<string>();
   const [teamStatus, setTeamStatus] = createSignal<string | null>(null);
   const feed: TeamFeed = {
     order,
     request: requests.get,
     receipt: receipts.get,
     memberStatus: memberStatus.get,
+    message: messages.get,
+    putMessage(message) {
+      messages.set(message.id, message);
+      if (!order().includes(message.id)) setOrder([...order(), message.id]);
+    },
+    waiting: waiting.get,
     teamStatus,
     setTeamStatus,
     live: () => 'live',
@@ -66,6 +76,8 @@ export function fakeFeed() {
       if (!order().includes(job.id)) setOrder([...order(), job.id]);
     },
     setMemberStatus: memberStatus.set,
+    /** Marks a member as paused in `wait_for_change` by that job ('' clears it). */
+    setWaiting: waiting.set,
   };
 }
 
@@ -105,7 +117,8 @@ export function withTeam(ui: () => JSX.Element, options: TeamOptions = {}) {
           progress: createJobProgress(context.api),
           usage: () => options.usage ?? null,
           status: () => fake.feed.teamStatus() ?? team.status,
-          memberStatus: (m) => fake.feed.memberStatus(m.id) ?? m.status,
+          memberStatus: (m) =>
+            fake.feed.waiting(m.id) ? 'WAITING_CHANGE' : (fake.feed.memberStatus(m.id) ?? m.status),
           changed: () => {
             changes++;
           },

@@ -22,6 +22,7 @@ const server = setupServer(
           status,
           lastEventSeq: 3,
           members: members.map(({ id }) => ({ id, status: 'IDLE' })),
+          waiting: { edges: [] },
           activity: {
             __typename: 'ActivityPage',
             revision: 'r1',
@@ -29,6 +30,14 @@ const server = setupServer(
           },
         },
       },
+    }),
+  ),
+  link.query('Messages', () =>
+    HttpResponse.json({ data: { team: { id: 't1', messages: { pageInfo: { hasNextPage: false }, edges: [] } } } }),
+  ),
+  link.query('Budget', () =>
+    HttpResponse.json({
+      data: { team: { id: 't1', budget: { maxTokens: null, maxCost: null, usedTokens: 0, usedCost: 0 } } },
     }),
   ),
   link.query('Conversation', ({ variables }) =>

@@ -1,7 +1,7 @@
 import { createEffect, createMemo, createSignal, For, on, Show } from 'solid-js';
 import { errorCode, RECONNECT_TEAM, SEND_REQUEST, TEAM_QUERY, USAGE_QUERY } from '../api.js';
 import { createJobProgress } from '../job-progress.js';
-import { createTeamFeed, type JobView } from '../team-feed.js';
+import { createTeamFeed } from '../team-feed.js';
 import { ActivityCard } from './activity-card.js';
 import { Composer } from './composer.js';
 import { useWidget } from './context.js';
@@ -25,15 +25,26 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
   // A failed read keeps what is shown and reports in the status line (a new read replaces it).
   const [team, setTeam] = createSignal<TeamData | null>(null);
   const [usage, setUsage] = createSignal<UsageTotals | null>(null);
-  api.query<{ team: TeamData | null }>(TEAM_QUERY, { id: props.teamId }).then((data) => {
-    setTeam(data.team);
-    if (data.team) setUsage(usageOf(data.team));
-  }, report);
+  const loadTeam = () =>
+    api.query<{ team: TeamData | null }>(TEAM_QUERY, { id: props.teamId }).then((data) => {
+      setTeam(data.team);
+      if (data.team) setUsage(usageOf(data.team));
+    }, report);
+  void loadTeam();
   const loadUsage = () =>
     api.query<UsageData>(USAGE_QUERY, { id: props.teamId }).then((data) => {
       if (data.team) setUsage(usageOf(data.team));
     }, report);
-  const feed = createTeamFeed(api, props.teamId, () => props.onDeleted());
+  // A member the roster does not know (spawned, live or while polling): read the team again.
+  const feed = createTeamFeed(
+    api,
+    props.teamId,
+    () => props.onDeleted(),
+    (ids) => ids.some((id) => !team()?.members.some((m) => m.id === id)) && loadTeam(),
+  );
+  // Messages, their form and the budget are a chunk loaded with the team (docs/decisions/0080).
+  const work = createLazyView(() => import('./teamwork.js'), report);
+  work.load();
   const progress = createJobProgress(api);
   const [recipients, setRecipients] = createSignal<string[]>([]);
   const [reading, setReading] = createSignal<{ member: MemberRef; opener: HTMLElement | undefined } | null>(null);
@@ -101,7 +112,8 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
             progress,
             usage,
             status: () => feed.teamStatus() ?? data().status,
-            memberStatus: (member) => feed.memberStatus(member.id) ?? member.status,
+            memberStatus: (member) =>
+              feed.waiting(member.id) ? 'WAITING_CHANGE' : (feed.memberStatus(member.id) ?? member.status),
             changed,
             reconnect,
             openConversation: showConversation,
@@ -117,7 +129,11 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
             />
             <TeamStateBanner />
             <div class="ws">
-              <MemberList onMention={(id) => setRecipients((ids) => (ids.includes(id) ? ids : [...ids, id]))} />
+              <MemberList onMention={(id) => setRecipients((ids) => (ids.includes(id) ? ids : [...ids, id]))}>
+                <Show when={work.view()}>
+                  {(chunk) => [chunk().StatusLegend(), chunk().UsageSummary(), chunk().BudgetPanel()]}
+                </Show>
+              </MemberList>
               <div class="grow">
                 <p class="liveline" role="status">
                   {feed.live() === 'polling' ? t().feed.polling : feed.live() === 'live' ? t().feed.live : '…'}
@@ -125,11 +141,12 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                 <section class="feed" aria-label={t().feed.activity} ref={feedEl}>
                   <For each={feed.order()} fallback={<p class="muted">{t().feed.emptyFeed}</p>}>
                     {(id) => (
-                      <ActivityCard
-                        job={feed.request(id) as JobView}
-                        receipt={feed.receipt(id)}
-                        scrollBox={() => feedEl}
-                      />
+                      <Show
+                        when={feed.request(id)}
+                        fallback={<Show when={work.view()}>{(chunk) => chunk().MessageItem({ id })}</Show>}
+                      >
+                        {(job) => <ActivityCard job={job()} receipt={feed.receipt(id)} scrollBox={() => feedEl} />}
+                      </Show>
                     )}
                   </For>
                 </section>
@@ -141,6 +158,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                     send={send}
                   />
                 </Show>
+                <Show when={work.view()}>{(chunk) => chunk().MessageForm()}</Show>
               </div>
             </div>
           </section>
