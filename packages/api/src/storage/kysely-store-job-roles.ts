@@ -1,0 +1,108 @@
+import type {
+  AdmitArgs,
+  AdmittedJob,
+  ClaimArgs,
+  ConversationId,
+  ConversationState,
+  EnqueueRequestsArgs,
+  Job,
+  JobFilter,
+  JobId,
+  LeasedJob,
+  OwnerId,
+  RenewLeaseArgs,
+  RespondToJobArgs,
+  SeqPage,
+  SeqPageRequest,
+  TeamId,
+  TransitionOutcome,
+  UpdateJobOptions,
+} from '@agent-teams/core';
+import * as admission from './admission.js';
+import * as changeWaits from './change-waits.js';
+import * as jobLeases from './job-leases.js';
+import * as jobReads from './job-reads.js';
+import * as jobWrites from './job-writes.js';
+import { KyselyTeamRoles } from './kysely-store-team-roles.js';
+import { runWrite } from './write-transaction.js';
+
+/** The job roles of the Kysely store: `JobWrites`, `JobReads`, `Admission` and `Leases`. */
+export class KyselyJobRoles extends KyselyTeamRoles {
+  // ---- JobWrites ----------------------------------------------------------------------------
+
+  enqueueRequests(args: EnqueueRequestsArgs): Promise<readonly Job[]> {
+    // A unique violation on the idempotency index means another server inserted the twin first:
+    // the retry's snapshot shows it as `existing`, so `decide` returns it.
+    return runWrite(this.ctx, args.now, (scope) => jobWrites.enqueueRequests(scope, args), {
+      retryOnUniqueViolation: true,
+    });
+  }
+
+  updateJob(
+    jobId: JobId,
+    decide: (job: Job) => TransitionOutcome,
+    opts: UpdateJobOptions,
+  ): Promise<{ job: Job; changed: boolean }> {
+    return runWrite(this.ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease));
+  }
+
+  respondToJob(args: RespondToJobArgs): Promise<{ job: Job; replayed: boolean }> {
+    return runWrite(this.ctx, args.now, (scope) => jobWrites.respondToJob(scope, args));
+  }
+
+  // ---- JobReads -----------------------------------------------------------------------------
+
+  findJob(owner: OwnerId, jobId: JobId): Promise<Job | null> {
+    return jobReads.findJob(this.ctx.db, owner, jobId);
+  }
+
+  findJobs(jobIds: readonly JobId[]): Promise<readonly Job[]> {
+    return jobReads.findJobs(this.ctx.db, jobIds);
+  }
+
+  listJobs(teamId: TeamId, filter: JobFilter, page: SeqPageRequest): Promise<SeqPage<Job> & { totalCount: number }> {
+    return jobReads.listJobs(this.ctx.db, teamId, filter, page);
+  }
+
+  listActiveJobs(): Promise<readonly Job[]> {
+    return jobReads.listActiveJobs(this.ctx.db);
+  }
+
+  countJobs(teamId: TeamId): Promise<{ readonly requests: number; readonly receipts: number }> {
+    return jobReads.countJobs(this.ctx.db, teamId);
+  }
+
+  conversationStates(
+    conversationIds: readonly ConversationId[],
+  ): Promise<ReadonlyMap<ConversationId, ConversationState>> {
+    return jobReads.conversationStates(this.ctx.db, conversationIds);
+  }
+
+  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Job> & { totalCount: number }> {
+    return jobReads.listWaitingJobs(this.ctx.db, owner, page);
+  }
+
+  // ---- Admission and Leases -----------------------------------------------------------------
+
+  async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
+    if (!(await admission.admissionMayChange(this.ctx.db, args.now))) return [];
+    return runWrite(this.ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
+  }
+
+  nextWaitDeadline(): Promise<string | null> {
+    return changeWaits.nextWaitDeadline(this.ctx.db);
+  }
+
+  renewServerLease(args: RenewLeaseArgs): Promise<void> {
+    return runWrite(this.ctx, args.now, (scope) => jobLeases.renewServerLease(scope, args));
+  }
+
+  claimActiveJobs(args: ClaimArgs): Promise<readonly LeasedJob[]> {
+    // No caller's `now` here: a claim writes no timestamp, only the holder and the fence.
+    return runWrite(this.ctx, new Date(args.nowMs).toISOString(), (scope) => jobLeases.claimActiveJobs(scope, args));
+  }
+
+  releaseServerLeases(serverId: string): Promise<void> {
+    return runWrite(this.ctx, new Date(0).toISOString(), (scope) => jobLeases.releaseServerLeases(scope, serverId));
+  }
+}
