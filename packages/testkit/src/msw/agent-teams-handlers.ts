@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode } from '@agent-teams/core';
 import { type GraphQLHandler, type GraphQLQuery, type GraphQLResponseBody, graphql, HttpResponse } from 'msw';
+import { TASK_ANSWERS, TASK_MUTATIONS } from './task-board-fake.js';
 import {
   createWidgetFake,
   jobView,
@@ -136,7 +137,7 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
 /** A GraphQL response body, typed as msw's GraphQL handlers expect it. */
 const json = (body: GraphQLResponseBody<GraphQLQuery>) => HttpResponse.json<GraphQLResponseBody<GraphQLQuery>>(body);
 
-const MUTATIONS = new Set(['Create', 'Delete', 'Reconnect', 'Send', 'Respond', 'Cancel']);
+const MUTATIONS = new Set(['Create', 'Delete', 'Reconnect', 'Send', 'Respond', 'Cancel', ...TASK_MUTATIONS]);
 
 /** A GraphQL error answer with the contract's `extensions.code`, as the server masks it. */
 function errorAnswer(code: string, message: string, details?: Readonly<Record<string, unknown>>) {
@@ -154,7 +155,8 @@ function errorAnswer(code: string, message: string, details?: Readonly<Record<st
 export function agentTeamsHandlers(options: AgentTeamsHandlersOptions = {}): GraphQLHandler[] {
   const fake = options.fake ?? createWidgetFake(options);
   const api = options.endpoint === undefined ? graphql : graphql.link(options.endpoint);
-  return Object.entries(ANSWERS).map(([name, answer]) =>
+  // The task board's operations (task-board-fake.ts) read their own variables.
+  return Object.entries({ ...ANSWERS, ...(TASK_ANSWERS as unknown as Record<string, Answer>) }).map(([name, answer]) =>
     (MUTATIONS.has(name) ? api.mutation : api.query)(name, ({ request, variables }) => {
       if (options.token !== undefined && request.headers.get('authorization') !== `Bearer ${options.token}`) {
         return errorAnswer(ErrorCode.UNAUTHENTICATED, 'Authentication required.');

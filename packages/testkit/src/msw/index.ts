@@ -13,5 +13,6 @@ export type {
   RecordedChatRequest,
 } from './fake-chat-provider.js';
 export { chatCompletionHandler, FakeChatProvider } from './fake-chat-provider.js';
+export { fakeTasks } from './task-board-fake.js';
 export type { FakeJob, FakeMember, FakeTeam, WidgetFake, WidgetFakeOptions } from './widget-fake.js';
 export { createWidgetFake } from './widget-fake.js';

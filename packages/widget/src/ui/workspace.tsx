@@ -51,6 +51,9 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
     dialog.load();
   };
   let feedEl: HTMLElement | undefined;
+  // The task board is a chunk of its own too, loaded when first opened; it replaces the feed while shown.
+  const [boardShown, setBoardShown] = createSignal(false);
+  const board = createLazyView(() => import('./task-board.js').then((chunk) => chunk.TaskBoard), report);
 
   // The team's and members' totals move exactly when a job's own usage does: read them again then.
   const calls = createMemo(() =>
@@ -119,10 +122,33 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
             <div class="ws">
               <MemberList onMention={(id) => setRecipients((ids) => (ids.includes(id) ? ids : [...ids, id]))} />
               <div class="grow">
-                <p class="liveline" role="status">
-                  {feed.live() === 'polling' ? t().feed.polling : feed.live() === 'live' ? t().feed.live : '…'}
-                </p>
-                <section class="feed" aria-label={t().feed.activity} ref={feedEl}>
+                <div class="row">
+                  <p class="liveline grow" role="status">
+                    {feed.live() === 'polling' ? t().feed.polling : feed.live() === 'live' ? t().feed.live : '…'}
+                  </p>
+                  <button
+                    type="button"
+                    aria-pressed={boardShown()}
+                    onClick={() => {
+                      setBoardShown(!boardShown());
+                      board.load();
+                    }}
+                  >
+                    {t().feed.board}
+                  </button>
+                </div>
+                <Show when={boardShown() && board.view()}>
+                  {(view) => {
+                    const Board = view();
+                    return <Board />;
+                  }}
+                </Show>
+                <section
+                  class="feed"
+                  hidden={boardShown() && !!board.view()}
+                  aria-label={t().feed.activity}
+                  ref={feedEl}
+                >
                   <For each={feed.order()} fallback={<p class="muted">{t().feed.emptyFeed}</p>}>
                     {(id) => (
                       <ActivityCard

@@ -1,0 +1,107 @@
+/**
+ * The task board's strings, English and Chinese, shipped with the board's chunk (the widget's
+ * own tables in `i18n.ts` / `i18n-zh.ts` stay as they are; the shared length wording, `tooLong`,
+ * `blank`, `unstorable`, comes from there).
+ */
+const en = {
+  board: 'Task board',
+  newTask: 'New task',
+  statuses: { OPEN: 'Open', CLAIMED: 'Claimed', DONE: 'Done', CANCELLED: 'Cancelled' } as Record<string, string>,
+  column: (status: string, n: number) => `${status} (${n})`,
+  empty: 'No tasks.',
+  count: (n: number, max: number) => `${n} of ${max} tasks`,
+  revision: (n: number) => `Revision ${n}`,
+  owner: 'Owner',
+  unassigned: 'Unassigned',
+  dependsOn: 'Depends on',
+  notDone: (title: string) => `${title} (not done)`,
+  scopes: 'Write scopes',
+  none: 'None',
+  edit: 'Edit',
+  assignTo: (title: string) => `Assign “${title}” to`,
+  assign: 'Assign',
+  cancelTask: 'Cancel task',
+  form: {
+    create: 'New task',
+    edit: (title: string) => `Edit “${title}”`,
+    title: 'Title',
+    details: 'Details',
+    dependencies: 'Depends on',
+    scopes: 'Write scopes (one per line)',
+    save: 'Save task',
+    close: 'Close',
+  },
+  tooMany: (label: string, max: number) => `${label} must hold at most ${max} entries.`,
+  blocked: (titles: string) => `Not assigned: these dependencies are not done yet: ${titles}.`,
+  claimed: (owner: string) => `${owner} already owns this task.`,
+  cycle: (titles: string) => `These dependencies would make a cycle: ${titles}.`,
+  limit: (max: number) => `The team already holds ${max} tasks.`,
+  overlap: (scope: string, title: string) => `Saved. Write scope “${scope}” overlaps the task “${title}”.`,
+  stale: {
+    title: 'This task changed since you opened it',
+    body: (from: number, to: number) => `You started from revision ${from}; it is now at revision ${to}.`,
+    changed: 'What changed:',
+    status: 'Status',
+    nothing: 'Only its revision changed.',
+    yours: 'Your edit is kept below.',
+    reapply: 'Apply my edit to the current version',
+    discard: 'Discard my edit',
+    card: (to: number) =>
+      `This task changed since you opened it; the current version (revision ${to}) is shown. Check it and try again.`,
+  },
+  changed: (title: string, status: string) => `Task “${title}”: ${status}.`,
+};
+
+/** The board's strings (the shape of the English table). */
+export type BoardStrings = typeof en;
+
+const zh: BoardStrings = {
+  board: '任务板',
+  newTask: '新建任务',
+  statuses: { OPEN: '待认领', CLAIMED: '进行中', DONE: '已完成', CANCELLED: '已取消' },
+  column: (status, n) => `${status}（${n}）`,
+  empty: '暂无任务。',
+  count: (n, max) => `${n} / ${max} 个任务`,
+  revision: (n) => `版本 ${n}`,
+  owner: '负责人',
+  unassigned: '未分配',
+  dependsOn: '依赖',
+  notDone: (title) => `${title}（未完成）`,
+  scopes: '写入范围',
+  none: '无',
+  edit: '编辑',
+  assignTo: (title) => `将“${title}”分配给`,
+  assign: '分配',
+  cancelTask: '取消任务',
+  form: {
+    create: '新建任务',
+    edit: (title) => `编辑“${title}”`,
+    title: '标题',
+    details: '详情',
+    dependencies: '依赖',
+    scopes: '写入范围（每行一个）',
+    save: '保存任务',
+    close: '关闭',
+  },
+  tooMany: (label, max) => `${label}最多 ${max} 项。`,
+  blocked: (titles) => `未分配：这些依赖尚未完成：${titles}。`,
+  claimed: (owner) => `${owner} 已负责此任务。`,
+  cycle: (titles) => `这些依赖会形成循环：${titles}。`,
+  limit: (max) => `团队已有 ${max} 个任务。`,
+  overlap: (scope, title) => `已保存。写入范围“${scope}”与任务“${title}”重叠。`,
+  stale: {
+    title: '此任务在你打开后已被更改',
+    body: (from, to) => `你从版本 ${from} 开始编辑；现在是版本 ${to}。`,
+    changed: '更改的内容：',
+    status: '状态',
+    nothing: '只有版本号变了。',
+    yours: '你的编辑保留在下方。',
+    reapply: '将我的编辑应用到当前版本',
+    discard: '放弃我的编辑',
+    card: (to) => `此任务在你打开后已被更改；现在显示当前版本（版本 ${to}）。请检查后重试。`,
+  },
+  changed: (title, status) => `任务“${title}”：${status}。`,
+};
+
+/** The board's strings for the widget's language (`zh` or English). */
+export const boardStrings = (lang: string): BoardStrings => (lang === 'zh' ? zh : en);
