@@ -1,7 +1,9 @@
-import { fireEvent, screen, waitFor, within } from '@solidjs/testing-library';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@solidjs/testing-library';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ASSIGN_TASK, UPDATE_TASK } from '../task-board-api.js';
 import { boardServer, renderBoard } from './test-board.js';
+import { withContext } from './test-context.js';
+import { Workspace } from './workspace.js';
 
 const api = boardServer();
 beforeAll(() => api.server.listen({ onUnhandledRequest: 'error' }));
@@ -12,6 +14,23 @@ const column = (name: RegExp) => screen.getByRole('region', { name });
 const card = (title: string) => screen.getByRole('article', { name: title });
 
 describe('TaskBoard', () => {
+  it('opens from its chunk with the Task board toggle, in place of the activity feed', async () => {
+    await api.create('Loaded lazily');
+    const context = withContext(() => <Workspace teamId="t1" onDeleted={() => {}} />);
+    vi.spyOn(context.api.live, 'subscribe').mockImplementation(() => () => {});
+    render(context.view);
+    const toggle = await screen.findByRole('button', { name: 'Task board' });
+    expect(toggle.getAttribute('aria-pressed')).toBe('false');
+    expect(screen.queryByRole('region', { name: 'Task board' })).toBeNull();
+    fireEvent.click(toggle);
+    await screen.findByRole('article', { name: 'Loaded lazily' });
+    expect(toggle.getAttribute('aria-pressed')).toBe('true');
+    expect((document.querySelector('.feed') as HTMLElement).hidden).toBe(true);
+    fireEvent.click(toggle);
+    await waitFor(() => expect(screen.queryByRole('region', { name: 'Task board' })).toBeNull());
+    expect(screen.getByRole('region', { name: 'Team activity' }).hidden).toBe(false);
+  });
+
   it('groups tasks by status with owner, dependencies (open ones marked), revision and write scopes', async () => {
     const spec = await api.create('Write spec', { writeScope: ['docs/spec.md'] });
     const code = await api.create('Build it', { dependsOn: [spec.id], writeScope: ['src/', 'tests/'] });
