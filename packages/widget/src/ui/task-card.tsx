@@ -45,13 +45,13 @@ export function TaskCard(props: { task: TaskView; onEdit: (opener: HTMLElement) 
   };
 
   return (
-    <article class="task" aria-labelledby={`at-task-${props.task.id}`}>
+    <article class="card" aria-labelledby={`at-task-${props.task.id}`}>
       <div class="row">
         <h4 id={`at-task-${props.task.id}`}>{props.task.title}</h4>
-        <span class="muted rev">{s().revision(props.task.revision)}</span>
+        <span class="muted">{s().revision(props.task.revision)}</span>
       </div>
-      <Show when={props.task.details}>{(details) => <p class="details">{details()}</p>}</Show>
-      <dl>
+      <Show when={props.task.details}>{(details) => <p class="text">{details()}</p>}</Show>
+      <dl class="kv">
         <dt>{s().owner}</dt>
         <dd>{props.task.owner?.name ?? s().unassigned}</dd>
         <dt>{s().dependsOn}</dt>
@@ -71,8 +71,8 @@ export function TaskCard(props: { task: TaskView; onEdit: (opener: HTMLElement) 
         <dd class="code">{props.task.writeScope.join(', ') || s().none}</dd>
       </dl>
       <Show when={open() && ctx.writable()}>
-        <div class="row actions">
-          <button type="button" class="ghost" onClick={(e) => props.onEdit(e.currentTarget)}>
+        <div class="row">
+          <button type="button" onClick={(e) => props.onEdit(e.currentTarget)}>
             {s().edit}
           </button>
           <select
@@ -85,7 +85,6 @@ export function TaskCard(props: { task: TaskView; onEdit: (opener: HTMLElement) 
           </select>
           <button
             type="button"
-            class="ghost"
             disabled={busy()}
             aria-describedby={errorId()}
             onClick={() => void write(ASSIGN_TASK, { memberId: (assignee() ?? props.task.owner?.id) || null })}
@@ -94,7 +93,7 @@ export function TaskCard(props: { task: TaskView; onEdit: (opener: HTMLElement) 
           </button>
           <button
             type="button"
-            class="ghost danger"
+            class="danger"
             disabled={busy()}
             aria-describedby={errorId()}
             onClick={() => void write(CANCEL_TASK, {})}

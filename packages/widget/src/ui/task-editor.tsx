@@ -152,7 +152,7 @@ export function TaskEditor(props: { task?: TaskView; onClose: () => void }) {
   const heading = () => (props.task ? s().form.edit(props.task.title) : s().form.create);
   return (
     <form
-      class="task-form"
+      class="card"
       aria-label={heading()}
       onSubmit={(event) => {
         event.preventDefault();
@@ -168,7 +168,7 @@ export function TaskEditor(props: { task?: TaskView; onClose: () => void }) {
             </p>
             <Show when={changes().length} fallback={<p>{s().stale.nothing}</p>}>
               <p>{s().stale.changed}</p>
-              <dl class="diff">
+              <dl class="kv">
                 <For each={changes()}>
                   {([label, was, is]) => (
                     <>
@@ -186,7 +186,7 @@ export function TaskEditor(props: { task?: TaskView; onClose: () => void }) {
               <button type="button" class="primary" disabled={busy()} onClick={reapply}>
                 {s().stale.reapply}
               </button>
-              <button type="button" class="ghost" onClick={discard}>
+              <button type="button" onClick={discard}>
                 {s().stale.discard}
               </button>
             </div>
@@ -207,7 +207,7 @@ export function TaskEditor(props: { task?: TaskView; onClose: () => void }) {
         <textarea rows={3} value={draft().details} onInput={(e) => set('details', e.currentTarget.value)} />
       </label>
       <Show when={choices().length}>
-        <fieldset class="deps">
+        <fieldset>
           <legend>{s().form.dependencies}</legend>
           <For each={choices()}>
             {(task) => (
@@ -241,7 +241,7 @@ export function TaskEditor(props: { task?: TaskView; onClose: () => void }) {
         <button type="submit" class="primary" disabled={busy() || !!stale()}>
           {s().form.save}
         </button>
-        <button type="button" class="ghost" onClick={props.onClose}>
+        <button type="button" onClick={props.onClose}>
           {s().form.close}
         </button>
       </div>
