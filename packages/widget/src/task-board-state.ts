@@ -1,4 +1,4 @@
-import { createSignal, onCleanup, type Signal, untrack } from 'solid-js';
+import { batch, createSignal, onCleanup, type Signal, untrack } from 'solid-js';
 import type { Api } from './api.js';
 import { onPageVisible, pageHidden } from './page-visibility.js';
 import { TASK_EVENTS, TASKS_QUERY, type TaskView } from './task-board-api.js';
@@ -93,7 +93,10 @@ export function createTaskBoard(api: Api, teamId: string) {
           const data: TasksData = await api.query<TasksData>(TASKS_QUERY, { id: teamId, after });
           if (stopped || !data.team) return;
           head ??= data.team.lastEventSeq;
-          for (const edge of data.team.tasks.edges) put(edge.node);
+          // One update per page, not per task: the columns are grouped once.
+          batch(() => {
+            for (const edge of data.team.tasks.edges) put(edge.node);
+          });
           const page = data.team.tasks.pageInfo;
           after = page.hasNextPage ? page.endCursor : null;
         } while (after !== null);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkTaskDraft, draftScopes, TASK_LIMITS, type TaskDraft } from './task-limits.js';
+import { canCreateTask, checkTaskDraft, draftScopes, TASK_LIMITS, type TaskDraft } from './task-limits.js';
 
 const draft = (changes: Partial<TaskDraft> = {}): TaskDraft => ({
   title: 'Task',
@@ -74,6 +74,10 @@ describe('task draft limits', () => {
     expect(checkTaskDraft(draft({ title: 'a\u0000' }))?.problem).toBe('unstorable');
     expect(checkTaskDraft(draft({ details: ' \n ' }))).toBeNull();
     expect(checkTaskDraft(draft({ details: 'x\ud800' }))?.problem).toBe('unstorable');
+  });
+
+  it('offer a new task at 254 and 255 tasks, not at 256 or 257', () => {
+    expect([254, 255, 256, 257].map(canCreateTask)).toEqual([true, true, false, false]);
   });
 
   it('read write scopes one per line, trimmed, without empty lines or repeats', () => {

@@ -13,6 +13,9 @@ export const TASK_LIMITS = {
   tasksPerTeam: 256,
 } as const;
 
+/** True while a team holding `count` tasks can take one more (the board's New task button). */
+export const canCreateTask = (count: number): boolean => count < TASK_LIMITS.tasksPerTeam;
+
 /** What a person typed into the task form. */
 export interface TaskDraft {
   title: string;

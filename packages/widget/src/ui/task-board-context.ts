@@ -53,7 +53,7 @@ export function describeDraftProblem(problem: DraftProblem, s: BoardStrings, t: 
     title: s.form.title,
     details: s.form.details,
     scope: s.scopes,
-    dependencies: s.form.dependencies,
+    dependencies: s.dependencies,
     scopes: s.scopes,
   }[problem.field];
   if (problem.problem === 'tooMany') return s.tooMany(label, problem.max);

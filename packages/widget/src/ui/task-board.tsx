@@ -1,7 +1,7 @@
 import { createMemo, createSignal, For, Show } from 'solid-js';
 import { TASK_STATUSES, type TaskView, type TaskWarningView } from '../task-board-api.js';
 import { createTaskBoard } from '../task-board-state.js';
-import { TASK_LIMITS } from '../task-limits.js';
+import { canCreateTask, TASK_LIMITS } from '../task-limits.js';
 import { useWidget } from './context.js';
 import { BoardContext } from './task-board-context.js';
 import { boardStrings } from './task-board-strings.js';
@@ -68,7 +68,7 @@ export function TaskBoard() {
             <button
               type="button"
               class="primary"
-              disabled={board.order().length >= TASK_LIMITS.tasksPerTeam}
+              disabled={!canCreateTask(board.order().length)}
               onClick={(e) => {
                 setNotice('');
                 setEditing({ opener: e.currentTarget });

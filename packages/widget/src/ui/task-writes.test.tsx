@@ -40,6 +40,7 @@ describe('TaskBoard writes', () => {
     fireEvent.click(within(card('Fix bug')).getByRole('button', { name: 'Assign' }));
     await waitFor(() => expect(card('Fix bug').textContent).toContain('OwnerReview'));
     expect(screen.getByRole('region', { name: /^Claimed \(1\)/ }).textContent).toContain('Fix bug');
+    expect((screen.getByLabelText('Assign “Fix bug” to') as HTMLSelectElement).value).toBe('m2');
     fireEvent.change(screen.getByLabelText('Assign “Fix bug” to'), { target: { value: '' } });
     fireEvent.click(within(card('Fix bug')).getByRole('button', { name: 'Assign' }));
     await waitFor(() => expect(card('Fix bug').textContent).toContain('OwnerUnassigned'));
