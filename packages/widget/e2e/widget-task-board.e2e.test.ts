@@ -1,6 +1,9 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ARTIFACTS,
   createTeam,
   graphql,
   hostPage,
@@ -125,6 +128,35 @@ describe('the task board in Chromium', () => {
     await card.getByText('Revision 4').waitFor();
     expect(await card.textContent()).toContain('Research');
     expect(await task('Ship 1.0')).toMatchObject({ status: 'CLAIMED', revision: 4 });
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('fits a 320 px phone: columns stack and nothing reaches past the widget', async () => {
+    const phone = await browser.newContext({ viewport: { width: 320, height: 720 } });
+    const small = await hostPage(phone, server, widgetTag(`team="${team.id}"`), { errors: pageErrors });
+    await small.getByRole('button', { name: 'Task board' }).click();
+    await small.getByRole('article', { name: 'Ship 1.0' }).waitFor();
+    await small.getByRole('button', { name: 'New task' }).click();
+    const layout = await small.evaluate(() => {
+      const shadow = document.querySelector('agent-teams-widget')?.shadowRoot;
+      const box = (shadow?.querySelector('.root') as HTMLElement).getBoundingClientRect();
+      let right = box.right;
+      for (const el of shadow?.querySelectorAll('.root *') ?? []) {
+        const rect = el.getBoundingClientRect();
+        if (rect.width > 0) right = Math.max(right, rect.right);
+      }
+      const cols = shadow?.querySelector('.cols') as HTMLElement;
+      return {
+        columns: getComputedStyle(cols).gridTemplateColumns.split(' ').length,
+        overflow: right - box.right,
+        pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+      };
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await small.screenshot({ path: join(ARTIFACTS, 'task-board-320.png'), fullPage: true });
+    expect(layout).toEqual({ columns: 1, overflow: expect.any(Number), pageOverflow: 0 });
+    expect(layout.overflow).toBeLessThanOrEqual(0.5);
+    await phone.close();
     expect(pageErrors).toEqual([]);
   });
 });

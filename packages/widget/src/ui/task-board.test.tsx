@@ -154,6 +154,9 @@ describe('TaskBoard', () => {
     await screen.findByText('Write scopes must hold at most 20 entries.');
     expect(title.value).toBe('ok');
     expect(api.sent).toEqual([]);
+    fireEvent.keyDown(title, { key: 'Escape' });
+    await waitFor(() => expect(screen.queryByRole('form')).toBeNull());
+    expect(document.activeElement?.textContent).toBe('New task');
   });
 
   it('shows the board in Chinese with locale="zh"', async () => {

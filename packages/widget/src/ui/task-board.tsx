@@ -78,9 +78,10 @@ export function TaskBoard() {
             </button>
           </Show>
           <span class="muted">{s().count(board.order().length, TASK_LIMITS.tasksPerTeam)}</span>
-          <span class="liveline">
-            {board.live() === 'polling' ? t().feed.polling : board.live() === 'live' ? t().feed.live : '…'}
-          </span>
+          {/* The workspace's live line covers the shared socket; this says when the board's own feed is down. */}
+          <Show when={board.live() === 'polling'}>
+            <span class="liveline">{t().feed.polling}</span>
+          </Show>
         </div>
         <p class="sr" aria-live="polite">
           {announcement()}

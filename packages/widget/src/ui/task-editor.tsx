@@ -158,6 +158,9 @@ export function TaskEditor(props: { task?: TaskView; onClose: () => void }) {
         event.preventDefault();
         void save();
       }}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') props.onClose();
+      }}
     >
       <h4>{heading()}</h4>
       <Show when={stale()}>
