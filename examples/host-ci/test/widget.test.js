@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 
 const endpoint = 'http://host.test/graphql';
 const fake = createWidgetFake();
-fake.createTeam({
+const team = fake.createTeam({
   name: 'Launch crew',
   goal: 'Ship',
   members: [
@@ -29,5 +29,16 @@ it('mounts the widget and shows the team the fake holds', async () => {
   document.body.append(host);
   const widget = mount(host, { endpoint, token: 'host-token' });
   await vi.waitFor(() => expect(shown(host)).toContain('Launch crew'), { timeout: 10_000 });
+  widget.dispose();
+});
+
+it('shows a request that arrives while it is open, live over the WebSocket', async () => {
+  const host = document.createElement('div');
+  document.body.append(host);
+  const widget = mount(host, { endpoint, token: 'host-token' });
+  await vi.waitFor(() => expect(shown(host)).toContain('Launch crew'), { timeout: 10_000 });
+  // Sent by the test, not the page: only the teamEvents subscription can bring it in.
+  fake.sendRequest({ teamId: team.id, memberIds: [team.members[1].id], text: 'draft the notes' });
+  await vi.waitFor(() => expect(shown(host)).toContain('Done: draft the notes'), { timeout: 10_000 });
   widget.dispose();
 });

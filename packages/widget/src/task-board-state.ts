@@ -93,12 +93,12 @@ export function createTaskBoard(api: Api, teamId: string) {
           const data: TasksData = await api.query<TasksData>(TASKS_QUERY, { id: teamId, after });
           if (stopped || !data.team) return;
           head ??= data.team.lastEventSeq;
+          const { edges, pageInfo } = data.team.tasks;
           // One update per page, not per task: the columns are grouped once.
           batch(() => {
-            for (const edge of data.team.tasks.edges) put(edge.node);
+            for (const edge of edges) put(edge.node);
           });
-          const page = data.team.tasks.pageInfo;
-          after = page.hasNextPage ? page.endCursor : null;
+          after = pageInfo.hasNextPage ? pageInfo.endCursor : null;
         } while (after !== null);
         headSeq = head;
         setLoaded(true);

@@ -51,8 +51,8 @@ export function openClusterApp(database: OpenedDatabase, opts: ClusterAppOptions
     // One owner drives every request: the benchmarks measure dispatch, not the limiter.
     http: { rateLimit: null },
     ...(onEvents ? { events: { published: onEvents } } : {}),
-    runtimes: ({ store, clock }) => {
-      const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
+    runtimes: ({ clock }) => {
+      const scripted = new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger });
       return [watchStarts(scripted, opts.onStart)];
     },
   });

@@ -43,13 +43,23 @@ describe('operationCost', () => {
     expect(literal).toBe(1 + 7 * 4);
   });
 
-  it('counts an absent size, an absent variable or an unusable value as the list maximum', () => {
+  it("counts an absent size or an unset variable as the schema's default, an unusable value as the maximum", () => {
     const full = cost('{ team(id: "t") { jobs(first: 100) { edges { node { id } } } } }');
-    expect(cost('{ team(id: "t") { jobs { edges { node { id } } } } }')).toBe(full);
-    expect(cost('query($n: Int) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }')).toBe(full);
-    expect(cost('query($n: Int) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }', { n: -1 })).toBe(
-      full,
+    // Team.jobs(first: Int = 20): the resolver receives 20 when nothing is asked.
+    const byDefault = cost('{ team(id: "t") { jobs(first: 20) { edges { node { id } } } } }');
+    expect(cost('{ team(id: "t") { jobs { edges { node { id } } } } }')).toBe(byDefault);
+    expect(cost('query($n: Int) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }')).toBe(byDefault);
+    // An operation's own default for the variable is what the executor uses.
+    expect(cost('query($n: Int = 7) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }')).toBe(
+      cost('{ team(id: "t") { jobs(first: 7) { edges { node { id } } } } }'),
     );
+    // Team.tasks(first: Int = 50) counts 50, not the page maximum of 100.
+    expect(cost('{ team(id: "t") { tasks { edges { node { id } } } } }')).toBe(1 + 50 * 4);
+    for (const unusable of [-1, null, '7', 1.5]) {
+      expect(
+        cost('query($n: Int) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }', { n: unusable }),
+      ).toBe(full);
+    }
     expect(cost('{ team(id: "t") { jobs(first: 100000) { edges { node { id } } } } }')).toBe(full);
   });
 

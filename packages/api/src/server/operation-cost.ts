@@ -16,9 +16,13 @@ import {
   Kind,
   type SelectionSetNode,
   type ValueNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 
-/** Lists whose length an argument chooses: at most `max`, counted as `max` when the argument is absent. */
+/**
+ * Lists whose length an argument chooses: at most `max`; an absent argument counts as the schema's
+ * default for it (what the resolver receives), or `max` when the schema has none.
+ */
 export const SIZED_BY_ARGUMENT: Readonly<Record<string, { readonly arg: string; readonly max: number }>> = {
   // An owner never holds more teams than this, whatever page size is asked.
   'Viewer.teams': { arg: 'first', max: Limits.teamsPerOwner },
@@ -84,6 +88,7 @@ export function operationCost(
   if (!operation) return 0;
   const root = schema.getRootType(operation.operation);
   if (!root) return 0;
+  const effectiveVariables = withOperationDefaults(operation.variableDefinitions ?? [], variables);
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -131,7 +136,7 @@ export function operationCost(
 
   const listLength = (key: string, field: GraphQLField<unknown, unknown>, node: FieldNode): number => {
     const sized = SIZED_BY_ARGUMENT[key];
-    if (sized) return sizeArgument(node, sized.arg, sized.max, variables);
+    if (sized) return sizeArgument(field, node, sized.arg, sized.max, effectiveVariables);
     if (!isListType(getNullableType(field.type)) || PAGE_ITEMS.has(key)) return 1;
     return BOUNDED_LISTS[key] ?? UNKNOWN_LIST;
   };
@@ -143,19 +148,46 @@ function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unkno
   return isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
 }
 
-/** The size an argument asks for, capped at `max`; `max` when absent or not a whole number. */
+/**
+ * The variables as the executor sees them: a variable the request leaves out takes its default from
+ * the operation (`query($n: Int = 5)`), so the count matches what the resolver receives.
+ */
+function withOperationDefaults(
+  definitions: readonly VariableDefinitionNode[],
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): Readonly<Record<string, unknown>> {
+  const merged: Record<string, unknown> = { ...(variables ?? {}) };
+  for (const definition of definitions) {
+    const name = definition.variable.name.value;
+    if (merged[name] === undefined && definition.defaultValue?.kind === Kind.INT) {
+      merged[name] = Number(definition.defaultValue.value);
+    }
+  }
+  return merged;
+}
+
+/**
+ * The size an argument asks for, capped at `max`. An absent argument, or a variable the request
+ * leaves unset, counts as the schema's default (GraphQL passes the default then); anything else
+ * that is not a whole number (null, a string) counts as `max`.
+ */
 function sizeArgument(
+  field: GraphQLField<unknown, unknown>,
   node: FieldNode,
   name: string,
   max: number,
-  variables: Readonly<Record<string, unknown>> | null | undefined,
+  variables: Readonly<Record<string, unknown>>,
 ): number {
   const argument = node.arguments?.find((arg) => arg.name.value === name);
-  const asked = argument ? askedValue(argument.value, variables) : undefined;
+  const unset =
+    !argument || (argument.value.kind === Kind.VARIABLE && variables[argument.value.name.value] === undefined);
+  const asked = unset
+    ? field.args.find((arg) => arg.name === name)?.defaultValue
+    : askedValue(argument.value, variables);
   return typeof asked === 'number' && Number.isSafeInteger(asked) && asked >= 0 ? Math.min(asked, max) : max;
 }
 
-function askedValue(value: ValueNode, variables: Readonly<Record<string, unknown>> | null | undefined): unknown {
+function askedValue(value: ValueNode, variables: Readonly<Record<string, unknown>>): unknown {
   if (value.kind === Kind.INT) return Number(value.value);
   if (value.kind === Kind.VARIABLE) return variables?.[value.name.value];
   return undefined;

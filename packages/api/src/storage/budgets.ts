@@ -9,6 +9,7 @@ import {
   type Team,
   type TeamBudget,
   type TeamBudgetLimits,
+  TeamEventKind,
   type TeamId,
   usageScopeKey,
   utcDay,
@@ -17,6 +18,7 @@ import {
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './database-types.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
+import { readTeam } from './team-writes.js';
 import { usageTotals } from './usage.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -25,7 +27,10 @@ const num = (value: number | string | null | undefined): number =>
   value === null || value === undefined ? 0 : Number(value);
 const limit = (value: number | string | null): number | null => (value === null ? null : Number(value));
 
-/** `setTeamBudget` in the caller's transaction: upserts the limits (both null: deletes them). */
+/**
+ * `setTeamBudget` in the caller's transaction: upserts the limits (both null: deletes them) and
+ * appends TEAM_CHANGED so subscribers re-read `Team.budget`; the same limits again write nothing.
+ */
 export async function setTeamBudget(
   scope: WriteScope,
   owner: OwnerId,
@@ -33,6 +38,16 @@ export async function setTeamBudget(
   limits: TeamBudgetLimits,
 ): Promise<Team> {
   const row = await scope.lockOwnedTeam(owner, teamId);
+  const current = await scope.trx
+    .selectFrom('team_budgets')
+    .select(['max_tokens', 'max_cost'])
+    .where('team_id', '=', teamId)
+    .executeTakeFirst();
+  const same =
+    (current ? limit(current.max_tokens) : null) === limits.maxTokens &&
+    (current ? limit(current.max_cost) : null) === limits.maxCost;
+  if (same) return withoutSeq(toTeam(row));
+  await scope.events.emit(teamId, TeamEventKind.TEAM_CHANGED);
   await scope.trx.deleteFrom('team_budgets').where('team_id', '=', teamId).execute();
   if (limits.maxTokens !== null || limits.maxCost !== null) {
     await scope.trx
@@ -40,7 +55,7 @@ export async function setTeamBudget(
       .values({ team_id: teamId, max_tokens: limits.maxTokens, max_cost: limits.maxCost, updated_at: scope.now })
       .execute();
   }
-  return withoutSeq(toTeam(row));
+  return readTeam(scope, teamId);
 }
 
 /** `teamBudgets`: limits plus recorded usage, one entry per id asked. */

@@ -16,7 +16,8 @@ import { UNFINISHED } from './job-reads.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
-async function readTeam(scope: WriteScope, teamId: TeamId): Promise<Team> {
+/** The team as this transaction left it (its events flushed first). */
+export async function readTeam(scope: WriteScope, teamId: TeamId): Promise<Team> {
   // The events of this transaction move the team's revision and seq: write them first.
   await scope.events.flush();
   const row = await scope.trx.selectFrom('teams').selectAll().where('id', '=', teamId).executeTakeFirstOrThrow();
@@ -141,6 +142,8 @@ export async function deleteTeam(scope: WriteScope, owner: OwnerId, teamId: Team
     throw new DomainError(ErrorCode.PENDING_WORK, 'The team has unfinished jobs; cancel them or let them finish');
   }
   await scope.trx.deleteFrom('teams').where('id', '=', teamId).execute();
+  // Budgets have no foreign key (migration 0010); recorded usage stays: it counts in the owner's day.
+  await scope.trx.deleteFrom('team_budgets').where('team_id', '=', teamId).execute();
   const seq = Number(row.last_event_seq) + 1;
   // Other servers' subscribers learn of the deletion from this tombstone (the log is gone); a day
   // of tombstones is plenty for a feed that polls every 250 ms.

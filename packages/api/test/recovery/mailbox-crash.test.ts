@@ -9,7 +9,7 @@ import { eventually } from '../support/test-app.js';
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-mailbox-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const KILLS = Number(process.env.AGENT_TEAMS_MAILBOX_KILLS ?? 3);
+const KILLS = Number(process.env.AGENT_TEAMS_MAILBOX_KILLS ?? 4);
 const SEND = `mutation($input: SendMessageInput!) { sendMessage(input: $input) { message { id } } }`;
 
 /** Sends one follow-up until the server answers it (a killed server answers null; the key makes retries safe). */

@@ -63,6 +63,29 @@ export function describeBudgetCases(h: () => StoreHarness): void {
       expect((await h().store.teamBudgets([team.id])).get(team.id)).toMatchObject({ maxTokens: null, maxCost: null });
     });
 
+    it('tells subscribers of a changed budget with TEAM_CHANGED, and writes nothing when it is unchanged', async () => {
+      const { team } = await h().team();
+      const seqOf = async () => (await h().store.readEvents(team.id, 0, 1_000)).at(-1)?.seq ?? 0;
+      const before = await seqOf();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: null }, h().now());
+      const events = await h().store.readEvents(team.id, before, 10);
+      expect(events.map((e) => e.kind)).toEqual(['TEAM_CHANGED']);
+      const after = await seqOf();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: null }, h().now());
+      expect(await seqOf()).toBe(after);
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: null, maxCost: null }, h().now());
+      expect(await h().store.readEvents(team.id, after, 10)).toHaveLength(1);
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: null, maxCost: null }, h().now());
+      expect(await seqOf()).toBe(after + 1);
+    });
+
+    it("drops a deleted team's budget with it", async () => {
+      const { team } = await h().team();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: 2 }, h().now());
+      await h().store.deleteTeam(ALICE, team.id, h().now());
+      expect((await h().store.teamBudgets([team.id])).get(team.id)).toMatchObject({ maxTokens: null, maxCost: null });
+    });
+
     it('passes a reservation up to the limit exactly, refuses one past it, naming the team budget', async () => {
       const { team, job } = await setup();
       await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: null }, h().now());

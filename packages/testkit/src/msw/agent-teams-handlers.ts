@@ -1,5 +1,13 @@
 import { DomainError, ErrorCode } from '@agent-teams/core';
-import { type GraphQLHandler, type GraphQLQuery, type GraphQLResponseBody, graphql, HttpResponse } from 'msw';
+import {
+  type GraphQLHandler,
+  type GraphQLQuery,
+  type GraphQLResponseBody,
+  graphql,
+  HttpResponse,
+  type WebSocketHandler,
+} from 'msw';
+import { liveHandler } from './live-handler.js';
 import { TASK_ANSWERS, TASK_MUTATIONS } from './task-board-fake.js';
 import {
   createWidgetFake,
@@ -71,7 +79,7 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
       team: {
         id: team.id,
         status: team.status,
-        lastEventSeq: team.jobs.length,
+        lastEventSeq: team.lastEventSeq,
         activity: {
           __typename: 'ActivityPage',
           revision: String(team.jobs.length),
@@ -120,6 +128,7 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
   Reconnect: (fake, v) => {
     const team = fake.team(v.input.teamId);
     team.status = 'READY';
+    fake.emit(team, { kind: 'TeamChanged' });
     return { reconnectTeam: { team: { id: team.id, status: team.status } } };
   },
   Send: (fake, v) => ({ sendRequest: { jobs: fake.sendRequest(v.input).map((job) => ({ id: job.id })) } }),
@@ -145,18 +154,22 @@ function errorAnswer(code: string, message: string, details?: Readonly<Record<st
 }
 
 /**
- * msw handlers answering the widget's GraphQL queries and mutations from an in-memory fake
- * ({@link createWidgetFake}), for a host's front-end tests without a server.
+ * msw handlers answering the widget's GraphQL operations from an in-memory fake
+ * ({@link createWidgetFake}), for a host's front-end tests without a server: its queries and
+ * mutations over HTTP, and its subscriptions over the WebSocket (`graphql-transport-ws`).
  *
- * @remarks Requests finish at once (COMPLETED, with `reply`'s text); subscriptions (over the
- * WebSocket) are not answered, so the widget shows what its queries return. Unknown operations
- * fall through to the host's other handlers.
+ * @remarks Requests finish at once (COMPLETED, with `reply`'s text) and `teamEvents` streams what
+ * the fake's mutations change (replaying events after `afterSeq`, like the server), so a widget
+ * sees a request it sent, or one a test makes with `fake.sendRequest`, arrive live. Unknown
+ * operations fall through to the host's other handlers; sockets that do not ask for the graphql-ws
+ * subprotocol pass through to the network.
  */
-export function agentTeamsHandlers(options: AgentTeamsHandlersOptions = {}): GraphQLHandler[] {
+export function agentTeamsHandlers(options: AgentTeamsHandlersOptions = {}): (GraphQLHandler | WebSocketHandler)[] {
   const fake = options.fake ?? createWidgetFake(options);
   const api = options.endpoint === undefined ? graphql : graphql.link(options.endpoint);
   // The task board's operations (task-board-fake.ts) read their own variables.
-  return Object.entries({ ...ANSWERS, ...(TASK_ANSWERS as unknown as Record<string, Answer>) }).map(([name, answer]) =>
+  const answers = { ...ANSWERS, ...(TASK_ANSWERS as unknown as Record<string, Answer>) };
+  const operations = Object.entries(answers).map(([name, answer]) =>
     (MUTATIONS.has(name) ? api.mutation : api.query)(name, ({ request, variables }) => {
       if (options.token !== undefined && request.headers.get('authorization') !== `Bearer ${options.token}`) {
         return errorAnswer(ErrorCode.UNAUTHENTICATED, 'Authentication required.');
@@ -170,4 +183,9 @@ export function agentTeamsHandlers(options: AgentTeamsHandlersOptions = {}): Gra
       }
     }),
   );
+  const live = liveHandler(fake, {
+    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+    ...(options.token === undefined ? {} : { token: options.token }),
+  });
+  return [...operations, live];
 }

@@ -13,6 +13,16 @@ export type {
   RecordedChatRequest,
 } from './fake-chat-provider.js';
 export { chatCompletionHandler, FakeChatProvider } from './fake-chat-provider.js';
+export { GRAPHQL_WS_PROTOCOL, LiveClose } from './live-handler.js';
 export { fakeTasks } from './task-board-fake.js';
-export type { FakeJob, FakeMember, FakeTeam, WidgetFake, WidgetFakeOptions } from './widget-fake.js';
+export type {
+  FakeEvent,
+  FakeEventInput,
+  FakeEventListener,
+  FakeJob,
+  FakeMember,
+  FakeTeam,
+  WidgetFake,
+  WidgetFakeOptions,
+} from './widget-fake.js';
 export { createWidgetFake } from './widget-fake.js';

@@ -71,6 +71,13 @@ function taskView(team: FakeTeam, task: Task, tasks: readonly Task[]) {
   };
 }
 
+/** A task of the team as the widget reads it now (a `TaskChanged` event carries it), or null. */
+export function fakeTaskView(fake: WidgetFake, team: FakeTeam, taskId: string) {
+  const tasks = fakeTasks(fake, team.id);
+  const task = tasks.find((t) => t.id === taskId);
+  return task ? taskView(team, task, tasks) : null;
+}
+
 /** Runs one command through the core's `decideTask` as the team's owner, and keeps the outcome. */
 function run(fake: WidgetFake, team: FakeTeam, command: TaskCommand) {
   const tasks = fakeTasks(fake, team.id);
@@ -78,10 +85,11 @@ function run(fake: WidgetFake, team: FakeTeam, command: TaskCommand) {
   const board = { teamId: asTeamId(team.id), teamStatus: team.status as TeamStatus, tasks, members: roster(team) };
   const outcome = decideTask(board, command, { kind: 'person' }, now);
   if (!outcome.ok) throw outcome.error;
-  const { task, warnings } = outcome.value;
+  const { task, warnings, changed } = outcome.value;
   const index = tasks.findIndex((t) => t.id === task.id);
   if (index === -1) tasks.push(task);
   else tasks[index] = task;
+  if (changed) fake.emit(team, { kind: 'TaskChanged', taskId: task.id });
   return {
     task: taskView(team, task, tasks),
     warnings: warnings.map((w: TaskWarning) => {
@@ -120,7 +128,7 @@ export const TASK_ANSWERS: Readonly<Record<string, TaskAnswer>> = {
     return {
       team: {
         id: team.id,
-        lastEventSeq: team.jobs.length,
+        lastEventSeq: team.lastEventSeq,
         tasks: {
           totalCount: tasks.length,
           pageInfo: { hasNextPage: end < tasks.length, endCursor: page.length ? String(end) : null },

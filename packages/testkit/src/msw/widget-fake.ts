@@ -31,7 +31,21 @@ export interface FakeTeam {
   status: string;
   readonly members: readonly FakeMember[];
   readonly jobs: FakeJob[];
+  /** The seq of the team's last event (the server's `Team.lastEventSeq`). */
+  lastEventSeq: number;
+  /** The team's events, oldest first, as `teamEvents` replays them after `afterSeq`. */
+  readonly events: FakeEvent[];
 }
+
+/** One `teamEvents` event of the fake: what changed, by seq. */
+export type FakeEvent =
+  | { readonly seq: number; readonly kind: 'TeamChanged' }
+  | { readonly seq: number; readonly kind: 'JobChanged'; readonly jobId: string }
+  | { readonly seq: number; readonly kind: 'MemberChanged'; readonly memberId: string }
+  | { readonly seq: number; readonly kind: 'TaskChanged'; readonly taskId: string };
+
+/** Who hears a fake team's events as they happen; `deleted` when the team goes away. */
+export type FakeEventListener = (teamId: string, event: FakeEvent | 'deleted') => void;
 
 /** What {@link createWidgetFake} may change. */
 export interface WidgetFakeOptions {
@@ -58,13 +72,25 @@ export interface WidgetFake {
   team(teamId: string): FakeTeam;
   /** The job and its team, or NOT_FOUND. */
   job(jobId: string): { team: FakeTeam; job: FakeJob };
+  /** Appends an event to a team's log and tells the listeners (the live `teamEvents`). */
+  emit(team: FakeTeam, event: FakeEventInput): FakeEvent;
+  /** Hears every team's events from now on; returns the way to stop. */
+  onEvent(listener: FakeEventListener): () => void;
 }
+
+/** An event before the fake numbers it. */
+export type FakeEventInput =
+  | { readonly kind: 'TeamChanged' }
+  | { readonly kind: 'JobChanged'; readonly jobId: string }
+  | { readonly kind: 'MemberChanged'; readonly memberId: string }
+  | { readonly kind: 'TaskChanged'; readonly taskId: string };
 
 /** Creates an empty {@link WidgetFake}. */
 export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
   const agents = (options.agents ?? DEMO_AGENTS).map((a) => ('id' in a ? a : agentDefinition(a)));
   const reply = options.reply ?? ((text) => `Done: ${text}`);
   const teams = new Map<string, FakeTeam>();
+  const listeners = new Set<FakeEventListener>();
   let next = 0;
   // Sequential ids and timestamps: a test's snapshots stay the same from run to run.
   const id = (prefix: string) => `${prefix}_${++next}`;
@@ -91,12 +117,23 @@ export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
           agent: { id: agent.id, name: agent.name, title: agent.title },
         };
       });
-      const team: FakeTeam = { id: id('team'), name: input.name, goal: input.goal, status: 'READY', members, jobs: [] };
+      const team: FakeTeam = {
+        id: id('team'),
+        name: input.name,
+        goal: input.goal,
+        status: 'READY',
+        members,
+        jobs: [],
+        lastEventSeq: 0,
+        events: [],
+      };
       teams.set(team.id, team);
+      fake.emit(team, { kind: 'TeamChanged' });
       return team;
     },
     deleteTeam(teamId) {
       if (!teams.delete(teamId)) throw notFound(`Team ${teamId}`);
+      for (const listener of listeners) listener(teamId, 'deleted');
     },
     sendRequest(input) {
       const team = fake.team(input.teamId);
@@ -112,6 +149,7 @@ export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
           result: reply(input.text, member),
         };
         team.jobs.push(job);
+        fake.emit(team, { kind: 'JobChanged', jobId: job.id });
         return job;
       });
     },
@@ -126,6 +164,17 @@ export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {
         if (job) return { team, job };
       }
       throw notFound(`Job ${jobId}`);
+    },
+    emit(team, input) {
+      team.lastEventSeq += 1;
+      const event = { ...input, seq: team.lastEventSeq } as FakeEvent;
+      team.events.push(event);
+      for (const listener of listeners) listener(team.id, event);
+      return event;
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
   };
   return fake;

@@ -71,23 +71,36 @@ describe('TaskBoard', () => {
     const { subscriptions } = renderBoard();
     await screen.findByRole('article', { name: 'Docs' });
     await waitFor(() => expect(subscriptions).toHaveLength(1));
-    expect(subscriptions[0]?.variables).toEqual({ teamId: 't1', afterSeq: 0 });
+    // Creating Docs was the team's event 1.
+    expect(subscriptions[0]?.variables).toEqual({ teamId: 't1', afterSeq: 1 });
     const sink = subscriptions[0]?.sink;
     const claimed = { ...task, status: 'CLAIMED', revision: 2, owner: { id: 'm1', name: 'Research' } };
-    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 1, reason: null, task: claimed } });
+    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 2, reason: null, task: claimed } });
     await waitFor(() =>
       expect(within(column(/^Claimed \(1\)/)).getByRole('article').textContent).toContain('Research'),
     );
     expect(document.querySelector('[aria-live=polite]')?.textContent).toBe('Task “Docs”: Claimed · Research.');
     // An older revision arriving late, or an event already applied, changes nothing.
-    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 2, reason: null, task: { ...task, title: 'Old' } } });
-    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 1, reason: null, task: { ...claimed, revision: 9 } } });
-    sink?.next({ teamEvents: { __typename: 'MemberChanged', seq: 3 } });
+    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 3, reason: null, task: { ...task, title: 'Old' } } });
+    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 2, reason: null, task: { ...claimed, revision: 9 } } });
+    sink?.next({ teamEvents: { __typename: 'MemberChanged', seq: 4 } });
     const released = { ...claimed, status: 'OPEN', revision: 3, owner: null };
-    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 4, reason: 'Research was retired.', task: released } });
+    sink?.next({ teamEvents: { __typename: 'TaskChanged', seq: 5, reason: 'Research was retired.', task: released } });
     await waitFor(() => expect(column(/^Open \(1\)/).textContent).toContain('Revision 3'));
     expect(screen.queryByRole('article', { name: 'Old' })).toBeNull();
     expect(document.querySelector('[aria-live=polite]')?.textContent).toBe('Task “Docs”: Open. Research was retired.');
+  });
+
+  it("follows another client's writes over testkit's WebSocket (TaskChanged)", async () => {
+    const task = await api.create('Watched');
+    const { api: client } = renderBoard({ live: true });
+    await screen.findByRole('article', { name: 'Watched' });
+    await api.write(ASSIGN_TASK, { taskId: task.id, expectedRevision: 1, memberId: 'm1' });
+    await waitFor(() => expect(column(/^Claimed \(1\)/).textContent).toContain('Research'));
+    await api.write(UPDATE_TASK, { taskId: task.id, expectedRevision: 2, title: 'Watched closely' });
+    await screen.findByRole('article', { name: 'Watched closely' });
+    expect(screen.queryByText('Updates interrupted · retrying automatically')).toBeNull();
+    client.dispose();
   });
 
   it('reads the board again after RESUME_EXPIRED and resubscribes from the new head', async () => {

@@ -43,6 +43,8 @@ export function boardServer() {
       agent: { id: 'researcher', name: name.toLowerCase(), title: name },
     })),
     jobs: [],
+    lastEventSeq: 0,
+    events: [],
   };
   return {
     fake,
@@ -50,7 +52,7 @@ export function boardServer() {
     sent,
     /** Empties the board and what was sent (call before each test). */
     reset() {
-      fake.teams.set('t1', { ...team, jobs: [] });
+      fake.teams.set('t1', { ...team, jobs: [], lastEventSeq: 0, events: [] });
       fakeTasks(fake, 't1').length = 0;
       sent.length = 0;
     },
@@ -72,14 +74,19 @@ export function boardServer() {
   };
 }
 
-/** Renders the board in a team; returns the team helpers and the `teamEvents` subscriptions made. */
-export function renderBoard(options: { locale?: string; status?: string } = {}) {
+/**
+ * Renders the board in a team; returns the team helpers and the `teamEvents` subscriptions made
+ * (caught by a spy, unless `live`: then they go over the fake's WebSocket).
+ */
+export function renderBoard(options: { locale?: string; status?: string; live?: boolean } = {}) {
   const team = withTeam(() => <TaskBoard />, options);
   const subscriptions: { variables: Record<string, unknown>; sink: SubscriptionSink }[] = [];
-  vi.spyOn(team.api.live, 'subscribe').mockImplementation((_query, variables, sink) => {
-    subscriptions.push({ variables, sink });
-    return () => {};
-  });
+  if (!options.live) {
+    vi.spyOn(team.api.live, 'subscribe').mockImplementation((_query, variables, sink) => {
+      subscriptions.push({ variables, sink });
+      return () => {};
+    });
+  }
   render(team.view);
   return { ...team, subscriptions };
 }

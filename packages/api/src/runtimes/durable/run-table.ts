@@ -69,9 +69,19 @@ export class RunTable<D> {
     return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
-  /** Moves a run from state `from` to `to` with a new document; false when it was not in `from`. */
-  async transition(runId: string, from: string, to: string, document: D, now: string): Promise<boolean> {
-    const result = await this.#db
+  /**
+   * Moves a run from state `from` to `to` with a new document; false when it was not in `from`.
+   * @param db - a transaction, when the move goes with other writes of the runtime.
+   */
+  async transition(
+    runId: string,
+    from: string,
+    to: string,
+    document: D,
+    now: string,
+    db: Kysely<Database> = this.#db,
+  ): Promise<boolean> {
+    const result = await db
       .updateTable('runtime_runs')
       .set({ state: to, state_json: JSON.stringify(document), updated_at: now })
       .where('run_id', '=', runId)

@@ -14,6 +14,7 @@ import {
   type RuntimeNotice,
   type TurnInput,
 } from '@agent-teams/core';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../storage/open-database.js';
@@ -37,15 +38,30 @@ const silent = { info: () => {}, warn: () => {}, error: () => {} };
 const clock = { nowMs: () => Date.now() };
 
 let opened: OpenedDatabase;
-let appended: { conversationId: string; messages: readonly NewConversationMessage[] }[];
-const store = {
-  appendConversation: async (conversationId: string, messages: readonly NewConversationMessage[]) => {
-    appended.push({ conversationId, messages });
-  },
-};
+/**
+ * The conversation the runtime wrote, one entry per append (rows of one transaction share their
+ * conversation, job and timestamp), oldest first.
+ */
+async function appendedRows(): Promise<{ conversationId: string; messages: NewConversationMessage[] }[]> {
+  const rows = await opened.db.selectFrom('conversation_messages').selectAll().orderBy('seq').execute();
+  const groups: { key: string; conversationId: string; messages: NewConversationMessage[] }[] = [];
+  for (const row of rows) {
+    const key = `${row.conversation_id} ${row.job_id} ${row.created_at}`;
+    const message = {
+      role: row.role,
+      text: row.text,
+      toolName: row.tool_name,
+      jobId: row.job_id,
+    } as NewConversationMessage;
+    const last = groups.at(-1);
+    if (last?.key === key) last.messages.push(message);
+    else groups.push({ key, conversationId: row.conversation_id, messages: [message] });
+  }
+  return groups.map(({ conversationId, messages }) => ({ conversationId, messages }));
+}
 
 function makeRuntime(): ScriptedRuntime {
-  return new ScriptedRuntime({ db: opened.db, store, clock, logger: silent, streamIntervalMs: 1 });
+  return new ScriptedRuntime({ db: opened.db, dialect: opened.dialect, clock, logger: silent, streamIntervalMs: 1 });
 }
 function context(jobId: string, tools: MemberToolPort = refusingTools): RunContext {
   return {
@@ -84,7 +100,6 @@ async function runRows(): Promise<{ run_key: string; state: string }[]> {
 beforeEach(async () => {
   opened = await openDatabase(':memory:');
   await migrateToLatest(opened.db, opened.dialect);
-  appended = [];
 });
 afterEach(async () => {
   await opened.close();
@@ -103,11 +118,28 @@ describe('ScriptedRuntime', () => {
       state: 'completed',
       answer: 'Research: Find sources',
     });
-    expect(appended).toHaveLength(1);
-    expect(appended[0]?.messages.map((m) => [m.role, m.text])).toEqual([
+    expect(await appendedRows()).toHaveLength(1);
+    expect((await appendedRows())[0]?.messages.map((m) => [m.role, m.text])).toEqual([
       ['USER', 'Find sources\nmore'],
       ['ASSISTANT', 'Research: Find sources'],
     ]);
+  });
+
+  it('never ends a run without its conversation: a failed append leaves no ended run behind', async () => {
+    // The conversation write fails (as a kill between two writes would leave it unwritten).
+    await sql`CREATE TRIGGER refuse_conversation BEFORE INSERT ON conversation_messages BEGIN SELECT RAISE(ABORT, 'refused'); END`.execute(
+      opened.db,
+    );
+    const runtime = makeRuntime();
+    await expect(
+      runtime.start({ runKey: 'job_1', input: input('job_1', 'Find sources'), context: context('job_1') }),
+    ).rejects.toThrow();
+    expect(await runRows()).toEqual([]);
+    await sql`DROP TRIGGER refuse_conversation`.execute(opened.db);
+    // The replay (same key) writes both.
+    await makeRuntime().start({ runKey: 'job_1', input: input('job_1', 'Find sources'), context: context('job_1') });
+    expect(await runRows()).toEqual([{ run_key: 'job_1', state: 'completed' }]);
+    expect((await appendedRows())[0]?.messages.map((m) => m.role)).toEqual(['USER', 'ASSISTANT']);
   });
 
   it('returns the same run for the same key, also from a new runtime, without appending twice', async () => {
@@ -123,7 +155,7 @@ describe('ScriptedRuntime', () => {
     });
     expect(again.runId).toBe(first.runId);
     expect(await runRows()).toHaveLength(1);
-    expect(appended).toHaveLength(1);
+    expect(await appendedRows()).toHaveLength(1);
   });
 
   it('answers a receipt turn without directives with the sender and result', async () => {
@@ -255,10 +287,9 @@ describe('ScriptedRuntime', () => {
       state: 'completed',
       answer: '{"error":{"code":"NOT_AVAILABLE_YET"}}\nafter',
     });
-    expect(appended[0]?.messages.filter((m) => m.toolName === 'read_team_context').map((m) => m.role)).toEqual([
-      'ASSISTANT',
-      'TOOL',
-    ]);
+    expect(
+      (await appendedRows())[0]?.messages.filter((m) => m.toolName === 'read_team_context').map((m) => m.role),
+    ).toEqual(['ASSISTANT', 'TOOL']);
   });
 
   it('fails a refused handoff with the code, and hands off through send_member when allowed', async () => {
@@ -344,7 +375,7 @@ describe('ScriptedRuntime', () => {
     const after = makeRuntime();
     expect(await settle(after, runId, 'job_1')).toEqual({ state: 'completed', answer: 'slept 200 ms\ndone' });
     expect(await runRows()).toHaveLength(1);
-    expect(appended).toHaveLength(1);
+    expect(await appendedRows()).toHaveLength(1);
   });
 
   it('answers failed for a run it does not know', async () => {

@@ -1,6 +1,5 @@
 import {
   asRunId,
-  type ConversationLog,
   type PendingResponse,
   type ResumeRunArgs,
   type RunContext,
@@ -11,6 +10,11 @@ import {
   type TurnInput,
   WAKE_KIND,
 } from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import { appendConversation } from '../../storage/conversations.js';
+import type { Database } from '../../storage/database-types.js';
+import type { DatabaseDialect } from '../../storage/open-database.js';
+import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
@@ -27,8 +31,8 @@ import {
 
 /** What {@link ScriptedRuntime} is built from. */
 export interface ScriptedRuntimeDeps extends DurableRuntimeDeps {
-  /** Where each turn's messages go (once per run). */
-  readonly store: Pick<ConversationLog, 'appendConversation'>;
+  /** The database's dialect: a run's end and its conversation are written in one transaction. */
+  readonly dialect: DatabaseDialect;
   /** Pause between two `!stream` deltas; default 20 ms. */
   readonly streamIntervalMs?: number;
 }
@@ -49,16 +53,20 @@ interface ScriptDocument {
  * start answers the existing run, and a run left `running` by a stopped process is replayed on
  * `poll` (waits skip the time already spent). A turn without `!sleep` or `!stream` is computed
  * inside `start` and inserted already finished: one write per instant turn, which the engine
- * throughput benchmark relies on. Conversation messages are appended only by the call whose row
- * write took effect, so never twice for one run.
+ * throughput benchmark relies on. A run's end (its row's final state) and its conversation
+ * messages are written in ONE transaction, only by the call whose row write takes effect: never
+ * twice for one run, and never an ended run without its conversation (a kill between two
+ * separate writes left exactly that, and the replay found the run ended and wrote nothing).
  */
 export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
   readonly name = 'scripted';
   readonly #deps: ScriptedRuntimeDeps;
+  readonly #ctx: StoreContext;
 
   constructor(deps: ScriptedRuntimeDeps) {
     super(deps);
     this.#deps = deps;
+    this.#ctx = { db: deps.db, dialect: deps.dialect, sink: null, ids: null };
   }
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
@@ -93,9 +101,9 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     if (row.state !== 'running') return;
     const { turn } = documentOf<ScriptDocument>(row);
     const outcome: ScriptOutcome = { state: 'cancelled' };
-    if (await this.runs.transition(row.run_id, 'running', outcome.state, { turn, outcome }, this.now())) {
-      await this.#settle(asRunId(row.run_id), { outcome, messages: turnEntries(turn, context.jobId) }, context);
-    }
+    await this.#end(asRunId(row.run_id), { outcome, messages: turnEntries(turn, context.jobId) }, context, (trx, now) =>
+      this.runs.transition(row.run_id, 'running', outcome.state, { turn, outcome }, now, trx),
+    );
   }
 
   protected async execute(run: RunExecution<ScriptDocument>): Promise<void> {
@@ -114,9 +122,9 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     if (run.abandoned) return;
     const { outcome } = result;
     const document = { turn, outcome, paused: result.paused ?? null };
-    if (await this.runs.transition(run.runId, 'running', outcome.state, document, this.now())) {
-      await this.#settle(run.runId, result, run.context);
-    }
+    await this.#end(run.runId, result, run.context, (trx, now) =>
+      this.runs.transition(run.runId, 'running', outcome.state, document, now, trx),
+    );
   }
 
   async #begin(runKey: string, turn: ScriptTurn, context: RunContext): Promise<{ runId: RunId }> {
@@ -127,9 +135,9 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
       const result = await runScript(turn, this.#env(instant));
       const { outcome } = result;
       const document = { turn, outcome, paused: result.paused ?? null };
-      if (await this.runs.insert({ ...row, state: outcome.state, document, now: this.now() })) {
-        await this.#settle(runId, result, context);
-      }
+      await this.#end(runId, result, context, (trx, now) =>
+        this.runs.insert({ ...row, state: outcome.state, document, now }, trx),
+      );
       return { runId };
     }
     const document = { turn, outcome: null };
@@ -152,14 +160,24 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     };
   }
 
-  /** Appends the turn's conversation, then announces the outcome. */
-  async #settle(runId: RunId, result: ScriptResult, context: RunContext): Promise<void> {
-    try {
-      await this.#deps.store.appendConversation(context.conversationId, result.messages, this.now());
-    } catch (error) {
-      this.logger.error('scripted run could not append its conversation', { runId, error: String(error) });
-    }
-    this.settle(runId, result.outcome);
+  /**
+   * Ends the run with `write` (the row's conditional insert or move to its final state) and
+   * appends the turn's conversation in the same transaction; announces the outcome only when the
+   * write took effect (another execution, or a replay, that lost the race writes nothing).
+   */
+  async #end(
+    runId: RunId,
+    result: ScriptResult,
+    context: RunContext,
+    write: (trx: Kysely<Database>, now: string) => Promise<boolean>,
+  ): Promise<void> {
+    const now = this.now();
+    const ended = await runWrite(this.#ctx, now, async ({ trx }) => {
+      if (!(await write(trx, now))) return false;
+      await appendConversation(trx, context.conversationId, result.messages, now);
+      return true;
+    });
+    if (ended) this.settle(runId, result.outcome);
   }
 }
 

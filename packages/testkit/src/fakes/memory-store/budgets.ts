@@ -21,7 +21,7 @@ const NO_LIMITS: TeamBudgetLimits = { maxTokens: null, maxCost: null };
 
 /** The in-memory {@link Budgets}: limits per team, reservations by id, usage from the usage ledger. */
 export function memoryBudgets(state: MemoryStoreState): Budgets {
-  const limits = new Map<TeamId, TeamBudgetLimits>();
+  const limits = state.teamBudgets;
   const held = new Map<string, HeldReservation>();
   const usedBy = (match: (teamId: TeamId, day: string) => boolean): Spend => {
     let tokens = 0;
@@ -45,12 +45,18 @@ export function memoryBudgets(state: MemoryStoreState): Budgets {
   };
   const add = (a: Spend, b: Spend): Spend => ({ tokens: a.tokens + b.tokens, cost: a.cost + b.cost });
   return {
-    async setTeamBudget(owner, teamId, next) {
+    async setTeamBudget(owner, teamId, next, now) {
       const stored = state.teams.get(teamId);
       if (stored === undefined || stored.team.owner !== owner) throw notFound('team');
+      const current = limits.get(teamId) ?? NO_LIMITS;
+      if (current.maxTokens === next.maxTokens && current.maxCost === next.maxCost) return stored.team;
       if (next.maxTokens === null && next.maxCost === null) limits.delete(teamId);
       else limits.set(teamId, { maxTokens: next.maxTokens, maxCost: next.maxCost });
-      return stored.team;
+      // Subscribers re-read the team (its budget) on TEAM_CHANGED.
+      const write = state.write(teamId, now);
+      write.event('TEAM_CHANGED', {});
+      state.commit(write);
+      return state.teams.get(teamId)?.team ?? stored.team;
     },
     async teamBudgets(teamIds) {
       return new Map(

@@ -17,6 +17,7 @@ import {
   type Task,
   type TaskId,
   type Team,
+  type TeamBudgetLimits,
   type TeamEvent,
   type TeamEventKind,
   type TeamId,
@@ -57,6 +58,8 @@ export class MemoryStoreState {
   readonly serverLeases = new Map<string, { readonly host: string; readonly expiresAtMs: number }>();
   /** Who drives each job that was ever claimed or admitted with a server id, and its fence. */
   readonly jobLeases = new Map<JobId, { readonly serverId: string | null; readonly fence: number }>();
+  /** Each team's budget limits (`setTeamBudget`); absent: no limit. */
+  readonly teamBudgets = new Map<TeamId, TeamBudgetLimits>();
   /** Task boards per team, in board order (see `tasks.ts`). */
   readonly tasks = new Map<TeamId, Task[]>();
   /** Recorded model usage by entry id. */

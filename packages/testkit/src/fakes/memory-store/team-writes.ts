@@ -114,7 +114,15 @@ function deleteTeamIn(state: MemoryStoreState, owner: OwnerId, teamId: TeamId, n
     state.teamMessages.delete(message.id);
     for (const memberId of message.recipientIds) state.deliveries.delete(`${message.id}\u0000${memberId}`);
   }
-  for (const table of [state.rosters, state.records, state.recordSeqs, state.events, state.tasks, state.teams]) {
+  for (const table of [
+    state.rosters,
+    state.records,
+    state.recordSeqs,
+    state.events,
+    state.tasks,
+    state.teamBudgets,
+    state.teams,
+  ]) {
     table.delete(teamId);
   }
   // The log went with the team; live subscribers still hear that it changed (it is gone).
