@@ -139,7 +139,8 @@ describe('the task board in Chromium', () => {
     await small.getByRole('button', { name: 'New task' }).click();
     const layout = await small.evaluate(() => {
       const shadow = document.querySelector('agent-teams-widget')?.shadowRoot;
-      const box = (shadow?.querySelector('.root') as HTMLElement).getBoundingClientRect();
+      const root = shadow?.querySelector('.root') as HTMLElement;
+      const box = root.getBoundingClientRect();
       let right = box.right;
       for (const el of shadow?.querySelectorAll('.root *') ?? []) {
         const rect = el.getBoundingClientRect();
