@@ -13,6 +13,15 @@ import {
   TEAMS_QUERY,
   WidgetError,
 } from './api.js';
+import {
+  ASSIGN_TASK,
+  CANCEL_TASK,
+  CREATE_TASK,
+  TASK_QUERY,
+  TASKS_QUERY,
+  UPDATE_TASK,
+  writeTask,
+} from './task-board-api.js';
 import { BUDGET_QUERY, MESSAGES_QUERY, SEND_MESSAGE, SET_BUDGET } from './ui/teamwork-queries.js';
 
 // testkit's agentTeamsHandlers answer the widget's own documents (the ones it ships), so a host's
@@ -86,6 +95,36 @@ describe('agentTeamsHandlers with the widget client', () => {
     if (team) team.status = 'CLOSED';
     await expect(api.mutate(SEND_MESSAGE, { input })).rejects.toMatchObject({ code: 'TEAM_CLOSED' });
     if (team) team.status = 'READY';
+  it("answers the task board's operations with the server's rules", async () => {
+    const [team] = fake.teams.values();
+    const ada = team?.members[0];
+    const spec = await writeTask(api, CREATE_TASK, { teamId: team?.id, title: 'Spec', clientRequestId: 't1' });
+    const ship = await writeTask(api, CREATE_TASK, {
+      teamId: team?.id,
+      title: 'Ship',
+      dependsOn: [spec.task.id],
+      clientRequestId: 't2',
+    });
+    expect(ship.task).toMatchObject({ status: 'OPEN', revision: 1, dependsOn: [{ id: spec.task.id, title: 'Spec' }] });
+    const blocked = writeTask(api, ASSIGN_TASK, { taskId: ship.task.id, expectedRevision: 1, memberId: ada?.id });
+    await expect(blocked).rejects.toMatchObject({ code: 'TASK_BLOCKED', ids: [spec.task.id] });
+    const edited = await writeTask(api, UPDATE_TASK, { taskId: spec.task.id, expectedRevision: 1, title: 'Spec v2' });
+    expect(edited.task.revision).toBe(2);
+    const stale = writeTask(api, CANCEL_TASK, { taskId: spec.task.id, expectedRevision: 1 });
+    await expect(stale).rejects.toMatchObject({ code: 'TASK_STALE_REVISION', currentRevision: 2 });
+    const assigned = await writeTask(api, ASSIGN_TASK, {
+      taskId: spec.task.id,
+      expectedRevision: 2,
+      memberId: ada?.id,
+    });
+    expect(assigned.task.owner).toEqual({ id: ada?.id, name: 'Ada' });
+    const board = await api.query<Data>(TASKS_QUERY, { id: team?.id });
+    expect(board.team.tasks.edges.map((e: Data) => [e.node.title, e.node.status])).toEqual([
+      ['Spec v2', 'CLAIMED'],
+      ['Ship', 'OPEN'],
+    ]);
+    const one = await api.query<Data>(TASK_QUERY, { id: ship.task.id });
+    expect(one.node.title).toBe('Ship');
   });
 
   it("answers with the server's error codes", async () => {

@@ -88,6 +88,7 @@ export const zh: Strings = {
     emptyFeed: '开始协作吧',
     live: '● 实时更新',
     polling: '更新中断 · 正在自动重试',
+    board: '任务板',
   },
   card: {
     followUp: '跟进：',

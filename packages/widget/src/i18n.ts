@@ -101,6 +101,8 @@ const en = {
     emptyFeed: 'Start working together',
     live: '● Live updates',
     polling: 'Updates interrupted · retrying automatically',
+    /** The toggle between the activity feed and the task board. */
+    board: 'Task board',
   },
   card: {
     followUp: 'Follow-up to:',

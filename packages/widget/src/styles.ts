@@ -133,6 +133,7 @@ p.usage{margin:4px 0 0}
 .picker>div{padding:4px 8px;border-radius:4px;cursor:pointer}
 .picker>div[aria-selected=true]{background:var(--primary);color:var(--primary-fg)}
 .foot{display:flex;justify-content:space-between;align-items:center;gap:8px;margin-top:6px;flex-wrap:wrap}
+[hidden]{display:none!important}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .dialog{border:1px solid var(--danger);border-radius:6px;padding:8px;margin:6px 0}
 @container at (max-width:720px){.layout,.ws{grid-template-columns:minmax(0,1fr)}nav{border-right:none;border-bottom:1px solid var(--border);flex-direction:row;flex-wrap:wrap}.members{flex-direction:row;flex-wrap:wrap}.members .mention{flex:none;max-width:160px}.tip,.hint{display:none}}

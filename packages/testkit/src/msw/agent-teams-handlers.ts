@@ -8,6 +8,7 @@ import {
   type WebSocketHandler,
 } from 'msw';
 import { liveHandler } from './live-handler.js';
+import { TASK_ANSWERS, TASK_MUTATIONS } from './task-board-fake.js';
 import {
   createWidgetFake,
   jobView,
@@ -169,7 +170,17 @@ const ANSWERS: Readonly<Record<string, Answer>> = {
 /** A GraphQL response body, typed as msw's GraphQL handlers expect it. */
 const json = (body: GraphQLResponseBody<GraphQLQuery>) => HttpResponse.json<GraphQLResponseBody<GraphQLQuery>>(body);
 
-const MUTATIONS = new Set(['Create', 'Delete', 'Reconnect', 'Send', 'Respond', 'Cancel', 'SendMessage', 'SetBudget']);
+const MUTATIONS = new Set([
+  'Create',
+  'Delete',
+  'Reconnect',
+  'Send',
+  'Respond',
+  'Cancel',
+  'SendMessage',
+  'SetBudget',
+  ...TASK_MUTATIONS,
+]);
 
 /** A GraphQL error answer with the contract's `extensions.code`, as the server masks it. */
 function errorAnswer(code: string, message: string, details?: Readonly<Record<string, unknown>>) {
@@ -190,7 +201,9 @@ function errorAnswer(code: string, message: string, details?: Readonly<Record<st
 export function agentTeamsHandlers(options: AgentTeamsHandlersOptions = {}): (GraphQLHandler | WebSocketHandler)[] {
   const fake = options.fake ?? createWidgetFake(options);
   const api = options.endpoint === undefined ? graphql : graphql.link(options.endpoint);
-  const operations = Object.entries(ANSWERS).map(([name, answer]) =>
+  // The task board's operations (task-board-fake.ts) read their own variables.
+  const answers = { ...ANSWERS, ...(TASK_ANSWERS as unknown as Record<string, Answer>) };
+  const operations = Object.entries(answers).map(([name, answer]) =>
     (MUTATIONS.has(name) ? api.mutation : api.query)(name, ({ request, variables }) => {
       if (options.token !== undefined && request.headers.get('authorization') !== `Bearer ${options.token}`) {
         return errorAnswer(ErrorCode.UNAUTHENTICATED, 'Authentication required.');

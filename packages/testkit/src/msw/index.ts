@@ -14,6 +14,7 @@ export type {
 } from './fake-chat-provider.js';
 export { chatCompletionHandler, FakeChatProvider } from './fake-chat-provider.js';
 export { GRAPHQL_WS_PROTOCOL, LiveClose } from './live-handler.js';
+export { fakeTasks } from './task-board-fake.js';
 export type {
   FakeEvent,
   FakeEventInput,

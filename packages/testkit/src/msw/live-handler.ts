@@ -1,5 +1,6 @@
 import { ErrorCode } from '@agent-teams/core';
 import { type WebSocketHandler, ws } from 'msw';
+import { fakeTaskView } from './task-board-fake.js';
 import { jobView, type WidgetFake } from './widget-fake.js';
 
 /** The subprotocol the widget (and every graphql-ws client) asks for. */
@@ -89,6 +90,9 @@ export function liveHandler(fake: WidgetFake, options: LiveHandlerOptions): WebS
         if (event.kind === 'MemberChanged') {
           const member = team.members.find((m) => m.id === event.memberId);
           return { __typename: 'MemberChanged', ...base, member: member && { id: member.id, status: member.status } };
+        }
+        if (event.kind === 'TaskChanged') {
+          return { __typename: 'TaskChanged', ...base, reason: null, task: fakeTaskView(fake, team, event.taskId) };
         }
         return { __typename: 'TeamChanged', ...base };
       };

@@ -60,7 +60,8 @@ export interface FakeTeam {
 export type FakeEvent =
   | { readonly seq: number; readonly kind: 'TeamChanged' }
   | { readonly seq: number; readonly kind: 'JobChanged'; readonly jobId: string }
-  | { readonly seq: number; readonly kind: 'MemberChanged'; readonly memberId: string };
+  | { readonly seq: number; readonly kind: 'MemberChanged'; readonly memberId: string }
+  | { readonly seq: number; readonly kind: 'TaskChanged'; readonly taskId: string };
 
 /** Who hears a fake team's events as they happen; `deleted` when the team goes away. */
 export type FakeEventListener = (teamId: string, event: FakeEvent | 'deleted') => void;
@@ -102,7 +103,8 @@ export interface WidgetFake {
 export type FakeEventInput =
   | { readonly kind: 'TeamChanged' }
   | { readonly kind: 'JobChanged'; readonly jobId: string }
-  | { readonly kind: 'MemberChanged'; readonly memberId: string };
+  | { readonly kind: 'MemberChanged'; readonly memberId: string }
+  | { readonly kind: 'TaskChanged'; readonly taskId: string };
 
 /** Creates an empty {@link WidgetFake}. */
 export function createWidgetFake(options: WidgetFakeOptions = {}): WidgetFake {

@@ -1,5 +1,6 @@
 import { createEffect, createMemo, createSignal, For, on, Show } from 'solid-js';
 import { errorCode, RECONNECT_TEAM, SEND_REQUEST, TEAM_QUERY, USAGE_QUERY } from '../api.js';
+import { CLASSIC } from '../build-flags.js';
 import { createJobProgress } from '../job-progress.js';
 import { createTeamFeed } from '../team-feed.js';
 import { ActivityCard } from './activity-card.js';
@@ -62,6 +63,11 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
     dialog.load();
   };
   let feedEl: HTMLElement | undefined;
+  // The task board is a chunk of its own too, loaded when first opened; it replaces the feed while shown.
+  const [boardShown, setBoardShown] = createSignal(false);
+  const board = CLASSIC
+    ? null
+    : createLazyView(() => import('./task-board.js').then((chunk) => chunk.TaskBoard), report);
 
   // The team's and members' totals move exactly when a job's own usage does: read them again then.
   const calls = createMemo(() =>
@@ -135,10 +141,37 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                 </Show>
               </MemberList>
               <div class="grow">
-                <p class="liveline" role="status">
-                  {feed.live() === 'polling' ? t().feed.polling : feed.live() === 'live' ? t().feed.live : '…'}
-                </p>
-                <section class="feed" aria-label={t().feed.activity} ref={feedEl}>
+                <div class="row">
+                  <p class="liveline grow" role="status">
+                    {feed.live() === 'polling' ? t().feed.polling : feed.live() === 'live' ? t().feed.live : '…'}
+                  </p>
+                  <Show when={board}>
+                    {(lazy) => (
+                      <button
+                        type="button"
+                        aria-pressed={boardShown()}
+                        onClick={() => {
+                          setBoardShown(!boardShown());
+                          lazy().load();
+                        }}
+                      >
+                        {t().feed.board}
+                      </button>
+                    )}
+                  </Show>
+                </div>
+                <Show when={boardShown() && board?.view()}>
+                  {(view) => {
+                    const Board = view();
+                    return <Board />;
+                  }}
+                </Show>
+                <section
+                  class="feed"
+                  hidden={boardShown() && !!board?.view()}
+                  aria-label={t().feed.activity}
+                  ref={feedEl}
+                >
                   <For each={feed.order()} fallback={<p class="muted">{t().feed.emptyFeed}</p>}>
                     {(id) => (
                       <Show
