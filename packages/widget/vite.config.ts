@@ -19,9 +19,8 @@ export default defineConfig(() => {
       // the full parser and printer were 2.8 KiB gzip of the bundle (docs/decisions/0050).
       alias: { '@0no-co/graphql.web': fileURLToPath(new URL('src/graphql-web-shim.ts', import.meta.url)) },
     },
-    // @urql/core, wonka and graphql.web read process.env.NODE_ENV (stack.md G8). The classic script
-    // leaves the task board out (src/build-flags.ts).
-    define: { 'process.env.NODE_ENV': JSON.stringify('production'), __WIDGET_CLASSIC__: JSON.stringify(iife) },
+    // @urql/core, wonka and graphql.web read process.env.NODE_ENV (stack.md G8).
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     build: {
       target: 'es2022',
       outDir: 'dist',

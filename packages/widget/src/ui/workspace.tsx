@@ -1,6 +1,5 @@
 import { createEffect, createMemo, createSignal, For, on, Show } from 'solid-js';
 import { errorCode, RECONNECT_TEAM, SEND_REQUEST, TEAM_QUERY, USAGE_QUERY } from '../api.js';
-import { CLASSIC } from '../build-flags.js';
 import { createJobProgress } from '../job-progress.js';
 import { createTeamFeed } from '../team-feed.js';
 import { ActivityCard } from './activity-card.js';
@@ -65,9 +64,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
   let feedEl: HTMLElement | undefined;
   // The task board is a chunk of its own too, loaded when first opened; it replaces the feed while shown.
   const [boardShown, setBoardShown] = createSignal(false);
-  const board = CLASSIC
-    ? null
-    : createLazyView(() => import('./task-board.js').then((chunk) => chunk.TaskBoard), report);
+  const board = createLazyView(() => import('./task-board.js').then((chunk) => chunk.TaskBoard), report);
 
   // The team's and members' totals move exactly when a job's own usage does: read them again then.
   const calls = createMemo(() =>
@@ -145,22 +142,18 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                   <p class="liveline grow" role="status">
                     {feed.live() === 'polling' ? t().feed.polling : feed.live() === 'live' ? t().feed.live : '…'}
                   </p>
-                  <Show when={board}>
-                    {(lazy) => (
-                      <button
-                        type="button"
-                        aria-pressed={boardShown()}
-                        onClick={() => {
-                          setBoardShown(!boardShown());
-                          lazy().load();
-                        }}
-                      >
-                        {t().feed.board}
-                      </button>
-                    )}
-                  </Show>
+                  <button
+                    type="button"
+                    aria-pressed={boardShown()}
+                    onClick={() => {
+                      setBoardShown(!boardShown());
+                      board.load();
+                    }}
+                  >
+                    {t().feed.board}
+                  </button>
                 </div>
-                <Show when={boardShown() && board?.view()}>
+                <Show when={boardShown() && board.view()}>
                   {(view) => {
                     const Board = view();
                     return <Board />;
@@ -168,7 +161,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                 </Show>
                 <section
                   class="feed"
-                  hidden={boardShown() && !!board?.view()}
+                  hidden={boardShown() && !!board.view()}
                   aria-label={t().feed.activity}
                   ref={feedEl}
                 >
