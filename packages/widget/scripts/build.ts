@@ -1,6 +1,7 @@
 /**
- * Builds both bundles and reports their gzip sizes; exits 1 when one is over the 35 KiB budget
- * (the goal is 25 KiB), so CI fails on a size regression. The budget is for what a page loads
+ * Builds both bundles and reports their gzip sizes; exits 1 when one is over its limit (35 KiB
+ * for `widget.js`, whose goal is 25 KiB; 45 KiB for the classic script, which inlines every view),
+ * so CI fails on a size regression. The budget is for what a page loads
  * first: `widget.js` or `widget.iife.js`; the module's on-demand chunks are reported beside it.
  */
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,17 @@ import { build } from 'vite';
 
 export const GOAL_BYTES = 25 * 1024;
 export const LIMIT_BYTES = 35 * 1024;
+/**
+ * The classic script's own limit: it inlines every view the module loads on demand (the teamwork
+ * views, the task board, the conversation, the create form, the Chinese strings), so it is held
+ * to about the module's total instead of to what a module page loads first (decision 0080).
+ */
+export const CLASSIC_LIMIT_BYTES = 45 * 1024;
+
+/** The hard limit of a file that a page loads first. */
+export function limitOf(file: string): number {
+  return file === 'widget.iife.js' ? CLASSIC_LIMIT_BYTES : LIMIT_BYTES;
+}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -63,13 +75,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const { file, bytes, gzip, chunk } of sizes) {
     const verdict = chunk
       ? 'loaded on demand'
-      : gzip > LIMIT_BYTES
-        ? 'OVER THE 35 KiB LIMIT'
+      : gzip > limitOf(file)
+        ? `OVER THE ${limitOf(file) / 1024} KiB LIMIT`
         : gzip > GOAL_BYTES
           ? 'over the 25 KiB goal'
           : 'ok';
     console.log(`${file}: ${(bytes / 1024).toFixed(1)} KiB, gzip ${(gzip / 1024).toFixed(1)} KiB (${verdict})`);
-    failed ||= !chunk && gzip > LIMIT_BYTES;
+    failed ||= !chunk && gzip > limitOf(file);
   }
   if (failed) process.exit(1);
 }

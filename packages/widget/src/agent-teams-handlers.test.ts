@@ -95,6 +95,8 @@ describe('agentTeamsHandlers with the widget client', () => {
     if (team) team.status = 'CLOSED';
     await expect(api.mutate(SEND_MESSAGE, { input })).rejects.toMatchObject({ code: 'TEAM_CLOSED' });
     if (team) team.status = 'READY';
+  });
+
   it("answers the task board's operations with the server's rules", async () => {
     const [team] = fake.teams.values();
     const ada = team?.members[0];

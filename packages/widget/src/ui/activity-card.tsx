@@ -2,7 +2,7 @@ import { onMount, Show } from 'solid-js';
 import { CANCEL_JOB, errorCode } from '../api.js';
 import { type JobView, type ReceiptView, TERMINAL, type UsageView } from '../team-feed.js';
 import { formatUsage } from '../usage-format.js';
-import { AnswerForm, createAnswerDraft } from './answer-form.js';
+import { createAnswerDraft } from './answer-draft.js';
 import { useWidget } from './context.js';
 import { JobLive } from './job-live.js';
 import { useTeam } from './team-context.js';
@@ -98,7 +98,11 @@ export function ActivityCard(props: {
       <p class="text">{props.job.text}</p>
       <JobLive jobId={props.job.id} status={props.job.status} />
       <Show when={props.job.status === 'WAITING_INPUT' && props.job.input}>
-        {(input) => <AnswerForm jobId={props.job.id} input={input()} asker={to()} draft={draft} />}
+        {(input) => (
+          <Show when={team.chunk()}>
+            {(chunk) => chunk().AnswerForm({ jobId: props.job.id, input: input(), asker: to(), draft })}
+          </Show>
+        )}
       </Show>
       <Show when={TERMINAL.has(props.job.status)}>
         <div class="result">
@@ -121,7 +125,16 @@ export function ActivityCard(props: {
             <JobLive jobId={receipt().id} status={receipt().status} />
             <Show when={receipt().status === 'WAITING_INPUT' && receipt().input}>
               {(input) => (
-                <AnswerForm jobId={receipt().id} input={input()} asker={receiptTarget()} draft={receiptDraft} />
+                <Show when={team.chunk()}>
+                  {(chunk) =>
+                    chunk().AnswerForm({
+                      jobId: receipt().id,
+                      input: input(),
+                      asker: receiptTarget(),
+                      draft: receiptDraft,
+                    })
+                  }
+                </Show>
               )}
             </Show>
             <UsageLine usage={receipt().usage} />

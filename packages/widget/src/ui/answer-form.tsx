@@ -1,24 +1,13 @@
-import { type Accessor, createSignal, type Setter, Show } from 'solid-js';
+import { createSignal, Show } from 'solid-js';
 import { errorCode, RESPOND } from '../api.js';
 import { createRetryKey } from '../ids.js';
 import { checkText, LIMITS, utf8Bytes } from '../limits.js';
 import type { InputView } from '../team-feed.js';
+import type { AnswerDraft } from './answer-draft.js';
 import { useWidget } from './context.js';
 import { useTeam } from './team-context.js';
 
-/** An answer being written, kept by the card so it outlives the form (the job may stop waiting meanwhile). */
-export interface AnswerDraft {
-  readonly text: Accessor<string>;
-  readonly setText: Setter<string>;
-  /** The `requestId` of the question the person began answering; null while the box is empty. */
-  pinned: string | null;
-}
-
-/** An empty draft. */
-export function createAnswerDraft(): AnswerDraft {
-  const [text, setText] = createSignal('');
-  return { text, setText, pinned: null };
-}
+export { type AnswerDraft, createAnswerDraft } from './answer-draft.js';
 
 /**
  * A waiting question with its answer box, on the card of the request or receipt that asks it.

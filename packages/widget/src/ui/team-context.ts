@@ -52,7 +52,12 @@ export interface TeamContextValue {
   readonly reconnect: () => Promise<void>;
   /** Opens a member's conversation (the host's, or the built-in view); focus returns to `opener`. */
   readonly openConversation: (member: MemberRef, opener?: HTMLElement) => void;
+  /** The teamwork chunk once loaded (its views: messages, the budget, the answer form). */
+  readonly chunk: Accessor<TeamworkChunk | undefined>;
 }
+
+/** What the teamwork chunk (`teamwork.tsx`) exports; a type only, so nothing of it lands in `widget.js`. */
+export type TeamworkChunk = typeof import('./teamwork.js');
 
 export const TeamContext = createContext<TeamContextValue>();
 

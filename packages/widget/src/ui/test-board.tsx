@@ -45,6 +45,8 @@ export function boardServer() {
     jobs: [],
     lastEventSeq: 0,
     events: [],
+    messages: [],
+    budget: { maxTokens: null, maxCost: null, usedTokens: 0, usedCost: 0 },
   };
   return {
     fake,

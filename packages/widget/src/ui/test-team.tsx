@@ -3,6 +3,7 @@ import { createJobProgress } from '../job-progress.js';
 import { createKeyedSignals } from '../keyed-signals.js';
 import type { JobView, MessageView, ReceiptView, TeamFeed, UsageView } from '../team-feed.js';
 import { type MemberRef, TeamContext, type TeamData, type TeamMember, type UsageTotals } from './team-context.js';
+import * as teamwork from './teamwork.js';
 import { withContext } from './test-context.js';
 
 /** No model calls. */
@@ -124,6 +125,8 @@ export function withTeam(ui: () => JSX.Element, options: TeamOptions = {}) {
           },
           reconnect: options.reconnect ?? (async () => {}),
           openConversation: (m, opener) => opened.push({ member: m, opener }),
+          // The chunk as loaded: the card tests read its answer form at once.
+          chunk: () => teamwork,
         }}
       >
         {ui()}

@@ -120,6 +120,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
             changed,
             reconnect,
             openConversation: showConversation,
+            chunk: work.view,
           }}
         >
           <section class="workspace" aria-labelledby="at-team-name">
