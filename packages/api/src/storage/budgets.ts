@@ -2,6 +2,7 @@ import {
   BudgetLimits,
   decideSpend,
   notFound,
+  type OwnerDayBudget,
   type OwnerId,
   type ReserveSpendArgs,
   type Spend,
@@ -91,6 +92,20 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
   if (scope.dialect === 'postgres') {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`agent-teams/spend/${owner}`}, 0))`.execute(scope.trx);
   }
+  const budgetRow = await scope.trx
+    .selectFrom('team_budgets')
+    .selectAll()
+    .where('team_id', '=', reservation.teamId)
+    .executeTakeFirst();
+  const teamLimits = {
+    maxTokens: budgetRow ? limit(budgetRow.max_tokens) : null,
+    maxCost: budgetRow ? limit(budgetRow.max_cost) : null,
+  };
+  const ownerLimits = args.ownerLimits(owner);
+  // No budget applies: nothing to hold the call against, so no reservation row and no commit of
+  // its own (a turn's hot path). A budget set while such a call runs counts it once its usage is
+  // recorded, like any call that started before the budget existed.
+  if (unlimited(teamLimits, ownerLimits)) return { ok: true };
   const day = utcDay(now);
   const { start, end } = utcDayBounds(now);
   const live = new Date(Date.parse(now) - BudgetLimits.reservationTtlMs).toISOString();
@@ -133,21 +148,10 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       .where('created_at', '>=', live)
       .executeTakeFirst(),
   );
-  const budgetRow = await trx
-    .selectFrom('team_budgets')
-    .selectAll()
-    .where('team_id', '=', reservation.teamId)
-    .executeTakeFirst();
   const decision = decideSpend({
     owner,
-    team: {
-      limits: {
-        maxTokens: budgetRow ? limit(budgetRow.max_tokens) : null,
-        maxCost: budgetRow ? limit(budgetRow.max_cost) : null,
-      },
-      spent: add(teamUsed, teamHeld),
-    },
-    ownerDay: { limits: args.ownerLimits(owner), spent: add(ownerUsed, ownerHeld), day },
+    team: { limits: teamLimits, spent: add(teamUsed, teamHeld) },
+    ownerDay: { limits: ownerLimits, spent: add(ownerUsed, ownerHeld), day },
     request: reservation,
   });
   if (decision.ok) {
@@ -166,6 +170,12 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       .execute();
   }
   return decision;
+}
+
+function unlimited(team: TeamBudgetLimits, owner: OwnerDayBudget): boolean {
+  return (
+    team.maxTokens === null && team.maxCost === null && owner.maxTokensPerDay === null && owner.maxCostPerDay === null
+  );
 }
 
 /** `releaseSpend`: deletes the reservation (nothing when it is gone already). */

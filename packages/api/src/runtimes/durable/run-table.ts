@@ -70,8 +70,15 @@ export class RunTable<D> {
   }
 
   /** Moves a run from state `from` to `to` with a new document; false when it was not in `from`. */
-  async transition(runId: string, from: string, to: string, document: D, now: string): Promise<boolean> {
-    const result = await this.#db
+  async transition(
+    runId: string,
+    from: string,
+    to: string,
+    document: D,
+    now: string,
+    db: Kysely<Database> = this.#db,
+  ): Promise<boolean> {
+    const result = await db
       .updateTable('runtime_runs')
       .set({ state: to, state_json: JSON.stringify(document), updated_at: now })
       .where('run_id', '=', runId)
