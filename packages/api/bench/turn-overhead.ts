@@ -5,12 +5,13 @@ import type { Benchmark, BenchReport } from './harness/benchmark.js';
 import { ms, type Summary, summarize } from './harness/stats.js';
 import { openTurnClient, type TurnClient } from './harness/turn-client.js';
 import { openTurnStack, type TurnStack } from './harness/turn-stack.js';
+import { profileTurnCommits } from './turn-commits.js';
 import { type Phases, phaseRows, phasesOf } from './turn-phases.js';
 
 /** Per concurrency: counted samples per worker and uncounted warm-up samples per worker. */
 const SIZES = {
-  full: { rounds: 3, samples: { 1: 120, 8: 30 }, warmup: 8 },
-  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1 },
+  full: { rounds: 3, samples: { 1: 120, 8: 30 }, warmup: 8, counted: 40 },
+  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3 },
 } as const;
 const CONCURRENCY = [1, 8] as const;
 /** Requests per team stay below the 100-request limit. */
@@ -156,6 +157,9 @@ export const turnOverhead: Benchmark = {
     const cpu = process.cpuUsage(cpuStart);
     const cpuPerTurn = (cpu.user + cpu.system) / 1000 / Math.max(1, turnsRun);
     metrics.cpuMsPerTurn = cpuPerTurn;
+    const profile = await profileTurnCommits(ctx.dir, size.counted);
+    metrics.commitsPerTurn = profile.commitsPerTurn;
+    metrics.readsPerTurn = profile.readsPerTurn;
     return {
       tables: [
         {
@@ -175,14 +179,22 @@ export const turnOverhead: Benchmark = {
           header: ['Step', 'p50', 'p99', 'mean'],
           rows: phaseRows(breakdown),
         },
+        {
+          title: `Commits of one turn (${profile.turns} sequential turns, counted on the connection; besides them ${profile.readsPerTurn.toFixed(1)} reads and ${profile.writesPerTurn.toFixed(1)} write statements per turn)`,
+          header: ['Commit (tables its transaction wrote)', 'Count', 'Per turn'],
+          rows: profile.rows,
+        },
       ],
       method: [
         'One process serves the application as `serve` builds it (`createApp`, SQLite file, default runtimes, HTTP and graphql-ws on 127.0.0.1) with one agent on the `openai` runtime (`stream: true`) whose `baseUrl` is a local fake OpenAI-compatible provider (testkit `FakeChatProvider` behind `node:http` on 127.0.0.1) that answers every call at once with a 2-word streamed answer.',
         'A turn sample: `sendRequest` to one member over HTTP (`fetch`), then the wait until the COMPLETED `JobChanged` of its job arrives on a graphql-ws `teamEvents` subscription opened before the round (the client is a few lines over `ws`, in the same process). A direct sample: the same provider called with an OpenAI client built as the runtime builds it (`openai` SDK, streaming, `include_usage`), the stream read to its end. Turn and direct samples alternate (which goes first alternates too), so load drift hits both alike.',
         `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted. At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
+        `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync.`,
         'The breakdown stamps `performance.now()` in the same process: the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "CPU per turn" is the process CPU (`process.cpuUsage`, server, provider and client together) over all turns and direct calls, divided by the turns.',
       ],
-      notes: [`CPU per turn (server + provider + client, direct calls included): ${ms(cpuPerTurn)}.`],
+      notes: [
+        `CPU per turn (server + provider + client, direct calls included): ${ms(cpuPerTurn)}. One raw single-row commit (WAL, synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile: every commit with a write costs one fsync, which better-sqlite3 waits for on the event loop.`,
+      ],
       metrics,
     };
   },
