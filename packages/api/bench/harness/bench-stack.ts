@@ -93,7 +93,7 @@ export async function openBenchStack(database: OpenedDatabase, opts: BenchStackO
     // One owner drives everything as fast as it can: the benchmarks measure the engine, not the limiter.
     http: { rateLimit: null, ...opts.http },
     runtimes: ({ store, clock, logger }) => {
-      const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
+      const scripted = new ScriptedRuntime({ db: database.db, dialect: database.dialect, store, clock, logger });
       runtime = scripted;
       const at = (hook: ((jobId: JobId, atMs: number) => void) | undefined) =>
         hook && ((jobId: JobId) => hook(jobId, performance.now()));

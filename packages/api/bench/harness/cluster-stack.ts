@@ -52,7 +52,7 @@ export function openClusterApp(database: OpenedDatabase, opts: ClusterAppOptions
     http: { rateLimit: null },
     ...(onEvents ? { events: { published: onEvents } } : {}),
     runtimes: ({ store, clock }) => {
-      const scripted = new ScriptedRuntime({ db: database.db, store, clock, logger });
+      const scripted = new ScriptedRuntime({ db: database.db, dialect: database.dialect, store, clock, logger });
       return [watchStarts(scripted, opts.onStart)];
     },
   });

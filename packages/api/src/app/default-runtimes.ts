@@ -11,7 +11,7 @@ export function defaultRuntimes(parts: RuntimeParts): readonly AppRuntime[] {
   const { database, store, clock, logger, env, mcpUrl, spend } = parts;
   if (database === null) throw new TypeError('[agent-teams/api] the default runtimes need a database');
   return [
-    new ScriptedRuntime({ db: database.db, store, clock, logger }),
+    new ScriptedRuntime({ db: database.db, dialect: database.dialect, store, clock, logger }),
     new OpenAiRuntime({ db: database.db, dialect: database.dialect, clock, logger, env, spend }),
     new A2aRuntime({ db: database.db, clock, logger, env, mcpUrl }),
   ];

@@ -40,7 +40,14 @@ export async function openTestApp(options: TestAppOptions = {}): Promise<App & {
     runtimes: (parts) => {
       const { database, store, clock } = parts;
       if (database === null) throw new Error('the scripted test runtime needs a database');
-      const runtime = new ScriptedRuntime({ db: database.db, store, clock, logger, streamIntervalMs: 5 });
+      const runtime = new ScriptedRuntime({
+        db: database.db,
+        dialect: database.dialect,
+        store,
+        clock,
+        logger,
+        streamIntervalMs: 5,
+      });
       onRuntime?.(runtime);
       return [wrapRuntime ? keepDispose(wrapRuntime(runtime), runtime) : runtime, ...(moreRuntimes?.(parts) ?? [])];
     },

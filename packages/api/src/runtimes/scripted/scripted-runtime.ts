@@ -11,6 +11,9 @@ import {
   type TurnInput,
   WAKE_KIND,
 } from '@agent-teams/core';
+import { appendConversation } from '../../storage/conversations.js';
+import type { DatabaseDialect } from '../../storage/open-database.js';
+import { runWrite } from '../../storage/write-transaction.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
@@ -31,6 +34,12 @@ export interface ScriptedRuntimeDeps extends DurableRuntimeDeps {
   readonly store: Pick<ConversationLog, 'appendConversation'>;
   /** Pause between two `!stream` deltas; default 20 ms. */
   readonly streamIntervalMs?: number;
+  /**
+   * The dialect of `db` when `store` keeps its conversations in that same database (the server):
+   * an instant run's row and its conversation then commit together. Without it (a separate log),
+   * they are two writes.
+   */
+  readonly dialect?: DatabaseDialect;
 }
 
 /** What `state_json` holds: the turn to (re)play and, once it ended, how it ended. */
@@ -127,9 +136,23 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
       const result = await runScript(turn, this.#env(instant));
       const { outcome } = result;
       const document = { turn, outcome, paused: result.paused ?? null };
-      if (await this.runs.insert({ ...row, state: outcome.state, document, now: this.now() })) {
-        await this.#settle(runId, result, context);
+      const run = { ...row, state: outcome.state, document, now: this.now() };
+      const { dialect } = this.#deps;
+      if (dialect === undefined) {
+        if (await this.runs.insert(run)) await this.#settle(runId, result, context);
+        return { runId };
       }
+      // The run and its conversation in one commit: one fsync per instant turn instead of two.
+      const inserted = await runWrite(
+        { db: this.#deps.db, dialect, sink: null, ids: null },
+        run.now,
+        async ({ trx }) => {
+          if (!(await this.runs.insert(run, trx))) return false;
+          await appendConversation(trx, context.conversationId, result.messages, run.now);
+          return true;
+        },
+      );
+      if (inserted) this.settle(runId, result.outcome);
       return { runId };
     }
     const document = { turn, outcome: null };
