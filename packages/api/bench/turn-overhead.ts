@@ -76,7 +76,7 @@ async function round(
   warmup: number,
 ): Promise<Series> {
   const perWorker = Math.ceil((count + warmup) / PER_TEAM);
-  const teams = [];
+  const teams: Awaited<ReturnType<TurnStack['team']>>[] = [];
   for (let i = 0; i < concurrency * perWorker; i += 1) teams.push(await stack.team(asOwnerId(`turn-owner-${owner}`)));
   const client = openTurnClient(
     stack.url,
