@@ -172,6 +172,24 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
   return decision;
 }
 
+/**
+ * True when the team exists and neither a team budget nor its owner's day budget applies, read
+ * without a transaction: then a call needs no reservation and no write transaction at all (on
+ * PostgreSQL that saves BEGIN, the row and advisory locks and COMMIT: five round trips per model
+ * call). False sends the caller to {@link reserveSpend}, which decides under the locks.
+ */
+export async function noBudgetApplies(db: Kysely<Database>, args: ReserveSpendArgs): Promise<boolean> {
+  const row = await db
+    .selectFrom('teams')
+    .leftJoin('team_budgets', 'team_budgets.team_id', 'teams.id')
+    .select(['teams.owner as owner', 'team_budgets.max_tokens as maxTokens', 'team_budgets.max_cost as maxCost'])
+    .where('teams.id', '=', args.reservation.teamId)
+    .executeTakeFirst();
+  if (row === undefined) return false;
+  const team = { maxTokens: limit(row.maxTokens ?? null), maxCost: limit(row.maxCost ?? null) };
+  return unlimited(team, args.ownerLimits(row.owner as OwnerId));
+}
+
 function unlimited(team: TeamBudgetLimits, owner: OwnerDayBudget): boolean {
   return (
     team.maxTokens === null && team.maxCost === null && owner.maxTokensPerDay === null && owner.maxCostPerDay === null
