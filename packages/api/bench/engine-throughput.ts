@@ -173,7 +173,7 @@ async function profile(
 function describeCommit(label: string): string {
   if (label.includes('update scheduler_state')) return 'admission pass (`store.admit`)';
   if (label.includes('insert jobs')) return 'enqueue (`requests.send`)';
-  if (label.includes('runtime_runs')) return 'scripted run row (instant turn, one write)';
+  if (label.includes('runtime_runs')) return 'scripted run row and its conversation (instant turn, one commit)';
   if (label.includes('conversation_messages')) return 'conversation append (input + answer)';
   if (label.includes('update jobs')) return 'job update (`store.updateJob`: acknowledge + complete)';
   return 'other';

@@ -11,7 +11,7 @@ export {
 } from './admission/admission-policy.js';
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
 export { EMPTY_ROUND } from './admission/admission-types.js';
-export { planAdmissions } from './admission/plan-admissions.js';
+export { planAdmissions, settledRound } from './admission/plan-admissions.js';
 export type { MemberAgent } from './agents/member-agent.js';
 export { memberAgent } from './agents/member-agent.js';
 export type { BudgetedAnswer, BudgetRequest } from './budget/fit-to-budget.js';

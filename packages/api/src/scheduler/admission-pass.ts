@@ -57,7 +57,7 @@ export class AdmissionPass {
 
   /** Admits what the planner allows; the admitted jobs, leased to this server (none on failure). */
   async admit(): Promise<readonly AdmittedJob[]> {
-    const { clock, logger, timer } = this.#deps;
+    const { clock } = this.#deps;
     const notBefore = this.#backoff.notBefore('admit');
     if (notBefore !== null && notBefore > clock.nowMs()) return [];
     try {
@@ -72,16 +72,34 @@ export class AdmissionPass {
         freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
       });
       this.#backoff.succeeded('admit');
-      // A wait that no change ends must still end at its deadline, on time (decision 0165).
-      const deadline = await this.#deps.store.nextWaitDeadline();
-      this.#waiting = deadline !== null;
-      if (deadline !== null) timer.wakeAt(Date.parse(deadline));
       return admitted;
     } catch (error) {
-      const retryAt = this.#backoff.failed('admit', clock.nowMs());
-      logger.error('admission pass failed; retrying', { retryAt, error: String(error) });
-      timer.wakeAt(retryAt);
+      this.#failed(error);
       return [];
     }
+  }
+
+  /**
+   * Reads the earliest wait deadline and sets the timer to it: a wait that no change ends must
+   * still end at its deadline, on time (decision 0165). Called by the pass after it asked for the
+   * admitted jobs' first steps, so the read is not between a commit and the turns it admitted.
+   */
+  async followWaits(): Promise<void> {
+    // Admission is backing off after a failure: so is this read.
+    const notBefore = this.#backoff.notBefore('admit');
+    if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) return;
+    try {
+      const deadline = await this.#deps.store.nextWaitDeadline();
+      this.#waiting = deadline !== null;
+      if (deadline !== null) this.#deps.timer.wakeAt(Date.parse(deadline));
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
+  #failed(error: unknown): void {
+    const retryAt = this.#backoff.failed('admit', this.#deps.clock.nowMs());
+    this.#deps.logger.error('admission pass failed; retrying', { retryAt, error: String(error) });
+    this.#deps.timer.wakeAt(retryAt);
   }
 }

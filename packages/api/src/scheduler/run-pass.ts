@@ -42,6 +42,7 @@ export async function runPass(pass: PassContext): Promise<void> {
     started.add(entry.job.id);
     driver.request(entry.job, true);
   }
+  if (pass.full) await pass.admission.followWaits();
   const before = new Set(driven.keys());
   const active = (await lease.claim()).map((entry) => entry.job);
   const teamIds = [...new Set(active.map((job) => job.teamId))];

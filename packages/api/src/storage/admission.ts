@@ -12,6 +12,7 @@ import {
   JobPhase,
   Limits,
   type RoundState,
+  settledRound,
   type TeamId,
   TeamStatus,
 } from '@agent-teams/core';
@@ -157,7 +158,8 @@ export async function admit(scope: WriteScope, args: AdmitArgs): Promise<Admitte
   const candidates = await readCandidates(scope);
   const capacity = args.capacity ?? Limits.activeJobs;
   const plan = args.plan({ active, activeByOwner, candidates, round, capacity });
-  const next = JSON.stringify(plan.round);
+  // Every candidate admitted: the empty round the next pass would store, stored now (one commit less).
+  const next = JSON.stringify(settledRound(plan, candidates));
   // The row lock is held either way; an unchanged round needs no write.
   if (next !== JSON.stringify(round)) {
     await scope.trx

@@ -2,6 +2,7 @@ import {
   BudgetLimits,
   decideSpend,
   notFound,
+  type OwnerDayBudget,
   type OwnerId,
   type ReserveSpendArgs,
   type Spend,
@@ -106,6 +107,20 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
   if (scope.dialect === 'postgres') {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`agent-teams/spend/${owner}`}, 0))`.execute(scope.trx);
   }
+  const budgetRow = await scope.trx
+    .selectFrom('team_budgets')
+    .selectAll()
+    .where('team_id', '=', reservation.teamId)
+    .executeTakeFirst();
+  const teamLimits = {
+    maxTokens: budgetRow ? limit(budgetRow.max_tokens) : null,
+    maxCost: budgetRow ? limit(budgetRow.max_cost) : null,
+  };
+  const ownerLimits = args.ownerLimits(owner);
+  // No budget applies: nothing to hold the call against, so no reservation row and no commit of
+  // its own (a turn's hot path). A budget set while such a call runs counts it once its usage is
+  // recorded, like any call that started before the budget existed.
+  if (unlimited(teamLimits, ownerLimits)) return { ok: true };
   const day = utcDay(now);
   const { start, end } = utcDayBounds(now);
   const live = new Date(Date.parse(now) - BudgetLimits.reservationTtlMs).toISOString();
@@ -148,21 +163,10 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       .where('created_at', '>=', live)
       .executeTakeFirst(),
   );
-  const budgetRow = await trx
-    .selectFrom('team_budgets')
-    .selectAll()
-    .where('team_id', '=', reservation.teamId)
-    .executeTakeFirst();
   const decision = decideSpend({
     owner,
-    team: {
-      limits: {
-        maxTokens: budgetRow ? limit(budgetRow.max_tokens) : null,
-        maxCost: budgetRow ? limit(budgetRow.max_cost) : null,
-      },
-      spent: add(teamUsed, teamHeld),
-    },
-    ownerDay: { limits: args.ownerLimits(owner), spent: add(ownerUsed, ownerHeld), day },
+    team: { limits: teamLimits, spent: add(teamUsed, teamHeld) },
+    ownerDay: { limits: ownerLimits, spent: add(ownerUsed, ownerHeld), day },
     request: reservation,
   });
   if (decision.ok) {
@@ -181,6 +185,30 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       .execute();
   }
   return decision;
+}
+
+/**
+ * True when the team exists and neither a team budget nor its owner's day budget applies, read
+ * without a transaction: then a call needs no reservation and no write transaction at all (on
+ * PostgreSQL that saves BEGIN, the row and advisory locks and COMMIT: five round trips per model
+ * call). False sends the caller to {@link reserveSpend}, which decides under the locks.
+ */
+export async function noBudgetApplies(db: Kysely<Database>, args: ReserveSpendArgs): Promise<boolean> {
+  const row = await db
+    .selectFrom('teams')
+    .leftJoin('team_budgets', 'team_budgets.team_id', 'teams.id')
+    .select(['teams.owner as owner', 'team_budgets.max_tokens as maxTokens', 'team_budgets.max_cost as maxCost'])
+    .where('teams.id', '=', args.reservation.teamId)
+    .executeTakeFirst();
+  if (row === undefined) return false;
+  const team = { maxTokens: limit(row.maxTokens ?? null), maxCost: limit(row.maxCost ?? null) };
+  return unlimited(team, args.ownerLimits(row.owner as OwnerId));
+}
+
+function unlimited(team: TeamBudgetLimits, owner: OwnerDayBudget): boolean {
+  return (
+    team.maxTokens === null && team.maxCost === null && owner.maxTokensPerDay === null && owner.maxCostPerDay === null
+  );
 }
 
 /** `releaseSpend`: deletes the reservation (nothing when it is gone already). */

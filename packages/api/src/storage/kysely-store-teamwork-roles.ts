@@ -44,7 +44,8 @@ export class KyselyTeamworkRoles extends KyselyJobRoles {
     return budgets.teamBudgets(this.ctx.db, teamIds);
   }
 
-  reserveSpend(args: ReserveSpendArgs): Promise<SpendDecision> {
+  async reserveSpend(args: ReserveSpendArgs): Promise<SpendDecision> {
+    if (await budgets.noBudgetApplies(this.ctx.db, args)) return { ok: true };
     return runWrite(this.ctx, args.now, (scope) => budgets.reserveSpend(scope, args));
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { asConversationId, asJobId, asOwnerId, asTeamId, type OwnerId } from '../model/ids.js';
 import { type AdmissionCandidate, EMPTY_ROUND, type RoundState } from './admission-types.js';
-import { planAdmissions } from './plan-admissions.js';
+import { planAdmissions, settledRound } from './plan-admissions.js';
 
 const A = asOwnerId('alice');
 const B = asOwnerId('bob');
@@ -82,5 +82,20 @@ describe('planAdmissions', () => {
     const result = plan([cand(A, 1), cand(B, 2)], 1, { rotation: [A, B], served: [A, B] });
     expect(result.admit).toEqual(['job_1']);
     expect(result.round.served).toEqual([A]);
+  });
+
+  it('settles the round of a pass that admitted every candidate to what the next, empty pass stores', () => {
+    const both = [cand(A, 1), cand(B, 2)];
+    const all = plan(both, 4, { rotation: [C], served: [C] });
+    expect(all.admit).toHaveLength(2);
+    const next = planAdmissions({ active: 2, capacity: 4, candidates: [], round: all.round });
+    expect(settledRound(all, both)).toEqual(next.round);
+    expect(next.round).toEqual(EMPTY_ROUND);
+    // n−1 admitted of n: somebody still waits, the round carries over as planned.
+    const some = plan(both, 1);
+    expect(some.admit).toHaveLength(1);
+    expect(settledRound(some, both)).toBe(some.round);
+    // Admitting non-candidates settles nothing.
+    expect(settledRound({ admit: [asJobId('job_9')], round: all.round }, [cand(A, 1)])).toBe(all.round);
   });
 });

@@ -1,6 +1,12 @@
 import type { ConversationId, JobId, OwnerId } from '../model/ids.js';
 import { type AdmissionPolicy, ownerAdmission, ownerCap, UNRESTRICTED_ADMISSION_POLICY } from './admission-policy.js';
-import type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot } from './admission-types.js';
+import {
+  type AdmissionCandidate,
+  type AdmissionPlan,
+  type AdmissionSnapshot,
+  EMPTY_ROUND,
+  type RoundState,
+} from './admission-types.js';
 
 /**
  * Each owner's candidates, oldest first, with at most one per conversation (the oldest): a
@@ -128,4 +134,16 @@ export function planAdmissions(
   }
   const served = rotation.flatMap((owner) => Array<OwnerId>(counts.get(owner) ?? 0).fill(owner));
   return { admit, round: { rotation, served } };
+}
+
+/**
+ * The round to persist after a pass that planned `plan` over `candidates`. When
+ * the plan admits every candidate, the next pass (which the admissions' own events wake) would
+ * find nobody waiting and store the empty round, since owners with nothing queued drop out of the
+ * rotation: storing it now spares that pass its commit. Any pass order is valid, so this is the
+ * same as that pass having run at once.
+ */
+export function settledRound(plan: AdmissionPlan, candidates: readonly AdmissionCandidate[]): RoundState {
+  const admitted = new Set(plan.admit);
+  return candidates.every((candidate) => admitted.has(candidate.jobId)) ? EMPTY_ROUND : plan.round;
 }

@@ -70,6 +70,17 @@ export interface PersistedMessage extends MessageDraft {
  * continues from it instead of asking the provider again. `(run_id, step)` is unique, so a second
  * execution of the same run (a replay racing the original) loses the write and stops.
  */
+/**
+ * How a turn records its outcome together with its last step: the runtime hands the document of a
+ * finished run (`document`); the turn sets `outcome` when its step ends the turn, and the store sets
+ * `recorded` once the run's transition committed with the step (then nothing is left to record).
+ */
+export interface TurnFinish {
+  document(outcome: RunOutcome): OpenAiRunDoc;
+  outcome?: RunOutcome;
+  recorded: boolean;
+}
+
 export class OpenAiRunStore {
   readonly #ctx: StoreContext;
   readonly #runs: RunTable<OpenAiRunDoc>;
@@ -112,12 +123,22 @@ export class OpenAiRunStore {
     messages: readonly MessageDraft[];
     usage: UsageEntry | null;
     now: string;
+    /** The turn ends with this step: its outcome is recorded in the same commit (one fsync less). */
+    finish?: TurnFinish | null;
   }): Promise<boolean> {
+    const { finish } = args;
+    let moved = false;
     try {
       await runWrite(this.#ctx, args.now, async ({ trx }) => {
         await writeMessages(trx, args.runId, args.conversationId, args.jobId, args.firstStep, args.messages, args.now);
         if (args.usage !== null) await insertUsage(trx, args.usage, args.now);
+        if (finish?.outcome) {
+          const document = finish.document(finish.outcome);
+          moved = await this.#runs.transition(args.runId, 'running', finish.outcome.state, document, args.now, trx);
+        }
       });
+      // Only once committed (a retried transaction runs the callback again).
+      if (finish) finish.recorded = moved;
       return true;
     } catch (error) {
       if (error instanceof StorageError && error.kind === DriverErrorKind.UNIQUE_VIOLATION) return false;

@@ -19,7 +19,13 @@ import { documentOf, type RunRow } from '../durable/run-table.js';
 import type { SpendGuard } from '../spend-guard.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
-import { type MessageDraft, type OpenAiRunDoc, OpenAiRunStore, type RunOutcome } from './openai-run-store.js';
+import {
+  type MessageDraft,
+  type OpenAiRunDoc,
+  OpenAiRunStore,
+  type RunOutcome,
+  type TurnFinish,
+} from './openai-run-store.js';
 import { type OpenAiSettings, OpenAiSettingsError, parseOpenAiSettings } from './openai-settings.js';
 import { runTurn, WAIT_FOR_CHANGE } from './turn-loop.js';
 import { clarificationResult, turnMessage } from './turn-prompt.js';
@@ -214,6 +220,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   protected async execute(run: RunExecution<OpenAiRunDoc>): Promise<void> {
     const { runId, runKey, context, document: doc } = run;
     let outcome: RunOutcome | null;
+    const finish: TurnFinish = { document: (ended) => ({ ...doc, outcome: ended }), recorded: false };
     try {
       const settings = parseOpenAiSettings(context.agent.settings);
       outcome = await runTurn({
@@ -236,6 +243,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         sleep: abortableSleep,
         retryBaseMs: this.#deps.retryBaseMs ?? 500,
         spend: this.#deps.spend ?? null,
+        finish,
         progress: {
           text: (delta) => run.progress({ type: 'text', delta }),
           tool: (name) => run.progress({ type: 'tool', name }),
@@ -248,6 +256,11 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       }
       this.logger.error('openai run failed unexpectedly', { runId, jobId: context.jobId, error: String(error) });
       outcome = { state: 'failed', error: 'The openai run failed unexpectedly; see the server log.' };
+    }
+    if (outcome !== null && finish.recorded) {
+      // Recorded with the turn's last step: the run has ended in the database.
+      this.settle(runId, stateOf(outcome));
+      return;
     }
     if (outcome === null || run.abandoned) return;
     if (run.cancelled) outcome = { state: 'cancelled' };

@@ -19,7 +19,7 @@ import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
 import { ASK_CLARIFICATION, executeMemberTool, parseArguments, type ToolCall, toolsFor } from './member-tools.js';
-import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome } from './openai-run-store.js';
+import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
 import { reserveCall } from './reserve-call.js';
 import { systemPrompt } from './turn-prompt.js';
@@ -54,6 +54,8 @@ export interface TurnEnv {
   readonly progress: ProgressSink;
   /** Checks each model call against the budgets first; null: no budgets. */
   readonly spend: SpendGuard | null;
+  /** When set, a step that ends the turn records the run's outcome in its own commit. */
+  readonly finish?: TurnFinish;
 }
 
 /**
@@ -246,13 +248,21 @@ async function callAndRecord(
     outputTokens,
     cost: callCost(settings.pricing, inputTokens, outputTokens),
   };
-  if (!(await append(env, step, [draft], usage))) return null;
-  if (!toolsAllowed && answer.toolCalls.length > 0 && answer.content.trim() === '') {
-    return {
-      state: 'failed',
-      error: `The model still called tools after ${settings.maxToolRounds} rounds (maxToolRounds) and gave no answer.`,
-    };
-  }
+  const refused: RunOutcome | null =
+    !toolsAllowed && answer.toolCalls.length > 0 && answer.content.trim() === ''
+      ? {
+          state: 'failed',
+          error: `The model still called tools after ${settings.maxToolRounds} rounds (maxToolRounds) and gave no answer.`,
+        }
+      : null;
+  // An answer without calls to run ends the turn: the same outcome the next pass would read back.
+  const ends =
+    refused ??
+    (toolCalls.length === 0 ? { state: 'completed' as const, answer: answer.content || EMPTY_ANSWER } : null);
+  if (env.finish && ends) env.finish.outcome = ends;
+  if (!(await append(env, step, [draft], usage, ends ? env.finish : undefined))) return null;
+  if (ends && env.finish?.recorded) return ends;
+  if (refused) return refused;
   return 'continue';
 }
 
@@ -261,6 +271,7 @@ function append(
   firstStep: number,
   messages: readonly MessageDraft[],
   usage: Parameters<OpenAiRunStore['appendStep']>[0]['usage'],
+  finish?: TurnFinish,
 ): Promise<boolean> {
   return env.store.appendStep({
     runId: env.runId,
@@ -270,5 +281,6 @@ function append(
     messages,
     usage,
     now: env.now(),
+    finish: finish ?? null,
   });
 }

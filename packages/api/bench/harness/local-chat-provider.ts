@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { FakeChatProvider } from '@agent-teams/testkit/msw';
+
+/** When the provider saw one request and when it finished answering it (`performance.now()`). */
+export interface ProviderTiming {
+  /** The text of the request's last user message (the benchmark puts a sample key in it). */
+  readonly lastUser: string;
+  readonly receivedAt: number;
+  answeredAt: number;
+}
+
+/** A fake OpenAI-compatible provider listening on loopback. */
+export interface LocalChatProvider {
+  /** `<origin>/v1`, an agent's `baseUrl`. */
+  readonly baseUrl: string;
+  /** Called for every request once its answer was written (the benchmark reads its times). */
+  onAnswered: (timing: ProviderTiming) => void;
+  close(): Promise<void>;
+}
+
+function toRequest(req: IncomingMessage, origin: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new Request(new URL(req.url ?? '/', origin), {
+    method: req.method ?? 'GET',
+    headers,
+    body: Readable.toWeb(req) as ReadableStream<Uint8Array>,
+    duplex: 'half',
+  } as RequestInit);
+}
+
+/**
+ * Starts testkit's {@link FakeChatProvider} as a real HTTP server on 127.0.0.1: every
+ * `POST /v1/chat/completions` is answered at once with `answer` (streamed as SSE when the request
+ * streams, the real wire format), anything else is 404. A model provider is the one part a
+ * benchmark cannot run for real, so it is faked at its HTTP boundary, like in the tests.
+ */
+export async function startLocalChatProvider(answer: string): Promise<LocalChatProvider> {
+  const fake = new FakeChatProvider().respondWith(() => ({ kind: 'answer', content: answer }));
+  let lastUser = '';
+  const provider: LocalChatProvider = {
+    baseUrl: '',
+    onAnswered: () => {},
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+  const server: Server = createServer(async (req, res) => {
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+      res.writeHead(404).end();
+      return;
+    }
+    const receivedAt = performance.now();
+    const request = toRequest(req, origin);
+    const response = await fake.handle(request);
+    const body = fake.requests.at(-1)?.body;
+    const user = body?.messages.filter((message) => message.role === 'user').at(-1);
+    lastUser = typeof user?.content === 'string' ? user.content : '';
+    // Bodies kept by the fake would grow with every sample: only the last one is read.
+    fake.requests.length = 0;
+    const timing: ProviderTiming = { lastUser, receivedAt, answeredAt: 0 };
+    res.once('finish', () => {
+      timing.answeredAt = performance.now();
+      provider.onAnswered(timing);
+    });
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  Object.assign(provider, { baseUrl: `${origin}/v1` });
+  return provider;
+}

@@ -1,0 +1,102 @@
+import WebSocket from 'ws';
+
+const EVENTS = `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
+  __typename seq ... on JobChanged { job { id status } } } }`;
+
+const SEND = `mutation($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id status } } }`;
+
+/** A job's status as a subscriber saw it, with the receive time (`performance.now()`). */
+export interface SeenStatus {
+  readonly jobId: string;
+  readonly status: string;
+  readonly at: number;
+}
+
+/**
+ * What a user of the API does for one turn: `sendRequest` over HTTP and a graphql-ws
+ * `teamEvents` subscription on which the job's COMPLETED shows up.
+ */
+export interface TurnClient {
+  /** Resolves once the socket is acknowledged and every team is subscribed (first frame seen). */
+  readonly ready: Promise<void>;
+  /** Sends one request to one member; resolves with the job id when the mutation answered. */
+  send(teamId: string, memberId: string, text: string, key: string): Promise<string>;
+  /** Resolves when the subscriber has seen `jobId` reach `status` (receive time). */
+  seen(jobId: string, status: string): Promise<number>;
+  close(): void;
+}
+
+/**
+ * Opens one graphql-transport-ws socket on `wsUrl` with a `teamEvents` subscription per team (from
+ * `afterSeq` 0) and answers `seen` from its frames. A small client of its own, so what is timed
+ * is the server, not a client library.
+ */
+export function openTurnClient(httpUrl: string, token: string, teamIds: readonly string[]): TurnClient {
+  const socket = new WebSocket(`${httpUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
+    perMessageDeflate: false,
+  });
+  const statuses = new Map<string, number>();
+  const waiters = new Map<string, (at: number) => void>();
+  const ready = new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('open', () =>
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
+    );
+    socket.on('message', (data: Buffer) => {
+      const at = performance.now();
+      const frame = JSON.parse(data.toString()) as {
+        type: string;
+        payload?: { data?: { teamEvents?: { job?: { id: string; status: string } } }; errors?: unknown };
+      };
+      if (frame.type === 'connection_ack') {
+        for (const [index, teamId] of teamIds.entries()) {
+          const variables = { teamId, afterSeq: 0 };
+          socket.send(JSON.stringify({ id: String(index), type: 'subscribe', payload: { query: EVENTS, variables } }));
+        }
+        resolve();
+      } else if (frame.type === 'next') {
+        const job = frame.payload?.data?.teamEvents?.job;
+        if (job === undefined) return;
+        const key = `${job.id}/${job.status}`;
+        statuses.set(key, at);
+        waiters.get(key)?.(at);
+        waiters.delete(key);
+      } else if (frame.type === 'ping') socket.send('{"type":"pong"}');
+      else if (frame.type === 'error') reject(new Error(`[agent-teams/bench] ${JSON.stringify(frame.payload)}`));
+    });
+  });
+  return {
+    ready,
+    async send(teamId, memberId, text, key) {
+      const response = await fetch(`${httpUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          query: SEND,
+          variables: { input: { teamId, memberIds: [memberId], text, clientRequestId: key } },
+        }),
+      });
+      const json = (await response.json()) as { data?: { sendRequest?: { jobs: { id: string }[] } }; errors?: unknown };
+      const id = json.data?.sendRequest?.jobs[0]?.id;
+      if (id === undefined) throw new Error(`[agent-teams/bench] sendRequest failed: ${JSON.stringify(json.errors)}`);
+      return id;
+    },
+    seen(jobId, status) {
+      const key = `${jobId}/${status}`;
+      const at = statuses.get(key);
+      if (at !== undefined) {
+        statuses.delete(key);
+        return Promise.resolve(at);
+      }
+      return new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`[agent-teams/bench] ${key} not seen in 10 s`)), 10_000);
+        waiters.set(key, (seenAt) => {
+          clearTimeout(timer);
+          statuses.delete(key);
+          resolve(seenAt);
+        });
+      });
+    },
+    close: () => socket.terminate(),
+  };
+}

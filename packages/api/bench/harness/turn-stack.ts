@@ -1,0 +1,181 @@
+import {
+  type AgentDefinition,
+  asAgentId,
+  DEFAULT_ADMISSION_POLICY,
+  type JobId,
+  type Member,
+  type OwnerId,
+  type TeamEvent,
+} from '@agent-teams/core';
+import OpenAI from 'openai';
+import { createConfigCatalog } from '../../src/adapters/config-catalog.js';
+import type { App, AppRuntime } from '../../src/app/create-app.js';
+import { createApp } from '../../src/app/create-app.js';
+import { defaultRuntimes } from '../../src/app/default-runtimes.js';
+import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { BENCH_LOGGER } from './bench-stack.js';
+import { type LocalChatProvider, type ProviderTiming, startLocalChatProvider } from './local-chat-provider.js';
+
+/** The model name the fake provider is asked for. */
+const MODEL = 'bench-instant';
+/** What the fake provider answers to every call. */
+export const INSTANT_ANSWER = 'Instant answer.';
+
+/** Times seen along one turn, keyed by job (all `performance.now()`). */
+export interface TurnTrace {
+  /** Commit times of the batches that carried an event of this job, in order. */
+  readonly commits: { readonly at: number; readonly kinds: readonly string[] }[];
+  start?: number;
+  polls: number[];
+  provider?: ProviderTiming;
+}
+
+/** A served application whose members run on the `openai` runtime against a local fake provider. */
+export interface TurnStack {
+  readonly app: App;
+  readonly url: string;
+  readonly provider: LocalChatProvider;
+  /** The trace of a job (created on first use); `key`, a text its request carried, finds its provider call. */
+  trace(jobId: string, key?: string): TurnTrace;
+  /** Forgets every trace (between rounds). */
+  clearTraces(): void;
+  /** One direct streamed call to the provider with the OpenAI client the runtime uses. */
+  direct(text: string): Promise<void>;
+  /** A READY team of two `openai` members for `owner`. */
+  team(owner: OwnerId): Promise<{ teamId: string; members: Member[] }>;
+  close(): Promise<void>;
+}
+
+let teams = 0;
+
+/**
+ * Builds the application as `serve` does (`createApp`, default runtimes, SQLite file), with one
+ * agent on the `openai` runtime whose `baseUrl` is a local fake provider, listening on loopback;
+ * records, per job, the commits that carried its events, the runtime `start` and `poll` calls and
+ * the provider's receive and answer times.
+ */
+export async function openTurnStack(database: OpenedDatabase, tokens: ReadonlyMap<string, string>): Promise<TurnStack> {
+  const provider = await startLocalChatProvider(INSTANT_ANSWER);
+  const agent: AgentDefinition = {
+    id: asAgentId('modeler'),
+    name: 'modeler',
+    title: 'Modeler',
+    description: 'answers from the local fake provider (benchmark)',
+    runtime: 'openai',
+    timeoutMs: 60_000,
+    settings: { model: MODEL, baseUrl: provider.baseUrl, apiKeyEnv: null },
+  };
+  const traces = new Map<string, TurnTrace>();
+  const trace = (jobId: string): TurnTrace => {
+    let found = traces.get(jobId);
+    if (!found) {
+      found = { commits: [], polls: [] };
+      traces.set(jobId, found);
+    }
+    return found;
+  };
+  const byText = new Map<string, ProviderTiming>();
+  provider.onAnswered = (timing) => byText.set(timing.lastUser, timing);
+  const onEvents = (events: readonly TeamEvent[]) => {
+    const at = performance.now();
+    const kinds = new Map<string, string[]>();
+    for (const event of events) {
+      if (event.jobId === null) continue;
+      const list = kinds.get(event.jobId) ?? [];
+      list.push(event.kind);
+      kinds.set(event.jobId, list);
+    }
+    for (const [jobId, list] of kinds) trace(jobId).commits.push({ at, kinds: list });
+  };
+  const app = await createApp({
+    database,
+    catalog: createConfigCatalog([agent]),
+    logger: BENCH_LOGGER,
+    cluster: false,
+    env: {},
+    tokens,
+    events: { published: onEvents },
+    http: { rateLimit: null },
+    // Eight concurrent turns of one owner: every slot is the owner's (nobody else is waiting).
+    scheduler: { admission: { ...DEFAULT_ADMISSION_POLICY, reservedForOthers: 0 } },
+    runtimes: (parts) =>
+      defaultRuntimes(parts).map((runtime) => (runtime.name === 'openai' ? watch(runtime) : runtime)),
+  });
+  function watch(runtime: AppRuntime): AppRuntime {
+    return {
+      name: runtime.name,
+      ensureConversation: (args) => runtime.ensureConversation(args),
+      start: (args) => {
+        trace(args.context.jobId).start = performance.now();
+        return runtime.start(args);
+      },
+      resume: (args) => runtime.resume(args),
+      poll: (args) => {
+        trace(args.context.jobId).polls.push(performance.now());
+        return runtime.poll(args);
+      },
+      cancel: (args) => runtime.cancel(args),
+      subscribe: (listener) => runtime.subscribe(listener),
+      dispose: () => runtime.dispose?.() ?? Promise.resolve(),
+    };
+  }
+  const { url } = await app.listen(0, '127.0.0.1');
+  const client = new OpenAI({
+    baseURL: provider.baseUrl,
+    apiKey: 'not-needed',
+    maxRetries: 0,
+    logLevel: 'off',
+    fetch: (input, init) => globalThis.fetch(input, init),
+  });
+  return {
+    app,
+    url,
+    provider,
+    trace(jobId: JobId | string, key?: string) {
+      const found = trace(jobId);
+      if (found.provider === undefined && key !== undefined) {
+        for (const [text, timing] of byText) {
+          if (!text.includes(key)) continue;
+          found.provider = timing;
+          byText.delete(text);
+        }
+      }
+      return found;
+    },
+    clearTraces() {
+      traces.clear();
+      byText.clear();
+    },
+    async direct(text) {
+      const stream = await client.chat.completions.create({
+        model: MODEL,
+        messages: [
+          { role: 'system', content: 'You are a member of a team.' },
+          { role: 'user', content: text },
+        ],
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      let answer = '';
+      for await (const chunk of stream) answer += chunk.choices[0]?.delta?.content ?? '';
+      if (answer !== INSTANT_ANSWER) throw new Error(`[agent-teams/bench] direct call answered "${answer}"`);
+    },
+    async team(owner) {
+      teams += 1;
+      const team = await app.core.teams.create(owner, {
+        clientRequestId: `turn-team-${teams}`,
+        name: `Turn team ${teams}`,
+        goal: 'Measure the turn overhead',
+        members: [
+          { name: 'a', agentId: 'modeler' },
+          { name: 'b', agentId: 'modeler' },
+        ],
+      });
+      return { teamId: team.id, members: [...(await app.core.teams.members([team.id]))] };
+    },
+    async close() {
+      await app.close();
+      await provider.close();
+    },
+  };
+}
