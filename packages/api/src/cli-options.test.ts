@@ -9,6 +9,7 @@ describe('parseServeOptions', () => {
       allowedOrigins: [],
       publicUrl: null,
       otlpEndpoint: null,
+      sqliteSynchronous: 'full',
     });
   });
 
@@ -30,6 +31,7 @@ describe('parseServeOptions', () => {
       heartbeatMs: 5_000,
       publicUrl: null,
       otlpEndpoint: null,
+      sqliteSynchronous: 'full',
     });
     expect(parseServeOptions(['--port', '0', '--database', ':memory:', '--config', 'flag.json'], env)).toEqual({
       port: 0,
@@ -42,6 +44,7 @@ describe('parseServeOptions', () => {
       heartbeatMs: 5_000,
       publicUrl: null,
       otlpEndpoint: null,
+      sqliteSynchronous: 'full',
     });
   });
 
@@ -116,5 +119,27 @@ describe('parseServeOptions', () => {
     expect(() => parseServeOptions([], { AGENT_TEAMS_RATE_LIMIT_PER_SECOND: '0' })).toThrow(/PER_SECOND/);
     expect(() => parseServeOptions([], { AGENT_TEAMS_RATE_LIMIT_BURST: '1.5' })).toThrow(/BURST/);
     expect(() => parseServeOptions([], { AGENT_TEAMS_RATE_LIMIT_BURST: '0' })).toThrow(/BURST/);
+  });
+
+  it('reads the SQLite synchronous mode from --sqlite-synchronous or its twin, and refuses others', () => {
+    expect(parseServeOptions(['--sqlite-synchronous', 'normal'], {}).sqliteSynchronous).toBe('normal');
+    expect(parseServeOptions([], { AGENT_TEAMS_SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous).toBe('normal');
+    expect(
+      parseServeOptions(['--sqlite-synchronous', 'full'], { AGENT_TEAMS_SQLITE_SYNCHRONOUS: 'normal' })
+        .sqliteSynchronous,
+    ).toBe('full');
+    expect(() => parseServeOptions(['--sqlite-synchronous', 'off'], {})).toThrow(
+      /--sqlite-synchronous must be full or normal/,
+    );
+    expect(() => parseServeOptions([], { AGENT_TEAMS_SQLITE_SYNCHRONOUS: 'extra' })).toThrow(
+      /AGENT_TEAMS_SQLITE_SYNCHRONOUS must be full or normal/,
+    );
+    // PostgreSQL has its own setting (synchronous_commit): asking for less durability there is refused.
+    expect(() => parseServeOptions(['--database', 'postgres://db/x', '--sqlite-synchronous', 'normal'], {})).toThrow(
+      /applies to SQLite files/,
+    );
+    expect(
+      parseServeOptions(['--database', 'postgres://db/x', '--sqlite-synchronous', 'full'], {}).sqliteSynchronous,
+    ).toBe('full');
   });
 });

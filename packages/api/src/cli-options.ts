@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isPostgresTarget, SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './storage/open-database.js';
 
 /** Options of `agent-teams serve`, after flags, environment and defaults are merged. */
 export interface ServeOptions {
@@ -32,6 +33,8 @@ export interface ServeOptions {
   readonly rateLimitBurst: number | undefined;
   /** Where OpenTelemetry traces go (OTLP over HTTP, the full `/v1/traces` URL); null: tracing off. */
   readonly otlpEndpoint: string | null;
+  /** SQLite files: `full` (default: every commit survives a power loss) or `normal` (no fsync per commit). */
+  readonly sqliteSynchronous: SqliteSynchronous;
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -99,6 +102,10 @@ Options of serve (each has an environment twin; flags win):
                                                                                        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
                                                                                        OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces;
                                                                                        else tracing is off)
+  --sqlite-synchronous <full|normal>  SQLite files: full syncs every commit (survives a power loss);
+                     normal syncs at checkpoints (no fsync per commit; a crash of the process loses
+                     nothing, a power loss may lose the last commits)
+                                                                AGENT_TEAMS_SQLITE_SYNCHRONOUS (default full)
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
   AGENT_TEAMS_RATE_LIMIT_PER_SECOND, AGENT_TEAMS_RATE_LIMIT_BURST
@@ -167,6 +174,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         'public-url': { type: 'string' },
         'max-body-bytes': { type: 'string' },
         'otlp-endpoint': { type: 'string' },
+        'sqlite-synchronous': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -190,11 +198,12 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       `the heartbeat (--heartbeat / AGENT_TEAMS_HEARTBEAT_MS, ${heartbeatMs} ms) must be below half the lease TTL (--lease-ttl / AGENT_TEAMS_LEASE_TTL_MS, ${leaseTtlMs} ms)`,
     );
   }
+  const database = nonBlank(values.database) ?? nonBlank(env.AGENT_TEAMS_DATABASE) ?? SERVE_DEFAULTS.database;
   return {
     port:
       portText === undefined ? SERVE_DEFAULTS.port : parsePort(portText, values.port ? '--port' : 'AGENT_TEAMS_PORT'),
     host: nonBlank(values.host) ?? nonBlank(env.AGENT_TEAMS_HOST) ?? SERVE_DEFAULTS.host,
-    database: nonBlank(values.database) ?? nonBlank(env.AGENT_TEAMS_DATABASE) ?? SERVE_DEFAULTS.database,
+    database,
     config: nonBlank(values.config) ?? nonBlank(env.AGENT_TEAMS_CONFIG) ?? null,
     allowedOrigins: (nonBlank(values['allowed-origins']) ?? nonBlank(env.AGENT_TEAMS_ALLOWED_ORIGINS) ?? '')
       .split(',')
@@ -219,7 +228,25 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       'rateLimitBurst',
     ),
     otlpEndpoint: parseOtlpEndpoint(nonBlank(values['otlp-endpoint']), env, nonBlank),
+    sqliteSynchronous: parseSynchronous(
+      nonBlank(values['sqlite-synchronous']),
+      nonBlank(env.AGENT_TEAMS_SQLITE_SYNCHRONOUS),
+      database,
+    ),
   };
+}
+
+/** `full` or `normal` from the flag or its twin; refused for a PostgreSQL database (it has its own setting). */
+function parseSynchronous(flag: string | undefined, twin: string | undefined, database: string): SqliteSynchronous {
+  const text = flag ?? twin;
+  if (text === undefined) return 'full';
+  const source = flag !== undefined ? '--sqlite-synchronous' : 'AGENT_TEAMS_SQLITE_SYNCHRONOUS';
+  const value = SQLITE_SYNCHRONOUS.find((known) => known === text.trim().toLowerCase());
+  if (value === undefined) throw new UsageError(`${source} must be full or normal, got "${text}"`);
+  if (value !== 'full' && isPostgresTarget(database)) {
+    throw new UsageError(`${source} applies to SQLite files; PostgreSQL's own setting is synchronous_commit`);
+  }
+  return value;
 }
 
 /**

@@ -20,7 +20,7 @@ import type { SpendGuard } from '../runtimes/spend-guard.js';
 import type { Scheduler, SchedulerOptions } from '../scheduler/create-scheduler.js';
 import type { AgentTeamsServer, ServerDeps } from '../server/create-server.js';
 import type { KyselyTeamStore } from '../storage/kysely-team-store.js';
-import type { OpenedDatabase } from '../storage/open-database.js';
+import type { OpenDatabaseOptions, OpenedDatabase } from '../storage/open-database.js';
 
 /** A runtime the application runs; `dispose` (when present) is called, and awaited, on close. */
 export type AppRuntime = AgentRuntime & { dispose?(): void | Promise<void> };
@@ -85,6 +85,8 @@ export interface AppOptions {
    * `runtimes`).
    */
   readonly database?: string | OpenedDatabase | null;
+  /** How a database given by name is opened (`sqliteSynchronous`, the PostgreSQL pool). */
+  readonly databaseOptions?: OpenDatabaseOptions;
   /** The agents members may use. */
   readonly catalog: AgentCatalog;
   /** Owner bearer tokens: token → owner id. A test may delete entries to revoke a token. */

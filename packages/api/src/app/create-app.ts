@@ -17,7 +17,7 @@ import { createScheduler } from '../scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../server/create-server.js';
 import { KyselyTeamStore } from '../storage/kysely-team-store.js';
 import { migrateToLatest } from '../storage/migrate.js';
-import { type OpenedDatabase, openDatabase } from '../storage/open-database.js';
+import { type OpenDatabaseOptions, type OpenedDatabase, openDatabase } from '../storage/open-database.js';
 import type { App, AppOptions, RuntimeParts } from './app-options.js';
 import { defaultRuntimes } from './default-runtimes.js';
 import { fanOut } from './fan-out.js';
@@ -37,7 +37,10 @@ const SILENT: Logger = { info: () => {}, warn: () => {}, error: () => {} };
  * closed by {@link App.close}.
  */
 export async function createApp(options: AppOptions): Promise<App> {
-  const database = await openAppDatabase(options.database === undefined ? ':memory:' : options.database);
+  const database = await openAppDatabase(
+    options.database === undefined ? ':memory:' : options.database,
+    options.databaseOptions,
+  );
   const clock = options.clock ?? createSystemClock();
   const ids = options.ids ?? createRandomIds();
   const logger = options.logger ?? SILENT;
@@ -201,9 +204,12 @@ export async function createApp(options: AppOptions): Promise<App> {
 }
 
 /** Opens and migrates the database named by `target` (an opened one is migrated only). */
-async function openAppDatabase(target: string | OpenedDatabase | null): Promise<OpenedDatabase | null> {
+async function openAppDatabase(
+  target: string | OpenedDatabase | null,
+  opts: OpenDatabaseOptions | undefined,
+): Promise<OpenedDatabase | null> {
   if (target === null) return null;
-  const database = typeof target === 'string' ? await openDatabase(target) : target;
+  const database = typeof target === 'string' ? await openDatabase(target, opts) : target;
   try {
     await migrateToLatest(database.db, database.dialect);
   } catch (error) {

@@ -22,8 +22,21 @@ export interface OpenedDatabase {
   close(): Promise<void>;
 }
 
+/**
+ * SQLite's `synchronous` setting (WAL): `full` syncs the log at every commit, so an accepted request
+ * survives a power loss; `normal` syncs only at checkpoints, so a commit costs no fsync and a
+ * process crash still loses nothing, but a power loss or an OS crash may lose the last commits
+ * (never corrupting the file). PostgreSQL's counterpart is its own `synchronous_commit`.
+ */
+export type SqliteSynchronous = 'full' | 'normal';
+
+/** The values `--sqlite-synchronous` accepts, the default first. */
+export const SQLITE_SYNCHRONOUS: readonly SqliteSynchronous[] = ['full', 'normal'];
+
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
+  /** SQLite files: `full` (default) or `normal`; see {@link SqliteSynchronous}. */
+  readonly sqliteSynchronous?: SqliteSynchronous;
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
   /**
@@ -49,7 +62,8 @@ export function isPostgresTarget(target: string): boolean {
  * `postgres://`/`postgresql://` URL. Does not migrate (see `migrateToLatest`).
  *
  * @remarks SQLite: creates the parent directory, takes the single-server lock, and sets WAL,
- * `synchronous=FULL` (an accepted request must survive a power loss, not only a crash),
+ * `synchronous=FULL` by default (an accepted request must survive a power loss, not only a crash;
+ * `sqliteSynchronous: 'normal'` trades that for a commit without fsync),
  * `busy_timeout=5000` and `foreign_keys=ON` (the team cascade relies on it).
  * @throws DatabaseInUseError when another server holds the SQLite file.
  */
@@ -87,7 +101,7 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
   try {
     database = new BetterSqlite3(file);
     if (!inMemory) database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = FULL');
+    database.pragma(opts.sqliteSynchronous === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
   } catch (error) {

@@ -29,6 +29,18 @@ describe('openDatabase on SQLite', () => {
     }
   });
 
+  it('sets synchronous NORMAL when asked (no fsync per commit), still in WAL', async () => {
+    const opened = await openDatabase(join(dir, 'normal.sqlite'), { sqliteSynchronous: 'normal' });
+    try {
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw(`PRAGMA ${name}`).execute(opened.db)).rows[0] as object)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('synchronous')).toBe(1);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('refuses a second open of the same file and opens again after close', async () => {
     const file = join(dir, 'locked.sqlite');
     const first = await openDatabase(file);
