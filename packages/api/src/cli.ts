@@ -28,7 +28,10 @@ async function serve(argv: readonly string[]): Promise<void> {
   lines.push(
     `  GraphQL and GraphiQL: ${server.url}/graphql   demo page: ${server.url}/   health: ${server.url}/health`,
   );
-  lines.push(`  database: ${options.database}`);
+  // Said at start, so an operator sees that commits are not synced to disk one by one.
+  const sync =
+    options.sqliteSynchronous === 'normal' ? '   (synchronous=normal: a power loss may lose the last commits)' : '';
+  lines.push(`  database: ${options.database}${sync}`);
   if (server.devToken !== null) {
     lines.push(`  development token: ${server.devToken}   (send "Authorization: Bearer ${server.devToken}")`);
   }
