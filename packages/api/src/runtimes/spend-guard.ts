@@ -44,6 +44,8 @@ export function createSpendGuard(deps: SpendGuardDeps): SpendGuard {
         ownerLimits: (owner) => ownerDayBudget(deps.policy, owner),
       });
       if (!decision.ok) return { ok: false, message: decision.message };
+      // Nothing was recorded (no budget applies): releasing would be a write, or a round trip, for nothing.
+      if (decision.held === false) return { ok: true, release: async () => undefined };
       return {
         ok: true,
         release: async () => {

@@ -45,7 +45,7 @@ export class KyselyTeamworkRoles extends KyselyJobRoles {
   }
 
   async reserveSpend(args: ReserveSpendArgs): Promise<SpendDecision> {
-    if (await budgets.noBudgetApplies(this.ctx.db, args)) return { ok: true };
+    if (await budgets.noBudgetApplies(this.ctx.db, args)) return { ok: true, held: false };
     return runWrite(this.ctx, args.now, (scope) => budgets.reserveSpend(scope, args));
   }
 

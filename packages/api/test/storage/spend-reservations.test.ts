@@ -1,6 +1,7 @@
-import { asJobId, asOwnerId, type OwnerDayBudget } from '@agent-teams/core';
+import { asJobId, asOwnerId, type Budgets, NO_BUDGET_POLICY, type OwnerDayBudget } from '@agent-teams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/create-app.js';
+import { createSpendGuard } from '../../src/runtimes/spend-guard.js';
 import { openTestApp } from '../support/test-app.js';
 
 let app: App;
@@ -10,6 +11,7 @@ beforeAll(async () => {
 afterAll(() => app.close());
 
 const NONE: OwnerDayBudget = { maxTokensPerDay: null, maxCostPerDay: null };
+const SILENT = { info: () => {}, warn: () => {}, error: () => {} };
 const members = [
   { name: 'a', agentId: 'researcher' },
   { name: 'b', agentId: 'writer' },
@@ -48,7 +50,7 @@ async function reserve(owner: string, ownerLimits: OwnerDayBudget, teamBudget: n
 describe('spend reservations (SQLite store)', () => {
   it('writes no reservation when no budget applies, and one when a team or an owner budget does', async () => {
     const before = await reservationRows();
-    expect(await reserve('unlimited', NONE, null)).toEqual({ ok: true });
+    expect(await reserve('unlimited', NONE, null)).toEqual({ ok: true, held: false });
     // Nothing to hold the call against: no row, so the call's transaction has no write to commit.
     expect(await reservationRows()).toBe(before);
     expect(await reserve('team-budget', NONE, 100)).toEqual({ ok: true });
@@ -58,5 +60,63 @@ describe('spend reservations (SQLite store)', () => {
     // A budget that is too small still refuses (the checks run whenever a budget applies).
     expect((await reserve('tiny-budget', NONE, 9)).ok).toBe(false);
     expect(await reservationRows()).toBe(before + 2);
+  });
+});
+
+describe('the spend guard', () => {
+  it('releases nothing after a call no budget applies to, and releases a held reservation', async () => {
+    const released: string[] = [];
+    const store = {
+      reserveSpend: app.store.reserveSpend.bind(app.store),
+      releaseSpend: async (id: string) => {
+        released.push(id);
+        await app.store.releaseSpend(id);
+      },
+    } as unknown as Budgets;
+    const team = async (owner: string, budget: number | null) => {
+      n += 1;
+      const made = await app.core.teams.create(asOwnerId(owner), {
+        clientRequestId: `g-${n}`,
+        name: `g ${n}`,
+        goal: 'g',
+        members,
+      });
+      if (budget !== null) {
+        await app.store.setTeamBudget(
+          asOwnerId(owner),
+          made.id,
+          { maxTokens: budget, maxCost: null },
+          new Date().toISOString(),
+        );
+      }
+      return made.id;
+    };
+    const guard = createSpendGuard({
+      store,
+      policy: NO_BUDGET_POLICY,
+      clock: { nowMs: () => Date.now() },
+      logger: SILENT,
+    });
+    const free = await guard.reserve({
+      teamId: await team('guard-free', null),
+      jobId: asJobId('job_free'),
+      tokens: 10,
+      cost: 0,
+    });
+    if (!free.ok) throw new Error('refused');
+    await free.release();
+    expect(released).toEqual([]);
+    const before = await reservationRows();
+    const held = await guard.reserve({
+      teamId: await team('guard-held', 100),
+      jobId: asJobId('job_held'),
+      tokens: 10,
+      cost: 0,
+    });
+    if (!held.ok) throw new Error('refused');
+    expect(await reservationRows()).toBe(before + 1);
+    await held.release();
+    expect(released).toHaveLength(1);
+    expect(await reservationRows()).toBe(before);
   });
 });

@@ -21,7 +21,13 @@ export interface SpendRefusal {
 }
 
 /** The answer of {@link decideSpend}. */
-export type SpendDecision = { readonly ok: true } | ({ readonly ok: false } & SpendRefusal);
+export type SpendDecision =
+  | {
+      readonly ok: true;
+      /** `false` when no budget applies and nothing was recorded: there is no reservation to release. */
+      readonly held?: false;
+    }
+  | ({ readonly ok: false } & SpendRefusal);
 
 function passes(limit: number | null, spent: number, requested: number): boolean {
   return limit === null || spent + requested <= limit;
