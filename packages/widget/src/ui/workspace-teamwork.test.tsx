@@ -118,8 +118,22 @@ describe('Workspace with teamwork', () => {
     next({ seq: 4, member: { id: 'm3', status: 'IDLE' } });
     expect(await screen.findByRole('img', { name: 'Scout: Idle' })).toBeTruthy();
     expect(screen.getByText('Finds sources')).toBeTruthy();
+    // Research is a chosen recipient of the composer when it retires: it is dropped and no longer offered.
+    const box = screen.getByLabelText('Message to team') as HTMLTextAreaElement;
+    const type = (value: string) => {
+      box.value = value;
+      box.setSelectionRange(value.length, value.length);
+      fireEvent.input(box);
+    };
+    type('@Res');
+    fireEvent.keyDown(box, { key: 'Enter' });
+    expect(screen.getByRole('button', { name: 'Remove recipient Research' })).toBeTruthy();
     next({ seq: 5, member: { id: 'm2', status: 'RETIRED' } });
     expect(screen.getByRole('img', { name: 'Research: Retired' })).toBeTruthy();
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Remove recipient Research' })).toBeNull());
+    type('@Res');
+    expect(screen.queryByRole('option', { name: '@Research' })).toBeNull();
+    type('');
     next({
       seq: 6,
       message: {

@@ -7,7 +7,7 @@ import { Composer } from './composer.js';
 import { useWidget } from './context.js';
 import { createLazyView } from './lazy-view.js';
 import { MemberList } from './member-list.js';
-import { type MemberRef, TeamContext, type TeamData, type UsageTotals } from './team-context.js';
+import { type MemberRef, TeamContext, type TeamData, type TeamMember, type UsageTotals } from './team-context.js';
 import { TeamHeader } from './team-header.js';
 import { TeamStateBanner } from './team-state-banner.js';
 
@@ -65,6 +65,17 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
   // The task board is a chunk of its own too, loaded when first opened; it replaces the feed while shown.
   const [boardShown, setBoardShown] = createSignal(false);
   const board = createLazyView(() => import('./task-board.js').then((chunk) => chunk.TaskBoard), report);
+  /** A member's live status; a retired member is neither offered by the composer nor kept as a recipient. */
+  const liveStatus = (member: TeamMember) =>
+    feed.waiting(member.id) ? 'WAITING_CHANGE' : (feed.memberStatus(member.id) ?? member.status);
+  createEffect(() => {
+    const retired = new Set(
+      team()
+        ?.members.filter((m) => liveStatus(m) === 'RETIRED')
+        .map((m) => m.id),
+    );
+    if (recipients().some((id) => retired.has(id))) setRecipients(recipients().filter((id) => !retired.has(id)));
+  });
 
   // The team's and members' totals move exactly when a job's own usage does: read them again then.
   const calls = createMemo(() =>
@@ -115,8 +126,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
             progress,
             usage,
             status: () => feed.teamStatus() ?? data().status,
-            memberStatus: (member) =>
-              feed.waiting(member.id) ? 'WAITING_CHANGE' : (feed.memberStatus(member.id) ?? member.status),
+            memberStatus: liveStatus,
             changed,
             reconnect,
             openConversation: showConversation,
@@ -179,7 +189,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                 </section>
                 <Show when={(feed.teamStatus() ?? data().status) !== 'CLOSED'}>
                   <Composer
-                    members={data().members}
+                    members={data().members.filter((m) => liveStatus(m) !== 'RETIRED')}
                     recipients={recipients()}
                     setRecipients={setRecipients}
                     send={send}
