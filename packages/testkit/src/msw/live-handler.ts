@@ -118,6 +118,10 @@ export function liveHandler(fake: WidgetFake, options: LiveHandlerOptions): WebS
       } catch {
         return close(LiveClose.badRequest, 'Invalid message received');
       }
+      // Valid JSON that is not an object (`null`, `5`, `[]`) is as invalid as bytes that do not parse.
+      if (message === null || typeof message !== 'object' || Array.isArray(message)) {
+        return close(LiveClose.badRequest, 'Invalid message received');
+      }
       if (message.type === 'connection_init') {
         if (acknowledged) return close(LiveClose.tooManyInits, 'Too many initialisation requests');
         const auth = message.payload?.authorization;
