@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { asOwnerId } from '@agent-teams/core';
-import { openDatabase } from '../src/storage/open-database.js';
+import { type OpenDatabaseOptions, openDatabase } from '../src/storage/open-database.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
 import { ms, type Summary, summarize } from './harness/stats.js';
 import { openTurnClient, type TurnClient } from './harness/turn-client.js';
@@ -98,6 +98,30 @@ async function round(
   return series;
 }
 
+/** The databases opened otherwise whose rounds follow the main ones (labels as in the table). */
+const VARIANTS = [
+  {
+    label: '`synchronous=normal`',
+    file: 'normal',
+    metric: 'Normal',
+    options: { sqliteSynchronous: 'normal' },
+    concurrency: [1],
+  },
+  {
+    label: 'fsync inside COMMIT (before group commit)',
+    file: 'inline',
+    metric: 'Inline',
+    options: { sqliteSyncMethod: 'inline' },
+    concurrency: [1, 8],
+  },
+] as const satisfies readonly {
+  label: string;
+  file: string;
+  metric: string;
+  options: OpenDatabaseOptions;
+  concurrency: readonly (typeof CONCURRENCY)[number][];
+}[];
+
 const added = (turn: Summary, direct: Summary) => ({ p50: turn.p50 - direct.p50, p99: turn.p99 - direct.p99 });
 
 /**
@@ -112,8 +136,9 @@ export const turnOverhead: Benchmark = {
   async run(ctx): Promise<BenchReport> {
     const size = SIZES[ctx.scale];
     const tokens = new Map<string, string>();
-    // One owner per round, and the rounds on the `synchronous=normal` database after them.
-    for (let r = 0; r < size.rounds * (CONCURRENCY.length + 1); r += 1)
+    // One owner per round, and the rounds on the other databases (VARIANTS) after them.
+    const variantRounds = VARIANTS.reduce((n, variant) => n + variant.concurrency.length, 0);
+    for (let r = 0; r < size.rounds * (CONCURRENCY.length + variantRounds); r += 1)
       tokens.set(`turn-token-${r}`, `turn-owner-${r}`);
     const stack = await openTurnStack(await openDatabase(join(ctx.dir, 'turns.sqlite')), tokens);
     const rows: string[][] = [];
@@ -157,37 +182,54 @@ export const turnOverhead: Benchmark = {
       await stack.close();
     }
     const cpu = process.cpuUsage(cpuStart);
-    // The same single turns on a database opened with `--sqlite-synchronous normal`: no fsync per
-    // commit (docs/deployment.md), so the rows show what the syncs alone cost a turn.
-    const relaxed = await openTurnStack(
-      await openDatabase(join(ctx.dir, 'turns-normal.sqlite'), { sqliteSynchronous: 'normal' }),
-      tokens,
-    );
-    try {
-      await relaxed.app.start();
-      const spread: number[] = [];
-      for (let r = 0; r < size.rounds; r += 1) {
-        const owner = size.rounds * CONCURRENCY.length + r;
-        const s = await round(relaxed, `turn-token-${owner}`, owner, 1, size.samples[1], size.warmup);
-        const turn = summarize(s.turns);
-        const accepted = summarize(s.accepted);
-        const direct = summarize(s.direct);
-        const extra = added(turn, direct);
-        spread.push(extra.p50);
-        rows.push([
-          '1, `synchronous=normal`',
-          `${r + 1}`,
-          String(turn.count),
-          `${ms(turn.p50)} / ${ms(turn.p99)}`,
-          `${ms(accepted.p50)} / ${ms(accepted.p99)}`,
-          `${ms(direct.p50)} / ${ms(direct.p99)}`,
-          `**${ms(extra.p50)} / ${ms(extra.p99)}**`,
-        ]);
-        ctx.log(`turn-overhead synchronous=normal round ${r + 1}: added p50 ${ms(extra.p50)} p99 ${ms(extra.p99)}`);
+    // The same turns on databases opened two other ways: as `--sqlite-synchronous normal` opens
+    // them (no sync at all: what the syncs cost a turn), and with SQLite's own fsync inside every
+    // COMMIT, as before group commit (what group commit saves).
+    let owner = size.rounds * CONCURRENCY.length;
+    for (const variant of VARIANTS) {
+      const other = await openTurnStack(
+        await openDatabase(join(ctx.dir, `turns-${variant.file}.sqlite`), variant.options),
+        tokens,
+      );
+      try {
+        await other.app.start();
+        for (const concurrency of variant.concurrency) {
+          const spread: number[] = [];
+          for (let r = 0; r < size.rounds; r += 1) {
+            const s = await round(
+              other,
+              `turn-token-${owner}`,
+              owner,
+              concurrency,
+              size.samples[concurrency],
+              size.warmup,
+            );
+            owner += 1;
+            const turn = summarize(s.turns);
+            const accepted = summarize(s.accepted);
+            const direct = summarize(s.direct);
+            const extra = added(turn, direct);
+            spread.push(extra.p50);
+            rows.push([
+              `${concurrency}, ${variant.label}`,
+              `${r + 1}`,
+              String(turn.count),
+              `${ms(turn.p50)} / ${ms(turn.p99)}`,
+              `${ms(accepted.p50)} / ${ms(accepted.p99)}`,
+              `${ms(direct.p50)} / ${ms(direct.p99)}`,
+              `**${ms(extra.p50)} / ${ms(extra.p99)}**`,
+            ]);
+            ctx.log(
+              `turn-overhead ${variant.file} c=${concurrency} round ${r + 1}: added p50 ${ms(extra.p50)} p99 ${ms(extra.p99)}`,
+            );
+          }
+          metrics[`addedP50Ms${variant.metric}C${concurrency}`] = spread.sort((a, b) => a - b)[
+            Math.floor(spread.length / 2)
+          ] as number;
+        }
+      } finally {
+        await other.close();
       }
-      metrics.addedP50MsNormal = spread.sort((a, b) => a - b)[Math.floor(spread.length / 2)] as number;
-    } finally {
-      await relaxed.close();
     }
     const cpuPerTurn = (cpu.user + cpu.system) / 1000 / Math.max(1, turnsRun);
     metrics.cpuMsPerTurn = cpuPerTurn;
@@ -223,12 +265,12 @@ export const turnOverhead: Benchmark = {
         'One process serves the application as `serve` builds it (`createApp`, SQLite file, default runtimes, HTTP and graphql-ws on 127.0.0.1) with one agent on the `openai` runtime (`stream: true`) whose `baseUrl` is a local fake OpenAI-compatible provider (testkit `FakeChatProvider` behind `node:http` on 127.0.0.1) that answers every call at once with a 2-word streamed answer.',
         'A turn sample: `sendRequest` to one member over HTTP (`fetch`), then the wait until the COMPLETED `JobChanged` of its job arrives on a graphql-ws `teamEvents` subscription opened before the round (the client is a few lines over `ws`, in the same process). A direct sample: the same provider called with an OpenAI client built as the runtime builds it (`openai` SDK, streaming, `include_usage`), the stream read to its end. Turn and direct samples alternate (which goes first alternates too), so load drift hits both alike.',
         `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted. At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
-        'The rows `1, synchronous=normal` run the same single turns on a second database opened as `--sqlite-synchronous normal` opens it (WAL without a sync per commit; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), after the other rounds.',
+        'The main rows run on a database opened as `serve` opens it: WAL with group commit (a commit answers only after one `fdatasync` of the log, run off the event loop and shared by the commits made while it ran; `src/storage/sqlite-wal-sync.ts`). After them, the same turns run on two more databases: `synchronous=normal` opened as `--sqlite-synchronous normal` opens it (no sync at all; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), and "fsync inside COMMIT", SQLite\'s own `synchronous=FULL` as the server used before group commit (each COMMIT syncs the log while the event loop waits).',
         `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync.`,
         'The breakdown stamps `performance.now()` in the same process: the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "CPU per turn" is the process CPU (`process.cpuUsage`, server, provider and client together) over all turns and direct calls, divided by the turns.',
       ],
       notes: [
-        `CPU per turn (server + provider + client, direct calls included): ${ms(cpuPerTurn)}. One raw single-row commit (WAL, synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile: every commit with a write costs one fsync, which better-sqlite3 waits for on the event loop.`,
+        `CPU per turn (server + provider + client, direct calls included): ${ms(cpuPerTurn)}. One raw single-row commit (WAL, SQLite's own synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile; with group commit that sync runs off the event loop, once per group of commits.`,
       ],
       metrics,
     };

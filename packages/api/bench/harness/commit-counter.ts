@@ -25,7 +25,7 @@ export interface CountingDatabase extends OpenedDatabase {
 const WRITE = /^\s*(insert\s+into|update|delete\s+from)\s+"?([a-z_]+)"?/i;
 
 /**
- * Opens a SQLite file with the production pragmas of `openDatabase` (WAL, synchronous=FULL,
+ * Opens a SQLite file with the pragmas of `openDatabase` (WAL, SQLite's own synchronous=FULL in place of group commit,
  * busy_timeout, foreign_keys) and counts, at execution time on the one connection, every
  * statement and every commit: an explicit COMMIT is labelled with the writes of its
  * transaction; a write outside a transaction is an autocommit of its own.

@@ -4,8 +4,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database-types.js';
+import { DurableSqliteDialect } from './sqlite-durable-dialect.js';
 import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { type FileSync, WalSync, type WalSyncStats } from './sqlite-wal-sync.js';
 
 export { DatabaseInUseError } from './database-in-use-error.js';
 
@@ -20,13 +22,18 @@ export interface OpenedDatabase {
   readonly target: string;
   /** Closes connections and releases the SQLite single-server lock. */
   close(): Promise<void>;
+  /** SQLite files with `full` durability: commits and log syncs so far (group commit, `sqlite-wal-sync.ts`). */
+  readonly walSync?: () => WalSyncStats;
 }
 
 /**
- * SQLite's `synchronous` setting (WAL): `full` syncs the log at every commit, so an accepted request
- * survives a power loss; `normal` syncs only at checkpoints, so a commit costs no fsync and a
- * process crash still loses nothing, but a power loss or an OS crash may lose the last commits
- * (never corrupting the file). PostgreSQL's counterpart is its own `synchronous_commit`.
+ * How durable a SQLite commit is (WAL): `full` syncs the log before anyone learns of a commit, so
+ * an accepted request survives a power loss; `normal` syncs only at checkpoints, so a commit costs
+ * no fsync and a process crash still loses nothing, but a power loss or an OS crash may lose the
+ * last commits (never corrupting the file). PostgreSQL's counterpart is its own `synchronous_commit`.
+ *
+ * @remarks `full` is group commit ({@link WalSync}), not SQLite's own `synchronous=FULL`: the same
+ * guarantee, with the sync off the event loop and shared by the commits made while it runs.
  */
 export type SqliteSynchronous = 'full' | 'normal';
 
@@ -37,6 +44,12 @@ export const SQLITE_SYNCHRONOUS: readonly SqliteSynchronous[] = ['full', 'normal
 export interface OpenDatabaseOptions {
   /** SQLite files: `full` (default) or `normal`; see {@link SqliteSynchronous}. */
   readonly sqliteSynchronous?: SqliteSynchronous;
+  /**
+   * How `full` syncs (benchmarks and tests only, not a server option): `group` (default, one sync
+   * off the event loop per group of commits) or `inline` (SQLite's `synchronous=FULL`: an fsync
+   * inside every COMMIT, on the event loop). A function is `group` with that sync (tests).
+   */
+  readonly sqliteSyncMethod?: 'group' | 'inline' | FileSync;
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
   /**
@@ -61,9 +74,10 @@ export function isPostgresTarget(target: string): boolean {
  * Opens the database named by `--database`: a SQLite file path, `:memory:`, or a
  * `postgres://`/`postgresql://` URL. Does not migrate (see `migrateToLatest`).
  *
- * @remarks SQLite: creates the parent directory, takes the single-server lock, and sets WAL,
- * `synchronous=FULL` by default (an accepted request must survive a power loss, not only a crash;
- * `sqliteSynchronous: 'normal'` trades that for a commit without fsync),
+ * @remarks SQLite: creates the parent directory, takes the single-server lock, and sets WAL with
+ * `full` durability by default (an accepted request must survive a power loss, not only a crash:
+ * group commit, see {@link SqliteSynchronous}; `sqliteSynchronous: 'normal'` trades that for a
+ * commit without any sync),
  * `busy_timeout=5000` and `foreign_keys=ON` (the team cascade relies on it).
  * @throws DatabaseInUseError when another server holds the SQLite file.
  */
@@ -97,23 +111,38 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
   const file = inMemory ? target : resolve(target);
   if (!inMemory) mkdirSync(dirname(file), { recursive: true });
   const lock: SqliteFileLock | null = inMemory ? null : acquireSqliteFileLock(file);
+  const method = opts.sqliteSyncMethod ?? 'group';
+  // Group commit (the default for `full`): SQLite commits without a sync, WalSync syncs the log.
+  const walSync =
+    !inMemory && opts.sqliteSynchronous !== 'normal' && method !== 'inline'
+      ? new WalSync(file, typeof method === 'function' ? method : undefined)
+      : null;
   let database: BetterSqlite3.Database;
   try {
     database = new BetterSqlite3(file);
     if (!inMemory) database.pragma('journal_mode = WAL');
-    database.pragma(opts.sqliteSynchronous === 'normal' ? 'synchronous = NORMAL' : 'synchronous = FULL');
+    const inline = opts.sqliteSynchronous !== 'normal' && walSync === null;
+    database.pragma(inline ? 'synchronous = FULL' : 'synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
   } catch (error) {
     lock?.release();
     throw error;
   }
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const dialect =
+    walSync === null
+      ? new SqliteDialect({ database: withStatementCache(database) })
+      : new DurableSqliteDialect(
+          { database: withStatementCache(database, (writes, open) => walSync.observe(writes, open)) },
+          walSync,
+        );
+  const db = new Kysely<Database>({ dialect });
   let closed = false;
   return {
     db,
     dialect: 'sqlite',
     target,
+    ...(walSync === null ? {} : { walSync: () => walSync.stats }),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,17 +1,22 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { SqliteDatabase } from 'kysely';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
 /** Distinct SQL texts kept prepared; the store issues a few dozen shapes, so this never evicts in practice. */
 const MAX_STATEMENTS = 500;
+
+/** Told after each statement ran: whether it may write, and whether a transaction is still open. */
+export type StatementObserver = (statementWrites: boolean, inTransaction: boolean) => void;
 
 /**
  * Wraps a better-sqlite3 connection so Kysely reuses prepared statements. Kysely's SQLite driver
  * prepares every query anew; preparing costs more than running most of the store's small
  * statements (measured: see docs/benchmarks.md). Safe because the driver serializes all use of
  * its single connection and runs statements with `all`/`run`, which rebind parameters each call.
+ *
+ * @param observe told after every statement (group commit counts commits with it: `sqlite-wal-sync.ts`).
  */
-export function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
-  const statements = new Map<string, BetterSqlite3.Statement>();
+export function withStatementCache(database: BetterSqlite3.Database, observe?: StatementObserver): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
   return {
     close: () => {
       statements.clear();
@@ -20,7 +25,8 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
     prepare: (sql: string) => {
       let statement = statements.get(sql);
       if (statement === undefined) {
-        statement = database.prepare(sql);
+        const prepared = database.prepare(sql);
+        statement = observe === undefined ? prepared : observed(database, prepared, observe);
         if (statements.size >= MAX_STATEMENTS) {
           const oldest = statements.keys().next().value;
           if (oldest !== undefined) statements.delete(oldest);
@@ -28,6 +34,43 @@ export function withStatementCache(database: BetterSqlite3.Database): SqliteData
         statements.set(sql, statement);
       }
       return statement;
+    },
+  };
+}
+
+/**
+ * The statement as Kysely uses it, telling `observe` after each run. `readonly` is SQLite's own
+ * answer (`sqlite3_stmt_readonly`): an `INSERT … RETURNING` read with `all` still writes, and
+ * `COMMIT` itself counts as read-only (it only ends what the writes began).
+ */
+function observed(
+  database: BetterSqlite3.Database,
+  statement: BetterSqlite3.Statement,
+  observe: StatementObserver,
+): SqliteStatement {
+  const writes = !statement.readonly;
+  return {
+    reader: statement.reader,
+    all(parameters) {
+      try {
+        return statement.all(parameters);
+      } finally {
+        observe(writes, database.inTransaction);
+      }
+    },
+    run(parameters) {
+      try {
+        return statement.run(parameters);
+      } finally {
+        observe(writes, database.inTransaction);
+      }
+    },
+    *iterate(parameters) {
+      try {
+        yield* statement.iterate(parameters);
+      } finally {
+        observe(writes, database.inTransaction);
+      }
     },
   };
 }

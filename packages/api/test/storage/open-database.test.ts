@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'agent-teams-open-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('openDatabase on SQLite', () => {
-  it('creates the parent directory and sets WAL, synchronous FULL, busy timeout and foreign keys', async () => {
+  it('creates the parent directory and sets WAL with group commit, busy timeout and foreign keys', async () => {
     const file = join(dir, 'nested', 'deeper', 'teams.sqlite');
     const opened = await openDatabase(file);
     try {
@@ -20,7 +20,9 @@ describe('openDatabase on SQLite', () => {
         Object.values((await sql.raw(`PRAGMA ${name}`).execute(opened.db)).rows[0] as object)[0];
       expect(opened.dialect).toBe('sqlite');
       expect(await pragma('journal_mode')).toBe('wal');
-      expect(await pragma('synchronous')).toBe(2);
+      // Group commit: SQLite's own sync is off (NORMAL) because WalSync syncs the log itself.
+      expect(await pragma('synchronous')).toBe(1);
+      expect(opened.walSync).toBeDefined();
       expect(await pragma('busy_timeout')).toBe(5000);
       expect(await pragma('foreign_keys')).toBe(1);
       expect(existsSync(`${file}.lock`)).toBe(true);
@@ -29,13 +31,27 @@ describe('openDatabase on SQLite', () => {
     }
   });
 
-  it('sets synchronous NORMAL when asked (no fsync per commit), still in WAL', async () => {
+  it('sets synchronous FULL when asked to sync inside each COMMIT (benchmarks), still in WAL', async () => {
+    const opened = await openDatabase(join(dir, 'inline.sqlite'), { sqliteSyncMethod: 'inline' });
+    try {
+      const pragma = async (name: string) =>
+        Object.values((await sql.raw(`PRAGMA ${name}`).execute(opened.db)).rows[0] as object)[0];
+      expect(await pragma('journal_mode')).toBe('wal');
+      expect(await pragma('synchronous')).toBe(2);
+      expect(opened.walSync).toBeUndefined();
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('sets synchronous NORMAL when asked (no fsync per commit, no group commit), still in WAL', async () => {
     const opened = await openDatabase(join(dir, 'normal.sqlite'), { sqliteSynchronous: 'normal' });
     try {
       const pragma = async (name: string) =>
         Object.values((await sql.raw(`PRAGMA ${name}`).execute(opened.db)).rows[0] as object)[0];
       expect(await pragma('journal_mode')).toBe('wal');
       expect(await pragma('synchronous')).toBe(1);
+      expect(opened.walSync).toBeUndefined();
     } finally {
       await opened.close();
     }

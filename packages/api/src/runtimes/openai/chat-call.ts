@@ -81,9 +81,14 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
 }
 
 async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
+  let failing: { message: string; cause: unknown } | null = null;
   for (let attempt = 1; ; attempt += 1) {
     if (call.signal.aborted) throw new ModelCallError('aborted', 'The run was cancelled.');
     const remaining = call.deadlineMs - call.nowMs();
+    if (remaining <= 0 && failing !== null) {
+      // The backoff wait ran past the deadline (a late timer on a busy machine): say why we retried.
+      throw gaveUp(failing.message, attempt - 1, failing.cause);
+    }
     if (remaining <= 0) throw new ModelCallError('failed', 'The turn deadline passed before the model answered.');
     let response: ChatCompletion | Response;
     try {
@@ -97,18 +102,22 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       const verdict = classifyRequestError(error, call.signal);
       if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: error });
       const delay = retryDelay(error, attempt, call.retryBaseMs);
-      if (call.nowMs() + delay >= call.deadlineMs) {
-        throw new ModelCallError(
-          'failed',
-          `The model provider kept failing (${verdict.message}); gave up after ${attempt} attempt(s) within the turn deadline.`,
-          { cause: error, code: JobErrorCode.PROVIDER_UNAVAILABLE },
-        );
-      }
+      if (call.nowMs() + delay >= call.deadlineMs) throw gaveUp(verdict.message, attempt, error);
+      failing = { message: verdict.message, cause: error };
       if (!(await call.sleep(delay, call.signal))) throw new ModelCallError('aborted', 'The run was cancelled.');
       continue;
     }
     return call.stream ? readStream(response as Response, call) : readCompletion(response as ChatCompletion, call);
   }
+}
+
+/** The failure of a call whose retries ran out of turn deadline. */
+function gaveUp(reason: string, attempts: number, cause: unknown): ModelCallError {
+  return new ModelCallError(
+    'failed',
+    `The model provider kept failing (${reason}); gave up after ${attempts} attempt(s) within the turn deadline.`,
+    { cause, code: JobErrorCode.PROVIDER_UNAVAILABLE },
+  );
 }
 
 async function readStream(response: Response, call: ModelCall): Promise<ModelAnswer> {
