@@ -41,9 +41,9 @@ export interface WalSyncStats {
  * @remarks Why it is as safe as `synchronous=FULL`: a WAL commit is a run of frames appended to
  * the log; after a power loss SQLite replays the log up to the first frame that is missing or
  * torn, so what survives is always a prefix of the commits, and a sync covers every frame
- * written before it started. The driver ({@link DurableSqliteDialect}) releases its connection
- * and then waits for {@link durable} before answering any query, so a caller is never told of a
- * commit, and never reads data, that a power loss could still take back. Syncing the log from our
+ * written before it started. The driver (`DurableSqliteDialect`) releases its connection and then
+ * waits for {@link durable} before a writer goes on, so no caller is told of its commit before a
+ * power loss can no longer take it back (what readers may see: `sqlite-durable-dialect.ts`). Syncing the log from our
  * own descriptor works because a sync flushes the file (the inode), not one descriptor's writes.
  * The directory is synced once too, so a log file created by this process survives as a name.
  */
@@ -83,6 +83,11 @@ export class WalSync {
     if (this.#failed) return Promise.reject(this.#failed);
     if (this.#synced >= this.#commits) return Promise.resolve();
     return this.#until(this.#commits);
+  }
+
+  /** True once a sync failed (every later query is refused). */
+  get failed(): boolean {
+    return this.#failed !== null;
   }
 
   get stats(): WalSyncStats {
