@@ -90,11 +90,21 @@ async function assertResumable(ctx: ApiContext, owner: OwnerId, team: Team, afte
 }
 
 /**
- * Loads what an event names into the view `teamEvents` resolves, with fresh loaders (current
- * state, not a cached one); null when the entity no longer exists (nothing to show).
+ * Loads what an event names into the view `teamEvents` resolves; null when the entity no longer
+ * exists (nothing to show). The events of one batch (one commit's events, loaded together after
+ * that commit) share loaders: the team they all name is read once, their jobs and members in one
+ * query each. Each batch gets fresh loaders (current state, never an earlier batch's cached one).
  */
-export function loadTeamEventView(core: Core, event: TeamEvent): Promise<TeamEventView | null> {
-  return toEventView(core, createLoaders(core), event);
+export function teamEventViewLoader(core: Core): (event: TeamEvent, batch: object) => Promise<TeamEventView | null> {
+  const shared = new WeakMap<object, Loaders>();
+  return (event, batch) => {
+    let loaders = shared.get(batch);
+    if (loaders === undefined) {
+      loaders = createLoaders(core);
+      shared.set(batch, loaders);
+    }
+    return toEventView(core, loaders, event);
+  };
 }
 
 /** Loads the entity an event names; null when it no longer exists (nothing to show). */

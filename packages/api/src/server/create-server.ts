@@ -9,7 +9,7 @@ import type { ProgressSource } from '../events/progress-hub.js';
 import { type OpsEndpoints, useOpsEndpoints } from '../observability/use-ops-endpoints.js';
 import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
-import { loadTeamEventView } from '../schema/team-events.js';
+import { teamEventViewLoader } from '../schema/team-events.js';
 import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
 import { DEFAULT_MAX_BODY_BYTES, limitRequestBodies } from './body-limit.js';
@@ -95,7 +95,7 @@ interface InitialContext {
  */
 export function createServer(deps: ServerDeps): AgentTeamsServer {
   const { core, eventHub, progress, auth, memberRunTokens, logger } = deps;
-  const teamFeeds = createTeamFeeds({ core, eventHub, loadView: (event) => loadTeamEventView(core, event) });
+  const teamFeeds = createTeamFeeds({ core, eventHub, loadView: teamEventViewLoader(core) });
   const maskError = createMaskError(logger);
   const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
   const rateLimit = deps.rateLimit === undefined ? RATE_LIMIT_DEFAULTS : deps.rateLimit;

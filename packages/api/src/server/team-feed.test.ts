@@ -61,6 +61,35 @@ describe('team feeds', () => {
     expect(feeds.size).toBe(0);
   });
 
+  it('loads the views of one published batch with one shared batch object, a new one per batch', async () => {
+    const hub = createEventHub();
+    const log = fakeLog();
+    const batches = new Map<number, object>();
+    const feeds = createTeamFeeds({
+      core: log.core,
+      eventHub: hub,
+      loadView: async (e, batch) => {
+        batches.set(e.seq, batch);
+        return { seq: e.seq };
+      },
+    });
+    const cursor = feeds.follow(owner, teamId, 0, 0);
+    // A first event delivered: the feed's own first log read is over, it follows what is published.
+    const first = log.commit(1);
+    hub.published([first]);
+    expect(await take(cursor, 1)).toEqual([1]);
+    const reading = take(cursor, 5);
+    const [two, three, four, five, six] = [2, 3, 4, 5, 6].map((seq) => log.commit(seq)) as TeamEvent[];
+    hub.published([two as TeamEvent, three as TeamEvent, four as TeamEvent]);
+    hub.published([five as TeamEvent, six as TeamEvent]);
+    expect(await reading).toEqual([2, 3, 4, 5, 6]);
+    expect(batches.get(2)).toBe(batches.get(3));
+    expect(batches.get(3)).toBe(batches.get(4));
+    expect(batches.get(5)).toBe(batches.get(6));
+    expect(batches.get(4)).not.toBe(batches.get(5));
+    await cursor.return?.();
+  });
+
   it('shares one view object per event between subscribers and loads it once', async () => {
     const hub = createEventHub();
     const log = fakeLog();

@@ -10,8 +10,13 @@ export const FEED_RING_SIZE = 256;
 export interface TeamFeedDeps<V> {
   readonly core: Core;
   readonly eventHub: EventHub;
-  /** Loads the entity the event names; null when it no longer exists (the event is skipped). */
-  readonly loadView: (event: TeamEvent) => Promise<V | null>;
+  /**
+   * Loads the entity the event names; null when it no longer exists (the event is skipped).
+   * `batch` is the same object for the events of one published commit (or one page read from the
+   * log), so their loads can share one set of batch loaders: a commit's events name the same team
+   * and often the same job, read once instead of once per event.
+   */
+  readonly loadView: (event: TeamEvent, batch: object) => Promise<V | null>;
 }
 
 /** Shared, in-order followers of team event logs, one per watched team. */
@@ -45,7 +50,8 @@ export function createTeamFeeds<V extends object>(deps: TeamFeedDeps<V>): TeamFe
       let feed = feeds.get(teamId);
       if (!feed || feed.ended) {
         unlisten ??= deps.eventHub.listen((events) => {
-          for (const event of events) feeds.get(event.teamId)?.published(event);
+          const batch = {};
+          for (const event of events) feeds.get(event.teamId)?.published(event, batch);
         });
         const created = new TeamFeed<V>(owner, teamId, headSeq, deps, () => {
           if (feeds.get(teamId) === created) feeds.delete(teamId);
@@ -110,12 +116,12 @@ class TeamFeed<V> implements CursorFeed<V> {
     this.#waiters.delete(wake);
   }
 
-  published(event: TeamEvent): void {
+  published(event: TeamEvent, batch: object): void {
     if (this.#filler.busy) {
       // The read in flight may have missed it: one more read after it.
       this.#filler.request();
     } else if (event.seq === this.#lastSeq + 1) {
-      this.#append(event);
+      this.#append(event, batch);
     } else if (event.seq > this.#lastSeq + 1) {
       this.#fill();
     }
@@ -128,7 +134,7 @@ class TeamFeed<V> implements CursorFeed<V> {
 
   /** A replayed event's view (older than the ring: loaded per cursor, not shared). */
   loadView(event: TeamEvent): Promise<V | null> {
-    return this.deps.loadView(event);
+    return this.deps.loadView(event, {});
   }
 
   cursor(afterSeq: number): AsyncIterableIterator<V> {
@@ -150,15 +156,15 @@ class TeamFeed<V> implements CursorFeed<V> {
    * event reached every subscriber. Waking once the views are there (coalesced to one wake per
    * turn of the event loop) lets each subscriber take the whole commit in one synchronous pass.
    */
-  #append(event: TeamEvent): void {
-    this.#ring.push(new FeedEntry(event, this.#loadEntryView, this.#wakeSoon));
+  #append(event: TeamEvent, batch: object): void {
+    this.#ring.push(new FeedEntry(event, (e) => this.#loadEntryView(e, batch), this.#wakeSoon));
     if (this.#ring.length > FEED_RING_SIZE) this.#ring.shift();
     this.#lastSeq = event.seq;
   }
 
   /** The event's view; a null view of a team that no longer exists ends the feed. */
-  readonly #loadEntryView = async (event: TeamEvent): Promise<V | null> => {
-    const view = await this.deps.loadView(event);
+  readonly #loadEntryView = async (event: TeamEvent, batch: object): Promise<V | null> => {
+    const view = await this.deps.loadView(event, batch);
     if (view === null && (await this.deps.core.teams.get(this.owner, this.teamId)) === null) this.#end();
     return view;
   };
@@ -186,7 +192,8 @@ class TeamFeed<V> implements CursorFeed<V> {
     try {
       for (;;) {
         const events = await this.readLog(this.#lastSeq);
-        for (const event of events) if (event.seq === this.#lastSeq + 1) this.#append(event);
+        const batch = {};
+        for (const event of events) if (event.seq === this.#lastSeq + 1) this.#append(event, batch);
         if (events.length < READ_PAGE) break;
       }
     } catch {

@@ -104,7 +104,7 @@ describe('SQLite group commit (full durability without an fsync on the event loo
     }
   });
 
-  it('a read does not wait for another caller\'s sync (it may see that commit one sync early)', async () => {
+  it("a read does not wait for another caller's sync (it may see that commit one sync early)", async () => {
     const held = heldSync();
     const opened = await withTable(held.sync);
     try {
