@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { FakeChatProvider } from '@agent-teams/testkit/msw';
 
-/** When the provider saw one request and when it finished answering it (`performance.now()`). */
+/** When the provider saw one request and when it finished answering it (the provider's clock). */
 export interface ProviderTiming {
   /** The text of the request's last user message (the benchmark puts a sample key in it). */
   readonly lastUser: string;
@@ -36,10 +36,13 @@ function toRequest(req: IncomingMessage, origin: string): Request {
 /**
  * Starts testkit's {@link FakeChatProvider} as a real HTTP server on 127.0.0.1: every
  * `POST /v1/chat/completions` is answered at once with `answer` (streamed as SSE when the request
- * streams, the real wire format), anything else is 404. A model provider is the one part a
+ * streams, the real wire format), anything else is 404. `clock` stamps its timings. A model provider is the one part a
  * benchmark cannot run for real, so it is faked at its HTTP boundary, like in the tests.
  */
-export async function startLocalChatProvider(answer: string): Promise<LocalChatProvider> {
+export async function startLocalChatProvider(
+  answer: string,
+  clock: () => number = () => performance.now(),
+): Promise<LocalChatProvider> {
   const fake = new FakeChatProvider().respondWith(() => ({ kind: 'answer', content: answer }));
   let lastUser = '';
   const provider: LocalChatProvider = {
@@ -56,7 +59,7 @@ export async function startLocalChatProvider(answer: string): Promise<LocalChatP
       res.writeHead(404).end();
       return;
     }
-    const receivedAt = performance.now();
+    const receivedAt = clock();
     const request = toRequest(req, origin);
     const response = await fake.handle(request);
     const body = fake.requests.at(-1)?.body;
@@ -66,7 +69,7 @@ export async function startLocalChatProvider(answer: string): Promise<LocalChatP
     fake.requests.length = 0;
     const timing: ProviderTiming = { lastUser, receivedAt, answeredAt: 0 };
     res.once('finish', () => {
-      timing.answeredAt = performance.now();
+      timing.answeredAt = clock();
       provider.onAnswered(timing);
     });
     res.writeHead(response.status, Object.fromEntries(response.headers));

@@ -1,11 +1,12 @@
 import WebSocket from 'ws';
+import { monotonicMs } from '../live-clock.js';
 
 const EVENTS = `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
   __typename seq ... on JobChanged { job { id status } } } }`;
 
 const SEND = `mutation($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id status } } }`;
 
-/** A job's status as a subscriber saw it, with the receive time (`performance.now()`). */
+/** A job's status as a subscriber saw it, with the receive time (`monotonicMs()`). */
 export interface SeenStatus {
   readonly jobId: string;
   readonly status: string;
@@ -43,7 +44,7 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
       socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
     );
     socket.on('message', (data: Buffer) => {
-      const at = performance.now();
+      const at = monotonicMs();
       const frame = JSON.parse(data.toString()) as {
         type: string;
         payload?: { data?: { teamEvents?: { job?: { id: string; status: string } } }; errors?: unknown };

@@ -13,15 +13,16 @@ import type { App, AppRuntime } from '../../src/app/create-app.js';
 import { createApp } from '../../src/app/create-app.js';
 import { defaultRuntimes } from '../../src/app/default-runtimes.js';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { monotonicMs } from '../live-clock.js';
 import { BENCH_LOGGER } from './bench-stack.js';
 import { type LocalChatProvider, type ProviderTiming, startLocalChatProvider } from './local-chat-provider.js';
 
 /** The model name the fake provider is asked for. */
-const MODEL = 'bench-instant';
+export const MODEL = 'bench-instant';
 /** What the fake provider answers to every call. */
 export const INSTANT_ANSWER = 'Instant answer.';
 
-/** Times seen along one turn, keyed by job (all `performance.now()`). */
+/** Times seen along one turn, keyed by job (all `monotonicMs()`, comparable across processes). */
 export interface TurnTrace {
   /** Commit times of the batches that carried an event of this job, in order. */
   readonly commits: { readonly at: number; readonly kinds: readonly string[] }[];
@@ -34,7 +35,8 @@ export interface TurnTrace {
 export interface TurnStack {
   readonly app: App;
   readonly url: string;
-  readonly provider: LocalChatProvider;
+  /** The in-process provider, or null when the agent calls one at `providerBaseUrl`. */
+  readonly provider: LocalChatProvider | null;
   /** The trace of a job (created on first use); `key`, a text its request carried, finds its provider call. */
   trace(jobId: string, key?: string): TurnTrace;
   /** Forgets every trace (between rounds). */
@@ -54,8 +56,13 @@ let teams = 0;
  * records, per job, the commits that carried its events, the runtime `start` and `poll` calls and
  * the provider's receive and answer times.
  */
-export async function openTurnStack(database: OpenedDatabase, tokens: ReadonlyMap<string, string>): Promise<TurnStack> {
-  const provider = await startLocalChatProvider(INSTANT_ANSWER);
+export async function openTurnStack(
+  database: OpenedDatabase,
+  tokens: ReadonlyMap<string, string>,
+  providerBaseUrl?: string,
+): Promise<TurnStack> {
+  const provider = providerBaseUrl === undefined ? await startLocalChatProvider(INSTANT_ANSWER, monotonicMs) : null;
+  const baseUrl = provider?.baseUrl ?? (providerBaseUrl as string);
   const agent: AgentDefinition = {
     id: asAgentId('modeler'),
     name: 'modeler',
@@ -63,7 +70,7 @@ export async function openTurnStack(database: OpenedDatabase, tokens: ReadonlyMa
     description: 'answers from the local fake provider (benchmark)',
     runtime: 'openai',
     timeoutMs: 60_000,
-    settings: { model: MODEL, baseUrl: provider.baseUrl, apiKeyEnv: null },
+    settings: { model: MODEL, baseUrl, apiKeyEnv: null },
   };
   const traces = new Map<string, TurnTrace>();
   const trace = (jobId: string): TurnTrace => {
@@ -75,9 +82,9 @@ export async function openTurnStack(database: OpenedDatabase, tokens: ReadonlyMa
     return found;
   };
   const byText = new Map<string, ProviderTiming>();
-  provider.onAnswered = (timing) => byText.set(timing.lastUser, timing);
+  if (provider) provider.onAnswered = (timing) => byText.set(timing.lastUser, timing);
   const onEvents = (events: readonly TeamEvent[]) => {
-    const at = performance.now();
+    const at = monotonicMs();
     const kinds = new Map<string, string[]>();
     for (const event of events) {
       if (event.jobId === null) continue;
@@ -106,12 +113,12 @@ export async function openTurnStack(database: OpenedDatabase, tokens: ReadonlyMa
       name: runtime.name,
       ensureConversation: (args) => runtime.ensureConversation(args),
       start: (args) => {
-        trace(args.context.jobId).start = performance.now();
+        trace(args.context.jobId).start = monotonicMs();
         return runtime.start(args);
       },
       resume: (args) => runtime.resume(args),
       poll: (args) => {
-        trace(args.context.jobId).polls.push(performance.now());
+        trace(args.context.jobId).polls.push(monotonicMs());
         return runtime.poll(args);
       },
       cancel: (args) => runtime.cancel(args),
@@ -121,7 +128,7 @@ export async function openTurnStack(database: OpenedDatabase, tokens: ReadonlyMa
   }
   const { url } = await app.listen(0, '127.0.0.1');
   const client = new OpenAI({
-    baseURL: provider.baseUrl,
+    baseURL: baseUrl,
     apiKey: 'not-needed',
     maxRetries: 0,
     logLevel: 'off',
@@ -175,7 +182,7 @@ export async function openTurnStack(database: OpenedDatabase, tokens: ReadonlyMa
     },
     async close() {
       await app.close();
-      await provider.close();
+      await provider?.close();
     },
   };
 }

@@ -4,9 +4,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database-types.js';
+import { Checkpointer, type CheckpointStats } from './sqlite-checkpointer.js';
 import { DurableSqliteDialect } from './sqlite-durable-dialect.js';
 import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
-import { withStatementCache } from './sqlite-statement-cache.js';
+import { type StatementObserver, withStatementCache } from './sqlite-statement-cache.js';
 import { type FileSync, WalSync, type WalSyncStats } from './sqlite-wal-sync.js';
 
 export { DatabaseInUseError } from './database-in-use-error.js';
@@ -24,6 +25,8 @@ export interface OpenedDatabase {
   close(): Promise<void>;
   /** SQLite files with `full` durability: commits and log syncs so far (group commit, `sqlite-wal-sync.ts`). */
   readonly walSync?: () => WalSyncStats;
+  /** SQLite files: checkpoints run by the background worker and on the server's connection. */
+  readonly checkpoints?: () => CheckpointStats;
 }
 
 /**
@@ -129,13 +132,25 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     lock?.release();
     throw error;
   }
+  // SQLite's own checkpoints stay with `inline` (the baseline it measures); elsewhere a worker runs them.
+  const checkpointer =
+    inMemory || (method === 'inline' && opts.sqliteSynchronous !== 'normal')
+      ? null
+      : new Checkpointer(database, file, (message) => process.emitWarning(message, 'AgentTeamsCheckpoint'));
+  // A statement that may write marks the transaction as writing; once no transaction is open, it committed.
+  let wrote = false;
+  const observe: StatementObserver = (writes, open) => {
+    if (writes) wrote = true;
+    if (!wrote || open) return;
+    wrote = false;
+    walSync?.committed();
+    checkpointer?.committed();
+  };
+  const statements = withStatementCache(database, walSync === null && checkpointer === null ? undefined : observe);
   const dialect =
     walSync === null
-      ? new SqliteDialect({ database: withStatementCache(database) })
-      : new DurableSqliteDialect(
-          { database: withStatementCache(database, (writes, open) => walSync.observe(writes, open)) },
-          walSync,
-        );
+      ? new SqliteDialect({ database: statements })
+      : new DurableSqliteDialect({ database: statements }, walSync);
   const db = new Kysely<Database>({ dialect });
   let closed = false;
   return {
@@ -143,9 +158,11 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     dialect: 'sqlite',
     target,
     ...(walSync === null ? {} : { walSync: () => walSync.stats }),
+    ...(checkpointer === null ? {} : { checkpoints: () => checkpointer.stats }),
     async close() {
       if (closed) return;
       closed = true;
+      await checkpointer?.close();
       await db.destroy();
       lock?.release();
     },

@@ -52,7 +52,6 @@ export class WalSync {
   readonly #sync: FileSync;
   #fd: number | null = null;
   #directorySynced = false;
-  #wrote = false;
   #commits = 0;
   #synced = 0;
   #syncs = 0;
@@ -65,17 +64,9 @@ export class WalSync {
     this.#sync = sync;
   }
 
-  /**
-   * Called after every statement ran: a statement that may write marks the transaction as
-   * writing, and a writing transaction that is no longer open has committed (or rolled back,
-   * which costs one needless sync).
-   */
-  observe(statementWrites: boolean, inTransaction: boolean): void {
-    if (statementWrites) this.#wrote = true;
-    if (this.#wrote && !inTransaction) {
-      this.#wrote = false;
-      this.#commits += 1;
-    }
+  /** Called after each commit of a write (`open-database.ts` tells commits from statements). */
+  committed(): void {
+    this.#commits += 1;
   }
 
   /** Resolves once every commit observed so far is on disk; rejects with {@link DurabilityError}. */
