@@ -114,6 +114,8 @@ export class Checkpointer {
     const worker = this.#worker;
     if (worker === null || this.#exited) return;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // Unreferenced, the worker would not keep the process alive until it has closed its connection.
+    worker.ref();
     worker.postMessage('close');
     await exited;
   }

@@ -1,6 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -90,5 +93,20 @@ describe('SQLite checkpoints off the event loop', () => {
       await checkpointer.close();
       db.close();
     }
+  });
+
+  it('close() keeps the process alive until the worker has closed (the database lock is released)', async () => {
+    const file = join(dir, 'child.sqlite');
+    const child = fileURLToPath(new URL('./checkpointer-close-child.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--conditions=@agent-teams/source', '--import', 'tsx', child, file],
+      { timeout: 60_000 },
+    );
+    expect(stdout).toMatch(/^closed \{"background":[12],"inline":0\}/);
+    // The single-server lock went with the close: the file opens again.
+    expect(existsSync(file)).toBe(true);
+    const again = await openDatabase(file);
+    await again.close();
   });
 });
