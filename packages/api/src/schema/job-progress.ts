@@ -1,6 +1,6 @@
 import { asJobId, DomainError, type Job } from '@agent-teams/core';
-import { Repeater } from 'graphql-yoga';
 import type { JobProgressNotice } from '../events/progress-hub.js';
+import { ProgressStream } from '../server/progress-stream.js';
 import type { Builder } from './builder.js';
 import { requireViewer } from './context.js';
 import type { Refs } from './refs.js';
@@ -55,14 +55,12 @@ export function addJobProgress(builder: Builder, refs: Refs): void {
         if (job === null) throw new DomainError('NOT_FOUND', 'No such job.');
         // Progress is not stored: each notice carries the job as it was when a subscription to it
         // started (its id, team and text do not change; its status is read from teamEvents).
-        return new Repeater<JobProgressView>(async (push, stop) => {
-          const unsubscribe = ctx.progress((notice) => {
-            if (notice.jobId !== job.id) return;
-            void push(progressView(notice, job));
-          });
-          await stop;
-          unsubscribe();
-        });
+        let unsubscribe: () => void = () => {};
+        const stream = new ProgressStream<JobProgressView>(() => unsubscribe());
+        unsubscribe = ctx.progress((notice) => {
+          if (notice.jobId === job.id) stream.push(progressView(notice, job));
+        }, job.id);
+        return stream;
       },
       resolve: (progress) => progress,
     }),
