@@ -11,7 +11,7 @@
  * event arrived); parent → `{ type: 'measure', chunks, warmup }`; child → `{ type: 'measuring' }`;
  * parent → `{ type: 'count' }`; child → `{ type: 'counted', deliveries, complete }`; parent →
  * `{ type: 'report' }`; child → `{ type: 'report', latency, deliveries, minPerSocket, errors,
- * idleDeliveries, cpuMicros, loopDelay }` (CPU and event-loop delay since `measure`).
+ * idleDeliveries, worstBySecond, cpuMicros, loopDelay }` (CPU and event-loop delay since `measure`).
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { summarize } from './harness/stats.js';
@@ -57,13 +57,20 @@ let chunks = 0;
 let cpuAtMeasure: NodeJS.CpuUsage | null = null;
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 
-function sample(value: number): void {
+/** Worst latency per second of the stream (by send time): a stall and a steady backlog look different. */
+const worstBySecond: number[] = [];
+let firstSentAt = Number.NaN;
+
+function sample(value: number, sentAt: number): void {
   if (samples === latencies.length) {
     const grown = new Float64Array(latencies.length * 2);
     grown.set(latencies);
     latencies = grown;
   }
   latencies[samples++] = value;
+  if (Number.isNaN(firstSentAt)) firstSentAt = sentAt;
+  const second = Math.max(0, Math.floor((sentAt - firstSentAt) / 1000));
+  worstBySecond[second] = Math.max(worstBySecond[second] ?? 0, value);
 }
 
 /** A `next` frame of an active socket: the delta's text is read from the bytes, then checked. */
@@ -80,7 +87,7 @@ function onDelta(follower: Follower, data: Buffer, at: number): void {
   if (delta.stream !== follower.stream || delta.index !== follower.next) errors += 1;
   follower.next = delta.index + 1;
   deliveries += 1;
-  if (delta.index >= warmup) sample(at - delta.sentAt);
+  if (delta.index >= warmup) sample(at - delta.sentAt, delta.sentAt);
 }
 
 function isNext(data: Buffer): boolean {
@@ -204,6 +211,7 @@ function report(): void {
     minPerSocket: counts.length === 0 ? 0 : Math.min(...counts),
     errors,
     idleDeliveries,
+    worstBySecond: Array.from(worstBySecond, (worst) => worst ?? 0),
     cpuMicros: cpu.user + cpu.system,
     loopDelay: loopDelayOf(loopDelay),
   });

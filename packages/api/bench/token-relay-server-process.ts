@@ -10,10 +10,10 @@
  * `{ type: 'count' }`; child → `{ type: 'counted', progressListeners, sockets }`; parent →
  * `{ type: 'memory' }`; child → `{ type: 'memory', rss, heap }` (after a full GC); parent →
  * `{ type: 'measure' }`; child → `{ type: 'measuring' }`; parent → `{ type: 'measured' }`; child
- * → `{ type: 'measured', cpuMicros, relayed, loopDelay }` (CPU, relayed text deltas and
- * event-loop delay since `measure`); parent → `{ type: 'close' }`; child → `{ type: 'closed' }`.
+ * → `{ type: 'measured', cpuMicros, relayed, loopDelay, gc }` (CPU, relayed text deltas,
+ * event-loop delay and GC pauses since `measure`); parent → `{ type: 'close' }`; child → `{ type: 'closed' }`.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import {
@@ -47,6 +47,15 @@ let app: App | null = null;
 let relayed = 0;
 let cpu: NodeJS.CpuUsage | null = null;
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+/** Garbage-collection pauses while measuring: a long one stalls every delivery at once. */
+const gc = { count: 0, totalMs: 0, maxMs: 0 };
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.count += 1;
+    gc.totalMs += entry.duration;
+    gc.maxMs = Math.max(gc.maxMs, entry.duration);
+  }
+});
 
 function collectGarbage(): void {
   try {
@@ -173,6 +182,8 @@ function reply(message: { type: string }): void | Promise<void> {
     }
     case 'measure':
       relayed = 0;
+      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
+      gcObserver.observe({ entryTypes: ['gc'] });
       loopDelay.reset();
       loopDelay.enable();
       cpu = process.cpuUsage();
@@ -181,11 +192,13 @@ function reply(message: { type: string }): void | Promise<void> {
     case 'measured': {
       const used = process.cpuUsage(cpu ?? undefined);
       loopDelay.disable();
+      gcObserver.disconnect();
       process.send?.({
         type: 'measured',
         cpuMicros: used.user + used.system,
         relayed,
         loopDelay: loopDelayOf(loopDelay),
+        gc,
       });
       return;
     }
