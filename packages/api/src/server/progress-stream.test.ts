@@ -16,6 +16,21 @@ describe('ProgressStream', () => {
     expect(stream[PULL_READY]()).toBeUndefined();
   });
 
+  it('wakes a waiting next() once for the views pushed in one turn; the rest are ready at once', async () => {
+    const stream = new ProgressStream<string>(() => {});
+    const waiting = stream.next();
+    stream.push('a');
+    stream.push('b');
+    stream.push('c');
+    expect(await waiting).toEqual({ done: false, value: 'a' });
+    // What the live server does next: takes every ready view for the same write.
+    expect([stream[PULL_READY](), stream[PULL_READY](), stream[PULL_READY]()]).toEqual([
+      { done: false, value: 'b' },
+      { done: false, value: 'c' },
+      undefined,
+    ]);
+  });
+
   it('releases once on return, ends a waiting next(), and ignores later pushes', async () => {
     let released = 0;
     const stream = new ProgressStream<string>(() => {

@@ -10,11 +10,16 @@ const DONE: IteratorResult<never> = { done: true, value: undefined };
  * server drains, handing ready views over without a promise ({@link ReadyEvents}).
  *
  * @remarks Replaces a `Repeater`, whose every push allocates promises and whose pending pushes
- * are delivered one `next()` (and so one socket write) at a time. Through {@link PULL_READY} a
- * subscriber that fell behind gets its whole backlog in one synchronous pass and one write, so a
- * busy server catches up instead of queueing further behind (token-relay benchmark). A
- * subscriber more than {@link PROGRESS_BACKLOG} views behind is ended (the client sees
- * `complete`): progress is not stored, and a consumer that slow cannot use it live anyway.
+ * are delivered one `next()` (and so one socket write) at a time. A waiting `next()` is woken
+ * once per turn of the event loop (one `setImmediate` for every stream woken in that turn, as
+ * the team feeds do), with the first view; the live server then takes the others queued in the
+ * same turn through {@link PULL_READY} and writes them all at once. While the server keeps up
+ * that is one delta per write, a fraction of a millisecond later; once it falls behind (the
+ * provider's chunks pile up and are parsed in one go), each socket gets the whole pile in one
+ * write, so the cost per delta falls and the server catches up instead of queueing further
+ * behind (token-relay benchmark). A subscriber more than {@link PROGRESS_BACKLOG} views behind is
+ * ended (the client sees `complete`): progress is not stored, and a consumer that slow cannot
+ * use it live anyway.
  */
 export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<V> {
   #queue: (V | undefined)[] = [];
@@ -22,7 +27,12 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<
   /** Resolves the pending `next()`, if any. */
   #wake: ((result: IteratorResult<V>) => void) | null = null;
   #closed = false;
+  /** True while this stream waits in {@link ProgressStream.#toWake}. */
+  #scheduled = false;
   readonly #release: () => void;
+  /** Streams with a waiting `next()` and views queued for it, woken together. */
+  static readonly #toWake = new Set<ProgressStream<unknown>>();
+  static #wakeScheduled = false;
   // One executor per stream rather than a closure per wait.
   readonly #waitExecutor = (resolve: (result: IteratorResult<V>) => void): void => {
     this.#wake = resolve;
@@ -33,18 +43,38 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<
     this.#release = release;
   }
 
-  /** Adds a view: straight to a waiting `next()`, else to the queue. */
+  /** Queues a view; a waiting `next()` gets it at the end of this turn of the event loop. */
   push(value: V): void {
     if (this.#closed) return;
-    const wake = this.#wake;
-    if (wake !== null) {
-      this.#wake = null;
-      wake({ done: false, value });
-    } else if (this.#queue.length - this.#head >= PROGRESS_BACKLOG) {
+    if (this.#queue.length - this.#head >= PROGRESS_BACKLOG) {
       this.#finish();
-    } else {
-      this.#queue.push(value);
+      return;
     }
+    this.#queue.push(value);
+    if (this.#wake === null || this.#scheduled) return;
+    this.#scheduled = true;
+    ProgressStream.#toWake.add(this as ProgressStream<unknown>);
+    if (!ProgressStream.#wakeScheduled) {
+      ProgressStream.#wakeScheduled = true;
+      setImmediate(ProgressStream.#wakeAll);
+    }
+  }
+
+  static #wakeAll(): void {
+    ProgressStream.#wakeScheduled = false;
+    const streams = [...ProgressStream.#toWake];
+    ProgressStream.#toWake.clear();
+    for (const stream of streams) stream.#wakeWaiter();
+  }
+
+  /** Hands the first queued view to the waiting `next()` (the caller takes the rest with PULL_READY). */
+  #wakeWaiter(): void {
+    this.#scheduled = false;
+    const wake = this.#wake;
+    const ready = wake === null ? undefined : this[PULL_READY]();
+    if (wake === null || ready === undefined) return;
+    this.#wake = null;
+    wake(ready);
   }
 
   [PULL_READY](): IteratorResult<V> | undefined {
