@@ -15,6 +15,7 @@ import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
 import { taskClaims } from './task-claims.js';
+import { tokenRelay } from './token-relay.js';
 import { turnOverhead } from './turn-overhead.js';
 import { waitLatency } from './wait-latency.js';
 
@@ -41,4 +42,5 @@ export const BENCHMARKS: readonly Benchmark[] = [
   coldStart,
   graphqlThroughput,
   turnOverhead,
+  tokenRelay,
 ];

@@ -81,6 +81,29 @@ describe('pnpm bench harness', () => {
     expect(replaceSection(rerun, 'planning-pass', 'stale')).toBe(marked);
   }, 180_000);
 
+  it('relays every streamed token to every subscriber on the tiny token-relay scale', async () => {
+    const relay = BENCHMARKS.filter((benchmark) => benchmark.name === 'token-relay');
+    const doc = join(dir, 'relay.md');
+    const { reports } = await runBenchmarks({
+      benchmarks: relay,
+      scale: 'tiny',
+      docPath: doc,
+      print: quiet,
+      tempRoot: dir,
+    });
+    const m = reports.get('token-relay')?.metrics ?? {};
+    // Two phases (active only; active + idle), each: every delta relayed once, each to every subscriber.
+    for (const phase of ['active', 'idle']) {
+      expect(m[`${phase}Sent`]).toBeGreaterThan(0);
+      expect(m[`${phase}Relayed`]).toBe(m[`${phase}Sent`]);
+      expect(m[`${phase}Deliveries`]).toBe(m[`${phase}Expected`]);
+      expect(m[`${phase}MinPerSocket`]).toBe(m.chunks);
+    }
+    expect(m.errors).toBe(0);
+    expect(m.unexpectedIdleDeliveries).toBe(0);
+    expect(readSection(readFileSync(doc, 'utf8'), 'token-relay')).toContain('Method:');
+  }, 180_000);
+
   it('registers every benchmark once, under a name usable as a section marker', () => {
     const names = BENCHMARKS.map((benchmark) => benchmark.name);
     expect(SMOKE).toHaveLength(3);

@@ -23,12 +23,18 @@ export class BenchChild {
     this.#exited = new Promise((resolve) => child.once('exit', () => resolve()));
   }
 
-  /** Forks `bench/<file>` (relative to this package's `bench/` folder). */
-  static fork(name: string, file: string): BenchChild {
+  /**
+   * Forks `bench/<file>` (relative to this package's `bench/` folder); `nodeArgs` go to its Node
+   * (e.g. `--cpu-prof`, which `NODE_OPTIONS` does not accept).
+   */
+  static fork(name: string, file: string, nodeArgs: readonly string[] = []): BenchChild {
     const script = fileURLToPath(new URL(`../${file}`, import.meta.url));
     return new BenchChild(
       name,
-      fork(script, [], { execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx'], stdio: 'inherit' }),
+      fork(script, [], {
+        execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx', ...nodeArgs],
+        stdio: 'inherit',
+      }),
     );
   }
 

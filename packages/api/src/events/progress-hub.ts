@@ -9,8 +9,11 @@ export interface JobProgressNotice {
   readonly toolCall?: string | null;
 }
 
-/** Where `jobProgress` hears notices: register a listener, get back its unsubscribe. */
-export type ProgressSource = (listener: (notice: JobProgressNotice) => void) => () => void;
+/**
+ * Where `jobProgress` hears notices: register a listener, get back its unsubscribe. With `jobId`
+ * the listener hears only that job's notices (a listener must still check: a source may ignore it).
+ */
+export type ProgressSource = (listener: (notice: JobProgressNotice) => void, jobId?: JobId) => () => void;
 
 /**
  * The server's progress notices: the runtimes of this server and, through the cluster, those of
@@ -24,25 +27,52 @@ export interface ProgressHub {
   readonly listening: number;
 }
 
-/** Creates an empty hub; one per server. */
+type Listener = (notice: JobProgressNotice) => void;
+
+/**
+ * Creates an empty hub; one per server.
+ *
+ * @remarks Listeners of one job are kept by job id, so a notice costs its own job's listeners,
+ * not every `jobProgress` subscription of the server (10,000 idle ones must not slow a stream).
+ */
 export function createProgressHub(logger: Logger): ProgressHub {
-  const listeners = new Set<(notice: JobProgressNotice) => void>();
+  const everything = new Set<Listener>();
+  const byJob = new Map<JobId, Set<Listener>>();
+  let listening = 0;
+  const deliver = (listeners: ReadonlySet<Listener> | undefined, notice: JobProgressNotice) => {
+    if (listeners === undefined || listeners.size === 0) return;
+    // A copy: a listener may unsubscribe (itself or another) while the notice is handed out.
+    for (const listener of [...listeners]) {
+      try {
+        listener(notice);
+      } catch (error) {
+        logger.error('progress listener failed', { error });
+      }
+    }
+  };
   return {
     publish(notice) {
-      for (const listener of [...listeners]) {
-        try {
-          listener(notice);
-        } catch (error) {
-          logger.error('progress listener failed', { error });
-        }
-      }
+      deliver(everything, notice);
+      deliver(byJob.get(notice.jobId), notice);
     },
-    listen(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+    listen(listener, jobId) {
+      let set = everything;
+      if (jobId !== undefined) {
+        set = byJob.get(jobId) ?? new Set();
+        byJob.set(jobId, set);
+      }
+      if (!set.has(listener)) {
+        set.add(listener);
+        listening += 1;
+      }
+      return () => {
+        if (!set.delete(listener)) return;
+        listening -= 1;
+        if (jobId !== undefined && set.size === 0 && byJob.get(jobId) === set) byJob.delete(jobId);
+      };
     },
     get listening() {
-      return listeners.size;
+      return listening;
     },
   };
 }

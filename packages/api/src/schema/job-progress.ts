@@ -1,9 +1,32 @@
-import { asJobId, DomainError } from '@agent-teams/core';
-import { Repeater } from 'graphql-yoga';
+import { asJobId, DomainError, type Job } from '@agent-teams/core';
+import type { JobProgressNotice } from '../events/progress-hub.js';
+import { ProgressStream } from '../server/progress-stream.js';
 import type { Builder } from './builder.js';
 import { requireViewer } from './context.js';
 import type { Refs } from './refs.js';
 import type { JobProgressView } from './views.js';
+
+/** The view of each notice, made by the first subscription that hears it (see {@link progressView}). */
+const views = new WeakMap<JobProgressNotice, JobProgressView>();
+
+/**
+ * The one view of `notice` for every subscription of its job.
+ *
+ * @remarks The progress hub hands the same notice object to every listener, and the live server
+ * shares a serialized result between identical subscriptions by the identity of the event object
+ * (`server/live/shared-results.ts`). A view per subscription would make every subscriber of a job
+ * execute and serialize each text delta on its own; one view per notice makes it once per group.
+ * The view carries the job snapshot of the subscription that made it: the same job (the hub
+ * filter matched its id, and only its owner can subscribe to it), whose id, team and text do
+ * not change; its status is read from `teamEvents`. Freed with the notice (a WeakMap).
+ */
+export function progressView(notice: JobProgressNotice, job: Job): JobProgressView {
+  const shared = views.get(notice);
+  if (shared !== undefined && shared.job.id === job.id) return shared;
+  const view: JobProgressView = { job, textDelta: notice.textDelta ?? null, toolCall: notice.toolCall ?? null };
+  views.set(notice, view);
+  return view;
+}
 
 /** Adds `JobProgress` and `Subscription.jobProgress` (live text deltas and tool calls of a job). */
 export function addJobProgress(builder: Builder, refs: Refs): void {
@@ -30,16 +53,14 @@ export function addJobProgress(builder: Builder, refs: Refs): void {
       subscribe: async (_root, args, ctx) => {
         const job = await ctx.core.jobs.get(requireViewer(ctx), asJobId(String(args.jobId)));
         if (job === null) throw new DomainError('NOT_FOUND', 'No such job.');
-        // Progress is not stored: each notice carries the job as it was when the subscription
+        // Progress is not stored: each notice carries the job as it was when a subscription to it
         // started (its id, team and text do not change; its status is read from teamEvents).
-        return new Repeater<JobProgressView>(async (push, stop) => {
-          const unsubscribe = ctx.progress((notice) => {
-            if (notice.jobId !== job.id) return;
-            void push({ job, textDelta: notice.textDelta ?? null, toolCall: notice.toolCall ?? null });
-          });
-          await stop;
-          unsubscribe();
-        });
+        let unsubscribe: () => void = () => {};
+        const stream = new ProgressStream<JobProgressView>(() => unsubscribe());
+        unsubscribe = ctx.progress((notice) => {
+          if (notice.jobId === job.id) stream.push(progressView(notice, job));
+        }, job.id);
+        return stream;
       },
       resolve: (progress) => progress,
     }),

@@ -6,7 +6,7 @@
  * the connection takes every ready event, writes them and flushes the socket once, before it
  * moves on to the next socket. Through `next()` alone, each event costs every subscriber a few
  * promise hops and the deliveries interleave event by event, so nothing can be flushed until the
- * whole burst is done. Sources without the method (`inboxChanged`, `jobProgress`) work unchanged.
+ * whole burst is done. Sources without the method (`inboxChanged`) work unchanged.
  */
 export const PULL_READY: unique symbol = Symbol('agent-teams.live.pullReady');
 
