@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildContextWindow, ELIDED, NOT_EXECUTED, type StoredMessage, toTurns } from './context-window.js';
+import {
+  buildContextWindow,
+  ELIDED,
+  estimateTokens,
+  NOT_EXECUTED,
+  type StoredMessage,
+  toTurns,
+} from './context-window.js';
 
 const user = (content: string): StoredMessage => ({ role: 'user', content, toolCalls: null, toolCallId: null });
 const said = (content: string): StoredMessage => ({ role: 'assistant', content, toolCalls: null, toolCallId: null });
@@ -71,5 +78,22 @@ describe('buildContextWindow', () => {
     expect(window.elidedToolResults).toBe(1);
     const tools = window.messages.filter((m) => m.role === 'tool');
     expect(tools.map((m) => m.content)).toEqual([ELIDED, big]);
+  });
+});
+
+describe('estimateTokens', () => {
+  it('counts UTF-8 bytes as TextEncoder writes them: ASCII, CJK, emoji and lone surrogates', () => {
+    const encoder = new TextEncoder();
+    for (const text of ['abcd', '你好世界', '😀😀', '\ud800', 'x\udc00y', '']) {
+      const bytes = encoder.encode(text).length;
+      expect(estimateTokens({ role: 'user', content: text, toolCalls: null, toolCallId: null })).toBe(
+        Math.ceil(bytes / 4) + 4,
+      );
+    }
+    const call = { id: 'c', name: 'read_team_result', arguments: '{"job_id":"工作😀"}' };
+    const callBytes = encoder.encode(call.name + call.arguments).length + 16;
+    expect(estimateTokens({ role: 'assistant', content: null, toolCalls: [call], toolCallId: null })).toBe(
+      Math.ceil(callBytes / 4) + 4,
+    );
   });
 });

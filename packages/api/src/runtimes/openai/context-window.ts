@@ -32,12 +32,14 @@ export const ELIDED = JSON.stringify({
   message: 'This tool result was removed to fit the context window; call the tool again if you need it.',
 });
 
-const encoder = new TextEncoder();
-
-/** Estimated tokens of a message: UTF-8 bytes / 4 (a common rule of thumb), plus 4 per message. */
+/**
+ * Estimated tokens of a message: UTF-8 bytes / 4 (a common rule of thumb), plus 4 per message.
+ * `Buffer.byteLength` counts the bytes without encoding them (a lone surrogate counts as the 3
+ * bytes of U+FFFD, as `TextEncoder` would write it); every model call estimates the whole history.
+ */
 export function estimateTokens(message: StoredMessage): number {
-  let bytes = encoder.encode(message.content ?? '').length;
-  for (const call of message.toolCalls ?? []) bytes += encoder.encode(call.name + call.arguments).length + 16;
+  let bytes = Buffer.byteLength(message.content ?? '', 'utf8');
+  for (const call of message.toolCalls ?? []) bytes += Buffer.byteLength(call.name + call.arguments, 'utf8') + 16;
   return Math.ceil(bytes / 4) + 4;
 }
 
@@ -102,7 +104,7 @@ export function buildContextWindow(
 ): ContextWindow {
   const turns = toTurns(history);
   const current = turns.pop() ?? [];
-  const systemTokens = Math.ceil(encoder.encode(system).length / 4) + 4;
+  const systemTokens = Math.ceil(Buffer.byteLength(system, 'utf8') / 4) + 4;
   const total = (messages: readonly StoredMessage[]) => messages.reduce((sum, m) => sum + estimateTokens(m), 0);
 
   let elided = 0;

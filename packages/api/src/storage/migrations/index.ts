@@ -11,6 +11,7 @@ import { teamworkMailboxMigration } from './0008-teamwork-mailbox.js';
 import { tasksMigration } from './0009-tasks.js';
 import { budgetsMigration } from './0010-budgets.js';
 import { teamworkLifecycleMigration } from './0011-teamwork-lifecycle.js';
+import { seededHistoryIndexMigration } from './0012-seeded-history-index.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -39,6 +40,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0009-tasks': tasksMigration(),
       '0010-budgets': budgetsMigration(this.#dialect),
       '0011-teamwork-lifecycle': teamworkLifecycleMigration(),
+      '0012-seeded-history-index': seededHistoryIndexMigration(),
     };
   }
 }
