@@ -4,6 +4,9 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 /** Distinct SQL texts kept prepared; the store issues a few dozen shapes, so this never evicts in practice. */
 const MAX_STATEMENTS = 500;
 
+/** Statements that only open or end a transaction. */
+const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+
 /** Told after each statement ran: whether it may write, and whether a transaction is still open. */
 export type StatementObserver = (statementWrites: boolean, inTransaction: boolean) => void;
 
@@ -41,14 +44,17 @@ export function withStatementCache(database: BetterSqlite3.Database, observe?: S
 /**
  * The statement as Kysely uses it, telling `observe` after each run. `readonly` is SQLite's own
  * answer (`sqlite3_stmt_readonly`): an `INSERT … RETURNING` read with `all` still writes, and
- * `COMMIT` itself counts as read-only (it only ends what the writes began).
+ * `COMMIT` counts as read-only (it only ends what the writes began); `BEGIN IMMEDIATE`, which
+ * SQLite reports as writing, is told apart by its text.
  */
 function observed(
   database: BetterSqlite3.Database,
   statement: BetterSqlite3.Statement,
   observe: StatementObserver,
 ): SqliteStatement {
-  const writes = !statement.readonly;
+  // `BEGIN IMMEDIATE` is not read-only to SQLite (it takes the write lock), but it writes
+  // nothing: a transaction that only read must not count as a commit to sync.
+  const writes = !statement.readonly && !TRANSACTION_CONTROL.test(statement.source);
   return {
     reader: statement.reader,
     all(parameters) {

@@ -119,13 +119,20 @@ describe('SQLite group commit (full durability without an fsync on the event loo
     }
   });
 
-  it('reads alone sync nothing; INSERT … RETURNING and a lone UPDATE count as writes', async () => {
+  it('reads alone sync nothing, nor a write transaction that only read; INSERT … RETURNING and a lone UPDATE count as writes', async () => {
     let syncs = 0;
     const opened = await withTable(async () => {
       syncs += 1;
     });
     try {
       for (let i = 0; i < 5; i += 1) await count(opened.db);
+      expect(syncs).toBe(0);
+      // A write transaction that only read (BEGIN IMMEDIATE takes the write lock, writes nothing).
+      await opened.db.connection().execute(async (conn) => {
+        await sql`BEGIN IMMEDIATE`.execute(conn);
+        await count(conn);
+        await sql`COMMIT`.execute(conn);
+      });
       expect(syncs).toBe(0);
       const returned = await sql`insert into t (v) values ('r') returning id`.execute(opened.db);
       expect(returned.rows).toHaveLength(1);
