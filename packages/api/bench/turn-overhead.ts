@@ -75,10 +75,10 @@ const VARIANTS = [
     concurrency: [1],
   },
   {
-    label: 'fsync inside COMMIT (before group commit)',
-    file: 'inline',
-    metric: 'Inline',
-    options: { sqliteSyncMethod: 'inline' },
+    label: '`--sqlite-synchronous group`',
+    file: 'group',
+    metric: 'Group',
+    options: { sqliteSynchronous: 'group' },
     concurrency: [1, 8],
   },
 ] as const satisfies readonly {
@@ -262,7 +262,7 @@ async function measureAll(
       'The breakdown stamps the machine\'s monotonic clock (`process.hrtime`, the same in both processes): the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "Server CPU per turn" is the server process\'s CPU (`process.cpuUsage`) over the main rounds, divided by their turns.',
     ],
     notes: [
-      `Server CPU per turn: ${ms(cpuPerTurn)} (the same sequential turns with provider and client in the server's process, in the commit profile's run: ${ms(profile.cpuMsPerTurn)} for all three). One raw single-row commit (WAL, SQLite's own synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile; with group commit that sync runs off the event loop, once per group of commits.`,
+      `Server CPU per turn: ${ms(cpuPerTurn)} (the same sequential turns with provider and client in the server's process, in the commit profile's run: ${ms(profile.cpuMsPerTurn)} for all three). One raw single-row commit (WAL, synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile.`,
     ],
     metrics,
   };

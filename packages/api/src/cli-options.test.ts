@@ -123,19 +123,23 @@ describe('parseServeOptions', () => {
 
   it('reads the SQLite synchronous mode from --sqlite-synchronous or its twin, and refuses others', () => {
     expect(parseServeOptions(['--sqlite-synchronous', 'normal'], {}).sqliteSynchronous).toBe('normal');
+    expect(parseServeOptions(['--sqlite-synchronous', 'group'], {}).sqliteSynchronous).toBe('group');
     expect(parseServeOptions([], { AGENT_TEAMS_SQLITE_SYNCHRONOUS: 'NORMAL' }).sqliteSynchronous).toBe('normal');
     expect(
       parseServeOptions(['--sqlite-synchronous', 'full'], { AGENT_TEAMS_SQLITE_SYNCHRONOUS: 'normal' })
         .sqliteSynchronous,
     ).toBe('full');
     expect(() => parseServeOptions(['--sqlite-synchronous', 'off'], {})).toThrow(
-      /--sqlite-synchronous must be full or normal/,
+      /--sqlite-synchronous must be full, group or normal/,
     );
     expect(() => parseServeOptions([], { AGENT_TEAMS_SQLITE_SYNCHRONOUS: 'extra' })).toThrow(
-      /AGENT_TEAMS_SQLITE_SYNCHRONOUS must be full or normal/,
+      /AGENT_TEAMS_SQLITE_SYNCHRONOUS must be full, group or normal/,
     );
     // PostgreSQL has its own setting (synchronous_commit): asking for less durability there is refused.
     expect(() => parseServeOptions(['--database', 'postgres://db/x', '--sqlite-synchronous', 'normal'], {})).toThrow(
+      /applies to SQLite files/,
+    );
+    expect(() => parseServeOptions(['--database', 'postgres://db/x', '--sqlite-synchronous', 'group'], {})).toThrow(
       /applies to SQLite files/,
     );
     expect(

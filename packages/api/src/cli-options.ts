@@ -102,7 +102,9 @@ Options of serve (each has an environment twin; flags win):
                                                                                        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
                                                                                        OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces;
                                                                                        else tracing is off)
-  --sqlite-synchronous <full|normal>  SQLite files: full syncs every commit (survives a power loss);
+  --sqlite-synchronous <full|group|normal>  SQLite files: full syncs every commit (survives a power loss);
+                     group keeps that with group commit (the sync off the event loop, shared by the
+                     commits made meanwhile: more writes/s under concurrent load, a longer wait alone);
                      normal syncs at checkpoints (no fsync per commit; a crash of the process loses
                      nothing, a power loss may lose the last commits)
                                                                 AGENT_TEAMS_SQLITE_SYNCHRONOUS (default full)
@@ -236,13 +238,13 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
   };
 }
 
-/** `full` or `normal` from the flag or its twin; refused for a PostgreSQL database (it has its own setting). */
+/** `full`, `group` or `normal` from the flag or its twin; refused for a PostgreSQL database (it has its own setting). */
 function parseSynchronous(flag: string | undefined, twin: string | undefined, database: string): SqliteSynchronous {
   const text = flag ?? twin;
   if (text === undefined) return 'full';
   const source = flag !== undefined ? '--sqlite-synchronous' : 'AGENT_TEAMS_SQLITE_SYNCHRONOUS';
   const value = SQLITE_SYNCHRONOUS.find((known) => known === text.trim().toLowerCase());
-  if (value === undefined) throw new UsageError(`${source} must be full or normal, got "${text}"`);
+  if (value === undefined) throw new UsageError(`${source} must be full, group or normal, got "${text}"`);
   if (value !== 'full' && isPostgresTarget(database)) {
     throw new UsageError(`${source} applies to SQLite files; PostgreSQL's own setting is synchronous_commit`);
   }

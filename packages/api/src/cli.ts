@@ -30,7 +30,11 @@ async function serve(argv: readonly string[]): Promise<void> {
   );
   // Said at start, so an operator sees that commits are not synced to disk one by one.
   const sync =
-    options.sqliteSynchronous === 'normal' ? '   (synchronous=normal: a power loss may lose the last commits)' : '';
+    options.sqliteSynchronous === 'normal'
+      ? '   (synchronous=normal: a power loss may lose the last commits)'
+      : options.sqliteSynchronous === 'group'
+        ? '   (group commit)'
+        : '';
   lines.push(`  database: ${options.database}${sync}`);
   if (server.devToken !== null) {
     lines.push(`  development token: ${server.devToken}   (send "Authorization: Bearer ${server.devToken}")`);

@@ -4,7 +4,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database-types.js';
-import { Checkpointer, type CheckpointStats } from './sqlite-checkpointer.js';
 import { DurableSqliteDialect } from './sqlite-durable-dialect.js';
 import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
 import { type StatementObserver, withStatementCache } from './sqlite-statement-cache.js';
@@ -23,36 +22,36 @@ export interface OpenedDatabase {
   readonly target: string;
   /** Closes connections and releases the SQLite single-server lock. */
   close(): Promise<void>;
-  /** SQLite files with `full` durability: commits and log syncs so far (group commit, `sqlite-wal-sync.ts`). */
+  /** SQLite files opened with `group`: commits and log syncs so far (`sqlite-wal-sync.ts`). */
   readonly walSync?: () => WalSyncStats;
-  /** SQLite files: checkpoints run by the background worker and on the server's connection. */
-  readonly checkpoints?: () => CheckpointStats;
 }
 
 /**
- * How durable a SQLite commit is (WAL): `full` syncs the log before anyone learns of a commit, so
- * an accepted request survives a power loss; `normal` syncs only at checkpoints, so a commit costs
- * no fsync and a process crash still loses nothing, but a power loss or an OS crash may lose the
- * last commits (never corrupting the file). PostgreSQL's counterpart is its own `synchronous_commit`.
+ * How a SQLite commit is made durable (WAL):
  *
- * @remarks `full` is group commit ({@link WalSync}), not SQLite's own `synchronous=FULL`: the same
- * guarantee, with the sync off the event loop and shared by the commits made while it runs.
+ * - `full` (default): SQLite's own `synchronous=FULL`, the log synced inside every COMMIT, so an
+ *   accepted request survives a power loss; the event loop waits for each sync.
+ * - `group`: the same guarantee for every writer by group commit ({@link WalSync}): SQLite commits
+ *   without a sync and the writer then waits for one `fdatasync` of the log, run off the event
+ *   loop and shared by the commits made while the previous one ran. More writes per second under
+ *   concurrent load, a longer wait per commit when alone (docs/deployment.md; decision 0200).
+ * - `normal`: syncs only at checkpoints, so a commit costs no fsync and a process crash still
+ *   loses nothing, but a power loss or an OS crash may lose the last commits (never corrupting
+ *   the file).
+ *
+ * PostgreSQL's counterpart is its own `synchronous_commit`.
  */
-export type SqliteSynchronous = 'full' | 'normal';
+export type SqliteSynchronous = 'full' | 'group' | 'normal';
 
 /** The values `--sqlite-synchronous` accepts, the default first. */
-export const SQLITE_SYNCHRONOUS: readonly SqliteSynchronous[] = ['full', 'normal'];
+export const SQLITE_SYNCHRONOUS: readonly SqliteSynchronous[] = ['full', 'group', 'normal'];
 
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
-  /** SQLite files: `full` (default) or `normal`; see {@link SqliteSynchronous}. */
+  /** SQLite files: `full` (default), `group` or `normal`; see {@link SqliteSynchronous}. */
   readonly sqliteSynchronous?: SqliteSynchronous;
-  /**
-   * How `full` syncs (benchmarks and tests only, not a server option): `group` (default, one sync
-   * off the event loop per group of commits) or `inline` (SQLite's `synchronous=FULL`: an fsync
-   * inside every COMMIT, on the event loop). A function is `group` with that sync (tests).
-   */
-  readonly sqliteSyncMethod?: 'group' | 'inline' | FileSync;
+  /** With `group`: the sync of the log (tests hold or fail it; default `fdatasync` on the thread pool). */
+  readonly sqliteLogSync?: FileSync;
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
   /**
@@ -78,9 +77,9 @@ export function isPostgresTarget(target: string): boolean {
  * `postgres://`/`postgresql://` URL. Does not migrate (see `migrateToLatest`).
  *
  * @remarks SQLite: creates the parent directory, takes the single-server lock, and sets WAL with
- * `full` durability by default (an accepted request must survive a power loss, not only a crash:
- * group commit, see {@link SqliteSynchronous}; `sqliteSynchronous: 'normal'` trades that for a
- * commit without any sync),
+ * `full` durability by default (an accepted request must survive a power loss, not only a crash;
+ * `group` keeps that with group commit, `normal` trades it for a commit without any sync: see
+ * {@link SqliteSynchronous}),
  * `busy_timeout=5000` and `foreign_keys=ON` (the team cascade relies on it).
  * @throws DatabaseInUseError when another server holds the SQLite file.
  */
@@ -114,43 +113,24 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
   const file = inMemory ? target : resolve(target);
   if (!inMemory) mkdirSync(dirname(file), { recursive: true });
   const lock: SqliteFileLock | null = inMemory ? null : acquireSqliteFileLock(file);
-  const method = opts.sqliteSyncMethod ?? 'group';
-  // Group commit (the default for `full`): SQLite commits without a sync, WalSync syncs the log.
-  const walSync =
-    !inMemory && opts.sqliteSynchronous !== 'normal' && method !== 'inline'
-      ? new WalSync(file, typeof method === 'function' ? method : undefined)
-      : null;
+  const synchronous = opts.sqliteSynchronous ?? 'full';
+  // Group commit: SQLite commits without a sync, WalSync syncs the log before the writer goes on.
+  const walSync = !inMemory && synchronous === 'group' ? new WalSync(file, opts.sqliteLogSync) : null;
   let database: BetterSqlite3.Database;
   try {
     database = new BetterSqlite3(file);
     if (!inMemory) database.pragma('journal_mode = WAL');
-    const inline = opts.sqliteSynchronous !== 'normal' && walSync === null;
-    database.pragma(inline ? 'synchronous = FULL' : 'synchronous = NORMAL');
+    database.pragma(synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
   } catch (error) {
     lock?.release();
     throw error;
   }
-  // SQLite's own checkpoints stay with `inline` (the baseline it measures); elsewhere a worker runs them.
-  const checkpointer =
-    inMemory || (method === 'inline' && opts.sqliteSynchronous !== 'normal')
-      ? null
-      : new Checkpointer(database, file, (message) => process.emitWarning(message, 'AgentTeamsCheckpoint'));
-  // A statement that may write marks the transaction as writing; once no transaction is open, it committed.
-  let wrote = false;
-  const observe: StatementObserver = (writes, open) => {
-    if (writes) wrote = true;
-    if (!wrote || open) return;
-    wrote = false;
-    walSync?.committed();
-    checkpointer?.committed();
-  };
-  const statements = withStatementCache(database, walSync === null && checkpointer === null ? undefined : observe);
   const dialect =
     walSync === null
-      ? new SqliteDialect({ database: statements })
-      : new DurableSqliteDialect({ database: statements }, walSync);
+      ? new SqliteDialect({ database: withStatementCache(database) })
+      : new DurableSqliteDialect({ database: withStatementCache(database, committedTo(walSync)) }, walSync);
   const db = new Kysely<Database>({ dialect });
   let closed = false;
   return {
@@ -158,13 +138,22 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     dialect: 'sqlite',
     target,
     ...(walSync === null ? {} : { walSync: () => walSync.stats }),
-    ...(checkpointer === null ? {} : { checkpoints: () => checkpointer.stats }),
     async close() {
       if (closed) return;
       closed = true;
-      await checkpointer?.close();
       await db.destroy();
       lock?.release();
     },
+  };
+}
+
+/** Counts the commits of writes for group commit: a statement that may write marks the transaction; once none is open, it committed. */
+function committedTo(walSync: WalSync): StatementObserver {
+  let wrote = false;
+  return (writes, open) => {
+    if (writes) wrote = true;
+    if (!wrote || open) return;
+    wrote = false;
+    walSync.committed();
   };
 }

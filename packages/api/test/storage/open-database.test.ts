@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'agent-teams-open-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('openDatabase on SQLite', () => {
-  it('creates the parent directory and sets WAL with group commit, busy timeout and foreign keys', async () => {
+  it('creates the parent directory and sets WAL, synchronous FULL, busy timeout and foreign keys', async () => {
     const file = join(dir, 'nested', 'deeper', 'teams.sqlite');
     const opened = await openDatabase(file);
     try {
@@ -20,9 +20,8 @@ describe('openDatabase on SQLite', () => {
         Object.values((await sql.raw(`PRAGMA ${name}`).execute(opened.db)).rows[0] as object)[0];
       expect(opened.dialect).toBe('sqlite');
       expect(await pragma('journal_mode')).toBe('wal');
-      // Group commit: SQLite's own sync is off (NORMAL) because WalSync syncs the log itself.
-      expect(await pragma('synchronous')).toBe(1);
-      expect(opened.walSync).toBeDefined();
+      expect(await pragma('synchronous')).toBe(2);
+      expect(opened.walSync).toBeUndefined();
       expect(await pragma('busy_timeout')).toBe(5000);
       expect(await pragma('foreign_keys')).toBe(1);
       expect(existsSync(`${file}.lock`)).toBe(true);
@@ -31,14 +30,16 @@ describe('openDatabase on SQLite', () => {
     }
   });
 
-  it('sets synchronous FULL when asked to sync inside each COMMIT (benchmarks), still in WAL', async () => {
-    const opened = await openDatabase(join(dir, 'inline.sqlite'), { sqliteSyncMethod: 'inline' });
+  it('with group: SQLite commits without its own sync (NORMAL) and group commit syncs the log, still in WAL', async () => {
+    const opened = await openDatabase(join(dir, 'group.sqlite'), { sqliteSynchronous: 'group' });
     try {
       const pragma = async (name: string) =>
         Object.values((await sql.raw(`PRAGMA ${name}`).execute(opened.db)).rows[0] as object)[0];
       expect(await pragma('journal_mode')).toBe('wal');
-      expect(await pragma('synchronous')).toBe(2);
-      expect(opened.walSync).toBeUndefined();
+      expect(await pragma('synchronous')).toBe(1);
+      const before = opened.walSync?.().syncs ?? Number.NaN;
+      await sql`create table t (id integer primary key)`.execute(opened.db);
+      expect(opened.walSync?.().syncs).toBe(before + 1);
     } finally {
       await opened.close();
     }

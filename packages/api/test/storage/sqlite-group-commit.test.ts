@@ -39,7 +39,10 @@ function track<T>(promise: Promise<T>) {
 let files = 0;
 async function open(sync: FileSync): Promise<OpenedDatabase & { db: Kysely<any> }> {
   files += 1;
-  const opened = await openDatabase(join(dir, `db-${files}.sqlite`), { sqliteSyncMethod: sync });
+  const opened = await openDatabase(join(dir, `db-${files}.sqlite`), {
+    sqliteSynchronous: 'group',
+    sqliteLogSync: sync,
+  });
   // Created before the sync is held: the table's commit is synced at once.
   return opened as OpenedDatabase & { db: Kysely<any> };
 }
@@ -58,7 +61,7 @@ async function withTable(sync: FileSync) {
   return opened;
 }
 
-describe('SQLite group commit (full durability without an fsync on the event loop)', () => {
+describe('SQLite group commit (`--sqlite-synchronous group`: durable writers without an fsync on the event loop)', () => {
   it('answers a write only after a sync of the log that began after its commit', async () => {
     const held = heldSync();
     const opened = await withTable(held.sync);
@@ -168,7 +171,7 @@ describe('SQLite group commit (full durability without an fsync on the event loo
 
   it('syncs the real log file by default, and the data is there after reopening', async () => {
     const file = join(dir, 'real.sqlite');
-    const first = await openDatabase(file);
+    const first = await openDatabase(file, { sqliteSynchronous: 'group' });
     await sql`create table t (id integer primary key, v text)`.execute(first.db);
     await Promise.all(Array.from({ length: 20 }, (_, i) => insert(first.db, `v${i}`)));
     expect(existsSync(`${file}-wal`)).toBe(true);
@@ -177,7 +180,7 @@ describe('SQLite group commit (full durability without an fsync on the event loo
     expect(stats?.syncs).toBeGreaterThanOrEqual(1);
     expect(stats?.syncs).toBeLessThanOrEqual(21);
     await first.close();
-    const again = await openDatabase(file);
+    const again = await openDatabase(file, { sqliteSynchronous: 'group' });
     try {
       expect(await count(again.db)).toBe(20);
     } finally {
