@@ -95,7 +95,15 @@ export class WalSync {
   async #until(target: number): Promise<void> {
     while (this.#synced < target) {
       // A sync that started before this commit does not cover it: wait for it, then start another.
-      this.#inFlight ??= this.#syncOnce();
+      if (this.#inFlight === null) {
+        const run = this.#syncOnce();
+        // Cleared once it settled, never before it is stored: a sync that ends without waiting
+        // (no log yet) would otherwise leave a settled promise here, and this loop would spin.
+        this.#inFlight = run;
+        void run.finally(() => {
+          if (this.#inFlight === run) this.#inFlight = null;
+        });
+      }
       await this.#inFlight;
       if (this.#failed) throw this.#failed;
     }
@@ -124,8 +132,6 @@ export class WalSync {
       this.#syncs += 1;
     } catch (error) {
       this.#failed = new DurabilityError(error);
-    } finally {
-      this.#inFlight = null;
     }
   }
 }

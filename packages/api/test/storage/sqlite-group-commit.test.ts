@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
-import { DurabilityError, type FileSync } from '../../src/storage/sqlite-wal-sync.js';
+import { DurabilityError, type FileSync, WalSync } from '../../src/storage/sqlite-wal-sync.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-group-commit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -186,5 +186,26 @@ describe('SQLite group commit (`--sqlite-synchronous group`: durable writers wit
     } finally {
       await again.close();
     }
+  });
+
+  it('a commit made before the log exists needs no sync, and every later commit still gets one', async () => {
+    // Once, a sync that ended without waiting (no log yet) stayed stored as the sync in flight,
+    // and the next commit's wait spun on it forever.
+    const base = join(dir, 'no-log-yet.sqlite');
+    let syncs = 0;
+    const walSync = new WalSync(base, async () => {
+      syncs += 1;
+    });
+    walSync.committed();
+    await walSync.durable();
+    expect(syncs).toBe(0);
+    writeFileSync(`${base}-wal`, 'frames');
+    walSync.committed();
+    await walSync.durable();
+    expect(syncs).toBe(1);
+    walSync.committed();
+    await walSync.durable();
+    expect(walSync.stats).toEqual({ commits: 3, syncs: 2 });
+    await walSync.close();
   });
 });
