@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../src/storage/database-types.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
 import { DurabilityError, type FileSync, WalSync } from '../../src/storage/sqlite-wal-sync.js';
 
@@ -37,18 +38,15 @@ function track<T>(promise: Promise<T>) {
 }
 
 let files = 0;
-async function open(sync: FileSync): Promise<OpenedDatabase & { db: Kysely<any> }> {
+async function open(sync: FileSync): Promise<OpenedDatabase> {
   files += 1;
-  const opened = await openDatabase(join(dir, `db-${files}.sqlite`), {
-    sqliteSynchronous: 'group',
-    sqliteLogSync: sync,
-  });
-  // Created before the sync is held: the table's commit is synced at once.
-  return opened as OpenedDatabase & { db: Kysely<any> };
+  return openDatabase(join(dir, `db-${files}.sqlite`), { sqliteSynchronous: 'group', sqliteLogSync: sync });
 }
 
-const insert = (db: Kysely<any>, v: string) => sql`insert into t (v) values (${v})`.execute(db);
-const count = async (db: Kysely<any>) =>
+/** The test's own table `t` is reached with raw SQL, so any Kysely handle of the database will do. */
+type Db = Kysely<Database>;
+const insert = (db: Db, v: string) => sql`insert into t (v) values (${v})`.execute(db);
+const count = async (db: Db) =>
   Number(((await sql`select count(*) as n from t`.execute(db)).rows[0] as { n: number }).n);
 
 async function withTable(sync: FileSync) {
