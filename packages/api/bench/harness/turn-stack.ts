@@ -7,7 +7,6 @@ import {
   type OwnerId,
   type TeamEvent,
 } from '@agent-teams/core';
-import OpenAI from 'openai';
 import { createConfigCatalog } from '../../src/adapters/config-catalog.js';
 import type { App, AppRuntime } from '../../src/app/create-app.js';
 import { createApp } from '../../src/app/create-app.js';
@@ -41,8 +40,6 @@ export interface TurnStack {
   trace(jobId: string, key?: string): TurnTrace;
   /** Forgets every trace (between rounds). */
   clearTraces(): void;
-  /** One direct streamed call to the provider with the OpenAI client the runtime uses. */
-  direct(text: string): Promise<void>;
   /** A READY team of two `openai` members for `owner`. */
   team(owner: OwnerId): Promise<{ teamId: string; members: Member[] }>;
   close(): Promise<void>;
@@ -127,13 +124,6 @@ export async function openTurnStack(
     };
   }
   const { url } = await app.listen(0, '127.0.0.1');
-  const client = new OpenAI({
-    baseURL: baseUrl,
-    apiKey: 'not-needed',
-    maxRetries: 0,
-    logLevel: 'off',
-    fetch: (input, init) => globalThis.fetch(input, init),
-  });
   return {
     app,
     url,
@@ -152,20 +142,6 @@ export async function openTurnStack(
     clearTraces() {
       traces.clear();
       byText.clear();
-    },
-    async direct(text) {
-      const stream = await client.chat.completions.create({
-        model: MODEL,
-        messages: [
-          { role: 'system', content: 'You are a member of a team.' },
-          { role: 'user', content: text },
-        ],
-        stream: true,
-        stream_options: { include_usage: true },
-      });
-      let answer = '';
-      for await (const chunk of stream) answer += chunk.choices[0]?.delta?.content ?? '';
-      if (answer !== INSTANT_ANSWER) throw new Error(`[agent-teams/bench] direct call answered "${answer}"`);
     },
     async team(owner) {
       teams += 1;
