@@ -36,8 +36,8 @@ export interface TurnStack {
   readonly url: string;
   /** The in-process provider, or null when the agent calls one at `providerBaseUrl`. */
   readonly provider: LocalChatProvider | null;
-  /** The trace of a job (created on first use); `key`, a text its request carried, finds its provider call. */
-  trace(jobId: string, key?: string): TurnTrace;
+  /** The trace of a job (created on first use); the benchmark adds the provider's timing itself. */
+  trace(jobId: string): TurnTrace;
   /** Forgets every trace (between rounds). */
   clearTraces(): void;
   /** A READY team of two `openai` members for `owner`. */
@@ -78,8 +78,6 @@ export async function openTurnStack(
     }
     return found;
   };
-  const byText = new Map<string, ProviderTiming>();
-  if (provider) provider.onAnswered = (timing) => byText.set(timing.lastUser, timing);
   const onEvents = (events: readonly TeamEvent[]) => {
     const at = monotonicMs();
     const kinds = new Map<string, string[]>();
@@ -128,20 +126,11 @@ export async function openTurnStack(
     app,
     url,
     provider,
-    trace(jobId: JobId | string, key?: string) {
-      const found = trace(jobId);
-      if (found.provider === undefined && key !== undefined) {
-        for (const [text, timing] of byText) {
-          if (!text.includes(key)) continue;
-          found.provider = timing;
-          byText.delete(text);
-        }
-      }
-      return found;
+    trace(jobId: JobId | string) {
+      return trace(jobId);
     },
     clearTraces() {
       traces.clear();
-      byText.clear();
     },
     async team(owner) {
       teams += 1;
