@@ -93,8 +93,9 @@ describe('task tools under hostile JSON arguments', () => {
       }),
       { numRuns: 400 },
     );
-    // The run reached the board, not only the argument checks.
-    expect(known.length).toBeGreaterThan(5);
+    // The run reached the board, not only the argument checks: tasks were created (4–12 of 400
+    // random calls in practice, so a bar above 1 made the test fail about one run in four).
+    expect(known.length).toBeGreaterThan(0);
     const list = (await stack.core.tools.invoke(jobs[0] as JobId, 'task_list', { limit: 20 })) as {
       tasks: { status: string; owner: string | null; revision: number }[];
     };
