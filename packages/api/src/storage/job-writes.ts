@@ -21,11 +21,11 @@ import {
 } from '@agent-teams/core';
 import type { Selectable } from 'kysely';
 import { completeBroadcast } from './broadcast-receipts.js';
-import type { JobsTable, TeamsTable } from './database-types.js';
+import type { TeamsTable } from './database-types.js';
 import { checkLease } from './job-leases.js';
 import { keepFollowUp } from './mailbox.js';
 import { appendRecord } from './record-writes.js';
-import { jobInsertRow, jobStateColumns, toJob, toTeam, withoutSeq } from './row-mappers.js';
+import { jobInsertRow, jobStateUpdate, toJob, toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
 async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
@@ -198,7 +198,7 @@ export async function applyTransition(
   current: Job,
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
 ): Promise<Job> {
-  return toJob(await writeTransition(scope, current, outcome, undefined));
+  return (await writeTransition(scope, current, outcome, undefined)).job;
 }
 
 /** {@link applyTransition} for an admitted job that also leases it to `serverId`, in the same statement. */
@@ -208,28 +208,38 @@ export async function applyAdmission(
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
   serverId: string,
 ): Promise<{ job: Job; lease: JobLease }> {
-  const row = await writeTransition(scope, current, outcome, serverId);
-  return { job: toJob(row), lease: { serverId, fence: Number(row.lease_fence) } };
+  const { job, fence } = await writeTransition(scope, current, outcome, serverId);
+  return { job, lease: { serverId, fence } };
 }
 
+/**
+ * Writes the step: the state columns it changes (see {@link jobStateUpdate}), then its events and
+ * effects. `current` must be the job as read in this transaction. The fence comes back only with
+ * a lease (`RETURNING` costs more than the update: the stored job is known without it).
+ */
 async function writeTransition(
   scope: WriteScope,
   current: Job,
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
   leaseTo: string | undefined,
-): Promise<Selectable<JobsTable>> {
+): Promise<{ job: Job; fence: number }> {
   const next = outcome.job;
   if (next.id !== current.id) throw new Error('[agent-teams/api] a transition must return the same job');
-  // The row as stored comes back with the update; the effects below never change it.
-  const stored = await scope.trx
+  const update = jobStateUpdate(current, next, scope.now);
+  const query = scope.trx
     .updateTable('jobs')
     .set((eb) => ({
-      ...jobStateColumns(next, scope.now),
+      ...update.columns,
       ...(leaseTo === undefined ? {} : { lease_server: leaseTo, lease_fence: eb('lease_fence', '+', 1) }),
     }))
-    .where('id', '=', current.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    .where('id', '=', current.id);
+  let fence = 0;
+  if (leaseTo === undefined) {
+    const { numUpdatedRows } = await query.executeTakeFirst();
+    if (Number(numUpdatedRows) !== 1) throw new Error(`[agent-teams/api] job ${current.id} is gone mid-transaction`);
+  } else {
+    fence = Number((await query.returning('lease_fence').executeTakeFirstOrThrow()).lease_fence);
+  }
   await scope.events.emit(current.teamId, TeamEventKind.JOB_CHANGED, { jobId: current.id });
   if (next.phase !== current.phase && current.memberId !== null) {
     await scope.events.emit(current.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: current.memberId });
@@ -253,7 +263,7 @@ async function writeTransition(
   }
   await completeBroadcast(scope, next);
   await keepFollowUp(scope, current, next);
-  return stored;
+  return { job: update.job, fence };
 }
 
 /** Inserts the receipt of a finished request (unique per request by index). */

@@ -57,6 +57,8 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
       expect(at(admitted, 1).job.pendingResponse).toEqual(jobs.ANSWERED.pendingResponse);
       expect(at(contexts, 0)).toMatchObject({ team: expect.objectContaining({ id: team.id }), members });
       expect(at(contexts, 0).recentRecords.length).toBe(Limits.contextMessages);
+      // The admitted jobs come back exactly as a read finds them after the commit.
+      for (const entry of admitted) expect(await h().store.findJob(ALICE, entry.job.id)).toEqual(entry.job);
       for (const phase of Object.keys(jobs) as ZooPhase[]) {
         if (phase === JobPhase.QUEUED || phase === JobPhase.ANSWERED) continue;
         expect(await h().store.findJob(ALICE, jobs[phase].id)).toEqual(jobs[phase]);

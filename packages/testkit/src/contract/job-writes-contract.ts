@@ -9,9 +9,11 @@ import {
   JobPhase,
   RecordKind,
   TeamEventKind,
+  type TeamStore,
   type TransitionOutcome,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
+import { makeJobZoo } from '../zoo.js';
 import { ALICE, at, BOB, expectCode, type StoreHarness } from './store-harness.js';
 
 /** Contract cases of `JobWrites` (enqueue and one state-machine step per write). */
@@ -213,6 +215,29 @@ export function describeJobWritesCases(h: () => StoreHarness): void {
       await expect(h().store.updateJob(job.id, again, { now: h().now() })).rejects.toBeDefined();
       expect((await h().store.findJob(ALICE, job.id))?.error).toBe('boom');
       expect(await h().store.countJobs(team.id)).toEqual({ requests: 1, receipts: 1 });
+    });
+
+    it('returns the job of every step exactly as a read finds it after the commit', async () => {
+      const { store } = h();
+      const phases = new Set<JobPhase>();
+      const updateJob: TeamStore['updateJob'] = async (...args) => {
+        const result = await store.updateJob(...args);
+        expect(await store.findJob(ALICE, result.job.id)).toEqual(result.job);
+        phases.add(result.job.phase);
+        return result;
+      };
+      // Every other method on the store itself (stores may keep private fields).
+      const checked = new Proxy(store, {
+        get(target, key) {
+          if (key === 'updateJob') return updateJob;
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const { jobs } = await makeJobZoo(checked, { ids: h().ids, now: h().now(), owner: ALICE });
+      // Every command of the zoo's paths ran: each phase it builds was returned by some step.
+      for (const job of Object.values(jobs)) if (job.phase !== JobPhase.QUEUED) expect(phases).toContain(job.phase);
+      expect(phases.size).toBeGreaterThanOrEqual(8);
     });
 
     it('writes nothing for an unchanged job or a refused step', async () => {
