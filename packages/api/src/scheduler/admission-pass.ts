@@ -81,8 +81,8 @@ export class AdmissionPass {
 
   /**
    * Reads the earliest wait deadline and sets the timer to it: a wait that no change ends must
-   * still end at its deadline, on time (decision 0165). Called by the pass after it asked for the
-   * admitted jobs' first steps, so the read is not between a commit and the turns it admitted.
+   * still end at its deadline, on time (decision 0165). Called at the end of the pass (after the
+   * claim), so the read is not between a commit and the turns it admitted.
    */
   async followWaits(): Promise<void> {
     // Admission is backing off after a failure: so is this read.

@@ -42,16 +42,23 @@ export async function runPass(pass: PassContext): Promise<void> {
     started.add(entry.job.id);
     driver.request(entry.job, true);
   }
-  if (pass.full) await pass.admission.followWaits();
-  const before = new Set(driven.keys());
-  const active = (await lease.claim()).map((entry) => entry.job);
-  const teamIds = [...new Set(active.map((job) => job.teamId))];
-  const teams = teamIds.length === 0 ? [] : await pass.store.findTeams(teamIds);
-  const disconnected = new Set(teams.filter((team) => team.status === TeamStatus.DISCONNECTED).map((team) => team.id));
-  driven.clear();
-  for (const job of active) driven.set(job.id, job);
-  for (const job of active) {
-    if (started.has(job.id) || disconnected.has(job.teamId)) continue;
-    if (pass.full || !before.has(job.id)) driver.request(job);
+  try {
+    const before = new Set(driven.keys());
+    const active = (await lease.claim()).map((entry) => entry.job);
+    const teamIds = [...new Set(active.map((job) => job.teamId))];
+    const teams = teamIds.length === 0 ? [] : await pass.store.findTeams(teamIds);
+    const disconnected = new Set(
+      teams.filter((team) => team.status === TeamStatus.DISCONNECTED).map((team) => team.id),
+    );
+    driven.clear();
+    for (const job of active) driven.set(job.id, job);
+    for (const job of active) {
+      if (started.has(job.id) || disconnected.has(job.teamId)) continue;
+      if (pass.full || !before.has(job.id)) driver.request(job);
+    }
+  } finally {
+    // Last: on SQLite every statement runs on the event loop, so a read here before the claim
+    // would sit between the admission's commit and the first step of the jobs it admitted.
+    if (pass.full) await pass.admission.followWaits();
   }
 }

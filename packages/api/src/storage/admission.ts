@@ -38,7 +38,7 @@ const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED
  * (QUEUED or ANSWERED) and its team is READY (or CLOSED: see `freezeJob`). Reads only unfinished rows (partial indexes), never the finished history.
  */
 async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
-  const rows = await scope.trx
+  const heads = scope.trx
     .selectFrom('jobs as j')
     .innerJoin('teams as t', 't.id', 'j.team_id')
     .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
@@ -56,11 +56,10 @@ async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> 
           .where('h.conversation_id', '=', eb.ref('j.conversation_id'))
           .where('h.unfinished', '=', UNFINISHED),
       ),
-    )
-    .orderBy('j.seq')
-    .execute();
-  const woken = await wokenJobs(scope.trx, scope.now).execute();
-  return [...rows, ...woken]
+    );
+  // One statement for both kinds (one round trip on PostgreSQL), in queue order.
+  const rows = await heads.unionAll(wokenJobs(scope.trx, scope.now)).execute();
+  return rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
     .map((row) => ({
       jobId: asJobId(row.id),

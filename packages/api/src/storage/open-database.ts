@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database-types.js';
+import { Checkpointer, type CheckpointStats } from './sqlite-checkpointer.js';
 import { DurableSqliteDialect } from './sqlite-durable-dialect.js';
 import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
 import { type StatementObserver, withStatementCache } from './sqlite-statement-cache.js';
@@ -24,6 +25,8 @@ export interface OpenedDatabase {
   close(): Promise<void>;
   /** SQLite files opened with `group`: commits and log syncs so far (`sqlite-wal-sync.ts`). */
   readonly walSync?: () => WalSyncStats;
+  /** SQLite files with background checkpoints: how many the worker ran (`sqlite-checkpointer.ts`). */
+  readonly checkpoints?: () => CheckpointStats;
 }
 
 /**
@@ -52,6 +55,12 @@ export interface OpenDatabaseOptions {
   readonly sqliteSynchronous?: SqliteSynchronous;
   /** With `group`: the sync of the log (tests hold or fail it; default `fdatasync` on the thread pool). */
   readonly sqliteLogSync?: FileSync;
+  /**
+   * SQLite files: `background` (default) copies the log into the file on a worker thread ahead of
+   * SQLite's own checkpoint, which then has little left to do inside a commit; `inline` leaves
+   * checkpoints to SQLite alone (the baseline the benchmarks compare with). See `Checkpointer`.
+   */
+  readonly sqliteCheckpoints?: 'background' | 'inline';
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
   /**
@@ -127,10 +136,16 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     lock?.release();
     throw error;
   }
+  const checkpointer =
+    inMemory || opts.sqliteCheckpoints === 'inline'
+      ? null
+      : new Checkpointer(file, (message) => process.emitWarning(message, 'AgentTeamsCheckpoint'));
+  const observe = committedTo([walSync, checkpointer]);
+  const statements = withStatementCache(database, observe);
   const dialect =
     walSync === null
-      ? new SqliteDialect({ database: withStatementCache(database) })
-      : new DurableSqliteDialect({ database: withStatementCache(database, committedTo(walSync)) }, walSync);
+      ? new SqliteDialect({ database: statements })
+      : new DurableSqliteDialect({ database: statements }, walSync);
   const db = new Kysely<Database>({ dialect });
   let closed = false;
   return {
@@ -138,22 +153,31 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     dialect: 'sqlite',
     target,
     ...(walSync === null ? {} : { walSync: () => walSync.stats }),
+    ...(checkpointer === null ? {} : { checkpoints: () => checkpointer.stats }),
     async close() {
       if (closed) return;
       closed = true;
+      // Before the connection closes (it checkpoints one last time, alone).
+      await checkpointer?.close();
       await db.destroy();
       lock?.release();
     },
   };
 }
 
-/** Counts the commits of writes for group commit: a statement that may write marks the transaction; once none is open, it committed. */
-function committedTo(walSync: WalSync): StatementObserver {
+/**
+ * Tells each listener of every commit of writes (group commit syncs the log, the checkpointer
+ * counts): a statement that may write marks the transaction; once none is open, it committed.
+ * None: no observer, so statements run unwrapped.
+ */
+function committedTo(listeners: readonly ({ committed(): void } | null)[]): StatementObserver | undefined {
+  const told = listeners.filter((listener) => listener !== null);
+  if (told.length === 0) return undefined;
   let wrote = false;
   return (writes, open) => {
     if (writes) wrote = true;
     if (!wrote || open) return;
     wrote = false;
-    walSync.committed();
+    for (const listener of told) listener.committed();
   };
 }

@@ -3,14 +3,16 @@ import {
   type JobId,
   type MemberId,
   type MessageId,
+  type OwnerId,
   type RecordId,
   type TaskId,
   type TeamEvent,
   type TeamEventKind,
   type TeamId,
 } from '@agent-teams/core';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from './database-types.js';
+import type { DatabaseDialect } from './open-database.js';
 
 /** Events kept regardless of age, per team. */
 const KEEP_EVENTS = 1_000;
@@ -52,14 +54,16 @@ interface PendingEvent {
 export class TeamEventWriter {
   readonly #trx: Kysely<Database>;
   readonly #now: string;
+  readonly #dialect: DatabaseDialect;
   readonly #touched = new Set<string>();
   readonly #emitted = new Set<string>();
   readonly #events: TeamEvent[] = [];
   readonly #pending: PendingEvent[] = [];
 
-  constructor(trx: Kysely<Database>, now: string) {
+  constructor(trx: Kysely<Database>, now: string, dialect: DatabaseDialect = 'sqlite') {
     this.#trx = trx;
     this.#now = now;
+    this.#dialect = dialect;
   }
 
   /** The events written so far (published by the caller after commit; see {@link flush}). */
@@ -105,53 +109,95 @@ export class TeamEventWriter {
     for (const [teamId, entries] of byTeam) {
       const first = !this.#touched.has(teamId);
       this.#touched.add(teamId);
-      const team = await this.#trx
-        .updateTable('teams')
-        .set((eb) => ({
-          last_event_seq: eb('last_event_seq', '+', entries.length),
-          revision: first ? eb('revision', '+', 1) : eb.ref('revision'),
-          updated_at: this.#now,
-        }))
-        .where('id', '=', teamId)
-        .returning(['owner', 'last_event_seq'])
-        .executeTakeFirstOrThrow();
-      const last = Number(team.last_event_seq);
-      const events: TeamEvent[] = entries.map((entry, index) => ({
-        teamId,
-        owner: asOwnerId(team.owner),
-        seq: last - entries.length + 1 + index,
-        kind: entry.kind,
-        jobId: entry.refs.jobId ?? null,
-        recordId: entry.refs.recordId ?? null,
-        memberId: entry.refs.memberId ?? null,
-        ...(entry.refs.messageId == null ? {} : { messageId: entry.refs.messageId }),
-        ...(entry.refs.taskId == null ? {} : { taskId: entry.refs.taskId }),
-        ...(entry.refs.reason == null ? {} : { reason: entry.refs.reason }),
-        createdAt: this.#now,
-      }));
+      const events =
+        this.#dialect === 'postgres'
+          ? await this.#writeInOneStatement(teamId, entries, first)
+          : await this.#write(teamId, entries, first);
+      const last = (events.at(-1) as TeamEvent).seq;
       // Pruned whenever the seqs pass a multiple of PRUNE_EVERY.
       if (Math.floor(last / PRUNE_EVERY) > Math.floor((last - entries.length) / PRUNE_EVERY)) {
         await this.#prune(teamId, last);
       }
-      await this.#trx
-        .insertInto('team_events')
-        .values(
-          events.map((event) => ({
-            team_id: teamId,
-            seq: event.seq,
-            kind: event.kind,
-            job_id: event.jobId,
-            record_id: event.recordId,
-            member_id: event.memberId,
-            message_id: event.messageId ?? null,
-            task_id: event.taskId ?? null,
-            reason: event.reason ?? null,
-            created_at: this.#now,
-          })),
-        )
-        .execute();
       this.#events.push(...events);
     }
+  }
+
+  /** SQLite: the team update (its seqs), then one multi-row insert. */
+  async #write(teamId: TeamId, entries: readonly PendingEvent[], first: boolean): Promise<TeamEvent[]> {
+    const team = await this.#trx
+      .updateTable('teams')
+      .set((eb) => ({
+        last_event_seq: eb('last_event_seq', '+', entries.length),
+        revision: first ? eb('revision', '+', 1) : eb.ref('revision'),
+        updated_at: this.#now,
+      }))
+      .where('id', '=', teamId)
+      .returning(['owner', 'last_event_seq'])
+      .executeTakeFirstOrThrow();
+    const events = this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
+    await this.#trx
+      .insertInto('team_events')
+      .values(
+        events.map((event) => ({
+          team_id: teamId,
+          seq: event.seq,
+          kind: event.kind,
+          job_id: event.jobId,
+          record_id: event.recordId,
+          member_id: event.memberId,
+          message_id: event.messageId ?? null,
+          task_id: event.taskId ?? null,
+          reason: event.reason ?? null,
+          created_at: this.#now,
+        })),
+      )
+      .execute();
+    return events;
+  }
+
+  /**
+   * PostgreSQL: the same update and insert as one statement (a data-modifying `WITH`), so a
+   * transaction's events cost one round trip to the server instead of two.
+   */
+  async #writeInOneStatement(teamId: TeamId, entries: readonly PendingEvent[], first: boolean): Promise<TeamEvent[]> {
+    const n = entries.length;
+    const rows = entries.map(
+      ({ kind, refs }, index) =>
+        sql`(${index + 1}::int, ${kind}::text, ${refs.jobId ?? null}::text, ${refs.recordId ?? null}::text, ${refs.memberId ?? null}::text, ${refs.messageId ?? null}::text, ${refs.taskId ?? null}::text, ${refs.reason ?? null}::text)`,
+    );
+    const { rows: found } = await sql<{ owner: string; last_event_seq: number | string }>`
+      with t as (
+        update teams
+        set last_event_seq = last_event_seq + ${n}::int, revision = revision + ${first ? 1 : 0}::int, updated_at = ${this.#now}::text
+        where id = ${teamId}::text
+        returning owner, last_event_seq
+      ), i as (
+        insert into team_events (team_id, seq, kind, job_id, record_id, member_id, message_id, task_id, reason, created_at)
+        select ${teamId}::text, t.last_event_seq - ${n}::int + v.i, v.kind, v.job_id, v.record_id, v.member_id, v.message_id, v.task_id, v.reason, ${this.#now}::text
+        from t cross join (values ${sql.join(rows)}) as v(i, kind, job_id, record_id, member_id, message_id, task_id, reason)
+      )
+      select owner, last_event_seq from t`.execute(this.#trx);
+    const team = found[0];
+    // The callers hold the team's row: gone only if deleted in this very transaction.
+    if (team === undefined) throw new Error(`[agent-teams/api] team ${teamId} is gone mid-transaction`);
+    return this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
+  }
+
+  /** The events of one team's entries, the last one taking seq `last`. */
+  #numbered(teamId: TeamId, entries: readonly PendingEvent[], owner: OwnerId, last: number): TeamEvent[] {
+    return entries.map((entry, index) => ({
+      teamId,
+      owner,
+      seq: last - entries.length + 1 + index,
+      kind: entry.kind,
+      jobId: entry.refs.jobId ?? null,
+      recordId: entry.refs.recordId ?? null,
+      memberId: entry.refs.memberId ?? null,
+      ...(entry.refs.messageId == null ? {} : { messageId: entry.refs.messageId }),
+      ...(entry.refs.taskId == null ? {} : { taskId: entry.refs.taskId }),
+      ...(entry.refs.reason == null ? {} : { reason: entry.refs.reason }),
+      createdAt: this.#now,
+    }));
   }
 
   /** Publishes an event after commit without logging it (the log itself is being deleted). */

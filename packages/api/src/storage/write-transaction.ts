@@ -31,7 +31,7 @@ export class WriteScope {
   ) {
     this.dialect = ctx.dialect;
     this.ids = ctx.ids;
-    this.events = new TeamEventWriter(trx, now);
+    this.events = new TeamEventWriter(trx, now, ctx.dialect);
   }
 
   /**

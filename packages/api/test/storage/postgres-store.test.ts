@@ -81,4 +81,69 @@ describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
       await Promise.all(stores.map((store) => store.close()));
     }
   });
+
+  it('numbers the events of racing writes on two servers gap-free, each seq once (one statement per team)', async () => {
+    const ids = new SequentialIds();
+    const [a, b] = await Promise.all([openDatabase(pg.url), openDatabase(pg.url)]);
+    await sql`TRUNCATE teams RESTART IDENTITY CASCADE`.execute(a.db);
+    const published: number[] = [];
+    const events = { published: (batch: readonly { seq: number }[]) => published.push(...batch.map((e) => e.seq)) };
+    const stores = [a, b].map((d) => new KyselyTeamStore(d.db, d.dialect, { close: d.close, events }));
+    try {
+      const [first, second] = stores as [KyselyTeamStore, KyselyTeamStore];
+      const now = '2026-01-01T00:00:00.000Z';
+      const owner = asOwnerId('racer');
+      const member = {
+        id: ids.memberId(),
+        name: 'M',
+        agentId: asAgentId('researcher'),
+        conversationId: ids.conversationId(),
+      };
+      const { team } = await first.createTeam(
+        {
+          id: ids.teamId(),
+          owner,
+          clientRequestId: 'race-seq',
+          fingerprint: 'f',
+          name: 'T',
+          goal: 'G',
+          members: [member],
+        },
+        { now, maxTeams: 20 },
+      );
+      const send = (store: KyselyTeamStore, key: string) => {
+        const id = ids.jobId();
+        const request = {
+          id,
+          recordId: ids.recordId(),
+          memberId: member.id,
+          conversationId: member.conversationId,
+          requester: { memberId: null, conversationId: null },
+          parentId: null,
+          rootId: id,
+          clientKey: key,
+          text: 't',
+        };
+        return store.enqueueRequests({
+          owner,
+          teamId: team.id,
+          keys: [{ requesterConversationId: null, clientKey: key, memberId: member.id }],
+          roots: [id],
+          now,
+          decide: () => ({ insert: [request], resultIds: [id] }),
+        });
+      };
+      published.length = 0;
+      await Promise.all(Array.from({ length: 12 }, (_, i) => send(i % 2 === 0 ? first : second, `k${i}`)));
+      const stored = await first.readEvents(team.id, 0, 500);
+      const last = (await first.findTeam(owner, team.id))?.lastEventSeq ?? 0;
+      expect(stored.map((event) => event.seq)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
+      // Each racing send wrote its events under its own seqs: the published ones never overlap.
+      expect(new Set(published).size).toBe(published.length);
+      expect(published.length).toBeGreaterThanOrEqual(12 * 3);
+      expect(stored.filter((event) => event.owner !== owner)).toEqual([]);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
 });
