@@ -12,6 +12,7 @@ import { tasksMigration } from './0009-tasks.js';
 import { budgetsMigration } from './0010-budgets.js';
 import { teamworkLifecycleMigration } from './0011-teamwork-lifecycle.js';
 import { seededHistoryIndexMigration } from './0012-seeded-history-index.js';
+import { requestCountIndexMigration } from './0013-request-count-index.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -41,6 +42,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0010-budgets': budgetsMigration(this.#dialect),
       '0011-teamwork-lifecycle': teamworkLifecycleMigration(),
       '0012-seeded-history-index': seededHistoryIndexMigration(),
+      '0013-request-count-index': requestCountIndexMigration(),
     };
   }
 }
