@@ -10,6 +10,7 @@ describe('parseServeOptions', () => {
       publicUrl: null,
       otlpEndpoint: null,
       sqliteSynchronous: 'full',
+      pgPreparedStatements: true,
     });
   });
 
@@ -32,6 +33,7 @@ describe('parseServeOptions', () => {
       publicUrl: null,
       otlpEndpoint: null,
       sqliteSynchronous: 'full',
+      pgPreparedStatements: true,
     });
     expect(parseServeOptions(['--port', '0', '--database', ':memory:', '--config', 'flag.json'], env)).toEqual({
       port: 0,
@@ -45,6 +47,7 @@ describe('parseServeOptions', () => {
       publicUrl: null,
       otlpEndpoint: null,
       sqliteSynchronous: 'full',
+      pgPreparedStatements: true,
     });
   });
 
@@ -145,5 +148,23 @@ describe('parseServeOptions', () => {
     expect(
       parseServeOptions(['--database', 'postgres://db/x', '--sqlite-synchronous', 'full'], {}).sqliteSynchronous,
     ).toBe('full');
+  });
+
+  it('reads --pg-prepared-statements or its twin (default on), and refuses off for a SQLite file', () => {
+    const pg = ['--database', 'postgres://db/x'];
+    expect(parseServeOptions(pg, {}).pgPreparedStatements).toBe(true);
+    expect(parseServeOptions([...pg, '--pg-prepared-statements', 'off'], {}).pgPreparedStatements).toBe(false);
+    expect(parseServeOptions(pg, { AGENT_TEAMS_PG_PREPARED_STATEMENTS: 'OFF' }).pgPreparedStatements).toBe(false);
+    expect(
+      parseServeOptions([...pg, '--pg-prepared-statements', 'on'], { AGENT_TEAMS_PG_PREPARED_STATEMENTS: 'off' })
+        .pgPreparedStatements,
+    ).toBe(true);
+    expect(() => parseServeOptions([...pg, '--pg-prepared-statements', 'no'], {})).toThrow(
+      /--pg-prepared-statements must be on or off/,
+    );
+    expect(() => parseServeOptions([], { AGENT_TEAMS_PG_PREPARED_STATEMENTS: 'off' })).toThrow(
+      /AGENT_TEAMS_PG_PREPARED_STATEMENTS applies to PostgreSQL databases/,
+    );
+    expect(parseServeOptions(['--pg-prepared-statements', 'on'], {}).pgPreparedStatements).toBe(true);
   });
 });

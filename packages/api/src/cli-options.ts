@@ -1,5 +1,14 @@
 import { parseArgs } from 'node:util';
-import { isPostgresTarget, SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './storage/open-database.js';
+import {
+  parseOtlpEndpoint,
+  parsePgPrepared,
+  parsePublicUrl,
+  parseSynchronous,
+  UsageError,
+} from './cli-option-parsers.js';
+import type { SqliteSynchronous } from './storage/open-database.js';
+
+export { UsageError } from './cli-option-parsers.js';
 
 /** Options of `agent-teams serve`, after flags, environment and defaults are merged. */
 export interface ServeOptions {
@@ -35,6 +44,8 @@ export interface ServeOptions {
   readonly otlpEndpoint: string | null;
   /** SQLite files: `full` (default: every commit survives a power loss) or `normal` (no fsync per commit). */
   readonly sqliteSynchronous: SqliteSynchronous;
+  /** PostgreSQL: statements prepared once per connection (default on; off for transaction-mode poolers). */
+  readonly pgPreparedStatements: boolean;
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -58,14 +69,6 @@ export const SERVE_LIMITS = {
   rateLimitPerSecond: { min: 0.01, max: 100_000 },
   rateLimitBurst: { min: 1, max: 1_000_000 },
 } as const;
-
-/** A command line that cannot be run; printed with the usage and exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 /** The `--help` text; documents every flag, its environment twin and default. */
 export const USAGE = `Usage: agent-teams <command> [options]
@@ -108,6 +111,9 @@ Options of serve (each has an environment twin; flags win):
                      normal syncs at checkpoints (no fsync per commit; a crash of the process loses
                      nothing, a power loss may lose the last commits)
                                                                 AGENT_TEAMS_SQLITE_SYNCHRONOUS (default full)
+  --pg-prepared-statements <on|off>  PostgreSQL: each statement prepared (parsed and planned) once per
+                     connection; off for a pooler in transaction mode that cannot keep prepared statements
+                                                                AGENT_TEAMS_PG_PREPARED_STATEMENTS (default on)
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
   AGENT_TEAMS_RATE_LIMIT_PER_SECOND, AGENT_TEAMS_RATE_LIMIT_BURST
@@ -177,6 +183,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         'max-body-bytes': { type: 'string' },
         'otlp-endpoint': { type: 'string' },
         'sqlite-synchronous': { type: 'string' },
+        'pg-prepared-statements': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -235,67 +242,10 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       nonBlank(env.AGENT_TEAMS_SQLITE_SYNCHRONOUS),
       database,
     ),
+    pgPreparedStatements: parsePgPrepared(
+      nonBlank(values['pg-prepared-statements']),
+      nonBlank(env.AGENT_TEAMS_PG_PREPARED_STATEMENTS),
+      database,
+    ),
   };
-}
-
-/** `full`, `group` or `normal` from the flag or its twin; refused for a PostgreSQL database (it has its own setting). */
-function parseSynchronous(flag: string | undefined, twin: string | undefined, database: string): SqliteSynchronous {
-  const text = flag ?? twin;
-  if (text === undefined) return 'full';
-  const source = flag !== undefined ? '--sqlite-synchronous' : 'AGENT_TEAMS_SQLITE_SYNCHRONOUS';
-  const value = SQLITE_SYNCHRONOUS.find((known) => known === text.trim().toLowerCase());
-  if (value === undefined) throw new UsageError(`${source} must be full, group or normal, got "${text}"`);
-  if (value !== 'full' && isPostgresTarget(database)) {
-    throw new UsageError(`${source} applies to SQLite files; PostgreSQL's own setting is synchronous_commit`);
-  }
-  return value;
-}
-
-/**
- * The OTLP/HTTP traces URL: the flag, its twin, then the standard OpenTelemetry variables (the
- * base `OTEL_EXPORTER_OTLP_ENDPOINT` gets `/v1/traces`, as the OTLP exporter specification says).
- */
-function parseOtlpEndpoint(
-  flag: string | undefined,
-  env: NodeJS.ProcessEnv,
-  nonBlank: (value: string | undefined) => string | undefined,
-): string | null {
-  const base = nonBlank(env.OTEL_EXPORTER_OTLP_ENDPOINT);
-  const candidates: [string | undefined, string][] = [
-    [flag, '--otlp-endpoint'],
-    [nonBlank(env.AGENT_TEAMS_OTLP_ENDPOINT), 'AGENT_TEAMS_OTLP_ENDPOINT'],
-    [nonBlank(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'],
-    [base && `${base.trim().replace(/\/+$/, '')}/v1/traces`, 'OTEL_EXPORTER_OTLP_ENDPOINT'],
-  ];
-  const found = candidates.find(([value]) => value !== undefined);
-  if (!found) return null;
-  const [text, source] = found as [string, string];
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new UsageError(`${source} must be an http(s) URL, got "${text}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${source} must be an http(s) URL, got "${text}"`);
-  }
-  return url.toString();
-}
-
-/** An absolute http(s) origin (a path is kept, a trailing slash dropped), from the flag or its twin. */
-function parsePublicUrl(flag: string | undefined, twin: string | undefined): string | null {
-  const fromFlag = flag !== undefined && flag.trim() !== '';
-  const text = fromFlag ? flag : twin !== undefined && twin.trim() !== '' ? twin : undefined;
-  if (text === undefined) return null;
-  const source = fromFlag ? '--public-url' : 'AGENT_TEAMS_PUBLIC_URL';
-  let url: URL;
-  try {
-    url = new URL(text.trim());
-  } catch {
-    throw new UsageError(`${source} must be an absolute http(s) URL, got "${text}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${source} must be an absolute http(s) URL, got "${text}"`);
-  }
-  return url.href.replace(/\/+$/, '');
 }

@@ -71,7 +71,7 @@ export async function startAgentTeams(
   const http = httpSettings(options, config, devToken);
   const app = await createApp({
     database: options.database,
-    databaseOptions: { sqliteSynchronous: options.sqliteSynchronous },
+    databaseOptions: { sqliteSynchronous: options.sqliteSynchronous, postgresPrepared: options.pgPreparedStatements },
     catalog: createConfigCatalog(config.agents),
     tokens: config.tokens,
     jwt,

@@ -20,17 +20,22 @@ export interface CountedDatabase extends OpenedDatabase {
  * Wraps an opened database so every data statement run through it (and through its
  * transactions and connections) is counted, to tell how many round trips a code path makes.
  *
- * @remarks A Kysely plugin that changes nothing: it only counts the query nodes it sees.
- * Statements the driver issues itself (PostgreSQL BEGIN/COMMIT) and raw SQL are not counted.
+ * @remarks A Kysely plugin that changes nothing: it counts the data statements that were run.
+ * Raw SQL counts unless it only opens or ends a transaction; statements the driver issues itself
+ * (PostgreSQL BEGIN/COMMIT) are not seen.
  */
 export function countStatements(database: OpenedDatabase): CountedDatabase {
   let count = 0;
+  // Counted when a result comes back, not when a node is seen: a query used inside another (a
+  // `UNION ALL` operand) passes through `transformQuery` too, without being run on its own.
+  const data = new WeakSet<object>();
   const plugin: KyselyPlugin = {
     transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-      if (DATA_STATEMENTS.has(args.node.kind)) count += 1;
+      if (DATA_STATEMENTS.has(args.node.kind) || isRawData(args.node)) data.add(args.queryId);
       return args.node;
     },
     transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+      if (data.has(args.queryId)) count += 1;
       return Promise.resolve(args.result);
     },
   };
@@ -41,4 +46,10 @@ export function countStatements(database: OpenedDatabase): CountedDatabase {
     close: () => database.close(),
     statements: () => count,
   };
+}
+
+/** A raw statement that reads or writes data (not `BEGIN`, `COMMIT` and the like). */
+function isRawData(node: RootOperationNode): boolean {
+  if (node.kind !== 'RawNode') return false;
+  return !/^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i.test(node.sqlFragments.join(''));
 }

@@ -55,8 +55,11 @@ export class AdmissionPass {
     return this.#waiting;
   }
 
-  /** Admits what the planner allows; the admitted jobs, leased to this server (none on failure). */
-  async admit(): Promise<readonly AdmittedJob[]> {
+  /**
+   * Admits what the planner allows; the admitted jobs, leased to this server (none on failure).
+   * `likelyQueued`: a job this server does not drive just changed (see `AdmitArgs.likelyQueued`).
+   */
+  async admit(likelyQueued = false): Promise<readonly AdmittedJob[]> {
     const { clock } = this.#deps;
     const notBefore = this.#backoff.notBefore('admit');
     if (notBefore !== null && notBefore > clock.nowMs()) return [];
@@ -66,6 +69,7 @@ export class AdmissionPass {
       const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
       const admitted = await this.#deps.store.admit({
         now: context.now,
+        likelyQueued,
         serverId: this.#deps.serverId,
         capacity: policy.activeJobs,
         plan: (snapshot) => planAdmissions(snapshot, policy),

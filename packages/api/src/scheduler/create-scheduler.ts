@@ -142,12 +142,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   let stopped = false;
   /** True when the next pass must run admission (every local wake-up and the timers set it). */
   let admitWanted = true;
+  /** True when a local commit since the last pass changed a job not driven here (likely queued). */
+  let likelyQueued = false;
   const passes = new CoalescedTask(
     async () => {
       const full = admitWanted;
+      const likely = likelyQueued;
       admitWanted = false;
+      likelyQueued = false;
       try {
-        await runPass({ store, lease, admission, driver, driven, full, stopped: () => stopped });
+        await runPass({ store, lease, admission, driver, driven, full, likelyQueued: likely, stopped: () => stopped });
       } catch (error) {
         logger.error('scheduler pass failed', { error: String(error) });
       } finally {
@@ -205,7 +209,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     },
     eventSink: {
       published(events) {
-        if (events.length > 0) wake();
+        if (events.length === 0) return;
+        // A new request or receipt, or an answer, changes a job no step here drives: admission
+        // will very likely find it, so its pass may skip the check for work (one read less).
+        for (const event of events) {
+          if (event.kind === TeamEventKind.JOB_CHANGED && event.jobId !== null && !driven.has(event.jobId)) {
+            likelyQueued = true;
+            break;
+          }
+        }
+        wake();
       },
     },
     remoteSink: {

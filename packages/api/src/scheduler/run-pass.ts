@@ -17,6 +17,8 @@ export interface PassContext {
    * it); another server's change only needs the claim, which also picks up leases it released.
    */
   readonly full: boolean;
+  /** True when a local commit changed a job this server does not drive: admission likely has work. */
+  readonly likelyQueued: boolean;
   /** True once the scheduler is stopping: nothing more is started. */
   readonly stopped: () => boolean;
 }
@@ -31,7 +33,7 @@ export interface PassContext {
 export async function runPass(pass: PassContext): Promise<void> {
   const { lease, driver, driven } = pass;
   await lease.renewIfDue();
-  const admitted = pass.full ? await pass.admission.admit() : [];
+  const admitted = pass.full ? await pass.admission.admit(pass.likelyQueued) : [];
   if (pass.stopped()) return;
   // Start what was just admitted at once, without waiting for the claim's round trips.
   const started = new Set<JobId>();

@@ -33,6 +33,12 @@ const DRIVER_ERROR_TABLE: Readonly<Record<DatabaseDialect, Readonly<Record<strin
     '40P01': DriverErrorKind.RETRYABLE,
     /** lock_not_available */
     '55P03': DriverErrorKind.RETRYABLE,
+    /**
+     * feature_not_supported: what a prepared statement raises once a migration changed its
+     * result columns ("cached plan must not change result type"); it is prepared anew on the
+     * retry (`pg-prepared.ts`).
+     */
+    '0A000': DriverErrorKind.RETRYABLE,
   },
 };
 

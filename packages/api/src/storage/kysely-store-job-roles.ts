@@ -85,7 +85,8 @@ export class KyselyJobRoles extends KyselyTeamRoles {
   // ---- Admission and Leases -----------------------------------------------------------------
 
   async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
-    if (!(await admission.admissionMayChange(this.ctx.db, args.now))) return [];
+    // The unlocked check saves an idle pass its lock and commit; a pass that expects work skips it.
+    if (args.likelyQueued !== true && !(await admission.admissionMayChange(this.ctx.db, args.now))) return [];
     return runWrite(this.ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
   }
 

@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database-types.js';
+import { PreparedNames, preparedStatements } from './pg-prepared.js';
 import { Checkpointer, type CheckpointStats } from './sqlite-checkpointer.js';
 import { DurableSqliteDialect } from './sqlite-durable-dialect.js';
 import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
@@ -61,6 +62,11 @@ export interface OpenDatabaseOptions {
    * checkpoints to SQLite alone (the baseline the benchmarks compare with). See `Checkpointer`.
    */
   readonly sqliteCheckpoints?: 'background' | 'inline';
+  /**
+   * PostgreSQL: run each statement as a named prepared statement, planned once per connection
+   * (default true). Off for poolers in transaction mode that cannot keep them. See `pg-prepared.ts`.
+   */
+  readonly postgresPrepared?: boolean;
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
   /**
@@ -104,8 +110,10 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     // ('error' on the client, which the pool does not watch while it is lent out) fails its
     // current or next query, which the caller sees, and the pool discards it on release.
     pool.on('error', () => undefined);
+    const names = opts.postgresPrepared === false ? null : new PreparedNames();
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
+      if (names !== null) preparedStatements(client, names);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     // Fail here, with the driver's reason, rather than on the first request.

@@ -44,6 +44,13 @@ export interface AdmitArgs {
   readonly capacity?: number;
   readonly plan: (snapshot: AdmissionSnapshot) => AdmissionPlan;
   readonly freeze: (ctx: FreezeContext) => TransitionOutcome;
+  /**
+   * A hint: the caller saw a job it does not drive change (a request or receipt queued, an
+   * answer given), so a job very likely waits for a slot. A store may then skip a cheap check
+   * for work that it would otherwise make before taking its planning lock; the pass itself
+   * decides the same either way.
+   */
+  readonly likelyQueued?: boolean;
 }
 
 /** Store role: admission, the one planning step that gives queued and answered jobs a slot. */
