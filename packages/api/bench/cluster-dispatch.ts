@@ -13,11 +13,13 @@ const OWNER = 'bench-owner-0';
 
 /** One measured setup: which database and how many server processes share it. */
 interface Setup {
-  readonly key: 'sqlite' | 'pg1' | 'pg2' | 'pg2poll';
+  readonly key: 'sqlite' | 'pg1' | 'pg2' | 'pg2poll' | 'pg2raw';
   readonly label: string;
   readonly servers: number;
   /** LISTEN/NOTIFY wake-ups between the servers (the default of `serve`). */
   readonly notify: boolean;
+  /** Statements prepared once per connection (the default of `serve`); false: sent unnamed. */
+  readonly prepared?: boolean;
 }
 
 const SETUPS: readonly Setup[] = [
@@ -29,6 +31,13 @@ const SETUPS: readonly Setup[] = [
     label: 'PostgreSQL, two servers, polling only (`notify: false`; diagnostic)',
     servers: 2,
     notify: false,
+  },
+  {
+    key: 'pg2raw',
+    label: 'PostgreSQL, two servers, statements unprepared (`--pg-prepared-statements off`; baseline)',
+    servers: 2,
+    notify: true,
+    prepared: false,
   },
 ];
 
@@ -72,6 +81,7 @@ async function measure(ctx: BenchContext, setup: Setup): Promise<SetupResult> {
             database,
             serverId: `srv_bench_${setup.key}_${i + 1}`,
             cluster: postgres ? { notify: setup.notify, pollMs: 250 } : null,
+            prepared: setup.prepared ?? true,
             http: false,
           },
           'opened',
@@ -149,6 +159,7 @@ export const clusterDispatch: Benchmark = {
     const one = byKey.get('pg1') as SetupResult;
     const poll = byKey.get('pg2poll') as SetupResult;
     const sqlite = byKey.get('sqlite') as SetupResult;
+    const raw = byKey.get('pg2raw') as SetupResult;
     const header = ['Setup', 'Samples', 'p50', 'p90', 'p99', 'max', 'mean', 'started by the other server'];
     const statementsOf = (r: SetupResult) => `${r.statements.p50} (${r.statements.min}–${r.statements.max})`;
     const elsewhere = (r: SetupResult) => (r.setup.servers > 1 ? `${r.elsewhere} / ${r.accepted.count}` : '');
@@ -182,11 +193,11 @@ export const clusterDispatch: Benchmark = {
         'In between: the local commit wakes the accepting server\'s scheduler (setImmediate) and, after the commit, a NOTIFY wakes the other; both try an admission pass, serialized by the `scheduler_state` row lock; the winner leases the admitted job to itself (fence + 1), claims it and drives it to `start`. "Started by the other server" counts the samples the other process won.',
         "Statements: SELECT/INSERT/UPDATE/DELETE statements the accepting server ran through its Kysely handle between the two times (a counting plugin, `harness/statement-counter.ts`; BEGIN/COMMIT and the change feed's own connections not counted), for the samples it also started; on PostgreSQL each is one round trip to the server, in sequence.",
         'The last row turns the LISTEN/NOTIFY wake-ups off on both servers (the other server then learns of the commit only by its 250 ms poll, usually after the accepting server has admitted the job), to show what the wake-up of the other server costs the accepting one.',
-        'The setups run one after the other in one run; the SQLite row is the same workload as the `dispatch-latency` section, in a child process like the others.',
+        'The setups run one after the other in one run; the SQLite row is the same workload as the `dispatch-latency` section, in a child process like the others. The last row repeats the two-server setup with every statement sent unnamed (`--pg-prepared-statements off`), the baseline of prepared statements.',
       ],
       notes: [
-        `Two servers on PostgreSQL: p50 ${ms(two.accepted.p50)}, p99 ${ms(two.accepted.p99)} (goal ≤ ${GOAL_P99_MS} ms: ${two.accepted.p99 <= GOAL_P99_MS ? 'met' : 'missed'}); one server on PostgreSQL: p50 ${ms(one.accepted.p50)}, p99 ${ms(one.accepted.p99)}; two servers without wake-ups: p50 ${ms(poll.accepted.p50)}, p99 ${ms(poll.accepted.p99)}; SQLite: p50 ${ms(sqlite.accepted.p50)}, p99 ${ms(sqlite.accepted.p99)}.`,
-        `Reading: the path from the committed request to \`start\` is about ${two.statements.p50} statements in sequence on both engines (the admission transaction writes the job, its lease and its events with two statements per team, and the first step uses the job as admission stored it), plus on PostgreSQL the BEGIN and COMMIT; in process on SQLite a statement costs ${ms(sqlite.accepted.p50 / Math.max(1, sqlite.statements.p50))} of the p50, on PostgreSQL (a round trip to a server sharing the 2 cores) ${ms(one.accepted.p50 / Math.max(1, one.statements.p50))}, so round trips set the PostgreSQL figure. Another server's commit only makes a server read the change feed (after a 10 ms notify delay) and step the jobs it holds that the events name; admission runs only on the server whose own commit queued work or freed a slot. What is left of the two-server overhead is the other server and its feed reads sharing the two cores and the database with the dispatching one (compare the polling-only row).`,
+        `Two servers on PostgreSQL: p50 ${ms(two.accepted.p50)}, p99 ${ms(two.accepted.p99)} (goal ≤ ${GOAL_P99_MS} ms: ${two.accepted.p99 <= GOAL_P99_MS ? 'met' : 'missed'}); one server on PostgreSQL: p50 ${ms(one.accepted.p50)}, p99 ${ms(one.accepted.p99)}; two servers without wake-ups: p50 ${ms(poll.accepted.p50)}, p99 ${ms(poll.accepted.p99)}; two servers with statements unprepared: p50 ${ms(raw.accepted.p50)}, p99 ${ms(raw.accepted.p99)}; SQLite: p50 ${ms(sqlite.accepted.p50)}, p99 ${ms(sqlite.accepted.p99)}.`,
+        `Reading: the path from the committed request to \`start\` is about ${two.statements.p50} statements in sequence on both engines (the admission transaction writes the job with its lease, then its events: two statements per team on SQLite, one on PostgreSQL; the first step uses the job as admission stored it), plus on PostgreSQL the BEGIN and COMMIT; in process on SQLite a statement costs ${ms(sqlite.accepted.p50 / Math.max(1, sqlite.statements.p50))} of the p50, on PostgreSQL (a round trip to a server sharing the 2 cores) ${ms(one.accepted.p50 / Math.max(1, one.statements.p50))}, so round trips set the PostgreSQL figure. Another server's commit only makes a server read the change feed (after a 10 ms notify delay) and step the jobs it holds that the events name; admission runs only on the server whose own commit queued work or freed a slot. What is left of the two-server overhead is the other server and its feed reads sharing the two cores and the database with the dispatching one (compare the polling-only row).`,
       ],
       metrics: {
         samples: two.accepted.count,
@@ -197,6 +208,7 @@ export const clusterDispatch: Benchmark = {
         sqliteP99Ms: sqlite.accepted.p99,
         startedElsewhere: two.elsewhere,
         pollingOnlyP99Ms: poll.accepted.p99,
+        unpreparedP99Ms: raw.accepted.p99,
       },
     };
   },

@@ -28,6 +28,8 @@ interface Open {
   readonly serverId: string;
   readonly cluster: ClusterFeedOptions | null;
   readonly http: boolean;
+  /** Statements prepared once per connection (PostgreSQL; default true). */
+  readonly prepared?: boolean;
 }
 
 let stack: App | null = null;
@@ -46,7 +48,7 @@ function opened(): App {
 
 async function open(message: Open): Promise<unknown> {
   serverId = message.serverId;
-  database = countStatements(await openDatabase(message.database));
+  database = countStatements(await openDatabase(message.database, { postgresPrepared: message.prepared !== false }));
   const counted = database;
   // As `serve` does (migrating is a no-op on the PostgreSQL databases the benchmark migrated already).
   stack = await openClusterApp(database, {

@@ -17,8 +17,8 @@ interface PostgresRun extends EngineRun {
 }
 
 /** Runs the `engine-throughput` workload on a fresh PostgreSQL database and drops it. */
-async function postgresRun(shape: Shape, mode: Mode): Promise<PostgresRun> {
-  const database = await createBenchPostgres(`engine_${mode}`);
+async function postgresRun(shape: Shape, mode: Mode, prepared = true): Promise<PostgresRun> {
+  const database = await createBenchPostgres(`engine_${mode}${prepared ? '' : '_unprepared'}`);
   const admin = new pg.Client({ connectionString: BENCH_POSTGRES_ADMIN });
   await admin.connect();
   try {
@@ -32,7 +32,8 @@ async function postgresRun(shape: Shape, mode: Mode): Promise<PostgresRun> {
         backendCpuMs = backendCpuBetween(before, await readBackendCpu(admin, database.name));
       },
     };
-    const run = await engineRun(await openDatabase(database.url), shape, mode, shape.jobs, probe);
+    const opened = await openDatabase(database.url, { postgresPrepared: prepared });
+    const run = await engineRun(opened, shape, mode, shape.jobs, probe);
     return { ...run, backendCpuMs };
   } finally {
     await admin.end();
@@ -74,6 +75,8 @@ export const postgresEngine: Benchmark = {
     ctx.log(`drain runs (${shape.jobs} jobs each)…`);
     const drainSqlite = await sqliteRun(ctx, shape, 'drain');
     const drainPostgres = await postgresRun(shape, 'drain');
+    // The baseline of prepared statements: the same drain with every statement sent unnamed.
+    const drainUnprepared = await postgresRun(shape, 'drain', false);
     const rawAfter = await raw('after');
     const rawSqlite = (rawBefore.sqlite + rawAfter.sqlite) / 2;
     const rawPostgres = (rawBefore.postgres + rawAfter.postgres) / 2;
@@ -103,6 +106,12 @@ export const postgresEngine: Benchmark = {
             engineRow('PostgreSQL, live (send + run)', livePostgres, livePostgres.backendCpuMs, rawPostgres),
             engineRow('SQLite, drain (run only)', drainSqlite, null, rawSqlite),
             engineRow('PostgreSQL, drain (run only)', drainPostgres, drainPostgres.backendCpuMs, rawPostgres),
+            engineRow(
+              'PostgreSQL, drain, statements unprepared (`--pg-prepared-statements off`; baseline)',
+              drainUnprepared,
+              drainUnprepared.backendCpuMs,
+              rawPostgres,
+            ),
           ],
         },
         {
@@ -117,7 +126,7 @@ export const postgresEngine: Benchmark = {
       method: [
         `The workload and timing of the \`engine-throughput\` section (its own functions): ${shape.owners} owners × ${shape.teamsPerOwner} teams × ${shape.size} members (${conversations} conversations, so the 8 slots stay full), ${shape.jobs} jobs per run, instant scripted turns; live = the scheduler runs while the requests are sent, after an untimed warm-up of ${shape.warmupJobs} jobs; drain = the jobs are enqueued first, timed from \`scheduler.start()\` until none is unfinished.`,
         'SQLite: a temporary file with the production pragmas (better-sqlite3 is synchronous, so each fsync blocks the event loop). PostgreSQL: a fresh migrated database per run on the local server through `openDatabase` (node-postgres pool of 10, READ COMMITTED plus row locks, the planning lock on `scheduler_state`); one server process, as the only writer.',
-        'Runs interleave (SQLite live, PostgreSQL live, SQLite drain, PostgreSQL drain), so a change in load hits both engines alike.',
+        'Runs interleave (SQLite live, PostgreSQL live, SQLite drain, PostgreSQL drain, then PostgreSQL drain with every statement sent unnamed as the baseline of prepared statements), so a change in load hits both engines alike.',
         '"Node CPU per job": user + system CPU of the benchmark process over the timed window ÷ jobs. "PostgreSQL CPU per job": user + system CPU (from `/proc/<pid>/stat`) of the client backends connected to the run\'s database over the same window ÷ jobs; the server\'s shared processes (WAL writer, checkpointer) are not counted, so it is a lower bound.',
         'Raw rate: one connection, `BEGIN` + one-row INSERT + `COMMIT` per transaction, up to ' +
           `${shape.rawCommits} timed commits or ${shape.rawMs / 1000} s after 50 untimed, before and after the runs; the ratio column uses the mean of the two for its engine.`,
@@ -133,6 +142,7 @@ export const postgresEngine: Benchmark = {
         postgresLiveCompleted: livePostgres.completed,
         postgresDrainCompleted: drainPostgres.completed,
         postgresBackendCpuMsPerJob: drainPostgres.backendCpuMs / drainPostgres.jobs,
+        unpreparedBackendCpuMsPerJob: drainUnprepared.backendCpuMs / drainUnprepared.jobs,
         rawPostgresCommitsPerSecond: rawPostgres,
         rawSqliteCommitsPerSecond: rawSqlite,
       },
