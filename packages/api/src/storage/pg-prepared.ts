@@ -38,8 +38,8 @@ type QueryFn = (config: unknown, values?: unknown, callback?: unknown) => unknow
  * PostgreSQL parses and plans each text once per connection instead of on every call.
  *
  * @remarks Why: planning was most of a statement's cost here (the admission candidates plan in
- * about 1 ms, run in 0.1 ms), and a dispatch runs ten statements in sequence (docs/benchmarks.md:
- * p50 8.2 → 4.6 ms with one server). Kysely's driver calls `query(text, values)`, which `pg`
+ * about 1 ms, run in 0.1 ms), and a dispatch runs ten statements in sequence (docs/benchmarks.md,
+ * cluster-dispatch: two servers, p50 8.4 → 5.4 ms against unnamed statements in the same run). Kysely's driver calls `query(text, values)`, which `pg`
  * sends unnamed; this wrapper adds the name (`pg` then skips the parse on later calls).
  * A migration by another server can change a table under a prepared `SELECT *`; PostgreSQL then
  * refuses the statement ("cached plan must not change result type"). The text then gets a new
