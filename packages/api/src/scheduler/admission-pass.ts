@@ -42,6 +42,7 @@ export class AdmissionPass {
   readonly #deps: AdmissionPassDeps;
   readonly #backoff = new RetryBackoff();
   #waiting = false;
+  #admitting = false;
 
   constructor(deps: AdmissionPassDeps) {
     this.#deps = deps;
@@ -55,6 +56,11 @@ export class AdmissionPass {
     return this.#waiting;
   }
 
+  /** True while {@link admit} runs: the events its own commit publishes name the jobs it admitted. */
+  get admitting(): boolean {
+    return this.#admitting;
+  }
+
   /**
    * Admits what the planner allows; the admitted jobs, leased to this server (none on failure).
    * `likelyQueued`: a job this server does not drive just changed (see `AdmitArgs.likelyQueued`).
@@ -63,6 +69,7 @@ export class AdmissionPass {
     const { clock } = this.#deps;
     const notBefore = this.#backoff.notBefore('admit');
     if (notBefore !== null && notBefore > clock.nowMs()) return [];
+    this.#admitting = true;
     try {
       const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
       const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
@@ -80,6 +87,8 @@ export class AdmissionPass {
     } catch (error) {
       this.#failed(error);
       return [];
+    } finally {
+      this.#admitting = false;
     }
   }
 

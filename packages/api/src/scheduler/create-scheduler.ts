@@ -212,7 +212,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         if (events.length === 0) return;
         // A new request or receipt, or an answer, changes a job no step here drives: admission
         // will very likely find it, so its pass may skip the check for work (one read less).
-        for (const event of events) {
+        // Not the events of this server's own admission: they name the jobs it just admitted.
+        for (const event of admission.admitting ? [] : events) {
           if (event.kind === TeamEventKind.JOB_CHANGED && event.jobId !== null && !driven.has(event.jobId)) {
             likelyQueued = true;
             break;

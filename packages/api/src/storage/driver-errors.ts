@@ -33,19 +33,25 @@ const DRIVER_ERROR_TABLE: Readonly<Record<DatabaseDialect, Readonly<Record<strin
     '40P01': DriverErrorKind.RETRYABLE,
     /** lock_not_available */
     '55P03': DriverErrorKind.RETRYABLE,
-    /**
-     * feature_not_supported: what a prepared statement raises once a migration changed its
-     * result columns ("cached plan must not change result type"); it is prepared anew on the
-     * retry (`pg-prepared.ts`).
-     */
-    '0A000': DriverErrorKind.RETRYABLE,
   },
 };
+
+/**
+ * PostgreSQL's feature_not_supported (0A000) as a prepared statement raises it once a migration
+ * changed its result columns: retryable, since the retry prepares it anew (`pg-prepared.ts`).
+ * Every other 0A000 is a fault of the statement and stays OTHER.
+ */
+const STALE_PREPARED_STATEMENT = /cached plan must not change result type/i;
 
 /** Classifies a thrown value through the driver error table. */
 export function classifyDriverError(error: unknown, dialect: DatabaseDialect): DriverErrorKind {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   if (typeof code !== 'string') return DriverErrorKind.OTHER;
+  if (dialect === 'postgres' && code === '0A000') {
+    return STALE_PREPARED_STATEMENT.test(String((error as { message?: unknown }).message))
+      ? DriverErrorKind.RETRYABLE
+      : DriverErrorKind.OTHER;
+  }
   return DRIVER_ERROR_TABLE[dialect][code] ?? DriverErrorKind.OTHER;
 }
 

@@ -42,7 +42,7 @@ type QueryFn = (config: unknown, values?: unknown, callback?: unknown) => unknow
  * cluster-dispatch: two servers, p50 8.4 → 5.4 ms against unnamed statements in the same run). Kysely's driver calls `query(text, values)`, which `pg`
  * sends unnamed; this wrapper adds the name (`pg` then skips the parse on later calls).
  * A migration by another server can change a table under a prepared `SELECT *`; PostgreSQL then
- * refuses the statement ("cached plan must not change result type"). The text then gets a new
+ * refuses the statement ("cached plan must not change result type"). Every text then gets a new
  * name on this connection, and the call is tried again at once outside a transaction; inside
  * one, the error goes up and the store's transaction retry runs it anew (`driver-errors.ts`).
  * Poolers in transaction mode that cannot keep prepared statements: turn it off
@@ -50,8 +50,11 @@ type QueryFn = (config: unknown, values?: unknown, callback?: unknown) => unknow
  */
 export function preparedStatements(client: pg.PoolClient, names: PreparedNames): void {
   const query = client.query.bind(client) as QueryFn;
-  /** Texts whose statement went stale here, and how many times (the suffix of the next name). */
-  const renamed = new Map<string, number>();
+  /**
+   * Bumped when a statement went stale here: every name of this connection changes at once, so a
+   * migration costs a connection one failed call (or transaction attempt), not one per table.
+   */
+  let generation = 0;
   let inTransaction = false;
   const track = (text: string): void => {
     if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction = true;
@@ -60,8 +63,7 @@ export function preparedStatements(client: pg.PoolClient, names: PreparedNames):
   const named = (text: string): string | null => {
     const name = names.nameOf(text);
     if (name === null) return null;
-    const generation = renamed.get(text);
-    return generation === undefined ? name : `${name}_${generation}`;
+    return generation === 0 ? name : `${name}_${generation}`;
   };
   const wrapped: QueryFn = (config, values, callback) => {
     if (typeof config === 'string') track(config);
@@ -73,9 +75,11 @@ export function preparedStatements(client: pg.PoolClient, names: PreparedNames):
     const name = named(config);
     if (name === null) return query(config, values);
     const wasInTransaction = inTransaction;
+    const used = generation;
     return (query({ name, text: config, values }) as Promise<unknown>).catch((error: unknown) => {
       if (!STALE_RESULT_TYPE.test(String((error as Error)?.message))) throw error;
-      renamed.set(config, (renamed.get(config) ?? 0) + 1);
+      // Once per generation: calls that were already under way when it went stale do not bump again.
+      if (generation === used) generation += 1;
       if (wasInTransaction) throw error;
       return query({ name: named(config), text: config, values });
     });

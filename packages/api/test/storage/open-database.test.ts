@@ -138,4 +138,14 @@ describe('classifyDriverError', () => {
     expect(classifyDriverError({ code: '23505' }, 'sqlite')).toBe(DriverErrorKind.OTHER);
     expect(classifyDriverError(new Error('x'), 'postgres')).toBe(DriverErrorKind.OTHER);
   });
+
+  it('retries feature_not_supported only for a prepared statement a migration made stale', () => {
+    const stale = { code: '0A000', message: 'cached plan must not change result type' };
+    expect(classifyDriverError(stale, 'postgres')).toBe(DriverErrorKind.RETRYABLE);
+    expect(
+      classifyDriverError({ code: '0A000', message: 'FOR UPDATE is not allowed with aggregate functions' }, 'postgres'),
+    ).toBe(DriverErrorKind.OTHER);
+    expect(classifyDriverError({ code: '0A000' }, 'postgres')).toBe(DriverErrorKind.OTHER);
+    expect(classifyDriverError(stale, 'sqlite')).toBe(DriverErrorKind.OTHER);
+  });
 });

@@ -10,6 +10,8 @@ beforeAll(async () => {
   const setup = await openDatabase(pg.url, { postgresPrepared: false });
   await sql`create table t (id integer primary key, v text)`.execute(setup.db);
   await sql`insert into t values (1, 'a'), (2, 'b')`.execute(setup.db);
+  await sql`create table u (id integer primary key)`.execute(setup.db);
+  await sql`insert into u values (1)`.execute(setup.db);
   await setup.close();
 });
 afterAll(() => pg.drop());
@@ -54,8 +56,11 @@ describe('PostgreSQL statements prepared once per connection', () => {
       await sql`alter table t add column w text`.execute(other.db);
       // Outside a transaction: the stale statement is refused by PostgreSQL and run again at once.
       expect(Object.keys((await star()).rows[0] ?? {})).toEqual(['id', 'v', 'w']);
+      await sql`select * from u where id = ${1}`.execute(opened.db);
       await sql`alter table t add column x text`.execute(other.db);
-      // Inside one: the transaction fails once and the store's retry runs it with a new statement.
+      await sql`alter table u add column y text`.execute(other.db);
+      // Inside one: the transaction fails once and the store's retry runs it with new statements,
+      // every one of the connection renamed at once (two stale tables cost one attempt, not two).
       let attempts = 0;
       const columns = await runWrite(
         { db: opened.db, dialect: 'postgres', sink: null, ids: null },
@@ -63,13 +68,15 @@ describe('PostgreSQL statements prepared once per connection', () => {
         async (scope) => {
           attempts += 1;
           const { rows } = await sql<Record<string, unknown>>`select * from t where id = ${1}`.execute(scope.trx);
-          return Object.keys(rows[0] ?? {});
+          const more = await sql<Record<string, unknown>>`select * from u where id = ${1}`.execute(scope.trx);
+          return [...Object.keys(rows[0] ?? {}), ...Object.keys(more.rows[0] ?? {})];
         },
       );
-      expect(columns).toEqual(['id', 'v', 'w', 'x']);
+      expect(columns).toEqual(['id', 'v', 'w', 'x', 'id', 'y']);
       expect(attempts).toBe(2);
     } finally {
       await sql`alter table t drop column if exists w, drop column if exists x`.execute(other.db);
+      await sql`alter table u drop column if exists y`.execute(other.db);
       await opened.close();
       await other.close();
     }
