@@ -2,7 +2,7 @@ import { asAgentId, asOwnerId } from '@agent-teams/core';
 import { describeTeamStoreContract, SequentialIds } from '@agent-teams/testkit';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { KyselyTeamStore, type KyselyTeamStoreOptions } from '../../src/storage/kysely-team-store.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 
@@ -27,35 +27,46 @@ describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
   return { store, close: () => store.close() };
 });
 
+const NOW = '2026-01-01T00:00:00.000Z';
+const RACER = asOwnerId('racer');
+
+/**
+ * Two servers' stores on the test database (its teams cleared: sequential ids restart at 1) and
+ * one team of the racer's with one member, created through the first.
+ */
+async function twoServers(clientRequestId: string, events?: KyselyTeamStoreOptions['events']) {
+  const ids = new SequentialIds();
+  const [a, b] = await Promise.all([openDatabase(pg.url), openDatabase(pg.url)]);
+  await sql`TRUNCATE teams RESTART IDENTITY CASCADE`.execute(a.db);
+  const stores = [a, b].map(
+    (d) => new KyselyTeamStore(d.db, d.dialect, { close: d.close, ...(events ? { events } : {}) }),
+  ) as [KyselyTeamStore, KyselyTeamStore];
+  const member = {
+    id: ids.memberId(),
+    name: 'M',
+    agentId: asAgentId('researcher'),
+    conversationId: ids.conversationId(),
+  };
+  const { team } = await stores[0].createTeam(
+    { id: ids.teamId(), owner: RACER, clientRequestId, fingerprint: 'f', name: 'T', goal: 'G', members: [member] },
+    { now: NOW, maxTeams: 20 },
+  );
+  return { ids, stores, member, team, close: () => Promise.all(stores.map((store) => store.close())) };
+}
+
 describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
   it('answers racing sends of one key on two servers with one job', async () => {
-    const ids = new SequentialIds();
-    const [a, b] = await Promise.all([openDatabase(pg.url), openDatabase(pg.url)]);
-    // Sequential ids restart at 1: clear what the contract suite's last case left behind.
-    await sql`TRUNCATE teams RESTART IDENTITY CASCADE`.execute(a.db);
-    const stores = [a, b].map((d) => new KyselyTeamStore(d.db, d.dialect, { close: d.close }));
+    const { ids, stores, member, team, close } = await twoServers('race');
     try {
-      const [first, second] = stores as [KyselyTeamStore, KyselyTeamStore];
-      const now = '2026-01-01T00:00:00.000Z';
-      const owner = asOwnerId('racer');
-      const member = {
-        id: ids.memberId(),
-        name: 'M',
-        agentId: asAgentId('researcher'),
-        conversationId: ids.conversationId(),
-      };
-      const { team } = await first.createTeam(
-        { id: ids.teamId(), owner, clientRequestId: 'race', fingerprint: 'f', name: 'T', goal: 'G', members: [member] },
-        { now, maxTeams: 20 },
-      );
+      const [first, second] = stores;
       const send = (store: KyselyTeamStore) => {
         const id = ids.jobId();
         return store.enqueueRequests({
-          owner,
+          owner: RACER,
           teamId: team.id,
           keys: [{ requesterConversationId: null, clientKey: 'same', memberId: member.id }],
           roots: [id],
-          now,
+          now: NOW,
           decide: (snapshot) => {
             const existing = snapshot.existing[0];
             if (existing) return { insert: [], resultIds: [existing.id] };
@@ -78,39 +89,16 @@ describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
       expect(new Set(results.map((jobs) => jobs[0]?.id)).size).toBe(1);
       expect(await first.countJobs(team.id)).toEqual({ requests: 1, receipts: 0 });
     } finally {
-      await Promise.all(stores.map((store) => store.close()));
+      await close();
     }
   });
 
   it('numbers the events of racing writes on two servers gap-free, each seq once (one statement per team)', async () => {
-    const ids = new SequentialIds();
-    const [a, b] = await Promise.all([openDatabase(pg.url), openDatabase(pg.url)]);
-    await sql`TRUNCATE teams RESTART IDENTITY CASCADE`.execute(a.db);
     const published: number[] = [];
     const events = { published: (batch: readonly { seq: number }[]) => published.push(...batch.map((e) => e.seq)) };
-    const stores = [a, b].map((d) => new KyselyTeamStore(d.db, d.dialect, { close: d.close, events }));
+    const { ids, stores, member, team, close } = await twoServers('race-seq', events);
     try {
-      const [first, second] = stores as [KyselyTeamStore, KyselyTeamStore];
-      const now = '2026-01-01T00:00:00.000Z';
-      const owner = asOwnerId('racer');
-      const member = {
-        id: ids.memberId(),
-        name: 'M',
-        agentId: asAgentId('researcher'),
-        conversationId: ids.conversationId(),
-      };
-      const { team } = await first.createTeam(
-        {
-          id: ids.teamId(),
-          owner,
-          clientRequestId: 'race-seq',
-          fingerprint: 'f',
-          name: 'T',
-          goal: 'G',
-          members: [member],
-        },
-        { now, maxTeams: 20 },
-      );
+      const [first, second] = stores;
       const send = (store: KyselyTeamStore, key: string) => {
         const id = ids.jobId();
         const request = {
@@ -125,25 +113,25 @@ describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
           text: 't',
         };
         return store.enqueueRequests({
-          owner,
+          owner: RACER,
           teamId: team.id,
           keys: [{ requesterConversationId: null, clientKey: key, memberId: member.id }],
           roots: [id],
-          now,
+          now: NOW,
           decide: () => ({ insert: [request], resultIds: [id] }),
         });
       };
       published.length = 0;
       await Promise.all(Array.from({ length: 12 }, (_, i) => send(i % 2 === 0 ? first : second, `k${i}`)));
       const stored = await first.readEvents(team.id, 0, 500);
-      const last = (await first.findTeam(owner, team.id))?.lastEventSeq ?? 0;
+      const last = (await first.findTeam(RACER, team.id))?.lastEventSeq ?? 0;
       expect(stored.map((event) => event.seq)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
       // Each racing send wrote its events under its own seqs: the published ones never overlap.
       expect(new Set(published).size).toBe(published.length);
       expect(published.length).toBeGreaterThanOrEqual(12 * 3);
-      expect(stored.filter((event) => event.owner !== owner)).toEqual([]);
+      expect(stored.filter((event) => event.owner !== RACER)).toEqual([]);
     } finally {
-      await Promise.all(stores.map((store) => store.close()));
+      await close();
     }
   });
 });
