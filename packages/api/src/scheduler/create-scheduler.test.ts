@@ -1,15 +1,20 @@
+import { TeamEventKind } from '@agent-teams/core';
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createScheduler, type SchedulerStore } from './create-scheduler.js';
 
 /** A store that only counts passes (admit calls) and how many overlap; `hold` keeps passes open. */
 function countingStore() {
-  const stats = { passes: 0, concurrent: 0, maxConcurrent: 0 };
+  const stats = { passes: 0, concurrent: 0, maxConcurrent: 0, likely: [] as boolean[] };
+  /** Called inside each pass's admission (a commit publishing its events there). */
+  const during: { admit: () => void } = { admit: () => {} };
   let gate: Promise<void> | null = null;
   let open = () => {};
   const store = {
-    async admit() {
+    async admit(args: { likelyQueued?: boolean }) {
       stats.passes += 1;
+      stats.likely.push(args.likelyQueued === true);
+      during.admit();
       stats.concurrent += 1;
       stats.maxConcurrent = Math.max(stats.maxConcurrent, stats.concurrent);
       await gate;
@@ -25,6 +30,7 @@ function countingStore() {
   return {
     store,
     stats,
+    during,
     hold() {
       gate = new Promise<void>((resolve) => {
         open = resolve;
@@ -93,5 +99,46 @@ describe('createScheduler', () => {
     vi.advanceTimersByTime(60_000);
     await scheduler.idle();
     expect(counting.stats.passes).toBe(2);
+  });
+
+  it('asks for one more admission when another server changes something while a pass runs', async () => {
+    const counting = countingStore();
+    const scheduler = build(counting.store);
+    await scheduler.start();
+    await scheduler.idle();
+    // Not waiting for a change and no pass running: a remote event needs no admission.
+    scheduler.remoteSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_x' }] as never);
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(1);
+    // During a pass (which may have just seen a wait begin), it does: one more pass after it.
+    counting.hold();
+    scheduler.wake();
+    await vi.waitFor(() => expect(counting.stats.concurrent).toBe(1));
+    scheduler.remoteSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_y' }] as never);
+    counting.release();
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(3);
+    await scheduler.stop();
+  });
+
+  it("tells admission work is likely after a local change to a job it does not drive, not after its own admission's", async () => {
+    const counting = countingStore();
+    const scheduler = build(counting.store);
+    await scheduler.start();
+    await scheduler.idle();
+    scheduler.eventSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_new' }] as never);
+    await scheduler.idle();
+    scheduler.eventSink.published([{ kind: TeamEventKind.MEMBER_CHANGED, jobId: null }] as never);
+    await scheduler.idle();
+    // The events an admission's own commit publishes name the jobs it admitted (once: a real
+    // admission that admitted something is followed by one that finds nothing).
+    counting.during.admit = () => {
+      counting.during.admit = () => {};
+      scheduler.eventSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_admitted' }] as never);
+    };
+    scheduler.wake();
+    await scheduler.idle();
+    expect(counting.stats.likely).toEqual([false, true, false, false, false]);
+    await scheduler.stop();
   });
 });

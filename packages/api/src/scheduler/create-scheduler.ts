@@ -224,8 +224,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     },
     remoteSink: {
       published(events) {
-        // A change committed elsewhere may end a wait: admission decides (decision 0165).
-        if (events.length > 0 && admission.waiting) admitWanted = true;
+        // A change committed elsewhere may end a wait: admission decides (decision 0165). While a
+        // pass runs, `waiting` may not know yet of a wait that pass has just seen begin, so a
+        // change arriving then asks for one more admission too (else only the safety net would).
+        if (events.length > 0 && (admission.waiting || passes.busy)) admitWanted = true;
         let teamChanged = false;
         for (const event of events) {
           const job = event.jobId === null ? undefined : driven.get(event.jobId);
