@@ -1,4 +1,4 @@
-import { asAgentId, asOwnerId } from '@agent-teams/core';
+import { asAgentId, asOwnerId, type JobId } from '@agent-teams/core';
 import { describeTeamStoreContract, SequentialIds } from '@agent-teams/testkit';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,12 +51,24 @@ async function twoServers(clientRequestId: string, events?: KyselyTeamStoreOptio
     { id: ids.teamId(), owner: RACER, clientRequestId, fingerprint: 'f', name: 'T', goal: 'G', members: [member] },
     { now: NOW, maxTeams: 20 },
   );
-  return { ids, stores, member, team, close: () => Promise.all(stores.map((store) => store.close())) };
+  /** A person's request `id` to the member under `clientKey`, as a decide inserts it. */
+  const request = (id: JobId, clientKey: string) => ({
+    id,
+    recordId: ids.recordId(),
+    memberId: member.id,
+    conversationId: member.conversationId,
+    requester: { memberId: null, conversationId: null },
+    parentId: null,
+    rootId: id,
+    clientKey,
+    text: 't',
+  });
+  return { ids, stores, member, team, request, close: () => Promise.all(stores.map((store) => store.close())) };
 }
 
 describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
   it('answers racing sends of one key on two servers with one job', async () => {
-    const { ids, stores, member, team, close } = await twoServers('race');
+    const { ids, stores, member, team, request, close } = await twoServers('race');
     try {
       const [first, second] = stores;
       const send = (store: KyselyTeamStore) => {
@@ -70,18 +82,7 @@ describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
           decide: (snapshot) => {
             const existing = snapshot.existing[0];
             if (existing) return { insert: [], resultIds: [existing.id] };
-            const request = {
-              id,
-              recordId: ids.recordId(),
-              memberId: member.id,
-              conversationId: member.conversationId,
-              requester: { memberId: null, conversationId: null },
-              parentId: null,
-              rootId: id,
-              clientKey: 'same',
-              text: 't',
-            };
-            return { insert: [request], resultIds: [id] };
+            return { insert: [request(id, 'same')], resultIds: [id] };
           },
         });
       };
@@ -96,29 +97,19 @@ describe('KyselyTeamStore: several servers on one PostgreSQL database', () => {
   it('numbers the events of racing writes on two servers gap-free, each seq once (one statement per team)', async () => {
     const published: number[] = [];
     const events = { published: (batch: readonly { seq: number }[]) => published.push(...batch.map((e) => e.seq)) };
-    const { ids, stores, member, team, close } = await twoServers('race-seq', events);
+    const { ids, stores, member, team, request, close } = await twoServers('race-seq', events);
     try {
       const [first, second] = stores;
       const send = (store: KyselyTeamStore, key: string) => {
         const id = ids.jobId();
-        const request = {
-          id,
-          recordId: ids.recordId(),
-          memberId: member.id,
-          conversationId: member.conversationId,
-          requester: { memberId: null, conversationId: null },
-          parentId: null,
-          rootId: id,
-          clientKey: key,
-          text: 't',
-        };
+        const inserted = request(id, key);
         return store.enqueueRequests({
           owner: RACER,
           teamId: team.id,
           keys: [{ requesterConversationId: null, clientKey: key, memberId: member.id }],
           roots: [id],
           now: NOW,
-          decide: () => ({ insert: [request], resultIds: [id] }),
+          decide: () => ({ insert: [inserted], resultIds: [id] }),
         });
       };
       published.length = 0;
