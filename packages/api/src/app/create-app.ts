@@ -85,6 +85,7 @@ export async function createApp(options: AppOptions): Promise<App> {
             ...core.tools.forJob(job.id),
             ...(memberRunTokens ? { issueToken: () => memberRunTokens.issue(job) } : {}),
           }),
+          onPass: (full) => metrics.schedulerPasses.inc({ kind: full ? 'admission' : 'claim' }),
           // Other servers claim the released jobs at once instead of waiting for the leases to expire.
           onLeasesReleased: () => cluster?.announce(),
           options: {

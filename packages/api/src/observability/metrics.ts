@@ -25,6 +25,8 @@ export interface ServerMetrics {
   readonly registry: Registry;
   /** Turns this server started, by runtime. */
   readonly admissions: Counter<'runtime'>;
+  /** Scheduler passes on this server, by kind: with admission, or only claiming. */
+  readonly schedulerPasses: Counter<'kind'>;
   /** How long turns took from start to their end (or a question), by runtime and outcome. */
   readonly turnSeconds: Histogram<'runtime' | 'outcome'>;
   /** Told about other servers' events as they arrive: observes their lag. */
@@ -140,6 +142,12 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
       name: name('admissions_total'),
       help: 'Turns this server started (admitted jobs and resumed ones), by runtime.',
       labelNames: ['runtime'],
+      registers: [registry],
+    }),
+    schedulerPasses: new Counter({
+      name: name('scheduler_passes_total'),
+      help: 'Scheduler passes on this server, by kind (admission: admits, claims and drives; claim: claims and drives only).',
+      labelNames: ['kind'],
       registers: [registry],
     }),
     turnSeconds: new Histogram({

@@ -10,8 +10,10 @@ import {
   nowTimestamp,
   planAdmissions,
   type RuntimeRegistry,
+  type TeamEvent,
 } from '@agent-teams/core';
 import { freezeJob } from './freeze-job.js';
+import { OwnCommits, ownCommitEvent } from './own-commits.js';
 import { RetryBackoff } from './retry-backoff.js';
 import type { WakeTimer } from './wake-timer.js';
 
@@ -27,6 +29,8 @@ export interface AdmissionPassDeps {
   readonly serverId: string;
   /** Asked to wake the scheduler when a failed admission may be retried. */
   readonly timer: WakeTimer;
+  /** Asks for another pass: a commit heard while admitting changed more than what was admitted. */
+  readonly wake: () => void;
   /** How slots are shared (default {@link DEFAULT_ADMISSION_POLICY}: 8 slots, 2 kept for others). */
   readonly policy?: AdmissionPolicy;
 }
@@ -43,6 +47,10 @@ export class AdmissionPass {
   readonly #backoff = new RetryBackoff();
   #waiting = false;
   #admitting = false;
+  /** The admission's own store writes (see {@link hear}). */
+  readonly #own = new OwnCommits<'admission'>();
+  /** The events its own commits published during the current {@link admit}. */
+  #heard: TeamEvent[] = [];
 
   constructor(deps: AdmissionPassDeps) {
     this.#deps = deps;
@@ -62,6 +70,18 @@ export class AdmissionPass {
   }
 
   /**
+   * Keeps the events of the admission's own commit instead of letting them wake another pass
+   * (@returns false for any other commit's). Once admit knows what it admitted, events that
+   * name admitted jobs only are settled; anything else (a receipt for a job it failed) asks for
+   * a pass.
+   */
+  hear(events: readonly TeamEvent[]): boolean {
+    if (this.#own.current() === undefined) return false;
+    this.#heard.push(...events);
+    return true;
+  }
+
+  /**
    * Admits what the planner allows; the admitted jobs, leased to this server (none on failure).
    * `likelyQueued`: a job this server does not drive just changed (see `AdmitArgs.likelyQueued`).
    */
@@ -70,18 +90,21 @@ export class AdmissionPass {
     const notBefore = this.#backoff.notBefore('admit');
     if (notBefore !== null && notBefore > clock.nowMs()) return [];
     this.#admitting = true;
+    let admitted: readonly AdmittedJob[] = [];
     try {
       const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
       const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
       const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
-      const admitted = await this.#deps.store.admit({
-        now: context.now,
-        likelyQueued,
-        serverId: this.#deps.serverId,
-        capacity: policy.activeJobs,
-        plan: (snapshot) => planAdmissions(snapshot, policy),
-        freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
-      });
+      admitted = await this.#own.write('admission', () =>
+        this.#deps.store.admit({
+          now: context.now,
+          likelyQueued,
+          serverId: this.#deps.serverId,
+          capacity: policy.activeJobs,
+          plan: (snapshot) => planAdmissions(snapshot, policy),
+          freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
+        }),
+      );
       this.#backoff.succeeded('admit');
       return admitted;
     } catch (error) {
@@ -89,7 +112,15 @@ export class AdmissionPass {
       return [];
     } finally {
       this.#admitting = false;
+      this.#settleHeard(admitted);
     }
+  }
+
+  #settleHeard(admitted: readonly AdmittedJob[]): void {
+    const heard = this.#heard;
+    this.#heard = [];
+    const ids = new Set<string>(admitted.map((entry) => entry.job.id));
+    if (!heard.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)))) this.#deps.wake();
   }
 
   /**

@@ -8,6 +8,8 @@ function countingStore() {
   const stats = { passes: 0, concurrent: 0, maxConcurrent: 0, likely: [] as boolean[] };
   /** Called inside each pass's admission (a commit publishing its events there). */
   const during: { admit: () => void } = { admit: () => {} };
+  /** What each pass's admission returns (the ids of the jobs it admitted, without a lease). */
+  const admits: { ids: string[] } = { ids: [] };
   let gate: Promise<void> | null = null;
   let open = () => {};
   const store = {
@@ -19,7 +21,7 @@ function countingStore() {
       stats.maxConcurrent = Math.max(stats.maxConcurrent, stats.concurrent);
       await gate;
       stats.concurrent -= 1;
-      return [];
+      return admits.ids.map((id) => ({ job: { id } }));
     },
     nextWaitDeadline: async () => null,
     renewServerLease: async () => {},
@@ -31,6 +33,7 @@ function countingStore() {
     store,
     stats,
     during,
+    admits,
     hold() {
       gate = new Promise<void>((resolve) => {
         open = resolve;
@@ -139,6 +142,45 @@ describe('createScheduler', () => {
     scheduler.wake();
     await scheduler.idle();
     expect(counting.stats.likely).toEqual([false, true, false, false, false]);
+    await scheduler.stop();
+  });
+
+  it('settles the events of its own admission that name what it admitted, and passes again for any other', async () => {
+    const counting = countingStore();
+    const scheduler = build(counting.store);
+    await scheduler.start();
+    await scheduler.idle();
+    const publishDuringAdmit = (events: readonly object[]) => {
+      counting.during.admit = () => {
+        counting.during.admit = () => {};
+        scheduler.eventSink.published(events as never);
+      };
+    };
+    counting.admits.ids = ['job_a'];
+    publishDuringAdmit([
+      { kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' },
+      { kind: TeamEventKind.MEMBER_CHANGED, jobId: null },
+      { kind: TeamEventKind.MESSAGE_DELIVERED, jobId: 'job_a' },
+    ]);
+    scheduler.wake();
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(2);
+    // A job it did not admit (a receipt for a job it failed, say) may need a slot: one more pass.
+    publishDuringAdmit([
+      { kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' },
+      { kind: TeamEventKind.JOB_CHANGED, jobId: 'job_receipt' },
+    ]);
+    scheduler.wake();
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(4);
+    // A commit that is not the admission's, heard while it runs, wakes as before.
+    counting.hold();
+    scheduler.wake();
+    await vi.waitFor(() => expect(counting.stats.concurrent).toBe(1));
+    scheduler.eventSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' }] as never);
+    counting.release();
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(6);
     await scheduler.stop();
   });
 });

@@ -1,4 +1,5 @@
 import {
+  ACTIVE_PHASES,
   type Admission,
   type AdmissionPolicy,
   type AgentCatalog,
@@ -15,6 +16,7 @@ import {
   nowTimestamp,
   type RunId,
   type RuntimeRegistry,
+  type TeamEvent,
   TeamEventKind,
   type TeamReads,
   type TeamWrites,
@@ -24,6 +26,7 @@ import { AdmissionPass } from './admission-pass.js';
 import type { ApplyCommands } from './advance-job.js';
 import { JobDriver } from './job-driver.js';
 import { JobTargets } from './job-targets.js';
+import { OwnCommits, ownCommitEvent } from './own-commits.js';
 import { transitionAll, unchanged } from './run-outcome.js';
 import { runPass } from './run-pass.js';
 import { RunWatch } from './run-watch.js';
@@ -64,6 +67,8 @@ export interface SchedulerDeps {
   readonly logger: Logger;
   /** The member tools bound to a job (handed to its runs). */
   readonly tools: (job: Job) => MemberToolPort;
+  /** Told at the start of every pass whether it admits (`full`) or only claims (metrics). */
+  readonly onPass?: (full: boolean) => void;
   /** Called after `stop()` released this server's leases (tell the other servers to claim them). */
   readonly onLeasesReleased?: () => void;
   readonly options?: SchedulerOptions;
@@ -110,14 +115,22 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const lease = new ServerLease({ store, clock, logger, options: deps.options?.lease ?? DEFAULT_LEASE });
   const timer = new WakeTimer(() => wake(), clock);
   const watch = new RunWatch((job) => (job ? driver.request(job) : wake()));
+  /** The job steps' own writes (see `eventSink`). */
+  const stepWrites = new OwnCommits<JobId>();
   const apply: ApplyCommands = async (jobId, guard, steps) => {
     const fence = lease.fenceOf(jobId);
     const now = nowTimestamp(clock);
     const context = { now, ids: deps.ids };
-    return store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, context) : unchanged(job)), {
-      now,
-      lease: fence,
-    });
+    const result = await stepWrites.write(jobId, () =>
+      store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, context) : unchanged(job)), {
+        now,
+        lease: fence,
+      }),
+    );
+    // Its own events woke nothing (see `eventSink`): a step that leaves the active phases frees
+    // a slot (or starts a wait), which admission must see.
+    if (result.changed && !ACTIVE_PHASES.includes(result.job.phase)) wake();
+    return result;
   };
   const targets = new JobTargets({ ...deps, onRuntime: (runtime) => watch.watch(runtime) });
   const advance = {
@@ -134,6 +147,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     ...deps,
     serverId: lease.options.serverId,
     timer,
+    wake: () => wake(),
     ...(deps.options?.admission ? { policy: deps.options.admission } : {}),
   });
   /** The active jobs of the last pass, by id. */
@@ -150,6 +164,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const likely = likelyQueued;
       admitWanted = false;
       likelyQueued = false;
+      deps.onPass?.(full);
       try {
         await runPass({ store, lease, admission, driver, driven, full, likelyQueued: likely, stopped: () => stopped });
       } catch (error) {
@@ -160,6 +175,12 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     },
     { defer: (start) => setImmediate(start) },
   );
+
+  /** True when the events are those of a job step's own write, naming no other job. */
+  function stepExplains(events: readonly TeamEvent[]): boolean {
+    const jobId = stepWrites.current();
+    return jobId !== undefined && events.every((event) => ownCommitEvent(event, (id) => id === jobId));
+  }
 
   function wake(): void {
     admitWanted = true;
@@ -210,6 +231,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     eventSink: {
       published(events) {
         if (events.length === 0) return;
+        // Commits whose bearing on admission is known wake nothing: the admission's own (judged
+        // once it knows what it admitted) and a job step's own change of its job. Unless a job
+        // waits for a change: then any event may end that wait (decision 0165).
+        if (!admission.waiting && (admission.hear(events) || stepExplains(events))) return;
         // A new request or receipt, or an answer, changes a job no step here drives: admission
         // will very likely find it, so its pass may skip the check for work (one read less).
         // Not the events of this server's own admission: they name the jobs it just admitted.

@@ -40,6 +40,22 @@ describe('/metrics', () => {
     expect(text).not.toMatch(/^agent_teams_jobs\{/m);
   });
 
+  it("passes twice for a turn on an idle server: its request's admission and its end's", async () => {
+    stack = await createGraphqlStack();
+    const team = await createTeam(stack);
+    await stack.app.scheduler?.idle();
+    const passes = async () =>
+      sample(await scrape(stack as GraphqlStack), 'agent_teams_scheduler_passes_total{kind="admission"}');
+    const before = (await passes()) ?? 0;
+    expect(before).toBeGreaterThanOrEqual(1);
+    // A turn that runs a while, so each of its commits is heard on its own.
+    const [jobId] = await sendRequest(stack, team.id, [team.members[0]?.id ?? ''], '!sleep 150');
+    await stack.waitForJob(jobId ?? '', ['COMPLETED']);
+    await stack.app.scheduler?.idle();
+    // The admission's own commit and the steps that keep the job running wake no pass.
+    expect(await passes()).toBe(before + 2);
+  });
+
   it('shows queued jobs by owner while no scheduler admits them', async () => {
     stack = await createGraphqlStack({ scheduler: false });
     const team = await createTeam(stack);
