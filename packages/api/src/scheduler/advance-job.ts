@@ -13,6 +13,7 @@ import {
   type RunState,
 } from '@agent-teams/core';
 import { boundedCall } from '../async/bounded-call.js';
+import { ACK_GRACE_MS, type AckGrace } from './ack-grace.js';
 import type { JobTargets } from './job-targets.js';
 import { type CommandStep, outcomeCommand } from './run-outcome.js';
 
@@ -34,11 +35,15 @@ export interface AdvanceDeps {
   readonly track: (runId: RunId, job: Job) => void;
   /** True while this server holds the job's lease; a job it does not hold is left alone. */
   readonly holds: (jobId: JobId) => boolean;
+  /** The started runs whose acknowledgement waits for them to settle (see {@link ACK_GRACE_MS}). */
+  readonly acks: AckGrace;
 }
 
 /** When the scheduler should look at the job again without being told (its turn deadline). */
 export interface StepReport {
   readonly wakeAtMs: number | null;
+  /** Step this job again after this many milliseconds (its held-back acknowledgement), if set. */
+  readonly againInMs?: number;
 }
 
 const NOTHING: StepReport = { wakeAtMs: null };
@@ -89,6 +94,12 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
       const runId = await startFrozen(step);
       if (runId === null) return NOTHING;
       const state = await call('poll', () => runtime.poll({ runId, context }));
+      // A run still going is acknowledged a moment later (or at its `settled` notice, whichever
+      // comes first), so a turn that ends meanwhile commits its start and outcome together.
+      if (state.state === 'running' && job.runKey !== null && d.acks.defer(job.runKey)) {
+        return { wakeAtMs: deadline, againInMs: ACK_GRACE_MS };
+      }
+      if (job.runKey !== null) d.acks.forget(job.runKey);
       const unacknowledged = (fresh: Job) =>
         fresh.runId === null &&
         fresh.runKey === job.runKey &&

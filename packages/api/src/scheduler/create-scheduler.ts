@@ -22,6 +22,7 @@ import {
   type TeamWrites,
 } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
+import { AckGrace } from './ack-grace.js';
 import { AdmissionPass } from './admission-pass.js';
 import type { ApplyCommands } from './advance-job.js';
 import { JobDriver } from './job-driver.js';
@@ -141,6 +142,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     stepTimeoutMs: deps.options?.stepTimeoutMs ?? 10_000,
     track: (runId: RunId, job: Job) => watch.track(runId, job),
     holds: (jobId: JobId) => lease.holds(jobId),
+    acks: new AckGrace(),
   };
   const driver = new JobDriver({ advance, store, clock, logger, timer });
   const admission = new AdmissionPass({

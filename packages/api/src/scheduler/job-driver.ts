@@ -112,6 +112,8 @@ export class JobDriver {
       const report = await advanceJob(this.#deps.advance, job.id, stored);
       this.#backoff.succeeded(job.id);
       if (report.wakeAtMs !== null) this.#deps.timer.wakeAt(report.wakeAtMs);
+      // Only this job's next step (not a whole pass): its `settled` notice may come first.
+      if (report.againInMs !== undefined) setTimeout(() => this.request(job), report.againInMs).unref();
     } catch (error) {
       try {
         await this.#handle(job, error);

@@ -1,0 +1,45 @@
+import { type JobId, JobPhase, TeamEventKind } from '@agent-teams/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ACK_GRACE_MS } from '../../src/scheduler/ack-grace.js';
+import { closeHarnesses, type Harness, OWNER, openHarness, removeTempDirs, waitFor } from './scheduler-harness.js';
+
+afterAll(async () => {
+  await closeHarnesses();
+  removeTempDirs();
+});
+
+/** The JOB_CHANGED events committed for `jobId`, in order. */
+async function jobChanges(h: Harness, teamId: string, jobId: JobId): Promise<number> {
+  const events = await h.core.events.read(OWNER, teamId, 0, 1_000);
+  return events.filter((event) => event.kind === TeamEventKind.JOB_CHANGED && event.jobId === jobId).length;
+}
+
+describe('acknowledging a started run', () => {
+  it('commits a turn that ends within the grace once, its start acknowledged with its outcome', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    // The run settles after it started (not at the first poll), well within the grace.
+    const [job] = await h.send(team, members.slice(0, 1), `!sleep ${Math.floor(ACK_GRACE_MS / 4)}`);
+    if (!job) throw new Error('no job');
+    await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed');
+    await h.scheduler.idle();
+    // Enqueued, admitted, completed: no separate RUNNING commit.
+    expect(await jobChanges(h, team.id, job.id)).toBe(3);
+    expect((await h.job(job.id)).runId).not.toBeNull();
+  });
+
+  it('acknowledges a longer turn after the grace, while it still runs', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const [job] = await h.send(team, members.slice(0, 1), `!sleep ${ACK_GRACE_MS * 25}`);
+    if (!job) throw new Error('no job');
+    const running = await waitFor(async () => {
+      const now = await h.job(job.id);
+      return now.phase === JobPhase.RUNNING ? now : null;
+    }, 'running');
+    expect(running.runId).not.toBeNull();
+    await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed', 15_000);
+    await h.scheduler.idle();
+    expect(await jobChanges(h, team.id, job.id)).toBe(4);
+  });
+});
