@@ -108,7 +108,8 @@ export async function openTurnStack(
       name: runtime.name,
       ensureConversation: (args) => runtime.ensureConversation(args),
       start: (args) => {
-        trace(args.context.jobId).start = monotonicMs();
+        // The first call: a step after the acknowledgement grace starts the run again with its key.
+        trace(args.context.jobId).start ??= monotonicMs();
         return runtime.start(args);
       },
       resume: (args) => runtime.resume(args),

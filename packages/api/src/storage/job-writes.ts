@@ -122,29 +122,30 @@ export async function updateJob(
   owner: OwnerId | undefined,
   lease?: JobLease,
 ): Promise<{ job: Job; changed: boolean }> {
-  const located = await scope.trx
-    .selectFrom('jobs')
-    .select(['team_id', 'owner'])
-    .where('id', '=', jobId)
-    .executeTakeFirst();
-  if (located === undefined || (owner !== undefined && located.owner !== owner)) {
-    throw notFound('job');
-  }
-  await scope.lockTeam(located.team_id as TeamId);
-  const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
-  // A fenced write locks the job row, so a claim by another server either happened before (the
-  // fence check refuses) or waits until this write committed (and then skips or re-claims it).
-  const row = await (lease !== undefined && scope.dialect === 'postgres'
-    ? query.forUpdate()
-    : query
-  ).executeTakeFirst();
-  if (row === undefined) throw notFound('job');
+  const row = await lockedJobRow(scope, jobId, lease !== undefined);
+  if (row === undefined || (owner !== undefined && row.owner !== owner)) throw notFound('job');
   if (lease !== undefined) checkLease(row, lease);
   const job = toJob(row);
   const outcome = decide(job);
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return { job, changed: false };
   return { job: await applyTransition(scope, job, outcome), changed: true };
+}
+
+/**
+ * The job's row, read under its team's lock. On SQLite the transaction (`BEGIN IMMEDIATE`)
+ * already holds the database's only write lock, so the row is read once and no team row is
+ * read for nothing; on PostgreSQL the team row is locked first (the order every write of a
+ * team takes), then the job row, locked too for a fenced write: a claim by another server
+ * either happened before (the fence check refuses) or waits until this write committed.
+ */
+async function lockedJobRow(scope: WriteScope, jobId: JobId, fenced: boolean) {
+  const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
+  if (scope.dialect === 'sqlite') return query.executeTakeFirst();
+  const located = await scope.trx.selectFrom('jobs').select('team_id').where('id', '=', jobId).executeTakeFirst();
+  if (located === undefined) return undefined;
+  await scope.lockTeam(located.team_id as TeamId);
+  return (fenced ? query.forUpdate() : query).executeTakeFirst();
 }
 
 /**
