@@ -91,6 +91,8 @@ export class AdmissionPass {
     if (notBefore !== null && notBefore > clock.nowMs()) return [];
     this.#admitting = true;
     let admitted: readonly AdmittedJob[] = [];
+    /** How many jobs wanted a slot in this pass (what the planner saw). */
+    let candidates = 0;
     try {
       const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
       const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
@@ -101,7 +103,10 @@ export class AdmissionPass {
           likelyQueued,
           serverId: this.#deps.serverId,
           capacity: policy.activeJobs,
-          plan: (snapshot) => planAdmissions(snapshot, policy),
+          plan: (snapshot) => {
+            candidates = snapshot.candidates.length;
+            return planAdmissions(snapshot, policy);
+          },
           freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
         }),
       );
@@ -112,15 +117,24 @@ export class AdmissionPass {
       return [];
     } finally {
       this.#admitting = false;
-      this.#settleHeard(admitted);
+      this.#settleHeard(admitted, candidates);
     }
   }
 
-  #settleHeard(admitted: readonly AdmittedJob[]): void {
+  /**
+   * Settles what the admission's own commit published: nothing more to do when it admitted every
+   * job that wanted a slot and its events name only those. A pass that left jobs waiting (slots
+   * full, or the planner's round) is followed by another, which admits the next ones or finds the
+   * slots still full.
+   */
+  #settleHeard(admitted: readonly AdmittedJob[], candidates: number): void {
     const heard = this.#heard;
     this.#heard = [];
+    if (heard.length === 0) return;
     const ids = new Set<string>(admitted.map((entry) => entry.job.id));
-    if (!heard.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)))) this.#deps.wake();
+    const settled =
+      admitted.length >= candidates && heard.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)));
+    if (!settled) this.#deps.wake();
   }
 
   /**

@@ -8,13 +8,27 @@ function countingStore() {
   const stats = { passes: 0, concurrent: 0, maxConcurrent: 0, likely: [] as boolean[] };
   /** Called inside each pass's admission (a commit publishing its events there). */
   const during: { admit: () => void } = { admit: () => {} };
-  /** What each pass's admission returns (the ids of the jobs it admitted, without a lease). */
-  const admits: { ids: string[] } = { ids: [] };
+  /** What each pass's admission returns (the ids of the jobs it admitted, without a lease), and how many wanted a slot. */
+  const admits: { ids: string[]; candidates: number } = { ids: [], candidates: 0 };
   let gate: Promise<void> | null = null;
   let open = () => {};
   const store = {
-    async admit(args: { likelyQueued?: boolean }) {
+    async admit(args: { likelyQueued?: boolean; plan?: (snapshot: object) => unknown }) {
       stats.passes += 1;
+      const candidates = Array.from({ length: admits.candidates }, (_, i) => ({
+        jobId: `job_c${i}`,
+        owner: 'alice',
+        teamId: 'team_1',
+        conversationId: `conv_${i}`,
+        seq: i,
+      }));
+      args.plan?.({
+        active: 0,
+        activeByOwner: new Map(),
+        candidates,
+        round: { rotation: [], served: [] },
+        capacity: 8,
+      });
       stats.likely.push(args.likelyQueued === true);
       during.admit();
       stats.concurrent += 1;
@@ -157,6 +171,7 @@ describe('createScheduler', () => {
       };
     };
     counting.admits.ids = ['job_a'];
+    counting.admits.candidates = 1;
     publishDuringAdmit([
       { kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' },
       { kind: TeamEventKind.MEMBER_CHANGED, jobId: null },
@@ -173,6 +188,13 @@ describe('createScheduler', () => {
     scheduler.wake();
     await scheduler.idle();
     expect(counting.stats.passes).toBe(4);
+    // A job left waiting (the planner's round, slots full): the next pass admits it or finds the slots full.
+    counting.admits.candidates = 2;
+    publishDuringAdmit([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' }]);
+    scheduler.wake();
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(6);
+    counting.admits.candidates = 1;
     // A commit that is not the admission's, heard while it runs, wakes as before.
     counting.hold();
     scheduler.wake();
@@ -180,7 +202,7 @@ describe('createScheduler', () => {
     scheduler.eventSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' }] as never);
     counting.release();
     await scheduler.idle();
-    expect(counting.stats.passes).toBe(6);
+    expect(counting.stats.passes).toBe(8);
     await scheduler.stop();
   });
 });

@@ -2,10 +2,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type JobId, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 
 /** One write of the scheduler's own, while its store call runs. */
-interface OwnWrite<K> {
-  readonly key: K;
+interface OwnWrite {
+  readonly owner: object;
+  readonly key: unknown;
   open: boolean;
 }
+
+/**
+ * One async context for every {@link OwnCommits} of the process: each AsyncLocalStorage in use
+ * adds work to the creation of every promise, so the schedulers share this one.
+ */
+const context = new AsyncLocalStorage<OwnWrite>();
 
 /**
  * Recognises the scheduler's own commits (a job step's, the admission's) among the local commits
@@ -19,13 +26,11 @@ interface OwnWrite<K> {
  * committed meanwhile through another connection, is never mistaken for the scheduler's own.
  */
 export class OwnCommits<K> {
-  readonly #context = new AsyncLocalStorage<OwnWrite<K>>();
-
   /** Runs one store write under `key`: events it publishes meanwhile see {@link current} return `key`. */
   async write<T>(key: K, work: () => Promise<T>): Promise<T> {
-    const write: OwnWrite<K> = { key, open: true };
+    const write: OwnWrite = { owner: this, key, open: true };
     try {
-      return await this.#context.run(write, work);
+      return await context.run(write, work);
     } finally {
       // Work started inside the write (a pass its events requested) inherits the context: it
       // must not count as this write once the write has returned.
@@ -35,8 +40,8 @@ export class OwnCommits<K> {
 
   /** The key of the write whose store call is running in this context, if any. */
   current(): K | undefined {
-    const write = this.#context.getStore();
-    return write?.open === true ? write.key : undefined;
+    const write = context.getStore();
+    return write?.owner === this && write.open ? (write.key as K) : undefined;
   }
 }
 
