@@ -23,6 +23,7 @@ type DisposableRuntime = AgentRuntime & { dispose?(): void | Promise<void> };
 interface OpenTurn {
   readonly startedMs: number;
   readonly span: Span;
+  readonly runKey: string;
 }
 
 /**
@@ -39,12 +40,19 @@ export function instrumentRuntime<R extends DisposableRuntime>(
   nowMs: () => number,
 ): DisposableRuntime {
   const open = new Map<RunId, OpenTurn>();
+  /** The open turn of each run key this server started or resumed. */
+  const byKey = new Map<string, RunId>();
   const labels = { runtime: runtime.name };
   const begin = async (
     kind: 'start' | 'resume',
+    runKey: string,
     ctx: RunContext,
     call: (ctx: RunContext) => Promise<{ runId: RunId }>,
   ) => {
+    // The same call again (the scheduler's step after the acknowledgement grace, a retry): the
+    // runtime answers the run it has; the turn keeps its first span, count and start time.
+    const known = byKey.get(runKey);
+    if (known !== undefined && open.has(known)) return call(ctx);
     const span = tracer().startSpan(`invoke_agent ${ctx.agent.name}`, {
       kind: SpanKind.INTERNAL,
       attributes: {
@@ -56,7 +64,8 @@ export function instrumentRuntime<R extends DisposableRuntime>(
     try {
       const result = await call(withToolSpans(runtime.name, ctx, span));
       metrics.admissions.inc(labels);
-      open.set(result.runId, { startedMs: nowMs(), span });
+      open.set(result.runId, { startedMs: nowMs(), span, runKey });
+      byKey.set(runKey, result.runId);
       return result;
     } catch (error) {
       span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
@@ -68,6 +77,7 @@ export function instrumentRuntime<R extends DisposableRuntime>(
     const turn = open.get(runId);
     if (!turn || state.state === 'running') return;
     open.delete(runId);
+    byKey.delete(turn.runKey);
     metrics.turnSeconds.observe({ ...labels, outcome: state.state }, (nowMs() - turn.startedMs) / 1000);
     if (state.state === 'failed') turn.span.setStatus({ code: SpanStatusCode.ERROR, message: state.error });
     turn.span.setAttribute('agent_teams.outcome', state.state);
@@ -76,8 +86,8 @@ export function instrumentRuntime<R extends DisposableRuntime>(
   const wrapped: DisposableRuntime = {
     name: runtime.name,
     ensureConversation: (args) => runtime.ensureConversation(args),
-    start: (args) => begin('start', args.context, (ctx) => runtime.start({ ...args, context: ctx })),
-    resume: (args) => begin('resume', args.context, (ctx) => runtime.resume({ ...args, context: ctx })),
+    start: (args) => begin('start', args.runKey, args.context, (ctx) => runtime.start({ ...args, context: ctx })),
+    resume: (args) => begin('resume', args.runKey, args.context, (ctx) => runtime.resume({ ...args, context: ctx })),
     poll: async (args) => {
       const state = await runtime.poll(args);
       settle(args.runId, state);
@@ -88,6 +98,7 @@ export function instrumentRuntime<R extends DisposableRuntime>(
     dispose: async () => {
       for (const turn of open.values()) turn.span.end();
       open.clear();
+      byKey.clear();
       await runtime.dispose?.();
     },
   };

@@ -14,6 +14,12 @@ describe('AckGrace', () => {
     expect(acks.defer('job_2:start')).toBe(false);
   });
 
+  it('never holds a run back with a grace of 0', () => {
+    const acks = new AckGrace(0);
+    expect(acks.defer('job_1:start')).toBe(false);
+    expect(acks.defer('job_1:start')).toBe(false);
+  });
+
   it('forgets the oldest run past 1,024 held back', () => {
     const acks = new AckGrace();
     for (let i = 0; i < 1_025; i += 1) acks.defer(`job_${i}`);

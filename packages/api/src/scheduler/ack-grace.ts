@@ -20,8 +20,12 @@ const MAX_REMEMBERED = 1_024;
 export class AckGrace {
   readonly #deferred = new Set<string>();
 
+  /** @param graceMs how long a run's acknowledgement is held back; 0 never holds one back. */
+  constructor(readonly graceMs: number = ACK_GRACE_MS) {}
+
   /** True the first time for `runKey` (hold the acknowledgement back); false after (acknowledge now). */
   defer(runKey: string): boolean {
+    if (this.graceMs <= 0) return false;
     if (this.#deferred.delete(runKey)) return false;
     if (this.#deferred.size >= MAX_REMEMBERED) {
       const oldest = this.#deferred.values().next().value;

@@ -1,4 +1,5 @@
 import {
+  ACTIVE_PHASES,
   type Admission,
   type AdmissionPolicy,
   type AdmittedJob,
@@ -70,6 +71,14 @@ export class AdmissionPass {
   }
 
   /**
+   * A job of this server has just started waiting for a change: until the next pass reads the
+   * waits again, treat every commit as one that may end it (decision 0165).
+   */
+  waitBegan(): void {
+    this.#waiting = true;
+  }
+
+  /**
    * Keeps the events of the admission's own commit instead of letting them wake another pass
    * (@returns false for any other commit's). Once admit knows what it admitted, events that
    * name admitted jobs only are settled; anything else (a receipt for a job it failed) asks for
@@ -132,8 +141,10 @@ export class AdmissionPass {
     this.#heard = [];
     if (heard.length === 0) return;
     const ids = new Set<string>(admitted.map((entry) => entry.job.id));
-    const settled =
-      admitted.length >= candidates && heard.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)));
+    // A job admission ended instead (its agent gone, its team closed) lets the next job of its
+    // conversation become a candidate.
+    const started = admitted.filter((entry) => ACTIVE_PHASES.includes(entry.job.phase)).length;
+    const settled = started >= candidates && heard.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)));
     if (!settled) this.#deps.wake();
   }
 

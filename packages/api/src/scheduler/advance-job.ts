@@ -13,7 +13,7 @@ import {
   type RunState,
 } from '@agent-teams/core';
 import { boundedCall } from '../async/bounded-call.js';
-import { ACK_GRACE_MS, type AckGrace } from './ack-grace.js';
+import type { AckGrace } from './ack-grace.js';
 import type { JobTargets } from './job-targets.js';
 import { type CommandStep, outcomeCommand } from './run-outcome.js';
 
@@ -35,7 +35,7 @@ export interface AdvanceDeps {
   readonly track: (runId: RunId, job: Job) => void;
   /** True while this server holds the job's lease; a job it does not hold is left alone. */
   readonly holds: (jobId: JobId) => boolean;
-  /** The started runs whose acknowledgement waits for them to settle (see {@link ACK_GRACE_MS}). */
+  /** The started runs whose acknowledgement waits for them to settle (decision 0210). */
   readonly acks: AckGrace;
 }
 
@@ -97,7 +97,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
       // A run still going is acknowledged a moment later (or at its `settled` notice, whichever
       // comes first), so a turn that ends meanwhile commits its start and outcome together.
       if (state.state === 'running' && job.runKey !== null && d.acks.defer(job.runKey)) {
-        return { wakeAtMs: deadline, againInMs: ACK_GRACE_MS };
+        return { wakeAtMs: deadline, againInMs: d.acks.graceMs };
       }
       if (job.runKey !== null) d.acks.forget(job.runKey);
       const unacknowledged = (fresh: Job) =>

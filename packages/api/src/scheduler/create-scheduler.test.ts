@@ -9,7 +9,7 @@ function countingStore() {
   /** Called inside each pass's admission (a commit publishing its events there). */
   const during: { admit: () => void } = { admit: () => {} };
   /** What each pass's admission returns (the ids of the jobs it admitted, without a lease), and how many wanted a slot. */
-  const admits: { ids: string[]; candidates: number } = { ids: [], candidates: 0 };
+  const admits: { ids: string[]; candidates: number; phase: string } = { ids: [], candidates: 0, phase: 'ADMITTING' };
   let gate: Promise<void> | null = null;
   let open = () => {};
   const store = {
@@ -35,7 +35,7 @@ function countingStore() {
       stats.maxConcurrent = Math.max(stats.maxConcurrent, stats.concurrent);
       await gate;
       stats.concurrent -= 1;
-      return admits.ids.map((id) => ({ job: { id } }));
+      return admits.ids.map((id) => ({ job: { id, phase: admits.phase } }));
     },
     nextWaitDeadline: async () => null,
     renewServerLease: async () => {},
@@ -195,6 +195,13 @@ describe('createScheduler', () => {
     await scheduler.idle();
     expect(counting.stats.passes).toBe(6);
     counting.admits.candidates = 1;
+    // A job the admission ended instead (its agent gone) lets the next of its conversation in.
+    counting.admits.phase = 'FAILED';
+    publishDuringAdmit([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' }]);
+    scheduler.wake();
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(8);
+    counting.admits.phase = 'ADMITTING';
     // A commit that is not the admission's, heard while it runs, wakes as before.
     counting.hold();
     scheduler.wake();
@@ -202,7 +209,7 @@ describe('createScheduler', () => {
     scheduler.eventSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' }] as never);
     counting.release();
     await scheduler.idle();
-    expect(counting.stats.passes).toBe(8);
+    expect(counting.stats.passes).toBe(10);
     await scheduler.stop();
   });
 });

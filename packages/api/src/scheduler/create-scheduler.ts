@@ -8,6 +8,7 @@ import {
   type IdGenerator,
   type Job,
   type JobId,
+  JobPhase,
   type JobReads,
   type JobWrites,
   type Leases,
@@ -22,7 +23,7 @@ import {
   type TeamWrites,
 } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
-import { AckGrace } from './ack-grace.js';
+import { ACK_GRACE_MS, AckGrace } from './ack-grace.js';
 import { AdmissionPass } from './admission-pass.js';
 import type { ApplyCommands } from './advance-job.js';
 import { JobDriver } from './job-driver.js';
@@ -42,6 +43,11 @@ export interface SchedulerOptions {
   readonly safetyNetMs?: number;
   /** Bound of one runtime call (default `Limits.advancementStepMs`, 10 s). */
   readonly stepTimeoutMs?: number;
+  /**
+   * How long the acknowledgement of a started run waits for the run to settle (default
+   * {@link ACK_GRACE_MS}, 40 ms; 0 acknowledges at once). Decision 0210.
+   */
+  readonly ackGraceMs?: number;
   /** How long `stop()` waits for in-flight steps (default 8 s). */
   readonly stopTimeoutMs?: number;
   /** This server's lease on the jobs it drives (several servers on one database). */
@@ -130,6 +136,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     );
     // Its own events woke nothing (see `eventSink`): a step that leaves the active phases frees
     // a slot (or starts a wait), which admission must see.
+    if (result.changed && result.job.phase === JobPhase.WAITING_CHANGE) admission.waitBegan();
     if (result.changed && !ACTIVE_PHASES.includes(result.job.phase)) wake();
     return result;
   };
@@ -142,7 +149,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     stepTimeoutMs: deps.options?.stepTimeoutMs ?? 10_000,
     track: (runId: RunId, job: Job) => watch.track(runId, job),
     holds: (jobId: JobId) => lease.holds(jobId),
-    acks: new AckGrace(),
+    acks: new AckGrace(deps.options?.ackGraceMs ?? ACK_GRACE_MS),
   };
   const driver = new JobDriver({ advance, store, clock, logger, timer });
   const admission = new AdmissionPass({

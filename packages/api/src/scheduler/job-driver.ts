@@ -43,6 +43,8 @@ export class JobDriver {
   readonly #backoff = new RetryBackoff();
   /** One coalesced step per job with a step queued or running. */
   readonly #steps = new Map<JobId, CoalescedTask>();
+  /** Steps asked for later (a held-back acknowledgement), until their timer has fired. */
+  readonly #later = new Set<Promise<void>>();
   #stopped = false;
 
   constructor(deps: JobDriverDeps) {
@@ -77,17 +79,29 @@ export class JobDriver {
     step.request();
   }
 
-  /** True while a step is queued or running. */
+  /** True while a step is queued, running or asked for later. */
   get busy(): boolean {
-    return this.#steps.size > 0 || this.#queues.size > 0;
+    return this.#steps.size > 0 || this.#queues.size > 0 || this.#later.size > 0;
   }
 
-  /** Waits until no step is queued or running (steps requested meanwhile included). */
+  /** Waits until no step is queued, running or asked for later (steps requested meanwhile included). */
   async idle(): Promise<void> {
     while (this.busy) {
-      await Promise.all([...this.#steps.values()].map((step) => step.settled()));
+      await Promise.all([...this.#steps.values()].map((step) => step.settled()).concat([...this.#later]));
       await this.#queues.drain(60_000);
     }
+  }
+
+  /** Steps `job` again after `ms` (only this job: its `settled` notice may come first). */
+  #stepLater(job: Job, ms: number): void {
+    const fired: Promise<void> = new Promise((resolve) => {
+      setTimeout(() => {
+        this.#later.delete(fired);
+        this.request(job);
+        resolve();
+      }, ms).unref();
+    });
+    this.#later.add(fired);
   }
 
   /** Stops taking steps; waits for the running ones, at most `timeoutMs`. */
@@ -112,8 +126,7 @@ export class JobDriver {
       const report = await advanceJob(this.#deps.advance, job.id, stored);
       this.#backoff.succeeded(job.id);
       if (report.wakeAtMs !== null) this.#deps.timer.wakeAt(report.wakeAtMs);
-      // Only this job's next step (not a whole pass): its `settled` notice may come first.
-      if (report.againInMs !== undefined) setTimeout(() => this.request(job), report.againInMs).unref();
+      if (report.againInMs !== undefined) this.#stepLater(job, report.againInMs);
     } catch (error) {
       try {
         await this.#handle(job, error);

@@ -122,7 +122,7 @@ export async function updateJob(
   owner: OwnerId | undefined,
   lease?: JobLease,
 ): Promise<{ job: Job; changed: boolean }> {
-  const row = await lockedJobRow(scope, jobId, lease !== undefined);
+  const row = await lockedJobRow(scope, jobId, owner, lease !== undefined);
   if (row === undefined || (owner !== undefined && row.owner !== owner)) throw notFound('job');
   if (lease !== undefined) checkLease(row, lease);
   const job = toJob(row);
@@ -139,11 +139,16 @@ export async function updateJob(
  * team takes), then the job row, locked too for a fenced write: a claim by another server
  * either happened before (the fence check refuses) or waits until this write committed.
  */
-async function lockedJobRow(scope: WriteScope, jobId: JobId, fenced: boolean) {
+async function lockedJobRow(scope: WriteScope, jobId: JobId, owner: OwnerId | undefined, fenced: boolean) {
   const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
   if (scope.dialect === 'sqlite') return query.executeTakeFirst();
-  const located = await scope.trx.selectFrom('jobs').select('team_id').where('id', '=', jobId).executeTakeFirst();
-  if (located === undefined) return undefined;
+  const located = await scope.trx
+    .selectFrom('jobs')
+    .select(['team_id', 'owner'])
+    .where('id', '=', jobId)
+    .executeTakeFirst();
+  // Another owner's job: NOT_FOUND without locking that owner's team.
+  if (located === undefined || (owner !== undefined && located.owner !== owner)) return undefined;
   await scope.lockTeam(located.team_id as TeamId);
   return (fenced ? query.forUpdate() : query).executeTakeFirst();
 }

@@ -46,6 +46,8 @@ describe('/metrics', () => {
     await stack.app.scheduler?.idle();
     const passes = async () =>
       sample(await scrape(stack as GraphqlStack), 'agent_teams_scheduler_passes_total{kind="admission"}');
+    const admissions = async () =>
+      sample(await scrape(stack as GraphqlStack), 'agent_teams_admissions_total{runtime="scripted"}') ?? 0;
     const before = (await passes()) ?? 0;
     expect(before).toBeGreaterThanOrEqual(1);
     // A turn that runs a while, so each of its commits is heard on its own.
@@ -54,6 +56,11 @@ describe('/metrics', () => {
     await stack.app.scheduler?.idle();
     // The admission's own commit and the steps that keep the job running wake no pass.
     expect(await passes()).toBe(before + 2);
+    // One turn counted once, though its run was started again after the acknowledgement grace.
+    expect(await admissions()).toBe(1);
+    expect(
+      sample(await scrape(stack), 'agent_teams_turn_duration_seconds_count{runtime="scripted",outcome="completed"}'),
+    ).toBe(1);
   });
 
   it('shows queued jobs by owner while no scheduler admits them', async () => {

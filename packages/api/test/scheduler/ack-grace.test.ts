@@ -16,21 +16,28 @@ async function jobChanges(h: Harness, teamId: string, jobId: JobId): Promise<num
 
 describe('acknowledging a started run', () => {
   it('commits a turn that ends within the grace once, its start acknowledged with its outcome', async () => {
-    const h = await openHarness();
-    const { team, members } = await h.team(['researcher', 'reviewer']);
-    // The run settles after it started (not at the first poll), well within the grace.
-    const [job] = await h.send(team, members.slice(0, 1), `!sleep ${Math.floor(ACK_GRACE_MS / 4)}`);
-    if (!job) throw new Error('no job');
-    await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed');
-    await h.scheduler.idle();
+    // A grace far longer than the turn, so a stalled machine cannot turn it into two commits;
+    // the same turn with no grace shows what it saves.
+    const changes = async (ackGraceMs: number) => {
+      const h = await openHarness({ scheduler: { ackGraceMs } });
+      const { team, members } = await h.team(['researcher', 'reviewer']);
+      // The run settles after it started (not at the first poll).
+      const [job] = await h.send(team, members.slice(0, 1), '!sleep 50');
+      if (!job) throw new Error('no job');
+      await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed');
+      await h.scheduler.idle();
+      expect((await h.job(job.id)).runId).not.toBeNull();
+      return jobChanges(h, team.id, job.id);
+    };
     // Enqueued, admitted, completed: no separate RUNNING commit.
-    expect(await jobChanges(h, team.id, job.id)).toBe(3);
-    expect((await h.job(job.id)).runId).not.toBeNull();
+    expect(await changes(5_000)).toBe(3);
+    expect(await changes(0)).toBe(4);
   });
 
   it('acknowledges a longer turn after the grace, while it still runs', async () => {
     const h = await openHarness();
     const { team, members } = await h.team(['researcher', 'reviewer']);
+    // The default grace: a turn longer than it shows RUNNING before it ends.
     const [job] = await h.send(team, members.slice(0, 1), `!sleep ${ACK_GRACE_MS * 25}`);
     if (!job) throw new Error('no job');
     const running = await waitFor(async () => {
