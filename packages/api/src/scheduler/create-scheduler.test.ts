@@ -60,6 +60,20 @@ function countingStore() {
   };
 }
 
+/** Runs `work` while a woken pass is held open, then lets it finish and waits until idle. */
+async function duringPass(
+  counting: ReturnType<typeof countingStore>,
+  scheduler: ReturnType<typeof build>,
+  work: () => void,
+): Promise<void> {
+  counting.hold();
+  scheduler.wake();
+  await vi.waitFor(() => expect(counting.stats.concurrent).toBe(1));
+  work();
+  counting.release();
+  await scheduler.idle();
+}
+
 function build(store: SchedulerStore) {
   return createScheduler({
     store,
@@ -88,12 +102,9 @@ describe('createScheduler', () => {
     expect(counting.stats.passes).toBe(2);
 
     // Wake-ups while a pass runs make exactly one more pass after it.
-    counting.hold();
-    scheduler.wake();
-    await vi.waitFor(() => expect(counting.stats.concurrent).toBe(1));
-    for (let i = 0; i < 50; i += 1) scheduler.eventSink.published([{}] as never);
-    counting.release();
-    await scheduler.idle();
+    await duringPass(counting, scheduler, () => {
+      for (let i = 0; i < 50; i += 1) scheduler.eventSink.published([{}] as never);
+    });
     expect(counting.stats.passes).toBe(4);
     expect(counting.stats.maxConcurrent).toBe(1);
     await scheduler.stop();
@@ -128,12 +139,9 @@ describe('createScheduler', () => {
     await scheduler.idle();
     expect(counting.stats.passes).toBe(1);
     // During a pass (which may have just seen a wait begin), it does: one more pass after it.
-    counting.hold();
-    scheduler.wake();
-    await vi.waitFor(() => expect(counting.stats.concurrent).toBe(1));
-    scheduler.remoteSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_y' }] as never);
-    counting.release();
-    await scheduler.idle();
+    await duringPass(counting, scheduler, () => {
+      scheduler.remoteSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_y' }] as never);
+    });
     expect(counting.stats.passes).toBe(3);
     await scheduler.stop();
   });
@@ -203,12 +211,9 @@ describe('createScheduler', () => {
     expect(counting.stats.passes).toBe(8);
     counting.admits.phase = 'ADMITTING';
     // A commit that is not the admission's, heard while it runs, wakes as before.
-    counting.hold();
-    scheduler.wake();
-    await vi.waitFor(() => expect(counting.stats.concurrent).toBe(1));
-    scheduler.eventSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' }] as never);
-    counting.release();
-    await scheduler.idle();
+    await duringPass(counting, scheduler, () => {
+      scheduler.eventSink.published([{ kind: TeamEventKind.JOB_CHANGED, jobId: 'job_a' }] as never);
+    });
     expect(counting.stats.passes).toBe(10);
     await scheduler.stop();
   });
