@@ -117,6 +117,7 @@ export async function openTurnStack(
         trace(args.context.jobId).polls.push(monotonicMs());
         return runtime.poll(args);
       },
+      ...(runtime.persist === undefined ? {} : { persist: (args) => runtime.persist?.(args) ?? Promise.resolve() }),
       cancel: (args) => runtime.cancel(args),
       subscribe: (listener) => runtime.subscribe(listener),
       dispose: () => runtime.dispose?.() ?? Promise.resolve(),

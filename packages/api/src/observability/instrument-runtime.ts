@@ -93,6 +93,7 @@ export function instrumentRuntime<R extends DisposableRuntime>(
       settle(args.runId, state);
       return state;
     },
+    ...(runtime.persist === undefined ? {} : { persist: (args) => runtime.persist?.(args) ?? Promise.resolve() }),
     cancel: (args) => runtime.cancel(args),
     subscribe: (listener) => runtime.subscribe(listener),
     dispose: async () => {

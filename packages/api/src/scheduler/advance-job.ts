@@ -100,6 +100,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
         return { wakeAtMs: deadline, againInMs: d.acks.graceMs };
       }
       if (job.runKey !== null) d.acks.forget(job.runKey);
+      await persisted(step, runId);
       const unacknowledged = (fresh: Job) =>
         fresh.runId === null &&
         fresh.runKey === job.runKey &&
@@ -125,6 +126,7 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
       const runId = await resumePending(step);
       if (runId === null) return NOTHING;
       const state = await call('poll', () => runtime.poll({ runId, context }));
+      await persisted(step, runId);
       const key = job.pendingResponse?.runKey;
       const samePending = (fresh: Job) =>
         fresh.pendingResponse?.runKey === key &&
@@ -189,6 +191,15 @@ async function submit(
 }
 
 /**
+ * Makes a run durable before its id is recorded on the job (`AgentRuntime.persist`): a runtime
+ * may hold a new run in memory until its first step, and a restart must find every recorded run.
+ */
+async function persisted(s: Step, runId: RunId): Promise<void> {
+  const persist = s.runtime.persist?.bind(s.runtime);
+  if (persist !== undefined) await s.call('persist', () => persist({ runId, context: s.context }));
+}
+
+/**
  * CANCELLING: first make the run that may exist known (a start or answer whose acknowledgement
  * was lost is submitted again with its key, then recorded), then ask it to stop and confirm once
  * it no longer runs. A still-running run is confirmed later (its `settled` notice wakes us).
@@ -201,6 +212,7 @@ async function confirmCancel(s: Step): Promise<void> {
     const started = await startFrozen(s);
     if (started === null) return;
     runId = started;
+    await persisted(s, started);
     await d.apply(job.id, (fresh) => cancelling(fresh) && fresh.runId === null, [
       () => ({ type: 'ACKNOWLEDGE', runId: started }),
     ]);
@@ -209,6 +221,7 @@ async function confirmCancel(s: Step): Promise<void> {
     const resumed = await resumePending(s);
     if (resumed === null) return;
     runId = resumed;
+    await persisted(s, resumed);
     const key = job.pendingResponse.runKey;
     await d.apply(job.id, (fresh) => cancelling(fresh) && fresh.pendingResponse?.runKey === key, [
       () => ({ type: 'RESUMED', runId: resumed }),

@@ -43,8 +43,11 @@ export class JobDriver {
   readonly #backoff = new RetryBackoff();
   /** One coalesced step per job with a step queued or running. */
   readonly #steps = new Map<JobId, CoalescedTask>();
-  /** Steps asked for later (a held-back acknowledgement), until their timer has fired. */
-  readonly #later = new Set<Promise<void>>();
+  /** Steps asked for later (a held-back acknowledgement), by job, until their timer fires or a step comes first. */
+  readonly #later = new Map<
+    JobId,
+    { readonly timer: NodeJS.Timeout; readonly done: () => void; readonly ended: Promise<void> }
+  >();
   #stopped = false;
 
   constructor(deps: JobDriverDeps) {
@@ -56,6 +59,9 @@ export class JobDriver {
    * `fresh`: the job is exactly as just stored, so the first step may skip reading it again.
    */
   request(job: Job, fresh = false): void {
+    // This step sees the job as it is now: a step asked for later is not needed any more (a run
+    // still held back asks again). A turn that settled within the grace costs no second step.
+    this.#dropLater(job.id);
     if (this.#stopped) return;
     let step = this.#steps.get(job.id);
     if (step === undefined) {
@@ -87,21 +93,31 @@ export class JobDriver {
   /** Waits until no step is queued, running or asked for later (steps requested meanwhile included). */
   async idle(): Promise<void> {
     while (this.busy) {
-      await Promise.all([...this.#steps.values()].map((step) => step.settled()).concat([...this.#later]));
+      const later = [...this.#later.values()].map((entry) => entry.ended);
+      await Promise.all([...this.#steps.values()].map((step) => step.settled()).concat(later));
       await this.#queues.drain(60_000);
     }
   }
 
   /** Steps `job` again after `ms` (only this job: its `settled` notice may come first). */
   #stepLater(job: Job, ms: number): void {
-    const fired: Promise<void> = new Promise((resolve) => {
-      setTimeout(() => {
-        this.#later.delete(fired);
-        this.request(job);
-        resolve();
-      }, ms).unref();
+    this.#dropLater(job.id);
+    let done = () => {};
+    const ended = new Promise<void>((resolve) => {
+      done = resolve;
     });
-    this.#later.add(fired);
+    const timer = setTimeout(() => this.request(job), ms);
+    timer.unref();
+    this.#later.set(job.id, { timer, done, ended });
+  }
+
+  /** Forgets the step asked for later of a job, if any (its timer fired, or another step came first). */
+  #dropLater(jobId: JobId): void {
+    const later = this.#later.get(jobId);
+    if (later === undefined) return;
+    this.#later.delete(jobId);
+    clearTimeout(later.timer);
+    later.done();
   }
 
   /** Stops taking steps; waits for the running ones, at most `timeoutMs`. */
@@ -116,6 +132,8 @@ export class JobDriver {
   }
 
   async #runStep(job: Job, stored: Job | undefined): Promise<void> {
+    // Requested while an earlier step ran (that step then asked for later): this one supersedes it.
+    this.#dropLater(job.id);
     // Backing off after a failure: the timer asks again once the wait is over.
     const notBefore = this.#backoff.notBefore(job.id);
     if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) {

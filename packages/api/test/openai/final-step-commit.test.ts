@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { OpenAiRuntime } from '../../src/runtimes/openai/openai-runtime.js';
-import { context, openAiAgent, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
+import type { OpenAiRuntime } from '../../src/runtimes/openai/openai-runtime.js';
+import { context, openAiAgent, requestInput, runtimeOver, settle, useRuntimeFixture } from './runtime-fixture.js';
 
 const fixture = useRuntimeFixture();
 
 /** A runtime over the fixture's database whose clock moves 1 ms at every reading. */
 function tickingRuntime(): OpenAiRuntime {
-  const { database, logger, env } = fixture();
   let now = Date.parse('2026-12-01T10:00:00.000Z');
-  return new OpenAiRuntime({
-    db: database.db,
-    dialect: database.dialect,
-    clock: { nowMs: () => (now += 1) },
-    logger,
-    env,
-    retryBaseMs: 5,
-  });
+  return runtimeOver(fixture(), { nowMs: () => (now += 1) });
 }
 
 async function runOf(runId: string) {

@@ -341,6 +341,8 @@ describe('OpenAiRuntime: idempotency after a crash', () => {
     }));
     const ctx = context('job_1', openAiAgent());
     const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+    // Written, as the scheduler has it written before it records the run (only then can another server see it).
+    await runtime.persist({ runId });
     const other = restart();
     const [a, b] = await Promise.all([settle(runtime, runId, ctx), settle(other, runId, ctx)]);
     expect(a).toEqual({ state: 'completed', answer: 'same answer' });

@@ -15,6 +15,7 @@ import {
 } from '@agent-teams/core';
 import { MemoryLogger } from '@agent-teams/testkit';
 import { chatCompletionHandler, FakeChatProvider } from '@agent-teams/testkit/msw';
+import type { KyselyPlugin } from 'kysely';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
@@ -109,6 +110,22 @@ export function useRuntimeFixture(
     if (current === null) throw new Error('fixture used outside a test');
     return current;
   };
+}
+
+/** Another runtime over the fixture's database: its own clock, or the database seen through a Kysely plugin. */
+export function runtimeOver(
+  current: RuntimeFixture,
+  options: { readonly nowMs?: () => number; readonly plugin?: KyselyPlugin } = {},
+): OpenAiRuntime {
+  const { database, logger, env } = current;
+  return new OpenAiRuntime({
+    db: options.plugin ? database.db.withPlugin(options.plugin) : database.db,
+    dialect: database.dialect,
+    clock: { nowMs: options.nowMs ?? (() => Date.now()) },
+    logger,
+    env,
+    retryBaseMs: 5,
+  });
 }
 
 export function context(

@@ -1,7 +1,15 @@
 import { type JobId, JobPhase, TeamEventKind } from '@agent-teams/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ACK_GRACE_MS } from '../../src/scheduler/ack-grace.js';
-import { closeHarnesses, type Harness, OWNER, openHarness, removeTempDirs, waitFor } from './scheduler-harness.js';
+import {
+  closeHarnesses,
+  type Harness,
+  OWNER,
+  openHarness,
+  removeTempDirs,
+  waitFor,
+  wrapRuntime,
+} from './scheduler-harness.js';
 
 afterAll(async () => {
   await closeHarnesses();
@@ -32,6 +40,51 @@ describe('acknowledging a started run', () => {
     // Enqueued, admitted, completed: no separate RUNNING commit.
     expect(await changes(5_000)).toBe(3);
     expect(await changes(0)).toBe(4);
+  });
+
+  it('leaves no step waiting for the grace of a turn that ended within it', async () => {
+    // A grace far longer than the test's own timeout: only a dropped timer lets idle() return.
+    const h = await openHarness({ scheduler: { ackGraceMs: 600_000 } });
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const [job] = await h.send(team, members.slice(0, 1), '!sleep 50');
+    if (!job) throw new Error('no job');
+    await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed');
+    await h.scheduler.idle();
+    expect(await jobChanges(h, team.id, job.id)).toBe(3);
+  });
+
+  it('has the runtime write a run (persist) before it records the run on the job', async () => {
+    const persisted: { runId: string; phase: JobPhase | undefined; recorded: string | null | undefined }[] = [];
+    let store: Harness['store'] | null = null;
+    const h = await openHarness({
+      wrap: (runtime) =>
+        wrapRuntime(runtime, {
+          persist: async ({ runId, context }) => {
+            const [job] = (await store?.findJobs([context.jobId])) ?? [];
+            persisted.push({ runId, phase: job?.phase, recorded: job?.runId });
+          },
+        }),
+    });
+    store = h.store;
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    // One turn acknowledged after the grace while it runs, one ending within it.
+    const [long, quick] = await h
+      .send(team, members, `!sleep ${ACK_GRACE_MS * 10}`)
+      .then(async (first) => [first[0], (await h.send(team, members.slice(0, 1), 'quick'))[0]]);
+    if (!long || !quick) throw new Error('no job');
+    for (const job of [long, quick]) {
+      await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed', 15_000);
+    }
+    await h.scheduler.idle();
+    for (const job of [long, quick]) {
+      const { runId } = await h.job(job.id);
+      // Asked before the job named the run, while it was still unacknowledged.
+      expect(persisted.filter((call) => call.runId === runId)).toContainEqual({
+        runId,
+        phase: JobPhase.ADMITTING,
+        recorded: null,
+      });
+    }
   });
 
   it('acknowledges a longer turn after the grace, while it still runs', async () => {

@@ -171,6 +171,9 @@ export function wrapRuntime(inner: AgentRuntime, overrides: Partial<Omit<AgentRu
     start: overrides.start ?? ((args) => inner.start(args)),
     resume: overrides.resume ?? ((args) => inner.resume(args)),
     poll: overrides.poll ?? ((args) => inner.poll(args)),
+    ...(overrides.persist !== undefined || inner.persist !== undefined
+      ? { persist: overrides.persist ?? ((args) => inner.persist?.(args) ?? Promise.resolve()) }
+      : {}),
     cancel: overrides.cancel ?? ((args) => inner.cancel(args)),
     subscribe: overrides.subscribe ?? ((listener) => inner.subscribe(listener)),
   };

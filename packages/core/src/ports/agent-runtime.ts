@@ -105,6 +105,13 @@ export interface AgentRuntime {
   start(args: StartRunArgs): Promise<{ runId: RunId }>;
   /** Continues a waiting run with a person's answer. */
   resume(args: ResumeRunArgs): Promise<{ runId: RunId }>;
+  /**
+   * Optional: makes a started run durable. A runtime may keep a new run in memory until its first
+   * step is written (one commit instead of two); the scheduler calls this before it records the
+   * run's id on the job, so a restart never finds a recorded run the runtime does not know.
+   * Resolves at once when the run is already durable (or the runtime never delays it).
+   */
+  persist?(args: { runId: RunId; context: RunContext }): Promise<void>;
   /** Reads the state of a run. A run unknown to the runtime answers `failed`. */
   poll(args: { runId: RunId; context: RunContext }): Promise<RunState>;
   /** Asks the run to stop; completion is confirmed by a later `poll` answering `cancelled`. */

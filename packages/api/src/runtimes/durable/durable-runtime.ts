@@ -86,6 +86,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
     const ended = this.notices.ended(args.runId);
     if (ended) return ended;
+    if (this.isHeld(args.runId)) return { state: 'running' };
     const row = await this.runs.findById(args.runId);
     if (!row) return { state: 'failed', error: `unknown run ${args.runId}` };
     if (row.state === 'running') {
@@ -127,6 +128,14 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     });
     await Promise.race([Promise.all(executions.map((execution) => execution.ended)), waited]);
     clearTimeout(timer);
+  }
+
+  /**
+   * True for a run begun in this process and not written yet (its execution is going): a runtime
+   * that writes a new run with its first step says so here (none by default).
+   */
+  protected isHeld(_runId: string): boolean {
+    return false;
   }
 
   /** Runs the turn of one execution and records its outcome (conditionally: once per run). */

@@ -6,6 +6,7 @@ import type {
   JobErrorCode,
   JobId,
   NewConversationMessage,
+  RunState,
   UsageEntry,
 } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
@@ -18,6 +19,7 @@ import { runWrite, type StoreContext } from '../../storage/write-transaction.js'
 import type { RunTable } from '../durable/run-table.js';
 import type { StoredMessage } from './context-window.js';
 import type { ToolCall } from './member-tools.js';
+import { type RunBegin, StagedRuns } from './staged-runs.js';
 
 /** How a run ended. */
 export type RunOutcome =
@@ -84,6 +86,7 @@ export interface TurnFinish {
 export class OpenAiRunStore {
   readonly #ctx: StoreContext;
   readonly #runs: RunTable<OpenAiRunDoc>;
+  readonly #staged = new StagedRuns();
 
   constructor(db: Kysely<Database>, dialect: DatabaseDialect, runs: RunTable<OpenAiRunDoc>) {
     this.#ctx = { db, dialect, sink: null, ids: null };
@@ -91,24 +94,37 @@ export class OpenAiRunStore {
   }
 
   /**
-   * Inserts a run with its first messages (the turn's input, or a person's answer); does nothing
-   * when the key exists. @returns true when this call inserted it.
+   * Begins a run in memory: its row and first messages (the turn's input, or a person's answer)
+   * are written with its first step, or by {@link persist} if that comes first (`staged-runs.ts`).
    */
-  async begin(args: {
-    runKey: string;
-    runId: string;
-    conversationId: ConversationId;
-    jobId: JobId;
-    doc: OpenAiRunDoc;
-    messages: readonly MessageDraft[];
-    now: string;
-  }): Promise<boolean> {
-    return runWrite(this.#ctx, args.now, async ({ trx }) => {
-      const run = { ...args, runtime: 'openai', state: 'running', document: args.doc };
-      if (!(await this.#runs.insert(run, trx))) return false;
-      await writeMessages(trx, args.runId, args.conversationId, args.jobId, 0, args.messages, args.now);
-      return true;
+  stage(begin: RunBegin): void {
+    this.#staged.stage(begin);
+  }
+
+  /** True while a run begun here is not written yet. */
+  isStaged(runId: string): boolean {
+    return this.#staged.has(runId);
+  }
+
+  /** Forgets an unwritten run (its execution ended without writing anything, or the process stops). */
+  drop(runId: string): void {
+    this.#staged.drop(runId);
+  }
+
+  /** Writes a staged run's row and first messages now, alone; nothing when it is written already. */
+  async persist(runId: string, now: string): Promise<void> {
+    await this.#staged.carry(runId, async (begin) => {
+      if (begin !== null) await runWrite(this.#ctx, now, ({ trx }) => this.#writeBegin(trx, begin));
+      return { result: undefined, carried: true };
     });
+  }
+
+  /** Inserts a run with its first messages; false (and nothing written) when its key exists. */
+  async #writeBegin(trx: Kysely<Database>, begin: RunBegin): Promise<boolean> {
+    const run = { ...begin, runtime: 'openai', state: 'running', document: begin.doc };
+    if (!(await this.#runs.insert(run, trx))) return false;
+    await writeMessages(trx, begin.runId, begin.conversationId, begin.jobId, 0, begin.messages, begin.now);
+    return true;
   }
 
   /**
@@ -126,10 +142,23 @@ export class OpenAiRunStore {
     /** The turn ends with this step: its outcome is recorded in the same commit (one fsync less). */
     finish?: TurnFinish | null;
   }): Promise<boolean> {
+    return this.#staged.carry(args.runId, async (begin) => {
+      const written = await this.#appendStep(args, begin);
+      // A begin whose key existed was written by another execution: it is in the database.
+      return { result: written, carried: true };
+    });
+  }
+
+  /** {@link appendStep}, writing the run's unwritten begin first in the same transaction. */
+  async #appendStep(args: Parameters<OpenAiRunStore['appendStep']>[0], begin: RunBegin | null): Promise<boolean> {
     const { finish } = args;
     let moved = false;
+    let lost = false;
     try {
       await runWrite(this.#ctx, args.now, async ({ trx }) => {
+        moved = false;
+        lost = begin !== null && !(await this.#writeBegin(trx, begin));
+        if (lost) return;
         await writeMessages(trx, args.runId, args.conversationId, args.jobId, args.firstStep, args.messages, args.now);
         if (args.usage !== null) await insertUsage(trx, args.usage, args.now);
         if (finish?.outcome) {
@@ -139,7 +168,7 @@ export class OpenAiRunStore {
       });
       // Only once committed (a retried transaction runs the callback again).
       if (finish) finish.recorded = moved;
-      return true;
+      return !lost;
     } catch (error) {
       if (error instanceof StorageError && error.kind === DriverErrorKind.UNIQUE_VIOLATION) return false;
       throw error;
@@ -148,6 +177,8 @@ export class OpenAiRunStore {
 
   /** The messages of one run, in step order. */
   async runMessages(runId: string): Promise<PersistedMessage[]> {
+    const staged = this.#staged.messagesOf(runId);
+    if (staged !== null) return staged;
     const rows = await this.#ctx.db
       .selectFrom('openai_messages')
       .selectAll()
@@ -176,7 +207,9 @@ export class OpenAiRunStore {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    return [...seeded.map(toSeedMessage), ...rows.reverse().map(toPersisted)].slice(-limit);
+    // A run begun here and not written yet: its first messages are the newest.
+    const staged = this.#staged.messagesIn(conversationId);
+    return [...seeded.map(toSeedMessage), ...rows.reverse().map(toPersisted), ...staged].slice(-limit);
   }
 }
 
@@ -251,4 +284,12 @@ function toPersisted(row: Selectable<OpenAiMessagesTable>): PersistedMessage {
     step: row.step,
     runId: row.run_id,
   };
+}
+
+/** What `poll` answers for a run that ended with `outcome` (none: it failed without one). */
+export function runStateOf(outcome: RunOutcome | null): RunState {
+  if (outcome === null) return { state: 'failed', error: 'run has no outcome' };
+  if (outcome.state === 'waiting') return { state: 'waiting', input: outcome.input };
+  if (outcome.state === 'waiting_change') return { state: 'waiting_change', wait: outcome.wait };
+  return outcome;
 }

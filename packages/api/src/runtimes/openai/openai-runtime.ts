@@ -6,7 +6,6 @@ import {
   type RunState,
   RuntimeError,
   type StartRunArgs,
-  type TurnInput,
   teamMessageEntry,
   WAKE_KIND,
 } from '@agent-teams/core';
@@ -24,11 +23,12 @@ import {
   type OpenAiRunDoc,
   OpenAiRunStore,
   type RunOutcome,
+  runStateOf,
   type TurnFinish,
 } from './openai-run-store.js';
 import { type OpenAiSettings, OpenAiSettingsError, parseOpenAiSettings } from './openai-settings.js';
 import { runTurn, WAIT_FOR_CHANGE } from './turn-loop.js';
-import { clarificationResult, turnMessage } from './turn-prompt.js';
+import { clarificationResult, displayText, type RunMember, turnMessage } from './turn-prompt.js';
 
 /** What {@link OpenAiRuntime} is built from. */
 export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
@@ -41,20 +41,14 @@ export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
   readonly spend?: SpendGuard;
 }
 
-/** Who runs a turn, as its system prompt names them. */
-interface RunMember {
-  readonly name: string;
-  readonly role: string | null;
-  readonly isLead: boolean;
-}
-
 /**
  * The `openai` agent runtime: drives any OpenAI-compatible Chat Completions API (OpenAI,
  * DeepSeek, Ollama, vLLM, LM Studio, OpenRouter) through the official `openai` client.
  *
- * @remarks Durable and idempotent by run key like the scripted runtime: `start` persists the run
- * and the turn's input in one transaction and returns at once; the turn runs in the background
- * (`turn-loop.ts`) and every step is persisted before it is acted on, so `poll` after a restart
+ * @remarks Durable and idempotent by run key like the scripted runtime: `start` begins the run
+ * and returns at once; the turn runs in the background (`turn-loop.ts`), the run and its input are
+ * written with its first step (or by `persist`, decision 0220) and every step is persisted before
+ * it is acted on, so `poll` after a restart
  * replays the run from its last step and never re-sends an answered call. A refused key (401/403,
  * or an unset `apiKeyEnv`) parks the run as `blocked`; the next `poll` throws
  * `RuntimeError('access')`, the scheduler disconnects the team, and after `reconnectTeam` the
@@ -135,7 +129,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
 
   protected async stoppedState(row: RunRow): Promise<RunState> {
     if (row.state === 'blocked') return this.reportBlocked(row, 'The model provider refused the API key.');
-    return stateOf(documentOf<OpenAiRunDoc>(row).outcome);
+    return runStateOf(documentOf<OpenAiRunDoc>(row).outcome);
   }
 
   protected async cancelStored(row: RunRow): Promise<void> {
@@ -146,7 +140,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     }
   }
 
-  /** Persists a new run with its first messages (delivered team messages and the turn's input, or a person's answer) and runs it. */
+  /** Begins a run with its first messages (team messages and the turn's input, or a person's answer) and runs it. */
   async #begin(
     runKey: string,
     member: RunMember,
@@ -154,8 +148,11 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     context: RunContext,
   ): Promise<{ runId: RunId }> {
     const runId = runIdOf(runKey);
+    // Begun here already (the scheduler starts a run again after the acknowledgement grace).
+    if (this.#store.isStaged(runId)) return { runId };
     const doc = this.#newDoc(member, context);
-    const inserted = await this.#store.begin({
+    // Written with its first step, or by `persist` if the scheduler records it first (decision 0220).
+    this.#store.stage({
       runKey,
       runId,
       conversationId: context.conversationId,
@@ -164,8 +161,17 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       messages: first,
       now: this.now(),
     });
-    if (inserted) this.launch(runId, runKey, doc, context);
+    this.launch(runId, runKey, doc, context);
     return { runId };
+  }
+
+  /** Writes a run begun here and not written yet (the scheduler is about to record its id). */
+  persist(args: { runId: RunId }): Promise<void> {
+    return this.#store.persist(args.runId, this.now());
+  }
+
+  protected override isHeld(runId: string): boolean {
+    return this.#store.isStaged(runId);
   }
 
   #settings(context: RunContext): OpenAiSettings {
@@ -218,6 +224,16 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   }
 
   protected async execute(run: RunExecution<OpenAiRunDoc>): Promise<void> {
+    try {
+      await this.#execute(run);
+    } finally {
+      // Whatever was to be written is written: an unwritten begin now belongs to nobody (a run
+      // that lost its first write to another execution, a stop, an unexpected failure).
+      this.#store.drop(run.runId);
+    }
+  }
+
+  async #execute(run: RunExecution<OpenAiRunDoc>): Promise<void> {
     const { runId, runKey, context, document: doc } = run;
     let outcome: RunOutcome | null;
     const finish: TurnFinish = { document: (ended) => ({ ...doc, outcome: ended }), recorded: false };
@@ -251,7 +267,10 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       });
     } catch (error) {
       if (error instanceof ModelCallError && error.kind === 'access' && !run.cancelled) {
-        if (!run.abandoned) await this.park(runId, context.jobId, { ...doc, blocked: error.message }, error.message);
+        if (!run.abandoned) {
+          await this.#store.persist(runId, this.now());
+          await this.park(runId, context.jobId, { ...doc, blocked: error.message }, error.message);
+        }
         return;
       }
       this.logger.error('openai run failed unexpectedly', { runId, jobId: context.jobId, error: String(error) });
@@ -259,13 +278,15 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     }
     if (outcome !== null && finish.recorded) {
       // Recorded with the turn's last step: the run has ended in the database.
-      this.settle(runId, stateOf(outcome));
+      this.settle(runId, runStateOf(outcome));
       return;
     }
     if (outcome === null || run.abandoned) return;
     if (run.cancelled) outcome = { state: 'cancelled' };
+    // An outcome without a step to carry it (a refused or failed call, a cancel): the run first.
+    await this.#store.persist(runId, this.now());
     if (await this.runs.transition(runId, 'running', outcome.state, { ...doc, outcome }, this.now())) {
-      this.settle(runId, stateOf(outcome));
+      this.settle(runId, runStateOf(outcome));
     }
   }
 }
@@ -273,19 +294,4 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
 /** Run ids derive from keys, so a replayed start answers the same run. */
 function runIdOf(runKey: string): RunId {
   return asRunId(`orun_${runKey}`);
-}
-
-function stateOf(outcome: RunOutcome | null): RunState {
-  if (outcome === null) return { state: 'failed', error: 'run has no outcome' };
-  if (outcome.state === 'waiting') return { state: 'waiting', input: outcome.input };
-  if (outcome.state === 'waiting_change') return { state: 'waiting_change', wait: outcome.wait };
-  return outcome;
-}
-
-/** The readable text of a turn's input in `Member.conversation`. */
-function displayText(input: TurnInput): string {
-  if (input.kind === 'receipt' && input.receipt !== null) {
-    return `Result from ${input.receipt.fromMemberName} (${input.receipt.status}): ${input.receipt.result}`;
-  }
-  return input.text;
 }

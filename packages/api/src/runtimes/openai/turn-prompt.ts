@@ -1,5 +1,12 @@
 import type { TurnInput } from '@agent-teams/core';
 
+/** Who runs a turn, as its system prompt names them. */
+export interface RunMember {
+  readonly name: string;
+  readonly role: string | null;
+  readonly isLead: boolean;
+}
+
 /**
  * The runtime's fixed rules, appended to the agent's own `systemPrompt`, naming the member and its
  * role (when it has one).
@@ -75,4 +82,12 @@ export function turnMessage(input: TurnInput): string {
 /** What the person's answer to `ask_clarification` looks like as the tool's result. */
 export function clarificationResult(answer: unknown): string {
   return JSON.stringify({ answer, from: 'a person (the team owner)' });
+}
+
+/** The readable text of a turn's input in `Member.conversation`. */
+export function displayText(input: TurnInput): string {
+  if (input.kind === 'receipt' && input.receipt !== null) {
+    return `Result from ${input.receipt.fromMemberName} (${input.receipt.status}): ${input.receipt.result}`;
+  }
+  return input.text;
 }
