@@ -1,6 +1,8 @@
 import { asRunId } from '@agent-teams/core';
 import type { KyselyPlugin, RootOperationNode } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { RunTable } from '../../src/runtimes/durable/run-table.js';
+import { OpenAiRunStore } from '../../src/runtimes/openai/openai-run-store.js';
 import {
   context,
   openAiAgent,
@@ -91,8 +93,10 @@ describe('OpenAiRuntime: a new run is written with its first step', () => {
     expect(JSON.stringify(provider.requests[0]?.body.messages)).toContain('Go');
     expect(await stored(runId)).toEqual({ state: null, messages: [], conversation: [] });
     expect(await runtime.poll({ runId, context: ctx })).toEqual({ state: 'running' });
-    // Started again with its key (the scheduler after the acknowledgement grace): the same run.
-    expect(await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx })).toEqual({
+    // Started again with its key (the scheduler after the acknowledgement grace): the same run,
+    // even if the agent's settings stopped being usable meanwhile (the run has them already).
+    const changed = context('job_1', openAiAgent({ model: 42 }));
+    expect(await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: changed })).toEqual({
       runId,
     });
     expect(provider.requests).toHaveLength(1);
@@ -156,4 +160,79 @@ describe('OpenAiRuntime: a new run is written with its first step', () => {
       await again.dispose();
     }
   });
+
+  it('keeps a run held when its first write fails, and writes and replays it once the scheduler persists it', async () => {
+    const { provider } = fixture();
+    provider.enqueue({ kind: 'answer', content: 'lost' }, { kind: 'answer', content: 'kept' });
+    // The step's write fails (the turn then ends failed), and so does the run's write before that outcome.
+    const failing = new FailWrites('openai_messages', 2);
+    const runtime = runtimeOver(fixture(), { plugin: failing });
+    const ctx = context('job_1', openAiAgent());
+    try {
+      const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+      await until(() => failing.left === 0 && provider.requests.length === 1, 'the failed writes');
+      await until(
+        () => fixture().logger.entries.some((entry) => entry.message.includes('could not record')),
+        'the log',
+      );
+      expect(await stored(runId)).toEqual({ state: null, messages: [], conversation: [] });
+      expect(await runtime.poll({ runId, context: ctx })).toEqual({ state: 'running' });
+      // The scheduler, about to record the run: written now, then replayed by the next polls.
+      await runtime.persist({ runId });
+      expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'kept' });
+      expect(await stored(runId)).toEqual(answeredOnce('kept'));
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it("lists a held run's first messages once in the history, also once committed and not yet forgotten", async () => {
+    const { database } = fixture();
+    const runs = new RunTable<never>(database.db);
+    const store = new OpenAiRunStore(database.db, database.dialect, runs as never);
+    const begin = {
+      runKey: 'job_1',
+      runId: 'orun_job_1',
+      conversationId: context('job_1', openAiAgent()).conversationId,
+      jobId: context('job_1', openAiAgent()).jobId,
+      doc: {
+        memberName: 'Analyst',
+        teamId: 'team_1',
+        jobId: 'job_1',
+        startedAtMs: 0,
+        timeoutMs: 0,
+        outcome: null,
+        blocked: null,
+      },
+      messages: [{ role: 'user' as const, content: 'Go', toolCalls: null, toolCallId: null, toolName: null }],
+      now: new Date().toISOString(),
+    };
+    store.stage(begin);
+    expect((await store.history(begin.conversationId, 10)).map((m) => m.content)).toEqual(['Go']);
+    // Committed by another store over the same database while this one still holds it.
+    const other = new OpenAiRunStore(database.db, database.dialect, runs as never);
+    other.stage(begin);
+    await other.persist(begin.runId, begin.now);
+    expect(store.isStaged(begin.runId)).toBe(true);
+    expect((await store.history(begin.conversationId, 10)).map((m) => m.content)).toEqual(['Go']);
+  });
 });
+
+/** Fails the first `left` statements that insert into `table`. */
+class FailWrites implements KyselyPlugin {
+  constructor(
+    readonly table: string,
+    public left: number,
+  ) {}
+  transformQuery(args: { node: RootOperationNode }): RootOperationNode {
+    const { node } = args;
+    if (this.left > 0 && node.kind === 'InsertQueryNode' && node.into?.table.identifier.name === this.table) {
+      this.left -= 1;
+      throw new Error(`${this.table} is out of space (test)`);
+    }
+    return node;
+  }
+  async transformResult<R>(args: { result: R }): Promise<R> {
+    return args.result;
+  }
+}

@@ -1,14 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  ChangeWait,
-  ConversationId,
-  InputRequest,
-  JobErrorCode,
-  JobId,
-  NewConversationMessage,
-  RunState,
-  UsageEntry,
-} from '@agent-teams/core';
+import type { ConversationId, JobId, NewConversationMessage, UsageEntry } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
@@ -19,16 +10,10 @@ import { runWrite, type StoreContext } from '../../storage/write-transaction.js'
 import type { RunTable } from '../durable/run-table.js';
 import type { StoredMessage } from './context-window.js';
 import type { ToolCall } from './member-tools.js';
+import type { RunOutcome } from './run-outcome.js';
 import { type RunBegin, StagedRuns } from './staged-runs.js';
 
-/** How a run ended. */
-export type RunOutcome =
-  | { readonly state: 'completed'; readonly answer: string }
-  | { readonly state: 'waiting'; readonly input: InputRequest; readonly toolCallId: string }
-  /** Paused in `wait_for_change`: the woken result answers `toolCallId` (decision 0165). */
-  | { readonly state: 'waiting_change'; readonly wait: ChangeWait; readonly toolCallId: string }
-  | { readonly state: 'failed'; readonly error: string; readonly code?: JobErrorCode }
-  | { readonly state: 'cancelled' };
+export type { RunOutcome } from './run-outcome.js';
 
 /** What `runtime_runs.state_json` holds for an `openai` run. */
 export interface OpenAiRunDoc {
@@ -63,16 +48,6 @@ export interface PersistedMessage extends MessageDraft {
 }
 
 /**
- * The `openai` runtime's persistence beside its runs (`runtime_runs`, see the durable base): its
- * provider-shaped messages in `openai_messages`, their readable projection in `conversation_messages` and the usage of each
- * answered call in `model_usage`, each step written in ONE transaction.
- *
- * @remarks That one transaction is what makes the runtime idempotent: a model answer is durable,
- * with its usage and its visible messages, before anything acts on it, so a replay after a crash
- * continues from it instead of asking the provider again. `(run_id, step)` is unique, so a second
- * execution of the same run (a replay racing the original) loses the write and stops.
- */
-/**
  * How a turn records its outcome together with its last step: the runtime hands the document of a
  * finished run (`document`); the turn sets `outcome` when its step ends the turn, and the store sets
  * `recorded` once the run's transition committed with the step (then nothing is left to record).
@@ -83,6 +58,17 @@ export interface TurnFinish {
   recorded: boolean;
 }
 
+/**
+ * The `openai` runtime's persistence beside its runs (`runtime_runs`, see the durable base): its
+ * provider-shaped messages in `openai_messages`, their readable projection in `conversation_messages`
+ * and the usage of each answered call in `model_usage`, each step written in ONE transaction (a new
+ * run's row and first messages with its first step: `staged-runs.ts`).
+ *
+ * @remarks That one transaction is what makes the runtime idempotent: a model answer is durable,
+ * with its usage and its visible messages, before anything acts on it, so a replay after a crash
+ * continues from it instead of asking the provider again. `(run_id, step)` is unique, so a second
+ * execution of the same run (a replay racing the original) loses the write and stops.
+ */
 export class OpenAiRunStore {
   readonly #ctx: StoreContext;
   readonly #runs: RunTable<OpenAiRunDoc>;
@@ -142,15 +128,17 @@ export class OpenAiRunStore {
     /** The turn ends with this step: its outcome is recorded in the same commit (one fsync less). */
     finish?: TurnFinish | null;
   }): Promise<boolean> {
-    return this.#staged.carry(args.runId, async (begin) => {
-      const written = await this.#appendStep(args, begin);
-      // A begin whose key existed was written by another execution: it is in the database.
-      return { result: written, carried: true };
-    });
+    return this.#staged.carry(args.runId, (begin) => this.#appendStep(args, begin));
   }
 
-  /** {@link appendStep}, writing the run's unwritten begin first in the same transaction. */
-  async #appendStep(args: Parameters<OpenAiRunStore['appendStep']>[0], begin: RunBegin | null): Promise<boolean> {
+  /**
+   * {@link appendStep}, writing the run's unwritten begin first in the same transaction.
+   * `carried`: the begin is in the database (written here, or found there: another execution's).
+   */
+  async #appendStep(
+    args: Parameters<OpenAiRunStore['appendStep']>[0],
+    begin: RunBegin | null,
+  ): Promise<{ result: boolean; carried: boolean }> {
     const { finish } = args;
     let moved = false;
     let lost = false;
@@ -168,9 +156,12 @@ export class OpenAiRunStore {
       });
       // Only once committed (a retried transaction runs the callback again).
       if (finish) finish.recorded = moved;
-      return !lost;
+      return { result: !lost, carried: true };
     } catch (error) {
-      if (error instanceof StorageError && error.kind === DriverErrorKind.UNIQUE_VIOLATION) return false;
+      // Rolled back, the begin with it: it stays held (its insert is idempotent: ON CONFLICT DO NOTHING).
+      if (error instanceof StorageError && error.kind === DriverErrorKind.UNIQUE_VIOLATION) {
+        return { result: false, carried: begin === null };
+      }
       throw error;
     }
   }
@@ -207,8 +198,9 @@ export class OpenAiRunStore {
       .orderBy('seq')
       .limit(limit)
       .execute();
-    // A run begun here and not written yet: its first messages are the newest.
-    const staged = this.#staged.messagesIn(conversationId);
+    // A run begun here and not written yet: its first messages are the newest (unless just committed).
+    const read = new Set(rows.map((row) => row.run_id));
+    const staged = this.#staged.messagesIn(conversationId).filter((message) => !read.has(message.runId));
     return [...seeded.map(toSeedMessage), ...rows.reverse().map(toPersisted), ...staged].slice(-limit);
   }
 }
@@ -284,12 +276,4 @@ function toPersisted(row: Selectable<OpenAiMessagesTable>): PersistedMessage {
     step: row.step,
     runId: row.run_id,
   };
-}
-
-/** What `poll` answers for a run that ended with `outcome` (none: it failed without one). */
-export function runStateOf(outcome: RunOutcome | null): RunState {
-  if (outcome === null) return { state: 'failed', error: 'run has no outcome' };
-  if (outcome.state === 'waiting') return { state: 'waiting', input: outcome.input };
-  if (outcome.state === 'waiting_change') return { state: 'waiting_change', wait: outcome.wait };
-  return outcome;
 }

@@ -23,10 +23,10 @@ import {
   type OpenAiRunDoc,
   OpenAiRunStore,
   type RunOutcome,
-  runStateOf,
   type TurnFinish,
 } from './openai-run-store.js';
 import { type OpenAiSettings, OpenAiSettingsError, parseOpenAiSettings } from './openai-settings.js';
+import { runStateOf } from './run-outcome.js';
 import { runTurn, WAIT_FOR_CHANGE } from './turn-loop.js';
 import { clarificationResult, displayText, type RunMember, turnMessage } from './turn-prompt.js';
 
@@ -68,6 +68,9 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
     return this.once(args.runKey, args.context, async () => {
+      // Begun here already (started again after the acknowledgement grace): that run, unchecked.
+      const held = runIdOf(args.runKey);
+      if (this.#store.isStaged(held)) return { runId: held };
       this.#settings(args.context);
       const user = (content: string, shown: string): MessageDraft => ({
         role: 'user',
@@ -148,7 +151,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     context: RunContext,
   ): Promise<{ runId: RunId }> {
     const runId = runIdOf(runKey);
-    // Begun here already (the scheduler starts a run again after the acknowledgement grace).
+    // Begun here already (a resume submitted again): that run.
     if (this.#store.isStaged(runId)) return { runId };
     const doc = this.#newDoc(member, context);
     // Written with its first step, or by `persist` if the scheduler records it first (decision 0220).
@@ -224,13 +227,11 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   }
 
   protected async execute(run: RunExecution<OpenAiRunDoc>): Promise<void> {
-    try {
-      await this.#execute(run);
-    } finally {
-      // Whatever was to be written is written: an unwritten begin now belongs to nobody (a run
-      // that lost its first write to another execution, a stop, an unexpected failure).
-      this.#store.drop(run.runId);
-    }
+    await this.#execute(run);
+    // Whatever was to be written is written: an unwritten begin now belongs to nobody (a run that
+    // lost its first write to another execution, or a stop). One whose execution failed (a write
+    // threw) stays held: the scheduler's `persist` writes it, and the next poll replays it.
+    this.#store.drop(run.runId);
   }
 
   async #execute(run: RunExecution<OpenAiRunDoc>): Promise<void> {
