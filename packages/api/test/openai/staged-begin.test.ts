@@ -15,12 +15,14 @@ import {
 
 const fixture = useRuntimeFixture();
 
-/** Counts the COMMIT statements run through the Kysely handle it is plugged into. */
+/** Counts the COMMITs and the reads of `runtime_runs` run through the Kysely handle it is plugged into. */
 class CommitCounter implements KyselyPlugin {
   commits = 0;
+  runReads = 0;
   transformQuery(args: { node: RootOperationNode }): RootOperationNode {
     const { node } = args;
     if (node.kind === 'RawNode' && node.sqlFragments.join('').trim().toUpperCase() === 'COMMIT') this.commits += 1;
+    if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from).includes('"runtime_runs"')) this.runReads += 1;
     return node;
   }
   async transformResult<R>(args: { result: R }): Promise<R> {
@@ -77,6 +79,12 @@ describe('OpenAiRuntime: a new run is written with its first step', () => {
       expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'done' });
       // Written apart (as before decision 0220), the run and its input were a commit of their own.
       expect(counter.commits).toBe(1);
+      // Started again with its key (the scheduler, after the grace): the run ended here, no read.
+      const reads = counter.runReads;
+      expect(await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx })).toEqual({
+        runId,
+      });
+      expect(counter.runReads).toBe(reads);
       expect(await stored(runId)).toEqual(answeredOnce('done'));
     } finally {
       await runtime.dispose();

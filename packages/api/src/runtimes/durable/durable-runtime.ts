@@ -18,6 +18,9 @@ import type { Database } from '../../storage/database-types.js';
 import { RunNotices } from './run-notices.js';
 import { documentOf, type RunRow, RunTable } from './run-table.js';
 
+/** Keys of runs launched in this process remembered for a repeated `start` (see `once`). */
+const LAUNCHED_KEYS = 1_000;
+
 /** The longest `dispose` waits for the executions it stopped. */
 export const DISPOSE_WAIT_MS = 5_000;
 
@@ -67,6 +70,8 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   protected readonly clock: Clock;
   protected readonly logger: Logger;
   readonly #executions = new Map<string, { controller: AbortController; cancelled: boolean; ended?: Promise<void> }>();
+  /** The run of each key launched here, newest last (bounded like the ended runs' cache). */
+  readonly #launched = new Map<string, RunId>();
   #disposed = false;
 
   constructor(deps: DurableRuntimeDeps) {
@@ -157,6 +162,12 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     call: () => Promise<{ runId: RunId }>,
   ): Promise<{ runId: RunId }> {
     return this.notices.once(runKey, async () => {
+      // Launched here and still going (or held), or ended here: that run, without a read (the
+      // scheduler starts a run again with its key after the acknowledgement grace).
+      const known = this.#launched.get(runKey);
+      if (known !== undefined && (this.#executions.has(known) || this.isHeld(known) || this.notices.ended(known))) {
+        return { runId: known };
+      }
       const existing = await this.runs.findByKey(runKey);
       if (!existing) return call();
       if (existing.state === 'running') this.#resume(existing, context);
@@ -167,6 +178,8 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /** Starts an execution of a run in the background (unless this process already runs it). */
   protected launch(runId: RunId, runKey: string, document: D, context: RunContext, creditMs = 0): void {
     if (this.#disposed || this.#executions.has(runId)) return;
+    if (this.#launched.size >= LAUNCHED_KEYS) this.#launched.delete(this.#launched.keys().next().value as string);
+    this.#launched.set(runKey, runId);
     const execution: { controller: AbortController; cancelled: boolean; ended?: Promise<void> } = {
       controller: new AbortController(),
       cancelled: false,
