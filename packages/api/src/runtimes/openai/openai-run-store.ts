@@ -97,6 +97,11 @@ export class OpenAiRunStore {
     this.#staged.drop(runId);
   }
 
+  /** Keeps an unwritten run whose execution failed for `persist` only (`StagedRuns.orphan`). */
+  orphan(runId: string): void {
+    this.#staged.orphan(runId);
+  }
+
   /** Writes a staged run's row and first messages now, alone; nothing when it is written already. */
   async persist(runId: string, now: string): Promise<void> {
     await this.#staged.carry(runId, async (begin) => {

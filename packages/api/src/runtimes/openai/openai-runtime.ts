@@ -48,8 +48,8 @@ export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
  * @remarks Durable and idempotent by run key like the scripted runtime: `start` begins the run
  * and returns at once; the turn runs in the background (`turn-loop.ts`), the run and its input are
  * written with its first step (or by `persist`, decision 0220) and every step is persisted before
- * it is acted on, so `poll` after a restart
- * replays the run from its last step and never re-sends an answered call. A refused key (401/403,
+ * it is acted on, so `poll` after a restart replays the run from its last step and never
+ * re-sends an answered call. A refused key (401/403,
  * or an unset `apiKeyEnv`) parks the run as `blocked`; the next `poll` throws
  * `RuntimeError('access')`, the scheduler disconnects the team, and after `reconnectTeam` the
  * run continues from where it stopped. `cancel` aborts the HTTP request in flight.
@@ -151,8 +151,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     context: RunContext,
   ): Promise<{ runId: RunId }> {
     const runId = runIdOf(runKey);
-    // Begun here already (a resume submitted again): that run.
-    if (this.#store.isStaged(runId)) return { runId };
+    if (this.#store.isStaged(runId)) return { runId }; // begun here already: a resume submitted again
     const doc = this.#newDoc(member, context);
     // Written with its first step, or by `persist` if the scheduler records it first (decision 0220).
     this.#store.stage({
@@ -205,10 +204,8 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   #client(settings: OpenAiSettings): OpenAI {
     const apiKey = settings.apiKeyEnv === null ? 'not-needed' : this.#deps.env[settings.apiKeyEnv];
     if (apiKey === undefined || apiKey === '') {
-      throw new ModelCallError(
-        'access',
-        `The environment variable ${settings.apiKeyEnv} holding the API key is not set.`,
-      );
+      const unset = `The environment variable ${settings.apiKeyEnv} holding the API key is not set.`;
+      throw new ModelCallError('access', unset);
     }
     const cacheKey = `${settings.baseUrl}\n${apiKey}`;
     let client = this.#clients.get(cacheKey);
@@ -227,10 +224,14 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   }
 
   protected async execute(run: RunExecution<OpenAiRunDoc>): Promise<void> {
-    await this.#execute(run);
-    // Whatever was to be written is written: an unwritten begin now belongs to nobody (a run that
-    // lost its first write to another execution, or a stop). One whose execution failed (a write
-    // threw) stays held: the scheduler's `persist` writes it, and the next poll replays it.
+    try {
+      await this.#execute(run);
+    } catch (error) {
+      // A write threw: an unwritten begin stays for the scheduler's `persist` (which replays it).
+      this.#store.orphan(run.runId);
+      throw error;
+    }
+    // Written, lost to another execution, or stopped: an unwritten begin belongs to nobody now.
     this.#store.drop(run.runId);
   }
 

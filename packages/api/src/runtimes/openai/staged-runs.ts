@@ -18,7 +18,12 @@ interface Staged {
   readonly begin: RunBegin;
   /** Settles when the write holding the turn to carry the begin is done (one at a time). */
   turn: Promise<void>;
+  /** Its execution failed: kept for `persist` (which replays it), shown to no other turn. */
+  orphaned: boolean;
 }
+
+/** Orphaned runs kept at most (the oldest is forgotten first; each took a failed write to make). */
+export const ORPHANED_RUNS_KEPT = 100;
 
 /**
  * Runs begun in this process and not written yet (decision 0220): a new run's row and first
@@ -36,7 +41,20 @@ export class StagedRuns {
 
   /** Holds a new run in memory until a write carries it. */
   stage(begin: RunBegin): void {
-    this.#staged.set(begin.runId, { begin, turn: Promise.resolve() });
+    this.#staged.set(begin.runId, { begin, turn: Promise.resolve(), orphaned: false });
+  }
+
+  /**
+   * Keeps a run whose execution failed before writing it: `persist` still writes it (the
+   * scheduler then replays it), but no other turn of its conversation sees its messages, since
+   * its job may end without that (a timeout). At most {@link ORPHANED_RUNS_KEPT}.
+   */
+  orphan(runId: string): void {
+    const staged = this.#staged.get(runId);
+    if (staged === undefined) return;
+    staged.orphaned = true;
+    const orphans = [...this.#staged].filter(([, entry]) => entry.orphaned);
+    if (orphans.length > ORPHANED_RUNS_KEPT) this.#staged.delete(orphans[0]?.[0] as string);
   }
 
   /** True while the run's begin is held in memory (not written yet). */
@@ -85,8 +103,8 @@ export class StagedRuns {
   /** The held first messages of the conversation's runs, oldest run first. */
   messagesIn(conversationId: string): PersistedMessage[] {
     const found: PersistedMessage[] = [];
-    for (const { begin } of this.#staged.values()) {
-      if (begin.conversationId === conversationId) found.push(...persisted(begin));
+    for (const { begin, orphaned } of this.#staged.values()) {
+      if (begin.conversationId === conversationId && !orphaned) found.push(...persisted(begin));
     }
     return found;
   }
