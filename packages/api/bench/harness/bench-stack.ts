@@ -92,8 +92,8 @@ export async function openBenchStack(database: OpenedDatabase, opts: BenchStackO
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     // One owner drives everything as fast as it can: the benchmarks measure the engine, not the limiter.
     http: { rateLimit: null, ...opts.http },
-    runtimes: ({ clock, logger }) => {
-      const scripted = new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger });
+    runtimes: ({ clock, logger, rides }) => {
+      const scripted = new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger, rides });
       runtime = scripted;
       const at = (hook: ((jobId: JobId, atMs: number) => void) | undefined) =>
         hook && ((jobId: JobId) => hook(jobId, performance.now()));

@@ -51,8 +51,8 @@ export function openClusterApp(database: OpenedDatabase, opts: ClusterAppOptions
     // One owner drives every request: the benchmarks measure dispatch, not the limiter.
     http: { rateLimit: null },
     ...(onEvents ? { events: { published: onEvents } } : {}),
-    runtimes: ({ clock }) => {
-      const scripted = new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger });
+    runtimes: ({ clock, rides }) => {
+      const scripted = new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger, rides });
       return [watchStarts(scripted, opts.onStart)];
     },
   });

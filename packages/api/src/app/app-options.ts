@@ -21,6 +21,7 @@ import type { Scheduler, SchedulerOptions } from '../scheduler/create-scheduler.
 import type { AgentTeamsServer, ServerDeps } from '../server/create-server.js';
 import type { KyselyTeamStore } from '../storage/kysely-team-store.js';
 import type { OpenDatabaseOptions, OpenedDatabase } from '../storage/open-database.js';
+import type { RunRides } from '../storage/run-rides.js';
 
 /** A runtime the application runs; `dispose` (when present) is called, and awaited, on close. */
 export type AppRuntime = AgentRuntime & { dispose?(): void | Promise<void> };
@@ -41,6 +42,11 @@ export interface RuntimeParts {
   readonly mcpUrl: () => Promise<string>;
   /** Checks model calls against the team and owner budgets (give it to runtimes that call models). */
   readonly spend: SpendGuard;
+  /**
+   * Where a durable runtime's final write of a run waits for the job write that records the run
+   * (one commit instead of two; `storage/run-rides.ts`); null without a database.
+   */
+  readonly rides: RunRides | null;
 }
 
 /** This server among the servers sharing a database. */
@@ -128,6 +134,12 @@ export interface AppOptions {
   readonly events?: EventSink;
   /** `budgets` of the configuration file: each owner's limits per UTC day (default: none). */
   readonly budgets?: BudgetPolicy;
+  /**
+   * How long a run's final write waits for the job write that records the run before it is
+   * committed alone (milliseconds; default `RIDE_WAIT_MS`, 1 s; decision 0221). Tests lengthen it
+   * to make the ride certain; a shorter wait costs a commit per turn the scheduler is slow to step.
+   */
+  readonly rideWaitMs?: number;
 }
 
 /** The application: its parts, for tests and tools, and how to run and stop it. */

@@ -18,6 +18,7 @@ import { type AgentTeamsServer, createServer } from '../server/create-server.js'
 import { KyselyTeamStore } from '../storage/kysely-team-store.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { type OpenDatabaseOptions, type OpenedDatabase, openDatabase } from '../storage/open-database.js';
+import { openRunRides } from '../storage/open-run-rides.js';
 import type { App, AppOptions, RuntimeParts } from './app-options.js';
 import { defaultRuntimes } from './default-runtimes.js';
 import { fanOut } from './fan-out.js';
@@ -50,7 +51,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Filled in below: the store is built before the scheduler and the cluster feed that listen to it.
   let localSinks: readonly EventSink[] = [];
   const localCommits = fanOut(() => localSinks, logger);
-  const sql = database ? new KyselyTeamStore(database.db, database.dialect, { ids, events: localCommits }) : null;
+  // A run's final write commits with the job write that records the run (decision 0221).
+  const rides = database ? openRunRides(database, clock, options.rideWaitMs) : null;
+  const sql = database
+    ? new KyselyTeamStore(database.db, database.dialect, { ids, events: localCommits, ...(rides ? { rides } : {}) })
+    : null;
   const store = options.store ? options.store(localCommits, sql) : sql;
   if (store === null) throw new TypeError('[agent-teams/api] createApp needs a database or a store');
   // Remote agents reach their team tools at this server's MCP endpoint: known once it listens.
@@ -60,7 +65,17 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   const mcpUrl = async () => `${options.publicUrl ?? (await listening)}/mcp`;
   const spend = createSpendGuard({ store, policy: options.budgets ?? NO_BUDGET_POLICY, clock, logger });
-  const parts: RuntimeParts = { database, store, clock, logger, env: options.env ?? process.env, mcpUrl, spend };
+  const parts: RuntimeParts = {
+    database,
+    store,
+    clock,
+    logger,
+    env: options.env ?? process.env,
+    mcpUrl,
+    spend,
+    // Only a store that carries them: the SQL store built here, as it is or wrapped.
+    rides: store === sql ? rides : null,
+  };
   const metrics = createMetrics(database?.db ?? null, () => clock.nowMs());
   // Counted, timed and traced (observability/): what the scheduler and the core call.
   const runtimes = (options.runtimes ?? defaultRuntimes)(parts).map((runtime) =>
@@ -193,6 +208,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         await starting?.catch(() => undefined);
         schedulerRunning = false;
         await scheduler?.stop();
+        // Ended runs whose final write waited for a job write: committed alone before the close.
+        await rides?.flush();
         await cluster?.stop();
         for (const off of unsubscribe) off();
         await Promise.all(runtimes.map((runtime) => runtime.dispose?.()));

@@ -8,11 +8,11 @@ import type { AppRuntime, RuntimeParts } from './app-options.js';
  * application's database.
  */
 export function defaultRuntimes(parts: RuntimeParts): readonly AppRuntime[] {
-  const { database, clock, logger, env, mcpUrl, spend } = parts;
+  const { database, clock, logger, env, mcpUrl, spend, rides } = parts;
   if (database === null) throw new TypeError('[agent-teams/api] the default runtimes need a database');
   return [
-    new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger }),
-    new OpenAiRuntime({ db: database.db, dialect: database.dialect, clock, logger, env, spend }),
+    new ScriptedRuntime({ db: database.db, dialect: database.dialect, clock, logger, rides }),
+    new OpenAiRuntime({ db: database.db, dialect: database.dialect, clock, logger, env, spend, rides }),
     new A2aRuntime({ db: database.db, clock, logger, env, mcpUrl }),
   ];
 }

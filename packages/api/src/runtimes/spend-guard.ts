@@ -13,7 +13,12 @@ import {
 
 /** A reservation held for one model call, or the refusal that names the budget. */
 export type HeldSpend =
-  | { readonly ok: true; release(): Promise<void> }
+  | {
+      readonly ok: true;
+      /** True when a reservation was recorded (a budget applies): `release` then writes. */
+      readonly reserved?: boolean;
+      release(): Promise<void>;
+    }
   | { readonly ok: false; readonly message: string };
 
 /**
@@ -48,6 +53,7 @@ export function createSpendGuard(deps: SpendGuardDeps): SpendGuard {
       if (decision.held === false) return { ok: true, release: async () => undefined };
       return {
         ok: true,
+        reserved: true,
         release: async () => {
           // A failed release only delays the budget: the reservation stops counting after an hour.
           await deps.store.releaseSpend(id).catch((error: unknown) => {

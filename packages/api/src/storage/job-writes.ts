@@ -111,9 +111,10 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
 }
 
 /**
- * Loads a job under its team's lock, asks `decide`, and persists the outcome. NOT_FOUND when the
- * job is absent or (with `owner`) another owner's; `ok:false` is thrown; the same job object back
- * means no change and nothing is written.
+ * Loads a job under its team's lock, asks `decide`, and persists the outcome with the offered end
+ * of the run it records, if any (`run-rides.ts`). NOT_FOUND when the job is absent or (with
+ * `owner`) another owner's; `ok:false` is thrown; the same job object back means no change and
+ * nothing is written.
  */
 export async function updateJob(
   scope: WriteScope,
@@ -129,7 +130,10 @@ export async function updateJob(
   const outcome = decide(job);
   if (!outcome.ok) throw outcome.error;
   if (outcome.job === job) return { job, changed: false };
-  return { job: await applyTransition(scope, job, outcome), changed: true };
+  const next = await applyTransition(scope, job, outcome);
+  // The run the job records may have ended with its final write still offered: it commits here.
+  if (next.runId !== null) await scope.carryRide(next.runId);
+  return { job: next, changed: true };
 }
 
 /**

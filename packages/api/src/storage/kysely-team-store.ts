@@ -4,6 +4,7 @@ import type { Database } from './database-types.js';
 import { KyselyTeamworkRoles } from './kysely-store-teamwork-roles.js';
 import { migrateToLatest } from './migrate.js';
 import { type DatabaseDialect, type OpenDatabaseOptions, openDatabase } from './open-database.js';
+import type { RunRides } from './run-rides.js';
 
 /** Options of {@link KyselyTeamStore}. */
 export interface KyselyTeamStoreOptions {
@@ -20,6 +21,8 @@ export interface KyselyTeamStoreOptions {
    * of the database it opened.
    */
   readonly close?: () => Promise<void>;
+  /** Final writes of ended runs, committed with the job write that records the run (`run-rides.ts`). */
+  readonly rides?: RunRides;
 }
 
 /**
@@ -35,7 +38,7 @@ export class KyselyTeamStore extends KyselyTeamworkRoles implements TeamStore {
   readonly #close: () => Promise<void>;
 
   constructor(db: Kysely<Database>, dialect: DatabaseDialect, opts: KyselyTeamStoreOptions = {}) {
-    super({ db, dialect, sink: opts.events ?? null, ids: opts.ids ?? null });
+    super({ db, dialect, sink: opts.events ?? null, ids: opts.ids ?? null, rides: opts.rides ?? null });
     this.#close = opts.close ?? (async () => undefined);
   }
 

@@ -3,6 +3,7 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
 import type { DatabaseDialect } from './open-database.js';
+import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { TeamEventWriter } from './team-event-writer.js';
 
 /** How many times a transaction is tried when the database asks for a retry. */
@@ -15,6 +16,8 @@ export interface StoreContext {
   readonly sink: EventSink | null;
   /** Mints ids of the record messages effects append; null: ids derived from the job. */
   readonly ids: Pick<IdGenerator, 'recordId'> | null;
+  /** Final writes of ended runs that a job write recording the run carries (absent: none). */
+  readonly rides?: RunRides | null;
 }
 
 /** One write transaction: the transactional handle, the caller's `now`, and its event writer. */
@@ -23,6 +26,8 @@ export class WriteScope {
 
   readonly dialect: DatabaseDialect;
   readonly ids: Pick<IdGenerator, 'recordId'> | null;
+  readonly #rides: RunRides | null;
+  readonly #held: HeldRide[] = [];
 
   constructor(
     readonly trx: Kysely<Database>,
@@ -31,7 +36,27 @@ export class WriteScope {
   ) {
     this.dialect = ctx.dialect;
     this.ids = ctx.ids;
+    this.#rides = ctx.rides ?? null;
     this.events = new TeamEventWriter(trx, now, ctx.dialect);
+  }
+
+  /**
+   * Writes the offered end of run `runId` in this transaction, if one waits (`run-rides.ts`):
+   * a job write that records a run carries its end, so both commit together. Throws
+   * `RideLostError` (rolling back) when another execution ended the run first.
+   * @returns whether an end was written here.
+   */
+  async carryRide(runId: string): Promise<boolean> {
+    const ride = await this.#rides?.claim(runId);
+    if (ride === undefined) return false;
+    this.#held.push(ride);
+    if (!(await ride.write(this.trx, this.now))) throw new RideLostError(runId);
+    return true;
+  }
+
+  /** Tells the rides this transaction held how it ended (null: committed). Before its connection is released. */
+  endRides(error: unknown | null): void {
+    for (const ride of this.#held.splice(0)) this.#rides?.ended(ride, error);
   }
 
   /**
@@ -95,24 +120,35 @@ async function runOnce<T>(
   work: (scope: WriteScope) => Promise<T>,
 ): Promise<{ result: T; scope: WriteScope }> {
   if (ctx.dialect === 'postgres') {
-    return ctx.db.transaction().execute(async (trx) => {
-      const scope = new WriteScope(trx, ctx, now);
-      const result = await work(scope);
-      await scope.events.flush();
-      return { result, scope };
-    });
+    let scope: WriteScope | null = null;
+    try {
+      const done = await ctx.db.transaction().execute(async (trx) => {
+        scope = new WriteScope(trx, ctx, now);
+        const result = await work(scope);
+        await scope.events.flush();
+        return { result, scope };
+      });
+      done.scope.endRides(null);
+      return done;
+    } catch (error) {
+      (scope as WriteScope | null)?.endRides(error);
+      throw error;
+    }
   }
   return ctx.db.connection().execute(async (conn) => {
     await sql`BEGIN IMMEDIATE`.execute(conn);
+    const scope = new WriteScope(conn, ctx, now);
     try {
-      const scope = new WriteScope(conn, ctx, now);
       const result = await work(scope);
       await scope.events.flush();
       await sql`COMMIT`.execute(conn);
+      // Inside the connection: no other transaction can claim a ride this one still holds.
+      scope.endRides(null);
       return { result, scope };
     } catch (error) {
       // A failed COMMIT may already have ended the transaction; the original error is what matters.
       await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+      scope.endRides(error);
       throw error;
     }
   });

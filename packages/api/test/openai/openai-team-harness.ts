@@ -85,7 +85,7 @@ export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOpti
     ids: createRandomIds(),
     catalog: new StaticCatalog(TEAM_AGENTS),
     ...(opts.budgets ? { budgets: opts.budgets } : {}),
-    runtimes: ({ database, clock, logger, spend }) => [
+    runtimes: ({ database, clock, logger, spend, rides }) => [
       new OpenAiRuntime({
         db: (database as OpenedDatabase).db,
         dialect: 'sqlite',
@@ -94,6 +94,7 @@ export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOpti
         env: { TEAM_TEST_KEY: 'sk-team' },
         retryBaseMs: 5,
         spend,
+        rides,
       }),
     ],
   });

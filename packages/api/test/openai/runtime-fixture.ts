@@ -20,8 +20,10 @@ import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { OpenAiRuntime } from '../../src/runtimes/openai/openai-runtime.js';
+import type { SpendGuard } from '../../src/runtimes/spend-guard.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
+import type { RunRides } from '../../src/storage/run-rides.js';
 
 export const BASE_URL = 'https://llm.test/v1';
 export const API_KEY = 'sk-test-key';
@@ -115,7 +117,13 @@ export function useRuntimeFixture(
 /** Another runtime over the fixture's database: its own clock, or the database seen through a Kysely plugin. */
 export function runtimeOver(
   current: RuntimeFixture,
-  options: { readonly nowMs?: () => number; readonly plugin?: KyselyPlugin } = {},
+  options: {
+    readonly nowMs?: () => number;
+    readonly plugin?: KyselyPlugin;
+    /** Where the final writes wait for a job write (decision 0221). */
+    readonly rides?: RunRides;
+    readonly spend?: SpendGuard;
+  } = {},
 ): OpenAiRuntime {
   const { database, logger, env } = current;
   return new OpenAiRuntime({
@@ -125,6 +133,8 @@ export function runtimeOver(
     logger,
     env,
     retryBaseMs: 5,
+    ...(options.rides ? { rides: options.rides } : {}),
+    ...(options.spend ? { spend: options.spend } : {}),
   });
 }
 

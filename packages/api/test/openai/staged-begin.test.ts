@@ -3,6 +3,7 @@ import type { KyselyPlugin, RootOperationNode } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { RunTable } from '../../src/runtimes/durable/run-table.js';
 import { OpenAiRunStore } from '../../src/runtimes/openai/openai-run-store.js';
+import { CommitCounter } from '../support/commit-counter.js';
 import {
   context,
   openAiAgent,
@@ -14,21 +15,6 @@ import {
 } from './runtime-fixture.js';
 
 const fixture = useRuntimeFixture();
-
-/** Counts the COMMITs and the reads of `runtime_runs` run through the Kysely handle it is plugged into. */
-class CommitCounter implements KyselyPlugin {
-  commits = 0;
-  runReads = 0;
-  transformQuery(args: { node: RootOperationNode }): RootOperationNode {
-    const { node } = args;
-    if (node.kind === 'RawNode' && node.sqlFragments.join('').trim().toUpperCase() === 'COMMIT') this.commits += 1;
-    if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from).includes('"runtime_runs"')) this.runReads += 1;
-    return node;
-  }
-  async transformResult<R>(args: { result: R }): Promise<R> {
-    return args.result;
-  }
-}
 
 /** What the database holds of a run: its row's state, its messages' steps and roles, the conversation. */
 async function stored(runId: string) {

@@ -36,6 +36,8 @@ export interface HarnessOptions {
   /** The agent catalog (default: {@link TEST_AGENTS}). */
   readonly catalog?: AgentCatalog;
   readonly scheduler?: Omit<SchedulerOptions, 'lease'>;
+  /** How long a run's final write waits for its job write (`AppOptions.rideWaitMs`). */
+  readonly rideWaitMs?: number;
 }
 
 /** The application (`createApp`) on a real SQLite file with the scripted runtime, started. */
@@ -77,6 +79,7 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
       runtime = built;
     },
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
+    ...(opts.rideWaitMs !== undefined ? { rideWaitMs: opts.rideWaitMs } : {}),
   });
   const progress: JobProgressNotice[] = [];
   app.progress.listen((notice) => progress.push(notice));

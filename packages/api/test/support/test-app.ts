@@ -38,7 +38,7 @@ export async function openTestApp(options: TestAppOptions = {}): Promise<App & {
     tokens: ownerTokens(),
     ids: new SequentialIds(),
     runtimes: (parts) => {
-      const { database, clock } = parts;
+      const { database, clock, rides } = parts;
       if (database === null) throw new Error('the scripted test runtime needs a database');
       const runtime = new ScriptedRuntime({
         db: database.db,
@@ -46,6 +46,7 @@ export async function openTestApp(options: TestAppOptions = {}): Promise<App & {
         clock,
         logger,
         streamIntervalMs: 5,
+        rides,
       });
       onRuntime?.(runtime);
       return [wrapRuntime ? keepDispose(wrapRuntime(runtime), runtime) : runtime, ...(moreRuntimes?.(parts) ?? [])];

@@ -13,8 +13,9 @@ import {
   type RuntimeNotice,
   type StartRunArgs,
 } from '@agent-teams/core';
-import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/database-types.js';
+import type { RideWrite, RunRides } from '../../storage/run-rides.js';
+import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
+import type { DurableRuntimeDeps, ProgressEvent, RunExecution } from './run-execution.js';
 import { RunNotices } from './run-notices.js';
 import { documentOf, type RunRow, RunTable } from './run-table.js';
 
@@ -24,34 +25,7 @@ const LAUNCHED_KEYS = 1_000;
 /** The longest `dispose` waits for the executions it stopped. */
 export const DISPOSE_WAIT_MS = 5_000;
 
-/** What a durable runtime is built over. */
-export interface DurableRuntimeDeps {
-  readonly db: Kysely<Database>;
-  readonly clock: Clock;
-  readonly logger: Logger;
-}
-
-/** Progress a run reports while it works (text deltas, tool calls). */
-export type ProgressEvent =
-  | { readonly type: 'text'; readonly delta: string }
-  | { readonly type: 'tool'; readonly name: string };
-
-/** One execution of a run in this process, as the runtime's work sees it. */
-export interface RunExecution<D> {
-  readonly runId: RunId;
-  readonly runKey: string;
-  readonly document: D;
-  readonly context: RunContext;
-  /** Aborted by `cancel` and by `dispose`. */
-  readonly signal: AbortSignal;
-  /** Milliseconds since the run was created (a replay after a restart skips waits already done). */
-  readonly creditMs: number;
-  progress(event: ProgressEvent): void;
-  /** True once `cancel` stopped this execution. */
-  readonly cancelled: boolean;
-  /** True when the process is going away and the run was not cancelled: record nothing, as a crash would. */
-  readonly abandoned: boolean;
-}
+export type { DurableRuntimeDeps, ProgressEvent, RunExecution } from './run-execution.js';
 
 /**
  * The skeleton every durable runtime shares (`scripted`, `openai`, `a2a`):
@@ -72,6 +46,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   readonly #executions = new Map<string, { controller: AbortController; cancelled: boolean; ended?: Promise<void> }>();
   /** The run of each key launched here, newest last (bounded like the ended runs' cache). */
   readonly #launched = new Map<string, RunId>();
+  readonly #rides: RunRides | null;
   #disposed = false;
 
   constructor(deps: DurableRuntimeDeps) {
@@ -79,6 +54,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     this.notices = new RunNotices(deps.logger);
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.#rides = deps.rides ?? null;
   }
 
   /** Conversations live in the store (the runtime keeps the history itself): nothing to create by default. */
@@ -89,7 +65,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   abstract resume(args: ResumeRunArgs): Promise<{ runId: RunId }>;
 
   async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
-    const ended = this.notices.ended(args.runId);
+    const ended = this.notices.ended(args.runId) ?? this.#rides?.stateOf(args.runId);
     if (ended) return ended;
     if (this.isHeld(args.runId)) return { state: 'running' };
     const row = await this.runs.findById(args.runId);
@@ -123,6 +99,8 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
    */
   async dispose(): Promise<void> {
     this.#disposed = true;
+    // Ended runs whose final write waits for a job write: committed now, as they would have been.
+    await this.#rides?.flush();
     const executions = [...this.#executions.values()];
     for (const execution of executions) execution.controller.abort();
     this.notices.clear();
@@ -165,7 +143,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
       // Launched here and still going (or held), or ended here: that run, without a read (the
       // scheduler starts a run again with its key after the acknowledgement grace).
       const known = this.#launched.get(runKey);
-      if (known !== undefined && (this.#executions.has(known) || this.isHeld(known) || this.notices.ended(known))) {
+      if (known !== undefined && (this.#executions.has(known) || this.isHeld(known) || this.#endedHere(known))) {
         return { runId: known };
       }
       const existing = await this.runs.findByKey(runKey);
@@ -178,8 +156,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /** Starts an execution of a run in the background (unless this process already runs it). */
   protected launch(runId: RunId, runKey: string, document: D, context: RunContext, creditMs = 0): void {
     if (this.#disposed || this.#executions.has(runId)) return;
-    if (this.#launched.size >= LAUNCHED_KEYS) this.#launched.delete(this.#launched.keys().next().value as string);
-    this.#launched.set(runKey, runId);
+    this.#remember(runKey, runId);
     const execution: { controller: AbortController; cancelled: boolean; ended?: Promise<void> } = {
       controller: new AbortController(),
       cancelled: false,
@@ -234,6 +211,38 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     throw new RuntimeError('access', doc.blocked ?? fallback);
   }
 
+  /**
+   * Ends a run with `write` (its row's conditional move to its end, or its insert already ended,
+   * and what goes with it) and announces `state` once that can be reported: with rides, at once,
+   * the write then committed by the job write that records the run (decision 0221); without,
+   * after the write committed alone. A lost race (another execution ended the run) announces
+   * nothing (with rides: the announcement is taken back), and a poll then reads the stored outcome.
+   * @returns whether the write took effect (with rides: true, the write offered).
+   */
+  protected async endRun(
+    ctx: StoreContext,
+    ended: { readonly runKey: string; readonly runId: RunId; readonly state: RunState },
+    write: RideWrite,
+  ): Promise<boolean> {
+    const { runKey, runId, state } = ended;
+    // A cancelled run's job may have ended already (a deadline): no job write may come to carry it.
+    if (this.#rides === null || state.state === 'cancelled') {
+      const now = this.now();
+      const wrote = await runWrite(ctx, now, ({ trx }) => write(trx, now));
+      if (wrote) this.settle(runId, state);
+      return wrote;
+    }
+    this.#remember(runKey, runId);
+    const ride = this.#rides.offer(runId, state, write);
+    this.settle(runId, state);
+    // Committed by the job write that records the run (the scheduler's step the notice asks
+    // for), or alone after the wait: nobody waits for it here, since that step may be the caller.
+    void ride.then((wrote) => {
+      if (!wrote) this.notices.forget(runId);
+    });
+    return true;
+  }
+
   /** Announces that a run ended (`settled` wakes the scheduler, which then polls). */
   protected settle(runId: RunId, state: RunState): void {
     this.notices.remember(runId, state);
@@ -242,6 +251,18 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
 
   protected now(): string {
     return nowTimestamp(this.clock);
+  }
+
+  /** The run ended in this process: its outcome is cached, or its final write waits for its job write. */
+  #endedHere(runId: RunId): boolean {
+    return this.notices.ended(runId) !== undefined || this.#rides?.stateOf(runId) !== undefined;
+  }
+
+  /** Remembers the run of a key launched (or ended) here, so a repeated start reads nothing. */
+  #remember(runKey: string, runId: RunId): void {
+    this.#launched.delete(runKey);
+    if (this.#launched.size >= LAUNCHED_KEYS) this.#launched.delete(this.#launched.keys().next().value as string);
+    this.#launched.set(runKey, runId);
   }
 
   #resume(row: RunRow, context: RunContext): void {

@@ -45,6 +45,11 @@ export class RunNotices {
     return this.#ended.get(runId);
   }
 
+  /** Forgets a run's cached final state (the stored one differs: another execution ended it). */
+  forget(runId: string): void {
+    this.#ended.delete(runId);
+  }
+
   /** Caches a run's final state (oldest entry evicted past the bound) and returns it. */
   remember(runId: string, state: RunState): RunState {
     if (this.#ended.size >= ENDED_CACHE_SIZE) {

@@ -1,15 +1,14 @@
-import { randomUUID } from 'node:crypto';
-import type { ConversationId, JobId, NewConversationMessage, UsageEntry } from '@agent-teams/core';
-import type { Kysely, Selectable } from 'kysely';
-import { appendConversation } from '../../storage/conversations.js';
-import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
+import type { ConversationId, JobId, UsageEntry } from '@agent-teams/core';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/database-types.js';
 import { DriverErrorKind, StorageError } from '../../storage/driver-errors.js';
 import type { DatabaseDialect } from '../../storage/open-database.js';
+import type { RideWrite } from '../../storage/run-rides.js';
 import { insertUsage } from '../../storage/usage.js';
 import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
 import type { RunTable } from '../durable/run-table.js';
 import type { StoredMessage } from './context-window.js';
-import type { ToolCall } from './member-tools.js';
+import { toPersisted, toSeedMessage, writeMessages } from './openai-messages.js';
 import type { RunOutcome } from './run-outcome.js';
 import { type RunBegin, StagedRuns } from './staged-runs.js';
 
@@ -56,6 +55,13 @@ export interface TurnFinish {
   document(outcome: RunOutcome): OpenAiRunDoc;
   outcome?: RunOutcome;
   recorded: boolean;
+  /** The turn lets its last step wait for the job write (no spend reservation waits for it). */
+  mayRide?: boolean;
+  /**
+   * Set instead of writing, when rides are on and `mayRide`: the last step's whole write (with an
+   * unwritten begin), for the runtime to offer to the job write that records the run (decision 0221).
+   */
+  ride?: RideWrite;
 }
 
 /**
@@ -74,9 +80,18 @@ export class OpenAiRunStore {
   readonly #runs: RunTable<OpenAiRunDoc>;
   readonly #staged = new StagedRuns();
 
-  constructor(db: Kysely<Database>, dialect: DatabaseDialect, runs: RunTable<OpenAiRunDoc>) {
+  readonly #rides: boolean;
+
+  /** @param rides true when a finishing step's write is handed over to ride (`TurnFinish.ride`). */
+  constructor(db: Kysely<Database>, dialect: DatabaseDialect, runs: RunTable<OpenAiRunDoc>, rides = false) {
     this.#ctx = { db, dialect, sink: null, ids: null };
     this.#runs = runs;
+    this.#rides = rides;
+  }
+
+  /** The store's handle on the database (a run's end written alone). */
+  get context(): StoreContext {
+    return this.#ctx;
   }
 
   /**
@@ -133,7 +148,35 @@ export class OpenAiRunStore {
     /** The turn ends with this step: its outcome is recorded in the same commit (one fsync less). */
     finish?: TurnFinish | null;
   }): Promise<boolean> {
+    const { finish } = args;
+    if (this.#rides && finish?.outcome && finish.mayRide) {
+      const ends = finish.outcome;
+      // The begin (if still held) goes with the ride: from here the ride is what writes it.
+      return this.#staged.carry(args.runId, async (begin) => {
+        finish.ride = (trx, now) => this.#writeLastStep(trx, { ...args, now }, begin, ends, finish);
+        return { result: true, carried: true };
+      });
+    }
     return this.#staged.carry(args.runId, (begin) => this.#appendStep(args, begin));
+  }
+
+  /**
+   * A finishing step's write inside the transaction that carries it: the unwritten begin, the
+   * step's messages (skipped, and false returned, when another execution wrote that step), the
+   * usage and the run's move to its end. False: lost to another execution (nothing to keep).
+   */
+  async #writeLastStep(
+    trx: Kysely<Database>,
+    args: Parameters<OpenAiRunStore['appendStep']>[0],
+    begin: RunBegin | null,
+    ends: RunOutcome,
+    finish: TurnFinish,
+  ): Promise<boolean> {
+    if (begin !== null && !(await this.#writeBegin(trx, begin))) return false;
+    const { runId, conversationId, jobId, firstStep, messages, now } = args;
+    if (!(await writeMessages(trx, runId, conversationId, jobId, firstStep, messages, now, true))) return false;
+    if (args.usage !== null) await insertUsage(trx, args.usage, now);
+    return this.#runs.transition(runId, 'running', ends.state, finish.document(ends), now, trx);
   }
 
   /**
@@ -208,77 +251,4 @@ export class OpenAiRunStore {
     const staged = this.#staged.messagesIn(conversationId).filter((message) => !read.has(message.runId));
     return [...seeded.map(toSeedMessage), ...rows.reverse().map(toPersisted), ...staged].slice(-limit);
   }
-}
-
-async function writeMessages(
-  trx: Kysely<Database>,
-  runId: string,
-  conversationId: ConversationId,
-  jobId: JobId,
-  firstStep: number,
-  messages: readonly MessageDraft[],
-  now: string,
-): Promise<void> {
-  if (messages.length === 0) return;
-  await trx
-    .insertInto('openai_messages')
-    .values(
-      messages.map((message, index) => ({
-        id: `omsg_${randomUUID()}`,
-        conversation_id: conversationId,
-        run_id: runId,
-        step: firstStep + index,
-        job_id: jobId,
-        role: message.role,
-        content: message.content,
-        tool_calls_json: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
-        tool_call_id: message.toolCallId,
-        tool_name: message.toolName,
-        created_at: now,
-      })),
-    )
-    .execute();
-  await appendConversation(
-    trx,
-    conversationId,
-    messages.flatMap((message) => visible(message, jobId)),
-    now,
-  );
-}
-
-/** What `Member.conversation` shows of a message: its text, and one entry per tool call. */
-function visible(message: MessageDraft, jobId: JobId): NewConversationMessage[] {
-  switch (message.role) {
-    case 'user':
-      return [{ role: 'USER', text: message.displayText ?? message.content, toolName: null, jobId }];
-    case 'tool':
-      return [{ role: 'TOOL', text: message.content, toolName: message.toolName, jobId }];
-    case 'assistant': {
-      const text: NewConversationMessage[] =
-        message.content !== null && message.content !== ''
-          ? [{ role: 'ASSISTANT', text: message.content, toolName: null, jobId }]
-          : [];
-      const calls = (message.toolCalls ?? []).map(
-        (call): NewConversationMessage => ({ role: 'ASSISTANT', text: call.arguments, toolName: call.name, jobId }),
-      );
-      return [...text, ...calls];
-    }
-  }
-}
-
-function toSeedMessage(row: { readonly role: string; readonly text: string | null }): PersistedMessage {
-  const role = row.role === 'ASSISTANT' ? 'assistant' : 'user';
-  return { role, content: row.text, toolCalls: null, toolCallId: null, toolName: null, step: -1, runId: '' };
-}
-
-function toPersisted(row: Selectable<OpenAiMessagesTable>): PersistedMessage {
-  return {
-    role: row.role as PersistedMessage['role'],
-    content: row.content,
-    toolCalls: row.tool_calls_json === null ? null : (JSON.parse(row.tool_calls_json) as ToolCall[]),
-    toolCallId: row.tool_call_id,
-    toolName: row.tool_name,
-    step: row.step,
-    runId: row.run_id,
-  };
 }

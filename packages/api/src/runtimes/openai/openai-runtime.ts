@@ -9,7 +9,6 @@ import {
   teamMessageEntry,
   WAKE_KIND,
 } from '@agent-teams/core';
-import OpenAI from 'openai';
 import type { DatabaseDialect } from '../../storage/open-database.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import type { DurableRuntimeDeps, RunExecution } from '../durable/durable-runtime.js';
@@ -18,6 +17,7 @@ import { documentOf, type RunRow } from '../durable/run-table.js';
 import type { SpendGuard } from '../spend-guard.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
+import { ModelClients } from './model-clients.js';
 import {
   type MessageDraft,
   type OpenAiRunDoc,
@@ -58,12 +58,13 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   readonly name = 'openai';
   readonly #deps: OpenAiRuntimeDeps;
   readonly #store: OpenAiRunStore;
-  readonly #clients = new Map<string, OpenAI>();
+  readonly #clients: ModelClients;
 
   constructor(deps: OpenAiRuntimeDeps) {
     super(deps);
     this.#deps = deps;
-    this.#store = new OpenAiRunStore(deps.db, deps.dialect, this.runs);
+    this.#clients = new ModelClients(deps.env);
+    this.#store = new OpenAiRunStore(deps.db, deps.dialect, this.runs, (deps.rides ?? null) !== null);
   }
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
@@ -201,28 +202,6 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     };
   }
 
-  #client(settings: OpenAiSettings): OpenAI {
-    const apiKey = settings.apiKeyEnv === null ? 'not-needed' : this.#deps.env[settings.apiKeyEnv];
-    if (apiKey === undefined || apiKey === '') {
-      const unset = `The environment variable ${settings.apiKeyEnv} holding the API key is not set.`;
-      throw new ModelCallError('access', unset);
-    }
-    const cacheKey = `${settings.baseUrl}\n${apiKey}`;
-    let client = this.#clients.get(cacheKey);
-    if (!client) {
-      client = new OpenAI({
-        baseURL: settings.baseUrl,
-        apiKey,
-        maxRetries: 0,
-        logLevel: 'off',
-        // The global fetch, looked up per call (so an HTTP-boundary mock installed later applies).
-        fetch: (input, init) => globalThis.fetch(input, init),
-      });
-      this.#clients.set(cacheKey, client);
-    }
-    return client;
-  }
-
   protected async execute(run: RunExecution<OpenAiRunDoc>): Promise<void> {
     try {
       await this.#execute(run);
@@ -251,7 +230,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         memberRole: doc.memberRole ?? null,
         memberIsLead: doc.memberIsLead === true,
         settings,
-        client: this.#client(settings),
+        client: this.#clients.client(settings),
         tools: context.tools,
         store: this.#store,
         signal: run.signal,
@@ -277,6 +256,11 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       }
       this.logger.error('openai run failed unexpectedly', { runId, jobId: context.jobId, error: String(error) });
       outcome = { state: 'failed', error: 'The openai run failed unexpectedly; see the server log.' };
+    }
+    if (outcome !== null && finish.ride) {
+      // The last step's write, handed over: committed with the job write that records the run.
+      await this.endRun(this.#store.context, { runKey, runId, state: runStateOf(outcome) }, finish.ride);
+      return;
     }
     if (outcome !== null && finish.recorded) {
       // Recorded with the turn's last step: the run has ended in the database.

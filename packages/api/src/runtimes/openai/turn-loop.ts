@@ -54,7 +54,7 @@ export interface TurnEnv {
   readonly progress: ProgressSink;
   /** Checks each model call against the budgets first; null: no budgets. */
   readonly spend: SpendGuard | null;
-  /** When set, a step that ends the turn records the run's outcome in its own commit. */
+  /** When set, a step that ends the turn records the run's outcome in its own commit (or hands it over to ride). */
   readonly finish?: TurnFinish;
 }
 
@@ -181,6 +181,9 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   );
   const held = await reserveCall(env.spend, env, window.estimatedTokens, toolsAllowed);
   if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
+  // A final answer's write may wait for the job write (decision 0221) only when no reservation
+  // waits for it: a reservation is released once the answer's usage is committed.
+  if (env.finish) env.finish.mayRide = !(held.reserved ?? false);
   try {
     return await callAndRecord(env, messages.length, window.messages, toolsAllowed);
   } finally {
@@ -261,7 +264,7 @@ async function callAndRecord(
     (toolCalls.length === 0 ? { state: 'completed' as const, answer: answer.content || EMPTY_ANSWER } : null);
   if (env.finish && ends) env.finish.outcome = ends;
   if (!(await append(env, step, [draft], usage, ends ? env.finish : undefined))) return null;
-  if (ends && env.finish?.recorded) return ends;
+  if (ends && (env.finish?.recorded || env.finish?.ride)) return ends;
   if (refused) return refused;
   return 'continue';
 }

@@ -14,7 +14,7 @@ import type { Kysely } from 'kysely';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database } from '../../storage/database-types.js';
 import type { DatabaseDialect } from '../../storage/open-database.js';
-import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
+import type { StoreContext } from '../../storage/write-transaction.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import { documentOf, type RunRow } from '../durable/run-table.js';
@@ -52,8 +52,9 @@ interface ScriptDocument {
  * @remarks Runs are durable and idempotent by key: the run id is derived from the key, a second
  * start answers the existing run, and a run left `running` by a stopped process is replayed on
  * `poll` (waits skip the time already spent). A turn without `!sleep` or `!stream` is computed
- * inside `start` and inserted already finished: one write per instant turn, which the engine
- * throughput benchmark relies on. A run's end (its row's final state) and its conversation
+ * inside `start` and inserted already finished: one write per instant turn, which rides in the
+ * job write that records the run when the application shares its rides (decision 0221), as every
+ * run's end does. A run's end (its row's final state) and its conversation
  * messages are written in ONE transaction, only by the call whose row write takes effect: never
  * twice for one run, and never an ended run without its conversation (a kill between two
  * separate writes left exactly that, and the replay found the run ended and wrote nothing).
@@ -101,7 +102,8 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     if (row.state !== 'running') return;
     const { turn } = documentOf<ScriptDocument>(row);
     const outcome: ScriptOutcome = { state: 'cancelled' };
-    await this.#end(asRunId(row.run_id), { outcome, messages: turnEntries(turn, context.jobId) }, context, (trx, now) =>
+    const ended = { runKey: row.run_key, runId: asRunId(row.run_id) };
+    await this.#end(ended, { outcome, messages: turnEntries(turn, context.jobId) }, context, (trx, now) =>
       this.runs.transition(row.run_id, 'running', outcome.state, { turn, outcome }, now, trx),
     );
   }
@@ -122,7 +124,7 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     if (run.abandoned) return;
     const { outcome } = result;
     const document = { turn, outcome, paused: result.paused ?? null };
-    await this.#end(run.runId, result, run.context, (trx, now) =>
+    await this.#end(run, result, run.context, (trx, now) =>
       this.runs.transition(run.runId, 'running', outcome.state, document, now, trx),
     );
   }
@@ -135,7 +137,7 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
       const result = await runScript(turn, this.#env(instant));
       const { outcome } = result;
       const document = { turn, outcome, paused: result.paused ?? null };
-      await this.#end(runId, result, context, (trx, now) =>
+      await this.#end({ runKey, runId }, result, context, (trx, now) =>
         this.runs.insert({ ...row, state: outcome.state, document, now }, trx),
       );
       return { runId };
@@ -162,22 +164,21 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
 
   /**
    * Ends the run with `write` (the row's conditional insert or move to its final state) and
-   * appends the turn's conversation in the same transaction; announces the outcome only when the
-   * write took effect (another execution, or a replay, that lost the race writes nothing).
+   * appends the turn's conversation in the same transaction (`endRun`: with the job write that
+   * records the run, or alone); announces the outcome only when the write takes effect (another
+   * execution, or a replay, that lost the race writes nothing).
    */
   async #end(
-    runId: RunId,
+    run: { readonly runKey: string; readonly runId: RunId },
     result: ScriptResult,
     context: RunContext,
     write: (trx: Kysely<Database>, now: string) => Promise<boolean>,
   ): Promise<void> {
-    const now = this.now();
-    const ended = await runWrite(this.#ctx, now, async ({ trx }) => {
+    await this.endRun(this.#ctx, { ...run, state: result.outcome }, async (trx, now) => {
       if (!(await write(trx, now))) return false;
       await appendConversation(trx, context.conversationId, result.messages, now);
       return true;
     });
-    if (ended) this.settle(runId, result.outcome);
   }
 }
 

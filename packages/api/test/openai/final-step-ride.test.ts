@@ -1,0 +1,143 @@
+import { asRunId } from '@agent-teams/core';
+import { describe, expect, it } from 'vitest';
+import type { SpendGuard } from '../../src/runtimes/spend-guard.js';
+import { openRunRides } from '../../src/storage/open-run-rides.js';
+import { RideLostError } from '../../src/storage/run-rides.js';
+import { runWrite } from '../../src/storage/write-transaction.js';
+import { CommitCounter } from '../support/commit-counter.js';
+import {
+  context,
+  openAiAgent,
+  requestInput,
+  runtimeOver,
+  settle,
+  until,
+  useRuntimeFixture,
+} from './runtime-fixture.js';
+
+const fixture = useRuntimeFixture();
+const NOW = '2026-12-03T12:00:00.000Z';
+const CLOCK = { nowMs: () => Date.now() };
+
+/** What the database holds of a run: its row's state, its messages' steps, its usage rows. */
+async function stored(runId: string) {
+  const { database } = fixture();
+  const run = await database.db
+    .selectFrom('runtime_runs')
+    .select('state')
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+  const steps = await database.db
+    .selectFrom('openai_messages')
+    .select('step')
+    .where('run_id', '=', runId)
+    .orderBy('step')
+    .execute();
+  const usage = await database.db.selectFrom('model_usage').select('id').execute();
+  return { state: run?.state ?? null, steps: steps.map((row) => row.step), usage: usage.length };
+}
+
+describe("OpenAiRuntime: a final answer rides in the job's write (decision 0221)", () => {
+  it('holds the run, its input, the answer and its usage for the job write, which commits them in one', async () => {
+    const { provider, database } = fixture();
+    provider.enqueue({ kind: 'answer', content: 'done' });
+    const counter = new CommitCounter();
+    const db = database.db.withPlugin(counter);
+    const rides = openRunRides({ db, dialect: database.dialect }, CLOCK, 60_000);
+    const runtime = runtimeOver(fixture(), { plugin: counter, rides });
+    const ctx = context('job_1', openAiAgent());
+    try {
+      const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+      expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'done' });
+      // The scheduler's persist before the acknowledgement: nothing to write, the ride carries the begin.
+      await runtime.persist({ runId: asRunId(runId) });
+      expect(await stored(runId)).toEqual({ state: null, steps: [], usage: 0 });
+      expect(counter.commits).toBe(0);
+      // The job write (here: a transaction that claims the ride, as `updateJob` does).
+      const ctxWithRides = { db, dialect: database.dialect, sink: null, ids: null, rides };
+      expect(await runWrite(ctxWithRides, NOW, (scope) => scope.carryRide(runId))).toBe(true);
+      expect(counter.commits).toBe(1);
+      expect(await stored(runId)).toEqual({ state: 'completed', steps: [0, 1], usage: 1 });
+      expect(await runtime.poll({ runId: asRunId(runId), context: ctx })).toEqual({
+        state: 'completed',
+        answer: 'done',
+      });
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it('writes the answer itself when a spend reservation waits for its usage', async () => {
+    const { provider } = fixture();
+    provider.enqueue({ kind: 'answer', content: 'done' });
+    const released: string[] = [];
+    const spend: SpendGuard = {
+      reserve: async () => ({ ok: true, reserved: true, release: async () => void released.push('released') }),
+    };
+    const rides = openRunRides(fixture().database, CLOCK, 60_000);
+    const runtime = runtimeOver(fixture(), { rides, spend });
+    const ctx = context('job_2', openAiAgent());
+    try {
+      const { runId } = await runtime.start({ runKey: 'job_2', input: requestInput('job_2', 'Go'), context: ctx });
+      expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'done' });
+      await until(async () => released.length === 1, 'the reservation released');
+      // Released only after the usage was committed: never counted by neither.
+      expect(await stored(runId)).toEqual({ state: 'completed', steps: [0, 1], usage: 1 });
+      expect(rides.stateOf(runId)).toBeUndefined();
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it('rolls the job write back when another execution wrote the run first, and polls the stored outcome', async () => {
+    const { provider, database } = fixture();
+    provider.enqueue({ kind: 'answer', content: 'mine' });
+    const rides = openRunRides(database, CLOCK, 60_000);
+    const runtime = runtimeOver(fixture(), { rides });
+    const ctx = context('job_3', openAiAgent());
+    try {
+      const { runId } = await runtime.start({ runKey: 'job_3', input: requestInput('job_3', 'Go'), context: ctx });
+      expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'mine' });
+      // Another execution (a replay on a claim) wrote the run and ended it first.
+      await database.db
+        .insertInto('runtime_runs')
+        .values({
+          run_key: 'job_3',
+          run_id: runId,
+          runtime: 'openai',
+          conversation_id: 'conversation_1',
+          job_id: 'job_3',
+          state: 'failed',
+          state_json: JSON.stringify({ outcome: { state: 'failed', error: 'theirs' } }),
+          created_at: NOW,
+          updated_at: NOW,
+        })
+        .execute();
+      const withRides = { db: database.db, dialect: database.dialect, sink: null, ids: null, rides };
+      await expect(runWrite(withRides, NOW, (scope) => scope.carryRide(runId))).rejects.toBeInstanceOf(RideLostError);
+      expect(await stored(runId)).toEqual({ state: 'failed', steps: [], usage: 0 });
+      await until(
+        async () => (await runtime.poll({ runId: asRunId(runId), context: ctx })).state === 'failed',
+        'the stored outcome',
+      );
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it('a ride no job write takes is written alone after its wait', async () => {
+    const { provider, database } = fixture();
+    provider.enqueue({ kind: 'answer', content: 'done' });
+    const rides = openRunRides(database, CLOCK, 20);
+    const runtime = runtimeOver(fixture(), { rides });
+    const ctx = context('job_4', openAiAgent());
+    try {
+      const { runId } = await runtime.start({ runKey: 'job_4', input: requestInput('job_4', 'Go'), context: ctx });
+      expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'done' });
+      await until(async () => (await stored(runId)).state === 'completed', 'the run written alone');
+      expect(await stored(runId)).toEqual({ state: 'completed', steps: [0, 1], usage: 1 });
+    } finally {
+      await runtime.dispose();
+    }
+  });
+});
