@@ -52,7 +52,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   let localSinks: readonly EventSink[] = [];
   const localCommits = fanOut(() => localSinks, logger);
   // A run's final write commits with the job write that records the run (decision 0221).
-  const rides = database ? openRunRides(database, clock, options.rideWaitMs) : null;
+  const rides = database ? openRunRides(database, clock, options.rideWaitMs, logger) : null;
   const sql = database
     ? new KyselyTeamStore(database.db, database.dialect, { ids, events: localCommits, ...(rides ? { rides } : {}) })
     : null;
@@ -214,6 +214,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         for (const off of unsubscribe) off();
         await Promise.all(runtimes.map((runtime) => runtime.dispose?.()));
         await server?.close();
+        rides?.close();
         await database?.close();
       })();
       return closing;

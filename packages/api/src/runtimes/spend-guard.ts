@@ -16,7 +16,7 @@ export type HeldSpend =
   | {
       readonly ok: true;
       /** True when a reservation was recorded (a budget applies): `release` then writes. */
-      readonly reserved?: boolean;
+      readonly reserved: boolean;
       release(): Promise<void>;
     }
   | { readonly ok: false; readonly message: string };
@@ -50,7 +50,7 @@ export function createSpendGuard(deps: SpendGuardDeps): SpendGuard {
       });
       if (!decision.ok) return { ok: false, message: decision.message };
       // Nothing was recorded (no budget applies): releasing would be a write, or a round trip, for nothing.
-      if (decision.held === false) return { ok: true, release: async () => undefined };
+      if (decision.held === false) return { ok: true, reserved: false, release: async () => undefined };
       return {
         ok: true,
         reserved: true,

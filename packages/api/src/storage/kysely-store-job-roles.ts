@@ -43,7 +43,12 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     decide: (job: Job) => TransitionOutcome,
     opts: UpdateJobOptions,
   ): Promise<{ job: Job; changed: boolean }> {
-    return runWrite(this.ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease));
+    // A write without a lease is a person's or a tool's (cancel, interrupt): not decided on the
+    // run's announced end, so a lost ride (`run-rides.ts`) is retried away instead of surfacing.
+    // The scheduler's writes are decided on it: theirs propagates, and the step polls again.
+    return runWrite(this.ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease), {
+      retryOnLostRide: opts.lease === undefined,
+    });
   }
 
   respondToJob(args: RespondToJobArgs): Promise<{ job: Job; replayed: boolean }> {

@@ -1,4 +1,4 @@
-import { type Clock, nowTimestamp } from '@agent-teams/core';
+import { type Clock, type Logger, nowTimestamp } from '@agent-teams/core';
 import type { OpenedDatabase } from './open-database.js';
 import { RIDE_WAIT_MS, RunRides } from './run-rides.js';
 import { runWrite, type StoreContext } from './write-transaction.js';
@@ -11,10 +11,12 @@ export function openRunRides(
   database: Pick<OpenedDatabase, 'db' | 'dialect'>,
   clock: Clock,
   waitMs: number | undefined = RIDE_WAIT_MS,
+  logger: Logger | null = null,
 ): RunRides {
   const rides: RunRides = new RunRides(
-    (runId) => runWrite(ctx, nowTimestamp(clock), (scope) => scope.carryRide(runId)),
+    (runId) => runWrite(ctx, nowTimestamp(clock), (scope) => scope.carryRide(runId, true)),
     waitMs ?? RIDE_WAIT_MS,
+    logger,
   );
   const ctx: StoreContext = { db: database.db, dialect: database.dialect, sink: null, ids: null, rides };
   return rides;

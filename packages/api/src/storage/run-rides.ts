@@ -1,4 +1,4 @@
-import type { RunState } from '@agent-teams/core';
+import type { Logger, RunState } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './database-types.js';
 
@@ -8,6 +8,12 @@ import type { Database } from './database-types.js';
  * milliseconds; past this the ride is given up, which costs one commit and nothing else.
  */
 export const RIDE_WAIT_MS = 1_000;
+
+/** A ride whose own write failed this many times is dropped: its run replays from what is stored. */
+export const RIDE_MAX_FAILURES = 3;
+
+/** Runs whose ride was lost or dropped, remembered for the job write decided on the announced state. */
+const ENDED_UNWRITTEN_KEPT = 1_000;
 
 /**
  * A run's final write inside a transaction: the run row's conditional move to its end (or its
@@ -34,11 +40,17 @@ interface Ride extends HeldRide {
   readonly state: RunState;
   /** Set while an open transaction holds it; resolves when that transaction has ended. */
   held: Promise<void> | null;
+  /** The transaction holding it writes it alone (no job write of its own to roll back). */
+  heldAlone: boolean;
   release: () => void;
   /** The wait is over (or the process stops): it is written alone, not offered to job writes only. */
   expired: boolean;
   timer: NodeJS.Timeout | null;
+  /** How many times its own write threw. */
+  failures: number;
   resolve(ended: boolean): void;
+  /** Its announced outcome is void: it was lost to another execution, or dropped. */
+  onVoid: () => void;
 }
 
 /**
@@ -57,37 +69,52 @@ interface Ride extends HeldRide {
  */
 export class RunRides {
   readonly #rides = new Map<string, Ride>();
+  /** Runs whose announced end was voided (lost or dropped): the next write claiming one rolls back. */
+  readonly #voided = new Set<string>();
   readonly #waitMs: number;
   readonly #writeAlone: (runId: string) => Promise<unknown>;
+  readonly #logger: Logger | null;
+  #closed = false;
 
   /**
    * @param writeAlone commits the ride of `runId` in a transaction of its own that claims it
-   *   (`WriteScope.carryRide`); errors are the caller's to log.
+   *   (`WriteScope.carryRide`).
    * @param waitMs how long a ride is offered before it is written alone ({@link RIDE_WAIT_MS}).
    */
-  constructor(writeAlone: (runId: string) => Promise<unknown>, waitMs: number = RIDE_WAIT_MS) {
+  constructor(
+    writeAlone: (runId: string) => Promise<unknown>,
+    waitMs: number = RIDE_WAIT_MS,
+    logger: Logger | null = null,
+  ) {
     this.#writeAlone = writeAlone;
     this.#waitMs = waitMs;
+    this.#logger = logger;
   }
 
   /**
    * Offers a run's final write (replacing an older offer of the same run, which resolves false).
-   * @returns whether it took effect: true once a transaction carrying it committed, false when
-   * another execution had ended the run first.
+   * `onVoid` is called, synchronously, when the announced outcome no longer holds: another
+   * execution had ended the run first, or the write failed {@link RIDE_MAX_FAILURES} times.
+   * @returns whether it took effect: true once a transaction carrying it committed.
    */
-  offer(runId: string, state: RunState, write: RideWrite): Promise<boolean> {
+  offer(runId: string, state: RunState, write: RideWrite, onVoid: () => void = () => undefined): Promise<boolean> {
+    if (this.#closed) return Promise.resolve(false);
     const older = this.#rides.get(runId);
     if (older !== undefined) this.#end(older, false);
+    this.#voided.delete(runId);
     return new Promise<boolean>((resolve) => {
       const ride: Ride = {
         runId,
         write,
         state,
         held: null,
+        heldAlone: false,
         release: () => undefined,
         expired: false,
         timer: null,
+        failures: 0,
         resolve,
+        onVoid,
       };
       this.#rides.set(runId, ride);
       this.#arm(ride);
@@ -102,12 +129,18 @@ export class RunRides {
   /**
    * Called inside a transaction that may carry `runId`'s end: waits while another transaction
    * holds the ride, then holds it. Undefined: nothing to carry (none offered, or already committed).
+   * Throws `RideLostError` once for a run whose announced end was voided meanwhile: the write was
+   * decided on that announcement, and its retry reads what is stored.
    */
-  async claim(runId: string): Promise<HeldRide | undefined> {
+  async claim(runId: string, alone = false): Promise<HeldRide | undefined> {
     for (;;) {
       const ride = this.#rides.get(runId);
-      if (ride === undefined) return undefined;
+      if (ride === undefined) {
+        if (this.#voided.delete(runId)) throw new RideLostError(runId);
+        return undefined;
+      }
       if (ride.held === null) {
+        ride.heldAlone = alone;
         ride.held = new Promise<void>((release) => {
           ride.release = release;
         });
@@ -125,12 +158,30 @@ export class RunRides {
   ended(held: HeldRide, error: unknown | null): void {
     const ride = this.#rides.get(held.runId);
     if (ride === undefined || ride.write !== held.write) return;
-    if (error === null || (error instanceof RideLostError && error.runId === ride.runId)) {
-      this.#end(ride, error === null);
+    if (error === null) {
+      this.#end(ride, true);
+      return;
+    }
+    if (error instanceof RideLostError && error.runId === ride.runId) {
+      this.#void(ride);
+      return;
+    }
+    if (ride.failures >= RIDE_MAX_FAILURES) {
+      this.#logger?.error('a run end could not be written; it is dropped and the run replays from what is stored', {
+        runId: ride.runId,
+        error: String(error),
+      });
+      this.#void(ride);
       return;
     }
     this.#unhold(ride);
     if (ride.expired && ride.timer === null) this.#arm(ride);
+  }
+
+  /** The ride's own write threw inside the transaction holding it (counted towards dropping it). */
+  failed(held: HeldRide): void {
+    const ride = this.#rides.get(held.runId);
+    if (ride !== undefined && ride.write === held.write) ride.failures += 1;
   }
 
   /**
@@ -144,19 +195,49 @@ export class RunRides {
       if (ride.timer !== null) clearTimeout(ride.timer);
       ride.timer = null;
     }
-    await Promise.all(rides.map((ride) => this.#writeAlone(ride.runId).catch(() => undefined)));
+    await Promise.all(
+      rides.map((ride) => this.#writeAlone(ride.runId).catch((error) => this.#alonefailed(ride, error))),
+    );
+  }
+
+  /** Refuses further offers and stops the timers (after {@link flush}, when the database closes). */
+  close(): void {
+    this.#closed = true;
+    for (const ride of this.#rides.values()) {
+      if (ride.timer !== null) clearTimeout(ride.timer);
+      ride.timer = null;
+    }
   }
 
   #arm(ride: Ride): void {
+    if (this.#closed) return;
     ride.timer = setTimeout(() => {
       ride.timer = null;
       ride.expired = true;
-      // A failed write leaves the ride offered: it is tried again a wait later.
-      this.#writeAlone(ride.runId).catch(() => {
-        if (this.#rides.get(ride.runId) === ride && ride.held === null && ride.timer === null) this.#arm(ride);
-      });
+      this.#writeAlone(ride.runId).catch((error) => this.#alonefailed(ride, error));
     }, this.#waitMs);
     ride.timer.unref();
+  }
+
+  /** A write alone failed: the ride stays offered and is tried again a wait later (until dropped). */
+  #alonefailed(ride: Ride, error: unknown): void {
+    if (this.#rides.get(ride.runId) !== ride) return;
+    this.#logger?.warn('writing a run end alone failed; retrying', { runId: ride.runId, error: String(error) });
+    if (ride.held === null && ride.timer === null) this.#arm(ride);
+  }
+
+  /**
+   * The ride's announced end no longer holds (lost or dropped). When a write alone found that, a
+   * job write may already be decided on the announcement: the next one to claim the run rolls back
+   * (a job write that found it rolled back itself).
+   */
+  #void(ride: Ride): void {
+    if (ride.heldAlone) {
+      if (this.#voided.size >= ENDED_UNWRITTEN_KEPT) this.#voided.delete(this.#voided.values().next().value as string);
+      this.#voided.add(ride.runId);
+    }
+    this.#end(ride, false);
+    ride.onVoid();
   }
 
   #unhold(ride: Ride): void {

@@ -42,15 +42,23 @@ export class WriteScope {
 
   /**
    * Writes the offered end of run `runId` in this transaction, if one waits (`run-rides.ts`):
-   * a job write that records a run carries its end, so both commit together. Throws
-   * `RideLostError` (rolling back) when another execution ended the run first.
+   * a job write that records a run carries its end, so both commit together (`alone`: this
+   * transaction only writes the end). Throws `RideLostError` (rolling back) when another execution
+   * ended the run first, or once when a write alone found that after the end was announced.
    * @returns whether an end was written here.
    */
-  async carryRide(runId: string): Promise<boolean> {
-    const ride = await this.#rides?.claim(runId);
+  async carryRide(runId: string, alone = false): Promise<boolean> {
+    const ride = await this.#rides?.claim(runId, alone);
     if (ride === undefined) return false;
     this.#held.push(ride);
-    if (!(await ride.write(this.trx, this.now))) throw new RideLostError(runId);
+    let wrote: boolean;
+    try {
+      wrote = await ride.write(this.trx, this.now);
+    } catch (error) {
+      this.#rides?.failed(ride);
+      throw error;
+    }
+    if (!wrote) throw new RideLostError(runId);
     return true;
   }
 
@@ -86,13 +94,13 @@ export class WriteScope {
  * waiting at the start). PostgreSQL: Kysely's transaction at READ COMMITTED plus row locks.
  * Retryable conditions (busy, serialization failure, deadlock) run `work` again from the start;
  * with `retryOnUniqueViolation`, so does a unique violation, so `work` re-reads the row another
- * server inserted first.
+ * server inserted first; with `retryOnLostRide`, so does a `RideLostError` (`run-rides.ts`).
  */
 export async function runWrite<T>(
   ctx: StoreContext,
   now: string,
   work: (scope: WriteScope) => Promise<T>,
-  opts: { readonly retryOnUniqueViolation?: boolean } = {},
+  opts: { readonly retryOnUniqueViolation?: boolean; readonly retryOnLostRide?: boolean } = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -101,6 +109,8 @@ export async function runWrite<T>(
       return result;
     } catch (error) {
       if (error instanceof DomainError) throw error;
+      // A write not decided on the run's announced end (a person's cancel): the lost ride is gone now.
+      if (error instanceof RideLostError && opts.retryOnLostRide === true && attempt < MAX_ATTEMPTS) continue;
       const kind = classifyDriverError(error, ctx.dialect);
       const retry =
         kind === DriverErrorKind.RETRYABLE ||

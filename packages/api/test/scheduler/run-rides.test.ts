@@ -39,6 +39,8 @@ describe("a run's end rides in its job's write (decision 0221)", () => {
     const unwritten: boolean[] = [];
     let h: Harness | null = null;
     h = await openHarness({
+      // A long wait: the ride is certainly carried by the job write, however slow this machine is.
+      rideWaitMs: 60_000,
       wrap: (runtime) =>
         wrapRuntime(runtime, {
           poll: async (args) => {

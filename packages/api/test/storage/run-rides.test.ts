@@ -8,7 +8,7 @@ import type { Database } from '../../src/storage/database-types.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
 import { openRunRides } from '../../src/storage/open-run-rides.js';
-import { RideLostError, type RideWrite, type RunRides } from '../../src/storage/run-rides.js';
+import { RIDE_MAX_FAILURES, RideLostError, type RideWrite, type RunRides } from '../../src/storage/run-rides.js';
 import { runWrite, type StoreContext } from '../../src/storage/write-transaction.js';
 import { CommitCounter } from '../support/commit-counter.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
@@ -149,13 +149,16 @@ function describeRides(dialect: 'sqlite' | 'postgres') {
     it('writes a rolled-back ride alone when its wait ended while it was held', async () => {
       const { rides, ctx } = open(30);
       const ended = rides.offer('run_e', COMPLETED, insertRun('e'));
+      let carried = false;
       await expect(
         runWrite(ctx, NOW, async (scope) => {
-          await scope.carryRide('run_e');
+          carried = await scope.carryRide('run_e');
           await new Promise((resolve) => setTimeout(resolve, 60)); // past the wait, still holding it
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
+      // It held the ride when the wait ended: the write alone came after its rollback.
+      expect(carried).toBe(true);
       expect(await ended).toBe(true);
       expect(await runKeys(db)).toEqual(['e']);
     });
@@ -179,6 +182,53 @@ function describeRides(dialect: 'sqlite' | 'postgres') {
       expect(await runKeys(db)).toEqual(['h', 'marker']);
     });
 
+    it('voids an end a write alone found lost: the job write decided on it rolls back once', async () => {
+      const { rides, ctx } = open(20);
+      const voided: string[] = [];
+      await insertRun('j')(database.db, NOW); // another execution's end
+      const ended = rides.offer('run_j', COMPLETED, insertRun('j'), () => voided.push('run_j'));
+      expect(await ended).toBe(false);
+      expect(voided).toEqual(['run_j']);
+      // A job write decided on the announcement (the scheduler polled it before the loss).
+      await expect(jobWrite(ctx, 'marker', 'run_j')).rejects.toBeInstanceOf(RideLostError);
+      // Its retry, decided on what is stored, goes through; so would a person's write retried by runWrite.
+      expect(await jobWrite(ctx, 'marker', 'run_j')).toBe(false);
+      expect(await runKeys(db)).toEqual(['j', 'marker']);
+    });
+
+    it("a person's write retries past a voided end (retryOnLostRide)", async () => {
+      const { rides, ctx } = open(20);
+      await insertRun('k')(database.db, NOW);
+      expect(await rides.offer('run_k', COMPLETED, insertRun('k'))).toBe(false);
+      const cancel = runWrite(ctx, NOW, (scope) => scope.carryRide('run_k'), { retryOnLostRide: true });
+      expect(await cancel).toBe(false);
+    });
+
+    it(`drops an end whose write failed ${RIDE_MAX_FAILURES} times, and the job writes go on`, async () => {
+      const { rides, ctx } = open(60_000);
+      const voided: string[] = [];
+      const broken: RideWrite = async () => {
+        throw new Error('disk on fire');
+      };
+      const ended = rides.offer('run_l', COMPLETED, broken, () => voided.push('run_l'));
+      for (let attempt = 1; attempt <= RIDE_MAX_FAILURES; attempt += 1) {
+        await expect(jobWrite(ctx, `marker${attempt}`, 'run_l')).rejects.toThrow('disk on fire');
+        expect(voided).toEqual(attempt < RIDE_MAX_FAILURES ? [] : ['run_l']);
+      }
+      expect(await ended).toBe(false);
+      expect(rides.stateOf('run_l')).toBeUndefined();
+      // The job is not held hostage: its next write commits (and the run replays from what is stored).
+      expect(await jobWrite(ctx, 'marker', 'run_l')).toBe(false);
+      expect(await runKeys(db)).toEqual(['marker']);
+    });
+
+    it('refuses offers once closed', async () => {
+      const { rides } = open(10);
+      rides.close();
+      expect(await rides.offer('run_m', COMPLETED, insertRun('m'))).toBe(false);
+      expect(rides.stateOf('run_m')).toBeUndefined();
+    });
+
     it('a write that finds the ride held waits, then finds it committed: the end is written once', async () => {
       const { rides, ctx } = open(60_000);
       const ended = rides.offer('run_i', COMPLETED, insertRun('i'));
@@ -200,6 +250,16 @@ function describeRides(dialect: 'sqlite' | 'postgres') {
       // SQLite runs one transaction at a time, so the second waits for the connection; PostgreSQL
       // runs it at once, and its claim waits for the first transaction to end.
       const second = jobWrite(ctx, 'marker', 'run_i');
+      if (dialect === 'postgres') {
+        // Both transactions open (the second has written its marker and waits in its claim).
+        await expect
+          .poll(async () => {
+            const { rows } = await sql<{ n: string }>`select count(*)::text as n from pg_stat_activity
+              where datname = current_database() and state = 'idle in transaction'`.execute(database.db);
+            return Number(rows[0]?.n);
+          })
+          .toBe(2);
+      }
       release();
       expect(await first).toBe(true);
       expect(await second).toBe(false);

@@ -233,13 +233,11 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
       return wrote;
     }
     this.#remember(runKey, runId);
-    const ride = this.#rides.offer(runId, state, write);
-    this.settle(runId, state);
     // Committed by the job write that records the run (the scheduler's step the notice asks
     // for), or alone after the wait: nobody waits for it here, since that step may be the caller.
-    void ride.then((wrote) => {
-      if (!wrote) this.notices.forget(runId);
-    });
+    // Voided (lost to another execution, or its write dropped): the announcement is taken back.
+    void this.#rides.offer(runId, state, write, () => this.notices.forget(runId));
+    this.settle(runId, state);
     return true;
   }
 

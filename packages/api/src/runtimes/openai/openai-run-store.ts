@@ -58,10 +58,13 @@ export interface TurnFinish {
   /** The turn lets its last step wait for the job write (no spend reservation waits for it). */
   mayRide?: boolean;
   /**
-   * Set instead of writing, when rides are on and `mayRide`: the last step's whole write (with an
-   * unwritten begin), for the runtime to offer to the job write that records the run (decision 0221).
+   * Set by the runtime when rides are on: offers the last step's whole write (with an unwritten
+   * begin) to the job write that records the run and announces `ends` (decision 0221). Called
+   * instead of writing, while the begin is still held, so the run is never unknown in between.
    */
-  ride?: RideWrite;
+  offer?: (write: RideWrite, ends: RunOutcome) => void;
+  /** Set once the last step was offered (`offer`): nothing is left to record. */
+  ridden?: boolean;
 }
 
 /**
@@ -80,13 +83,9 @@ export class OpenAiRunStore {
   readonly #runs: RunTable<OpenAiRunDoc>;
   readonly #staged = new StagedRuns();
 
-  readonly #rides: boolean;
-
-  /** @param rides true when a finishing step's write is handed over to ride (`TurnFinish.ride`). */
-  constructor(db: Kysely<Database>, dialect: DatabaseDialect, runs: RunTable<OpenAiRunDoc>, rides = false) {
+  constructor(db: Kysely<Database>, dialect: DatabaseDialect, runs: RunTable<OpenAiRunDoc>) {
     this.#ctx = { db, dialect, sink: null, ids: null };
     this.#runs = runs;
-    this.#rides = rides;
   }
 
   /** The store's handle on the database (a run's end written alone). */
@@ -149,11 +148,13 @@ export class OpenAiRunStore {
     finish?: TurnFinish | null;
   }): Promise<boolean> {
     const { finish } = args;
-    if (this.#rides && finish?.outcome && finish.mayRide) {
+    const offer = finish?.offer;
+    if (finish?.outcome && finish.mayRide && offer) {
       const ends = finish.outcome;
-      // The begin (if still held) goes with the ride: from here the ride is what writes it.
+      // The begin (if still held) goes with the ride, offered before it stops being held.
       return this.#staged.carry(args.runId, async (begin) => {
-        finish.ride = (trx, now) => this.#writeLastStep(trx, { ...args, now }, begin, ends, finish);
+        offer((trx, now) => this.#writeLastStep(trx, { ...args, now }, begin, ends, finish), ends);
+        finish.ridden = true;
         return { result: true, carried: true };
       });
     }

@@ -59,12 +59,14 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   readonly #deps: OpenAiRuntimeDeps;
   readonly #store: OpenAiRunStore;
   readonly #clients: ModelClients;
+  readonly #ridesOn: boolean;
 
   constructor(deps: OpenAiRuntimeDeps) {
     super(deps);
     this.#deps = deps;
     this.#clients = new ModelClients(deps.env);
-    this.#store = new OpenAiRunStore(deps.db, deps.dialect, this.runs, (deps.rides ?? null) !== null);
+    this.#store = new OpenAiRunStore(deps.db, deps.dialect, this.runs);
+    this.#ridesOn = (deps.rides ?? null) !== null;
   }
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
@@ -218,6 +220,14 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     const { runId, runKey, context, document: doc } = run;
     let outcome: RunOutcome | null;
     const finish: TurnFinish = { document: (ended) => ({ ...doc, outcome: ended }), recorded: false };
+    if (this.#ridesOn) {
+      // The final answer's write, handed over: committed with the job write that records the run.
+      // A process going away records nothing, as a crash would.
+      finish.offer = (write, ends) => {
+        if (run.abandoned) return;
+        void this.endRun(this.#store.context, { runKey, runId, state: runStateOf(ends) }, write);
+      };
+    }
     try {
       const settings = parseOpenAiSettings(context.agent.settings);
       outcome = await runTurn({
@@ -257,11 +267,8 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       this.logger.error('openai run failed unexpectedly', { runId, jobId: context.jobId, error: String(error) });
       outcome = { state: 'failed', error: 'The openai run failed unexpectedly; see the server log.' };
     }
-    if (outcome !== null && finish.ride) {
-      // The last step's write, handed over: committed with the job write that records the run.
-      await this.endRun(this.#store.context, { runKey, runId, state: runStateOf(outcome) }, finish.ride);
-      return;
-    }
+    // Offered with the turn's last step (announced then): whatever happened after, nothing is left.
+    if (finish.ridden) return;
     if (outcome !== null && finish.recorded) {
       // Recorded with the turn's last step: the run has ended in the database.
       this.settle(runId, runStateOf(outcome));

@@ -6,7 +6,7 @@ import { callCost, type OpenAiSettings } from './openai-settings.js';
 /** Estimated tokens of the tool definitions sent with a call that allows tools (UTF-8 bytes / 4). */
 const TOOLS_TOKENS = Math.ceil(new TextEncoder().encode(JSON.stringify(MEMBER_TOOLS)).length / 4);
 
-const NOTHING_HELD: HeldSpend = { ok: true, release: async () => undefined };
+const NOTHING_HELD: HeldSpend = { ok: true, reserved: false, release: async () => undefined };
 
 /**
  * Reserves what one model call may spend before it is made: the prompt's estimated tokens (the

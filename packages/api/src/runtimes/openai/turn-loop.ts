@@ -183,7 +183,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
   // A final answer's write may wait for the job write (decision 0221) only when no reservation
   // waits for it: a reservation is released once the answer's usage is committed.
-  if (env.finish) env.finish.mayRide = !(held.reserved ?? false);
+  if (env.finish) env.finish.mayRide = !held.reserved;
   try {
     return await callAndRecord(env, messages.length, window.messages, toolsAllowed);
   } finally {
@@ -264,7 +264,7 @@ async function callAndRecord(
     (toolCalls.length === 0 ? { state: 'completed' as const, answer: answer.content || EMPTY_ANSWER } : null);
   if (env.finish && ends) env.finish.outcome = ends;
   if (!(await append(env, step, [draft], usage, ends ? env.finish : undefined))) return null;
-  if (ends && (env.finish?.recorded || env.finish?.ride)) return ends;
+  if (ends && (env.finish?.recorded || env.finish?.ridden)) return ends;
   if (refused) return refused;
   return 'continue';
 }
