@@ -103,6 +103,9 @@ export class ServerLease {
       serverId: this.options.serverId,
       nowMs: this.#clock.nowMs(),
       takeOver: this.#firstClaim && this.options.exclusive === true,
+      // Alone on the database and taken over: nobody else can hold, release or orphan a job, so
+      // every later claim only reads what this server holds (no write transaction per pass).
+      heldOnly: !this.#firstClaim && this.options.exclusive === true,
     });
     this.#firstClaim = false;
     this.#held = new Map(held.map((entry) => [entry.job.id, entry.lease]));

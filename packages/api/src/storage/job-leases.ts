@@ -1,5 +1,5 @@
 import { ACTIVE_PHASES, checkFence, type JobLease, type LeasedJob } from '@agent-teams/core';
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import type { Database, JobsTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { toJob } from './row-mappers.js';
@@ -70,15 +70,20 @@ export async function claimActiveJobs(
       .where(orphaned)
       .execute();
   }
-  const held = await scope.trx
+  return heldActiveJobs(scope.trx, args.serverId);
+}
+
+/** The active jobs `serverId` holds, with their leases, in creation order. */
+export async function heldActiveJobs(db: Kysely<Database>, serverId: string): Promise<LeasedJob[]> {
+  const held = await db
     .selectFrom('jobs')
     .selectAll()
     .where('unfinished', '=', UNFINISHED)
     .where('phase', 'in', ACTIVE_PHASES)
-    .where('lease_server', '=', args.serverId)
+    .where('lease_server', '=', serverId)
     .orderBy('seq')
     .execute();
-  return held.map((row) => ({ job: toJob(row), lease: leaseOf(row, args.serverId) }));
+  return held.map((row) => ({ job: toJob(row), lease: leaseOf(row, serverId) }));
 }
 
 /** Gives up every lease of a server and removes its server row. */

@@ -104,6 +104,8 @@ export class KyselyJobRoles extends KyselyTeamRoles {
   }
 
   claimActiveJobs(args: ClaimArgs): Promise<readonly LeasedJob[]> {
+    // Alone and taken over: what it holds is a plain read (no write lock, no commit).
+    if (args.heldOnly === true) return jobLeases.heldActiveJobs(this.ctx.db, args.serverId);
     // No caller's `now` here: a claim writes no timestamp, only the holder and the fence.
     return runWrite(this.ctx, new Date(args.nowMs).toISOString(), (scope) => jobLeases.claimActiveJobs(scope, args));
   }

@@ -29,6 +29,19 @@ export function describeLeaseCases(h: () => StoreHarness): void {
       expect(first.find((held) => held.job.id === jobs.RUNNING.id)?.job.phase).toBe(JobPhase.RUNNING);
     });
 
+    it('with heldOnly, claims nothing and answers only what the server holds', async () => {
+      const { jobs } = await zoo();
+      await live('a');
+      // Before any claim the active jobs are orphans; a held-only read takes none of them.
+      expect(await h().store.claimActiveJobs({ serverId: 'a', nowMs: T0, heldOnly: true })).toEqual([]);
+      const first = await claim('a');
+      const again = await h().store.claimActiveJobs({ serverId: 'a', nowMs: T0 + 1_000, heldOnly: true });
+      expect(ids(again)).toEqual(activeIds(jobs));
+      expect(fences(again)).toEqual(fences(first));
+      // Another server's held-only read never takes them either, even past a's lease.
+      expect(await h().store.claimActiveJobs({ serverId: 'b', nowMs: T0 + 10 * TTL, heldOnly: true })).toEqual([]);
+    });
+
     it("never claims a live server's jobs, and claims all of them once its lease expired", async () => {
       const { jobs } = await zoo();
       await live('a');

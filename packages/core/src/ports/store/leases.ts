@@ -32,6 +32,11 @@ export interface ClaimArgs {
   readonly nowMs: number;
   /** The server knows it is alone on the database: take every active job. */
   readonly takeOver?: boolean;
+  /**
+   * The server knows no other server can hold a job (it is alone on the database and has taken it
+   * over): claim nothing, only answer what it holds (a read, no write transaction).
+   */
+  readonly heldOnly?: boolean;
 }
 
 /** Store role: the leases of servers sharing one database on the jobs they drive. */

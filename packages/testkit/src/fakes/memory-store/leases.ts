@@ -9,7 +9,10 @@ export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string
 }
 
 /** `TeamStore.claimActiveJobs`: claims the orphans, answers what the server holds. */
-function claimIn(state: MemoryStoreState, args: { serverId: string; nowMs: number; takeOver?: boolean }): LeasedJob[] {
+function claimIn(
+  state: MemoryStoreState,
+  args: { serverId: string; nowMs: number; takeOver?: boolean; heldOnly?: boolean },
+): LeasedJob[] {
   const alive = (serverId: string | null): boolean => {
     if (serverId === null) return false;
     const lease = state.serverLeases.get(serverId);
@@ -19,7 +22,8 @@ function claimIn(state: MemoryStoreState, args: { serverId: string; nowMs: numbe
   for (const job of state.jobs.values()) {
     if (!ACTIVE_PHASES.includes(job.phase)) continue;
     const holder = state.jobLeases.get(job.id)?.serverId ?? null;
-    if (holder !== args.serverId && (args.takeOver === true || !alive(holder))) leaseJob(state, job.id, args.serverId);
+    const claims = args.heldOnly !== true && (args.takeOver === true || !alive(holder));
+    if (holder !== args.serverId && claims) leaseJob(state, job.id, args.serverId);
     const lease = state.jobLeases.get(job.id);
     if (lease?.serverId === args.serverId) held.push({ job, lease: { serverId: args.serverId, fence: lease.fence } });
   }
