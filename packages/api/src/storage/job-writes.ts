@@ -132,7 +132,8 @@ export async function updateJob(
   if (outcome.job === job) return { job, changed: false };
   const next = await applyTransition(scope, job, outcome);
   // The run the job records may have ended with its final write still offered: it commits here.
-  if (next.runId !== null) await scope.carryRide(next.runId);
+  // A fenced write is the scheduler's, decided on the run's announced end (`RunRides.claim`).
+  if (next.runId !== null) await scope.carryRide(next.runId, lease !== undefined);
   return { job: next, changed: true };
 }
 

@@ -14,7 +14,7 @@ export function openRunRides(
   logger: Logger | null = null,
 ): RunRides {
   const rides: RunRides = new RunRides(
-    (runId) => runWrite(ctx, nowTimestamp(clock), (scope) => scope.carryRide(runId, true)),
+    (runId) => runWrite(ctx, nowTimestamp(clock), (scope) => scope.carryRide(runId)),
     waitMs ?? RIDE_WAIT_MS,
     logger,
   );

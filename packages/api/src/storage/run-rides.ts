@@ -40,8 +40,8 @@ interface Ride extends HeldRide {
   readonly state: RunState;
   /** Set while an open transaction holds it; resolves when that transaction has ended. */
   held: Promise<void> | null;
-  /** The transaction holding it writes it alone (no job write of its own to roll back). */
-  heldAlone: boolean;
+  /** The transaction holding it is a job write decided on the announced end (the scheduler's). */
+  heldDecided: boolean;
   release: () => void;
   /** The wait is over (or the process stops): it is written alone, not offered to job writes only. */
   expired: boolean;
@@ -108,7 +108,7 @@ export class RunRides {
         write,
         state,
         held: null,
-        heldAlone: false,
+        heldDecided: false,
         release: () => undefined,
         expired: false,
         timer: null,
@@ -129,18 +129,19 @@ export class RunRides {
   /**
    * Called inside a transaction that may carry `runId`'s end: waits while another transaction
    * holds the ride, then holds it. Undefined: nothing to carry (none offered, or already committed).
-   * Throws `RideLostError` once for a run whose announced end was voided meanwhile: the write was
-   * decided on that announcement, and its retry reads what is stored.
+   * `decided`: the transaction is a job write decided on the announced end (the scheduler's, after
+   * its poll). Such a write throws `RideLostError` once for a run whose announcement was voided
+   * meanwhile: its retried step reads what is stored. Other writes (alone, a person's) pass.
    */
-  async claim(runId: string, alone = false): Promise<HeldRide | undefined> {
+  async claim(runId: string, decided = false): Promise<HeldRide | undefined> {
     for (;;) {
       const ride = this.#rides.get(runId);
       if (ride === undefined) {
-        if (this.#voided.delete(runId)) throw new RideLostError(runId);
+        if (decided && this.#voided.delete(runId)) throw new RideLostError(runId);
         return undefined;
       }
       if (ride.held === null) {
-        ride.heldAlone = alone;
+        ride.heldDecided = decided;
         ride.held = new Promise<void>((release) => {
           ride.release = release;
         });
@@ -163,7 +164,8 @@ export class RunRides {
       return;
     }
     if (error instanceof RideLostError && error.runId === ride.runId) {
-      this.#void(ride);
+      // A decided write that lost it has rolled itself back; anyone else's loss is news to it.
+      this.#void(ride, !ride.heldDecided);
       return;
     }
     if (ride.failures >= RIDE_MAX_FAILURES) {
@@ -171,7 +173,8 @@ export class RunRides {
         runId: ride.runId,
         error: String(error),
       });
-      this.#void(ride);
+      // Whoever held it may retry at once (`runWrite`): a decided write must not commit without it.
+      this.#void(ride, true);
       return;
     }
     this.#unhold(ride);
@@ -227,12 +230,11 @@ export class RunRides {
   }
 
   /**
-   * The ride's announced end no longer holds (lost or dropped). When a write alone found that, a
-   * job write may already be decided on the announcement: the next one to claim the run rolls back
-   * (a job write that found it rolled back itself).
+   * The ride's announced end no longer holds (lost or dropped); `mark`: a job write decided on
+   * the announcement may still come, and the next one to claim the run rolls back.
    */
-  #void(ride: Ride): void {
-    if (ride.heldAlone) {
+  #void(ride: Ride, mark: boolean): void {
+    if (mark) {
       if (this.#voided.size >= ENDED_UNWRITTEN_KEPT) this.#voided.delete(this.#voided.values().next().value as string);
       this.#voided.add(ride.runId);
     }

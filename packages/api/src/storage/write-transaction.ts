@@ -42,13 +42,14 @@ export class WriteScope {
 
   /**
    * Writes the offered end of run `runId` in this transaction, if one waits (`run-rides.ts`):
-   * a job write that records a run carries its end, so both commit together (`alone`: this
-   * transaction only writes the end). Throws `RideLostError` (rolling back) when another execution
-   * ended the run first, or once when a write alone found that after the end was announced.
+   * a job write that records a run carries its end, so both commit together. `decided`: this is a
+   * job write decided on the run's announced end (the scheduler's). Throws `RideLostError` (rolling
+   * back) when another execution ended the run first, or, for a decided write, once when the
+   * announcement was voided meanwhile (`RunRides.claim`).
    * @returns whether an end was written here.
    */
-  async carryRide(runId: string, alone = false): Promise<boolean> {
-    const ride = await this.#rides?.claim(runId, alone);
+  async carryRide(runId: string, decided = false): Promise<boolean> {
+    const ride = await this.#rides?.claim(runId, decided);
     if (ride === undefined) return false;
     this.#held.push(ride);
     let wrote: boolean;

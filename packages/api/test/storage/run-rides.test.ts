@@ -43,11 +43,14 @@ async function runKeys(db: Kysely<Database>): Promise<string[]> {
   return rows.map((row) => row.run_key);
 }
 
-/** A "job write": a marker row of its own, and the ride of `runId` carried in the same transaction. */
+/**
+ * A "job write" of the scheduler (decided on the run's announced end): a marker row of its own,
+ * and the ride of `runId` carried in the same transaction.
+ */
 function jobWrite(ctx: StoreContext, marker: string, runId: string, fail?: Error): Promise<boolean> {
   return runWrite(ctx, NOW, async (scope) => {
     await insertRun(marker)(scope.trx, NOW);
-    const carried = await scope.carryRide(runId);
+    const carried = await scope.carryRide(runId, true);
     if (fail) throw fail;
     return carried;
   });
@@ -147,13 +150,13 @@ function describeRides(dialect: 'sqlite' | 'postgres') {
     });
 
     it('writes a rolled-back ride alone when its wait ended while it was held', async () => {
-      const { rides, ctx } = open(30);
+      const { rides, ctx } = open(300);
       const ended = rides.offer('run_e', COMPLETED, insertRun('e'));
       let carried = false;
       await expect(
         runWrite(ctx, NOW, async (scope) => {
           carried = await scope.carryRide('run_e');
-          await new Promise((resolve) => setTimeout(resolve, 60)); // past the wait, still holding it
+          await new Promise((resolve) => setTimeout(resolve, 600)); // past the wait, still holding it
           throw new Error('boom');
         }),
       ).rejects.toThrow('boom');
@@ -196,12 +199,30 @@ function describeRides(dialect: 'sqlite' | 'postgres') {
       expect(await runKeys(db)).toEqual(['j', 'marker']);
     });
 
-    it("a person's write retries past a voided end (retryOnLostRide)", async () => {
+    it("a person's write passes a voided end, and retries past a ride it lost itself", async () => {
       const { rides, ctx } = open(20);
       await insertRun('k')(database.db, NOW);
-      expect(await rides.offer('run_k', COMPLETED, insertRun('k'))).toBe(false);
-      const cancel = runWrite(ctx, NOW, (scope) => scope.carryRide('run_k'), { retryOnLostRide: true });
+      expect(await rides.offer('run_k', COMPLETED, insertRun('k'))).toBe(false); // lost by the write alone
+      // A cancel is not decided on the run's end: it goes through, and leaves the mark to the scheduler.
+      expect(await runWrite(ctx, NOW, (scope) => scope.carryRide('run_k'))).toBe(false);
+      await expect(jobWrite(ctx, 'marker', 'run_k')).rejects.toBeInstanceOf(RideLostError);
+      // A cancel holding a ride another execution ended: rolled back, retried, committed.
+      const { rides: again, ctx: ctx2 } = open(60_000);
+      const ended = again.offer('run_k', COMPLETED, insertRun('k'));
+      const cancel = runWrite(
+        ctx2,
+        NOW,
+        async (scope) => {
+          await insertRun('cancel')(scope.trx, NOW);
+          return scope.carryRide('run_k');
+        },
+        { retryOnLostRide: true },
+      );
       expect(await cancel).toBe(false);
+      expect(await ended).toBe(false);
+      // The scheduler's write, decided on the announcement meanwhile, rolls back once.
+      await expect(jobWrite(ctx2, 'marker2', 'run_k')).rejects.toBeInstanceOf(RideLostError);
+      expect(await runKeys(db)).toEqual(['cancel', 'k']);
     });
 
     it(`drops an end whose write failed ${RIDE_MAX_FAILURES} times, and the job writes go on`, async () => {
@@ -217,9 +238,22 @@ function describeRides(dialect: 'sqlite' | 'postgres') {
       }
       expect(await ended).toBe(false);
       expect(rides.stateOf('run_l')).toBeUndefined();
-      // The job is not held hostage: its next write commits (and the run replays from what is stored).
+      // The write decided on the dropped end rolls back once; the next (decided on what is stored) commits.
+      await expect(jobWrite(ctx, 'marker', 'run_l')).rejects.toBeInstanceOf(RideLostError);
       expect(await jobWrite(ctx, 'marker', 'run_l')).toBe(false);
       expect(await runKeys(db)).toEqual(['marker']);
+    });
+
+    it('never commits a decided job write without an end dropped while runWrite retried it', async () => {
+      const { rides, ctx } = open(60_000);
+      const busy: RideWrite = async () => {
+        // A condition `runWrite` retries (the database asks for it).
+        throw Object.assign(new Error('busy'), { code: dialect === 'sqlite' ? 'SQLITE_BUSY' : '40001' });
+      };
+      const ended = rides.offer('run_n', COMPLETED, busy);
+      await expect(jobWrite(ctx, 'marker', 'run_n')).rejects.toBeInstanceOf(RideLostError);
+      expect(await ended).toBe(false);
+      expect(await runKeys(db)).toEqual([]);
     });
 
     it('refuses offers once closed', async () => {

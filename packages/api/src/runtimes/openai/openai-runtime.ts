@@ -225,7 +225,9 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       // A process going away records nothing, as a crash would.
       finish.offer = (write, ends) => {
         if (run.abandoned) return;
-        void this.endRun(this.#store.context, { runKey, runId, state: runStateOf(ends) }, write);
+        this.endRun(this.#store.context, { runKey, runId, state: runStateOf(ends) }, write).catch((error: unknown) =>
+          this.logger.error('openai run could not record its outcome', { runId, error: String(error) }),
+        );
       };
     }
     try {
