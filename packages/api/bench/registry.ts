@@ -6,6 +6,7 @@ import { dispatchLatency } from './dispatch-latency.js';
 import { engineThroughput } from './engine-throughput.js';
 import { graphqlThroughput } from './graphql-throughput.js';
 import type { Benchmark } from './harness/benchmark.js';
+import { historyRead } from './history-read.js';
 import { interopOverhead } from './interop-overhead.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
@@ -42,5 +43,6 @@ export const BENCHMARKS: readonly Benchmark[] = [
   coldStart,
   graphqlThroughput,
   turnOverhead,
+  historyRead,
   tokenRelay,
 ];

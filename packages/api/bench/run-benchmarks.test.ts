@@ -18,7 +18,7 @@ const quiet = () => {};
  * registry (live fan-out, ...) spawn servers and clients, too slow for a smoke run on 2 cores.
  */
 const SMOKE = BENCHMARKS.filter((benchmark) =>
-  ['dispatch-latency', 'engine-throughput', 'planning-pass'].includes(benchmark.name),
+  ['dispatch-latency', 'engine-throughput', 'planning-pass', 'history-read'].includes(benchmark.name),
 );
 
 describe('pnpm bench harness', () => {
@@ -54,6 +54,11 @@ describe('pnpm bench harness', () => {
     // Which index SQLite picks on 60 rows is its cost model's business; the plans must be there.
     expect(planning?.explainedQueries).toBeGreaterThanOrEqual(5);
     expect(planning?.nonPartialJobsAccess).toBeGreaterThanOrEqual(0);
+
+    // Every sample of both reads ran (each conversation read once before counting, so kept reads are incremental).
+    const history = reports.get('history-read')?.metrics;
+    expect(history?.fullP50Ms_12).toBeGreaterThan(0);
+    expect(history?.keptP50Ms_12).toBeGreaterThan(0);
 
     const written = readFileSync(doc, 'utf8');
     expect(written.startsWith('# Benchmarks')).toBe(true);

@@ -57,19 +57,23 @@ async function readSnapshot(
           )
           .orderBy('seq')
           .execute();
+  // Aggregated in the statement: the team's request count and one sum per asked chain, one row
+  // (grouping by chain sent a row per chain of the team to the process: up to 100 per request).
+  const roots = [...new Set(args.roots)];
   const counts = await scope.trx
     .selectFrom('jobs')
-    .select(['root_id', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('n'),
+      ...roots.map((root, i) =>
+        eb.fn.sum<number | string | null>(eb.case().when('root_id', '=', root).then(1).else(0).end()).as(`r${i}`),
+      ),
+    ])
     .where('team_id', '=', args.teamId)
     .where('kind', '=', JobKind.REQUEST)
-    .groupBy('root_id')
-    .execute();
-  const chainCounts = new Map<JobId, number>(args.roots.map((root) => [root, 0]));
-  let requestCount = 0;
-  for (const row of counts) {
-    requestCount += Number(row.n);
-    if (chainCounts.has(row.root_id as JobId)) chainCounts.set(row.root_id as JobId, Number(row.n));
-  }
+    .executeTakeFirstOrThrow();
+  const sums = counts as unknown as Record<string, number | string | null>;
+  const requestCount = Number(counts.n);
+  const chainCounts = new Map<JobId, number>(roots.map((root, i) => [root, Number(sums[`r${i}`] ?? 0)]));
   return { team: withoutSeq(toTeam(team)), existing: existing.map(toJob), requestCount, chainCounts };
 }
 

@@ -10,19 +10,22 @@ import { createFreshPostgres } from '../support/fresh-postgres.js';
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-seeded-index-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The seeded-history read of `OpenAiRunStore.history`, as Kysely compiles it. */
-const SEEDED = `select "role", "text" from "conversation_messages" where "conversation_id" = ? and "job_id" is null order by "seq" limit ?`;
+/** The seeded-history reads of `OpenAiRunStore.history` (`history-cache.ts`), as Kysely compiles them. */
+const SEEDED = [
+  `select "seq", "role", "text" from "conversation_messages" where "conversation_id" = 'conv_1' and "job_id" is null order by "seq" limit 400`,
+  `select "seq", "role", "text" from "conversation_messages" where "conversation_id" = 'conv_1' and "job_id" is null and "seq" > 7 order by "seq" limit 400`,
+];
 
 describe('migration 0012: the seeded part of a conversation is read through its own index', () => {
   it('SQLite plans the read on conversation_messages_seeded_idx, not on every message of the conversation', async () => {
     const opened = await openDatabase(join(dir, 'plan.sqlite'));
     try {
       expect(await migrateToLatest(opened.db, opened.dialect)).toContain('0012-seeded-history-index');
-      const plan = await sql
-        .raw(`explain query plan ${SEEDED.replace('?', "'conv_1'").replace('?', '400')}`)
-        .execute(opened.db);
-      const details = plan.rows.map((row) => (row as { detail: string }).detail).join(' | ');
-      expect(details).toMatch(/USING (COVERING )?INDEX conversation_messages_seeded_idx/);
+      for (const read of SEEDED) {
+        const plan = await sql.raw(`explain query plan ${read}`).execute(opened.db);
+        const details = plan.rows.map((row) => (row as { detail: string }).detail).join(' | ');
+        expect(details).toMatch(/USING (COVERING )?INDEX conversation_messages_seeded_idx/);
+      }
     } finally {
       await opened.close();
     }

@@ -8,7 +8,8 @@ import { insertUsage } from '../../storage/usage.js';
 import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
 import type { RunTable } from '../durable/run-table.js';
 import type { StoredMessage } from './context-window.js';
-import { toPersisted, toSeedMessage, writeMessages } from './openai-messages.js';
+import { HistoryCache, readHistory } from './history-cache.js';
+import { toPersisted, writeMessages } from './openai-messages.js';
 import type { RunOutcome } from './run-outcome.js';
 import { type RunBegin, StagedRuns } from './staged-runs.js';
 
@@ -82,10 +83,13 @@ export class OpenAiRunStore {
   readonly #ctx: StoreContext;
   readonly #runs: RunTable<OpenAiRunDoc>;
   readonly #staged = new StagedRuns();
+  /** Recent histories, on SQLite only (`history-cache.ts` says why). */
+  readonly #history: HistoryCache | null;
 
   constructor(db: Kysely<Database>, dialect: DatabaseDialect, runs: RunTable<OpenAiRunDoc>) {
     this.#ctx = { db, dialect, sink: null, ids: null };
     this.#runs = runs;
+    this.#history = dialect === 'sqlite' ? new HistoryCache() : null;
   }
 
   /** The store's handle on the database (a run's end written alone). */
@@ -230,26 +234,12 @@ export class OpenAiRunStore {
 
   /** The newest `limit` messages of a conversation, oldest first. */
   async history(conversationId: string, limit: number): Promise<PersistedMessage[]> {
-    const rows = await this.#ctx.db
-      .selectFrom('openai_messages')
-      .selectAll()
-      .where('conversation_id', '=', conversationId)
-      .orderBy('seq', 'desc')
-      .limit(limit)
-      .execute();
     // A forked member's conversation starts with the lead's completed turns, copied without a job
     // (decision 0165): the model sees them first, as plain user and assistant text.
-    const seeded = await this.#ctx.db
-      .selectFrom('conversation_messages')
-      .select(['role', 'text'])
-      .where('conversation_id', '=', conversationId)
-      .where('job_id', 'is', null)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
+    const { seeded, rows } = await readHistory(this.#ctx.db, this.#history, conversationId, limit);
     // A run begun here and not written yet: its first messages are the newest (unless just committed).
-    const read = new Set(rows.map((row) => row.run_id));
+    const read = new Set(rows.map((row) => row.runId));
     const staged = this.#staged.messagesIn(conversationId).filter((message) => !read.has(message.runId));
-    return [...seeded.map(toSeedMessage), ...rows.reverse().map(toPersisted), ...staged].slice(-limit);
+    return [...seeded, ...rows, ...staged].slice(-limit);
   }
 }
