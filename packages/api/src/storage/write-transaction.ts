@@ -6,6 +6,9 @@ import type { DatabaseDialect } from './open-database.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { TeamEventWriter } from './team-event-writer.js';
 
+/** SQLite's `PRAGMA synchronous` level FULL. */
+const FULL_SYNC = 2;
+
 /** How many times a transaction is tried when the database asks for a retry. */
 const MAX_ATTEMPTS = 5;
 
@@ -86,6 +89,22 @@ export class WriteScope {
   }
 }
 
+/** How {@link runWrite} runs its transaction. */
+export interface WriteOptions {
+  /** Try again on a unique violation (a racing insert of the same key): the retry reads it. */
+  readonly retryOnUniqueViolation?: boolean;
+  /** Try again when the transaction lost a run's offered end (a person's write, not decided on it). */
+  readonly retryOnLostRide?: boolean;
+  /**
+   * The commit need not be on disk by itself: the next synced commit of the file takes it there
+   * (a WAL is synced as a whole, so what survives a power loss is a prefix of the commits). For
+   * writes whose loss only replays work, never for what a caller is told was accepted or
+   * finished: on a SQLite file synced in every COMMIT (the default), this one commit is not; in
+   * other modes and on PostgreSQL it changes nothing (decision 0222).
+   */
+  readonly deferSync?: boolean;
+}
+
 /**
  * Runs `work` in one write transaction and publishes its events after COMMIT (never before, never
  * after a rollback).
@@ -101,11 +120,11 @@ export async function runWrite<T>(
   ctx: StoreContext,
   now: string,
   work: (scope: WriteScope) => Promise<T>,
-  opts: { readonly retryOnUniqueViolation?: boolean; readonly retryOnLostRide?: boolean } = {},
+  opts: WriteOptions = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const { result, scope } = await runOnce(ctx, now, work);
+      const { result, scope } = await runOnce(ctx, now, work, opts.deferSync === true);
       if (ctx.sink !== null && scope.events.events.length > 0) ctx.sink.published(scope.events.events);
       return result;
     } catch (error) {
@@ -129,6 +148,7 @@ async function runOnce<T>(
   ctx: StoreContext,
   now: string,
   work: (scope: WriteScope) => Promise<T>,
+  deferSync: boolean,
 ): Promise<{ result: T; scope: WriteScope }> {
   if (ctx.dialect === 'postgres') {
     let scope: WriteScope | null = null;
@@ -147,20 +167,50 @@ async function runOnce<T>(
     }
   }
   return ctx.db.connection().execute(async (conn) => {
-    await sql`BEGIN IMMEDIATE`.execute(conn);
-    const scope = new WriteScope(conn, ctx, now);
+    // The level can only change outside a transaction; the connection is this call's until it returns.
+    const unsynced = deferSync && (await syncsEveryCommit(ctx.db, conn));
+    if (unsynced) await sql`PRAGMA synchronous = NORMAL`.execute(conn);
     try {
-      const result = await work(scope);
-      await scope.events.flush();
-      await sql`COMMIT`.execute(conn);
-      // Inside the connection: no other transaction can claim a ride this one still holds.
-      scope.endRides(null);
-      return { result, scope };
-    } catch (error) {
-      // A failed COMMIT may already have ended the transaction; the original error is what matters.
-      await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-      scope.endRides(error);
-      throw error;
+      return await inSqliteTransaction(ctx, conn, now, work);
+    } finally {
+      if (unsynced) await sql`PRAGMA synchronous = FULL`.execute(conn);
     }
   });
+}
+
+async function inSqliteTransaction<T>(
+  ctx: StoreContext,
+  conn: Kysely<Database>,
+  now: string,
+  work: (scope: WriteScope) => Promise<T>,
+): Promise<{ result: T; scope: WriteScope }> {
+  await sql`BEGIN IMMEDIATE`.execute(conn);
+  const scope = new WriteScope(conn, ctx, now);
+  try {
+    const result = await work(scope);
+    await scope.events.flush();
+    await sql`COMMIT`.execute(conn);
+    // Inside the connection: no other transaction can claim a ride this one still holds.
+    scope.endRides(null);
+    return { result, scope };
+  } catch (error) {
+    // A failed COMMIT may already have ended the transaction; the original error is what matters.
+    await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+    scope.endRides(error);
+    throw error;
+  }
+}
+
+/** `PRAGMA synchronous` of each SQLite handle, read once: it is set when the file is opened. */
+const syncLevels = new WeakMap<Kysely<Database>, number>();
+
+/** True when the handle syncs the log inside every COMMIT (`synchronous=FULL`, the default). */
+async function syncsEveryCommit(db: Kysely<Database>, conn: Kysely<Database>): Promise<boolean> {
+  let level = syncLevels.get(db);
+  if (level === undefined) {
+    const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(conn);
+    level = Number(rows[0]?.synchronous ?? 0);
+    syncLevels.set(db, level);
+  }
+  return level === FULL_SYNC;
 }
