@@ -17,7 +17,7 @@ import {
   TeamStatus,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
-import { anyWoken, readChanges, wokenJobs } from './change-waits.js';
+import { readChanges, wokenJobs } from './change-waits.js';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
@@ -144,25 +144,36 @@ async function freezeOne(
 }
 
 /**
- * True when a planning pass could change something: a job waits for a slot, or the stored round
- * still names owners (a pass with no candidates empties it). Read without any lock, so an idle
- * pass takes neither the planning lock nor a commit; a job enqueued meanwhile publishes an event
- * that wakes the next pass. A woken wait counts too.
+ * True when a planning pass could change something: a job waits for a slot, a waiting job's wait
+ * ended (decision 0165), or the stored round still names owners (a pass with no candidates
+ * empties it). Read without any lock, so an idle pass takes neither the planning lock nor a
+ * commit; a job enqueued meanwhile publishes an event that wakes the next pass.
+ *
+ * @remarks One statement for the three questions (each an `EXISTS` or a one-row read that stops
+ * at its first row): an idle check after every finished turn, and on PostgreSQL one round trip
+ * instead of three.
  */
 export async function admissionMayChange(db: Kysely<Database>, now: string): Promise<boolean> {
-  const waiting = await db
-    .selectFrom('jobs')
-    .select('id')
-    .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
-    .limit(1)
-    .executeTakeFirst();
-  if (waiting !== undefined) return true;
-  // A waiting job whose wait a change or its deadline ended needs a pass (decision 0165).
-  if (await anyWoken(db, now)) return true;
-  const row = await db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).executeTakeFirst();
-  if (row === undefined) return false;
-  const round = JSON.parse(row.round_json) as RoundState;
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb
+        .exists(
+          eb
+            .selectFrom('jobs')
+            .select('id')
+            .where('unfinished', '=', UNFINISHED)
+            .where('phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
+            .limit(1),
+        )
+        .as('queued'),
+      eb.exists(wokenJobs(db, now).limit(1)).as('woken'),
+      eb.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).as('round'),
+    ])
+    .executeTakeFirstOrThrow();
+  // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
+  if (row.queued || row.woken) return true;
+  if (row.round === null) return false;
+  const round = JSON.parse(row.round) as RoundState;
   return round.rotation.length > 0 || round.served.length > 0;
 }
 

@@ -53,11 +53,6 @@ export function wokenJobs(db: Kysely<Database>, now: string) {
     );
 }
 
-/** True when some wait ended (read without a lock: the admission pass decides under its lock). */
-export async function anyWoken(db: Kysely<Database>, now: string): Promise<boolean> {
-  return (await wokenJobs(db, now).limit(1).executeTakeFirst()) !== undefined;
-}
-
 /** The events that wake a waiting job (`wakesWaiter`), oldest first, one more than a result lists. */
 export async function readChanges(db: Kysely<Database>, job: Job): Promise<TeamEvent[]> {
   const { wait } = job;

@@ -80,10 +80,19 @@ async function readSnapshot(
 /** Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests. */
 export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs): Promise<Job[]> {
   const team = await scope.lockOwnedTeam(args.owner, args.teamId);
-  const decision = args.decide(await readSnapshot(scope, team, args));
+  const snapshot = await readSnapshot(scope, team, args);
+  const decision = args.decide(snapshot);
+  // The jobs answered: those inserted here as the database stored them (RETURNING), and the
+  // existing ones of repeated keys as the snapshot read them in this transaction.
+  const answered = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
   for (const request of decision.insert) {
     const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
-    await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
+    const row = await scope.trx
+      .insertInto('jobs')
+      .values(jobInsertRow(job, scope.now))
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    answered.set(job.id, toJob(row));
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
       id: request.recordId,
@@ -97,20 +106,10 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
     });
     await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: request.memberId });
   }
-  const jobs = await Promise.all(
-    decision.resultIds.map((id) =>
-      scope.trx
-        .selectFrom('jobs')
-        .selectAll()
-        .where('id', '=', id)
-        .where('team_id', '=', args.teamId)
-        .executeTakeFirst(),
-    ),
-  );
-  return jobs.map((row, index) => {
-    if (row === undefined)
-      throw new Error(`[agent-teams/api] enqueue decided on a missing job ${decision.resultIds[index]}`);
-    return toJob(row);
+  return decision.resultIds.map((id) => {
+    const job = answered.get(id);
+    if (job === undefined) throw new Error(`[agent-teams/api] enqueue decided on a missing job ${id}`);
+    return job;
   });
 }
 
