@@ -14,8 +14,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const quiet = () => {};
 
 /**
- * The foundation's benchmarks, run on the tiny scale in every `pnpm test`. Later benchmarks in the
- * registry (live fan-out, ...) spawn servers and clients, too slow for a smoke run on 2 cores.
+ * The foundation's benchmarks and the in-process history read, run on the tiny scale in every
+ * `pnpm test`. Later benchmarks in the registry (live fan-out, ...) spawn servers and clients, too
+ * slow for a smoke run on 2 cores.
  */
 const SMOKE = BENCHMARKS.filter((benchmark) =>
   ['dispatch-latency', 'engine-throughput', 'planning-pass', 'history-read'].includes(benchmark.name),
@@ -116,7 +117,7 @@ describe('pnpm bench harness', () => {
 
   it('registers every benchmark once, under a name usable as a section marker', () => {
     const names = BENCHMARKS.map((benchmark) => benchmark.name);
-    expect(SMOKE).toHaveLength(3);
+    expect(SMOKE).toHaveLength(4);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9-]*$/);
   });

@@ -14,11 +14,13 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   HISTORY_CACHE_MAX_CHARS,
   HISTORY_CACHE_MAX_CONVERSATIONS,
+  HISTORY_CACHE_MESSAGE_CHARS,
   HistoryCache,
+  messageChars,
   readHistory,
 } from '../../src/runtimes/openai/history-cache.js';
 import { writeMessages } from '../../src/runtimes/openai/openai-messages.js';
-import type { MessageDraft } from '../../src/runtimes/openai/openai-run-store.js';
+import type { MessageDraft, PersistedMessage } from '../../src/runtimes/openai/openai-run-store.js';
 import { appendConversation } from '../../src/storage/conversations.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
@@ -36,9 +38,7 @@ class RowCounter implements KyselyPlugin {
     return args.node;
   }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (this.#queries.get(args.queryId) === 'openai' && args.result.rows.length >= 0 && args.queryId) {
-      this.reads.push(args.result.rows.length);
-    }
+    if (this.#queries.get(args.queryId) === 'openai') this.reads.push(args.result.rows.length);
     return args.result;
   }
 }
@@ -140,6 +140,9 @@ describe('HistoryCache: a conversation read once is then read from its last seq'
 
   it(`keeps at most ${HISTORY_CACHE_MAX_CONVERSATIONS} conversations, the least recently read dropped first`, async () => {
     const cache = new HistoryCache();
+    // Two conversations with a message each: a kept one then reads only what is new, a dropped one all of it.
+    await append('conv_0', 1);
+    await append('conv_1', 1);
     for (let i = 0; i < HISTORY_CACHE_MAX_CONVERSATIONS - 1; i += 1) await cache.read(opened.db, `conv_${i}`, 4);
     expect(cache.size.conversations).toBe(HISTORY_CACHE_MAX_CONVERSATIONS - 1);
     await cache.read(opened.db, `conv_${HISTORY_CACHE_MAX_CONVERSATIONS - 1}`, 4);
@@ -147,39 +150,68 @@ describe('HistoryCache: a conversation read once is then read from its last seq'
     await cache.read(opened.db, 'conv_0', 4);
     await cache.read(opened.db, 'conv_new', 4);
     expect(cache.size.conversations).toBe(HISTORY_CACHE_MAX_CONVERSATIONS);
-    // conv_0 was read again, so conv_1 was the oldest: it is read in full (one more row counted).
+    // conv_0 was read again, so conv_1 was the oldest: dropped, it is read in full (2 rows).
     const counter = new RowCounter();
     await append('conv_1', 1);
     await append('conv_0', 1);
     await cache.read(opened.db.withPlugin(counter), 'conv_0', 4);
     await cache.read(opened.db.withPlugin(counter), 'conv_1', 4);
-    expect(counter.reads).toEqual([1, 1]);
+    expect(counter.reads).toEqual([1, 2]);
     expect(cache.size.conversations).toBe(HISTORY_CACHE_MAX_CONVERSATIONS);
   });
 
-  // Lone surrogates never reach the table (the operation guard refuses them, and SQLite would
-  // store each as three U+FFFD): the budget counts the code units read back.
+  /** Appends one message (no tool calls) whose count against the budget is exactly `total`. */
+  async function sized(conversation: string, total: number, unit: string): Promise<void> {
+    step = 1;
+    const runId = `run_${conversation}_1`;
+    const units = total - HISTORY_CACHE_MESSAGE_CHARS - runId.length;
+    const fill = unit.repeat(Math.floor(units / unit.length)) + 'a'.repeat(units % unit.length);
+    await append(conversation, 1, () => fill);
+  }
+
+  async function budgetAtItsEdges(cache: HistoryCache, max: number, unit: string): Promise<void> {
+    await sized('conv_under', max - 1, unit);
+    await sized('conv_at', max, unit);
+    await sized('conv_over', max + 1, unit);
+    await cache.read(opened.db, 'conv_under', 4);
+    expect(cache.size).toEqual({ conversations: 1, chars: max - 1 });
+    // Both together pass the budget: the least recently read goes.
+    await cache.read(opened.db, 'conv_at', 4);
+    expect(cache.size).toEqual({ conversations: 1, chars: max });
+    // Larger than the whole budget: not kept, and nothing else is dropped for it.
+    const over = await cache.read(opened.db, 'conv_over', 4);
+    expect(cache.size).toEqual({ conversations: 1, chars: max });
+    expect(messageChars(over.rows[0] as PersistedMessage)).toBe(max + 1);
+  }
+
+  it(`keeps ${HISTORY_CACHE_MAX_CHARS} - 1 and ${HISTORY_CACHE_MAX_CHARS} code units, not one more (ASCII)`, async () => {
+    await budgetAtItsEdges(new HistoryCache(), HISTORY_CACHE_MAX_CHARS, 'a');
+  });
+
+  // The same counting with a small budget (the units are the same at any size). Lone surrogates
+  // never reach the table (the operation guard refuses them; SQLite would store each as three
+  // U+FFFD), so what is counted is what is read back.
   it.each([
-    ['ASCII', 'a'],
     ['CJK', '漢'],
-    ['emoji (two code units)', '😀'],
-  ])(
-    `keeps conversations of ${HISTORY_CACHE_MAX_CHARS} - 1 and ${HISTORY_CACHE_MAX_CHARS} code units, not one more (%s)`,
-    async (_name, unit) => {
-      const cache = new HistoryCache();
-      const fill = (units: number) => unit.repeat(Math.floor(units / unit.length)) + 'a'.repeat(units % unit.length);
-      // Step 0 is a user draft with one tool call whose arguments (`{}`) count 2 units.
-      step = 0;
-      await append('conv_big', 1, () => fill(HISTORY_CACHE_MAX_CHARS - 3));
-      await cache.read(opened.db, 'conv_big', 4);
-      expect(cache.size).toEqual({ conversations: 1, chars: HISTORY_CACHE_MAX_CHARS - 1 });
-      await append('conv_big', 1, () => 'x');
-      await cache.read(opened.db, 'conv_big', 4);
-      expect(cache.size).toEqual({ conversations: 1, chars: HISTORY_CACHE_MAX_CHARS });
-      await append('conv_big', 1, () => 'y');
-      const read = await cache.read(opened.db, 'conv_big', 4);
-      expect(cache.size).toEqual({ conversations: 0, chars: 0 });
-      expect(read.rows.map((m) => m.content?.length)).toEqual([HISTORY_CACHE_MAX_CHARS - 3, 1, 1]);
-    },
-  );
+    ['emoji (two code units each)', '😀'],
+    ['mixed', 'é漢😀'],
+  ])('counts code units at the edges of a 4,096-unit budget (%s)', async (_name, unit) => {
+    await budgetAtItsEdges(new HistoryCache(4_096), 4_096, unit);
+  });
+
+  it('counts tool call ids, names and arguments, and the run id, besides the text', () => {
+    const message: PersistedMessage = {
+      role: 'assistant',
+      content: 'abc',
+      toolCalls: [{ id: 'call_1', name: 'send_member', arguments: '{"a":1}' }],
+      toolCallId: null,
+      toolName: null,
+      step: 0,
+      runId: 'run_1',
+    };
+    expect(messageChars(message)).toBe(HISTORY_CACHE_MESSAGE_CHARS + 3 + 6 + 11 + 7 + 5);
+    expect(messageChars({ ...message, toolCalls: null, role: 'tool', toolCallId: 'call_1', toolName: 'x' })).toBe(
+      HISTORY_CACHE_MESSAGE_CHARS + 3 + 6 + 1 + 5,
+    );
+  });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asOwnerId, DomainError } from '@agent-teams/core';
+import { agentDefinition, DEMO_AGENTS } from '@agent-teams/testkit';
 import { type KyselyPlugin, type RootOperationNode, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
@@ -85,6 +86,36 @@ describe('a write with deferSync on a SQLite file synced in every COMMIT', () =>
     }
   });
 
+  it('runs a transaction that must be synced (it ended a job) again, synced, before anyone hears of it', async () => {
+    const { opened, log, ctx } = await open();
+    try {
+      let attempts = 0;
+      const result = await runWrite(
+        ctx,
+        'now',
+        async (scope) => {
+          attempts += 1;
+          scope.requireSync();
+          return attempts;
+        },
+        { deferSync: true },
+      );
+      expect(result).toBe(2);
+      expect(log.lines).toEqual([
+        'PRAGMA synchronous',
+        'PRAGMA synchronous = NORMAL',
+        'BEGIN IMMEDIATE',
+        'ROLLBACK',
+        'PRAGMA synchronous = FULL',
+        'BEGIN IMMEDIATE',
+        'COMMIT',
+      ]);
+      expect(await level(opened)).toBe(2);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it.each(['normal', 'group'] as const)(
     'changes nothing on a file opened with --sqlite-synchronous %s',
     async (mode) => {
@@ -100,6 +131,24 @@ describe('a write with deferSync on a SQLite file synced in every COMMIT', () =>
   );
 });
 
+/** The transactions of a statement log, each as its writes, marked by how its commit was made. */
+function transactionsOf(lines: readonly string[]): string[] {
+  const transactions: string[] = [];
+  let current: string[] | null = null;
+  let unsynced = false;
+  for (const line of lines) {
+    if (line === 'PRAGMA synchronous = NORMAL') unsynced = true;
+    else if (line === 'PRAGMA synchronous = FULL') unsynced = false;
+    else if (line === 'BEGIN IMMEDIATE') current = [];
+    else if ((line === 'COMMIT' || line === 'ROLLBACK') && current !== null) {
+      const how = line === 'ROLLBACK' ? 'rolled back' : unsynced ? 'unsynced' : 'synced';
+      if (current.length > 0) transactions.push(`${how}: ${current.join(', ')}`);
+      current = null;
+    } else if (current !== null && /^(insert|update) /.test(line)) current.push(line);
+  }
+  return transactions;
+}
+
 describe('the scheduler on a SQLite file synced in every COMMIT', () => {
   it('commits only its admission unsynced: the enqueue and the completion are synced', async () => {
     const opened = await openDatabase(join(dir, 'app.sqlite'));
@@ -114,24 +163,45 @@ describe('the scheduler on a SQLite file synced in every COMMIT', () => {
         const [found] = await app.core.load.jobs([job.id]);
         return found?.phase === 'COMPLETED' ? found : null;
       }, 'the request to complete');
-      // Each transaction as the writes it made, marked when its commit was not synced.
-      const transactions: string[] = [];
-      let current: string[] | null = null;
-      let unsynced = false;
-      for (const line of log.lines) {
-        if (line === 'PRAGMA synchronous = NORMAL') unsynced = true;
-        else if (line === 'BEGIN IMMEDIATE') current = [];
-        else if (line === 'COMMIT' && current !== null) {
-          if (current.length > 0) transactions.push(`${unsynced ? 'unsynced' : 'synced'}: ${current.join(', ')}`);
-          current = null;
-        } else if (line === 'PRAGMA synchronous = FULL') unsynced = false;
-        else if (current !== null && /^(insert|update) /.test(line)) current.push(line);
-      }
+      const transactions = transactionsOf(log.lines);
       const admission = transactions.filter((t) => t.startsWith('unsynced'));
       expect(admission).toHaveLength(1);
-      expect(admission[0]).toMatch(/^unsynced: (update scheduler_state, )?update jobs, update jobs, update teams, insert team_events$/);
+      expect(admission[0]).toMatch(
+        /^unsynced: (update scheduler_state, )?update jobs, update jobs, update teams, insert team_events$/,
+      );
       expect(transactions.some((t) => t.startsWith('synced') && t.includes('insert jobs'))).toBe(true);
       expect(transactions.at(-1)).toMatch(/^synced: update jobs/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('syncs an admission that ended a job (its agent is gone): nobody hears of an unsynced failure', async () => {
+    const opened = await openDatabase(join(dir, 'gone.sqlite'));
+    await migrateToLatest(opened.db, opened.dialect);
+    const log = new StatementLog();
+    const agents = [...DEMO_AGENTS];
+    const catalog = {
+      list: async () => agents.map((spec) => agentDefinition(spec)),
+      get: async (id: string) => agents.map((spec) => agentDefinition(spec)).find((agent) => agent.id === id) ?? null,
+    };
+    const app = await openTestApp({ database: { ...opened, db: opened.db.withPlugin(log) }, catalog, start: false });
+    try {
+      const [job] = await sendAsOwner(app.core, asOwnerId('alice'), 2, 'Summarise the plan', 'gone');
+      if (job === undefined) throw new Error('no job');
+      // The agent leaves the catalog (a configuration reload) before the job is admitted.
+      agents.splice(0, agents.length);
+      log.lines.length = 0;
+      await app.start();
+      const failed = await eventually(async () => {
+        const [found] = await app.core.load.jobs([job.id]);
+        return found?.phase === 'FAILED' ? found : null;
+      }, 'the request to fail');
+      expect(failed.errorCode).toBe('AGENT_UNAVAILABLE');
+      const transactions = transactionsOf(log.lines).filter((t) => t.includes('update jobs'));
+      expect(transactions[0]).toMatch(/^rolled back: .*update jobs/);
+      expect(transactions[1]).toMatch(/^synced: .*update jobs/);
+      expect(transactions.filter((t) => t.startsWith('unsynced'))).toEqual([]);
     } finally {
       await app.close();
     }

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seededRead } from '../../src/runtimes/openai/history-cache.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres } from '../support/fresh-postgres.js';
@@ -10,19 +11,17 @@ import { createFreshPostgres } from '../support/fresh-postgres.js';
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-seeded-index-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The seeded-history reads of `OpenAiRunStore.history` (`history-cache.ts`), as Kysely compiles them. */
-const SEEDED = [
-  `select "seq", "role", "text" from "conversation_messages" where "conversation_id" = 'conv_1' and "job_id" is null order by "seq" limit 400`,
-  `select "seq", "role", "text" from "conversation_messages" where "conversation_id" = 'conv_1' and "job_id" is null and "seq" > 7 order by "seq" limit 400`,
-];
-
 describe('migration 0012: the seeded part of a conversation is read through its own index', () => {
   it('SQLite plans the read on conversation_messages_seeded_idx, not on every message of the conversation', async () => {
     const opened = await openDatabase(join(dir, 'plan.sqlite'));
     try {
       expect(await migrateToLatest(opened.db, opened.dialect)).toContain('0012-seeded-history-index');
-      for (const read of SEEDED) {
-        const plan = await sql.raw(`explain query plan ${read}`).execute(opened.db);
+      // The seeded-history reads of `OpenAiRunStore.history` (`history-cache.ts`): in full, and after a seq.
+      for (const afterSeq of [undefined, 7]) {
+        const read = seededRead(opened.db, 'conv_1', afterSeq, 400).compile();
+        const plan = await opened.db.executeQuery(
+          CompiledQuery.raw(`explain query plan ${read.sql}`, [...read.parameters]),
+        );
         const details = plan.rows.map((row) => (row as { detail: string }).detail).join(' | ');
         expect(details).toMatch(/USING (COVERING )?INDEX conversation_messages_seeded_idx/);
       }

@@ -5,8 +5,13 @@ import type { PersistedMessage } from './openai-run-store.js';
 
 /** Conversations whose recent history is kept, at most (least recently asked dropped first). */
 export const HISTORY_CACHE_MAX_CONVERSATIONS = 1_000;
-/** Characters of message text and tool arguments kept over all conversations, at most. */
+/**
+ * UTF-16 code units kept over all conversations, at most: each message's text, tool call ids,
+ * names and arguments, plus {@link HISTORY_CACHE_MESSAGE_CHARS} for the message itself.
+ */
 export const HISTORY_CACHE_MAX_CHARS = 32 * 1024 * 1024;
+/** What one kept message counts beside its strings: its objects and slots (about 128 bytes). */
+export const HISTORY_CACHE_MESSAGE_CHARS = 64;
 
 interface Kept {
   readonly seq: number;
@@ -32,12 +37,15 @@ export interface ReadHistory {
   readonly rows: readonly PersistedMessage[];
 }
 
-const charsOf = (kept: readonly Kept[]): number =>
-  kept.reduce(
-    (sum, { message }) =>
-      sum + (message.content?.length ?? 0) + (message.toolCalls ?? []).reduce((n, c) => n + c.arguments.length, 0),
-    0,
-  );
+/** What `message` counts against {@link HISTORY_CACHE_MAX_CHARS}. */
+export function messageChars(message: PersistedMessage): number {
+  let chars = HISTORY_CACHE_MESSAGE_CHARS + (message.content?.length ?? 0);
+  chars += (message.toolName?.length ?? 0) + (message.toolCallId?.length ?? 0) + message.runId.length;
+  for (const call of message.toolCalls ?? []) chars += call.id.length + call.name.length + call.arguments.length;
+  return chars;
+}
+
+const charsOf = (kept: readonly Kept[]): number => kept.reduce((sum, { message }) => sum + messageChars(message), 0);
 
 /**
  * Keeps each conversation's recent `openai` history in memory and reads only what was written
@@ -54,7 +62,13 @@ const charsOf = (kept: readonly Kept[]): number =>
  */
 export class HistoryCache {
   readonly #entries = new Map<string, Entry>();
+  readonly #maxChars: number;
   #chars = 0;
+
+  /** @param maxChars the budget ({@link HISTORY_CACHE_MAX_CHARS}; smaller in tests of its counting). */
+  constructor(maxChars = HISTORY_CACHE_MAX_CHARS) {
+    this.#maxChars = maxChars;
+  }
 
   /** Reads what is new for `conversationId` and @returns its history up to `limit` entries each. */
   async read(db: Kysely<Database>, conversationId: string, limit: number): Promise<ReadHistory> {
@@ -103,15 +117,29 @@ export class HistoryCache {
       this.#entries.delete(conversationId);
     }
     // One conversation larger than the whole budget is not kept: it would evict every other.
-    if (entry.chars > HISTORY_CACHE_MAX_CHARS) return;
+    if (entry.chars > this.#maxChars) return;
     this.#entries.set(conversationId, entry);
     this.#chars += entry.chars;
     for (const [id, oldest] of this.#entries) {
-      if (this.#entries.size <= HISTORY_CACHE_MAX_CONVERSATIONS && this.#chars <= HISTORY_CACHE_MAX_CHARS) break;
+      if (this.#entries.size <= HISTORY_CACHE_MAX_CONVERSATIONS && this.#chars <= this.#maxChars) break;
       this.#entries.delete(id);
       this.#chars -= oldest.chars;
     }
   }
+}
+
+/**
+ * The read of a conversation's seeded entries (a forked member's copy of the lead's turns),
+ * oldest first, after `afterSeq` when given; planned on `conversation_messages_seeded_idx`.
+ */
+export function seededRead(db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) {
+  let query = db
+    .selectFrom('conversation_messages')
+    .select(['seq', 'role', 'text'])
+    .where('conversation_id', '=', conversationId)
+    .where('job_id', 'is', null);
+  if (afterSeq !== undefined) query = query.where('seq', '>', afterSeq);
+  return query.orderBy('seq').limit(limit);
 }
 
 async function readSeeded(
@@ -120,13 +148,7 @@ async function readSeeded(
   afterSeq: number | undefined,
   limit: number,
 ): Promise<Kept[]> {
-  let query = db
-    .selectFrom('conversation_messages')
-    .select(['seq', 'role', 'text'])
-    .where('conversation_id', '=', conversationId)
-    .where('job_id', 'is', null);
-  if (afterSeq !== undefined) query = query.where('seq', '>', afterSeq);
-  const rows = await query.orderBy('seq').limit(limit).execute();
+  const rows = await seededRead(db, conversationId, afterSeq, limit).execute();
   return rows.map((row) => ({ seq: Number(row.seq), message: toSeedMessage(row) }));
 }
 
