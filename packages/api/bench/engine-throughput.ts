@@ -146,7 +146,7 @@ export async function engineRun(
 async function profile(
   dir: string,
   shape: Shape,
-): Promise<{ rows: string[][]; perJob: number; syncedPerJob: number; selectsPerJob: number; writesPerJob: number }> {
+): Promise<{ rows: string[][]; perJob: number; selectsPerJob: number; writesPerJob: number }> {
   const database = openCountingDatabase(join(dir, 'profile.sqlite'));
   const stack = await openBenchStack(database);
   try {
@@ -164,24 +164,13 @@ async function profile(
     const total = entries.reduce((sum, [, n]) => sum + n, 0);
     const rows = entries.map(([label, n]) => [describeCommit(label), `\`${label}\``, String(n), (n / jobs).toFixed(3)]);
     rows.push(['**all commits**', '', String(total), `**${(total / jobs).toFixed(2)}**`]);
-    const synced = entries.filter(([label]) => !label.startsWith(UNSYNCED)).reduce((sum, [, n]) => sum + n, 0);
-    return {
-      rows,
-      perJob: total / jobs,
-      syncedPerJob: synced / jobs,
-      selectsPerJob: counts.selects / jobs,
-      writesPerJob: counts.writes / jobs,
-    };
+    return { rows, perJob: total / jobs, selectsPerJob: counts.selects / jobs, writesPerJob: counts.writes / jobs };
   } finally {
     await stack.close();
   }
 }
 
-/** How the commit counter labels a commit made at `synchronous=NORMAL` (decision 0222). */
-const UNSYNCED = 'tx, not synced';
-
 function describeCommit(label: string): string {
-  if (label.startsWith(UNSYNCED)) return 'admission pass (`store.admit`), not synced on its own';
   if (label.includes('update scheduler_state')) return 'admission pass (`store.admit`)';
   if (label.includes('insert jobs')) return 'enqueue (`requests.send`)';
   if (label.includes('runtime_runs') && label.includes('update jobs')) {
@@ -267,7 +256,7 @@ export const engineThroughput: Benchmark = {
       ],
       notes: [
         `Commits per job: ${counted.perJob.toFixed(2)} (goal ≤ 1.5: ${counted.perJob <= 1.5 ? 'met' : 'missed'}). A run's final write rides in the job write that records the run (decision 0221), so an instant turn's run row, its conversation, the acknowledgement and the completion are one commit; a request to ${shape.size} members shares one enqueue commit, and one admission pass admits several jobs.`,
-        `Reading the numbers: every synced commit costs one fsync (WAL, synchronous=FULL; the admission's commit is not synced on its own, decision 0222: ${counted.syncedPerJob.toFixed(2)} synced commits per job) and better-sqlite3 waits for it on the event loop, so the wall time per job is about CPU per job + synced commits per job × (1 / raw rate). With ${counted.syncedPerJob.toFixed(2)} synced commits per job, an engine with no CPU cost would reach ${(1 / counted.syncedPerJob).toFixed(2)} × the raw rate. With the measured drain CPU of ${ms(drain.cpuMs / drain.jobs)} per job the model predicts a ratio of ${modelRatio(drain.cpuMs / drain.jobs, counted.syncedPerJob, 300)} at 300 commits/s, ${modelRatio(drain.cpuMs / drain.jobs, counted.syncedPerJob, 1_000)} at 1,000 and ${modelRatio(drain.cpuMs / drain.jobs, counted.syncedPerJob, 3_000)} at 3,000: the goal of 0.25 holds only while fsync is slow, because the engine is CPU-bound (${counted.selectsPerJob.toFixed(0)} reads and ${counted.writesPerJob.toFixed(0)} write statements per job through Kysely) while the raw loop is not. The raw rate of this shared disk moves between a few hundred and a few thousand commits/s with the other processes' load, which moves the ratio with it.`,
+        `Reading the numbers: every commit costs one fsync (WAL, synchronous=FULL) and better-sqlite3 waits for it on the event loop, so the wall time per job is about CPU per job + commits per job × (1 / raw rate). With ${counted.perJob.toFixed(2)} commits per job, an engine with no CPU cost would reach ${(1 / counted.perJob).toFixed(2)} × the raw rate. With the measured drain CPU of ${ms(drain.cpuMs / drain.jobs)} per job the model predicts a ratio of ${modelRatio(drain.cpuMs / drain.jobs, counted.perJob, 300)} at 300 commits/s, ${modelRatio(drain.cpuMs / drain.jobs, counted.perJob, 1_000)} at 1,000 and ${modelRatio(drain.cpuMs / drain.jobs, counted.perJob, 3_000)} at 3,000: the goal of 0.25 holds only while fsync is slow, because the engine is CPU-bound (${counted.selectsPerJob.toFixed(0)} reads and ${counted.writesPerJob.toFixed(0)} write statements per job through Kysely) while the raw loop is not. The raw rate of this shared disk moves between a few hundred and a few thousand commits/s with the other processes' load, which moves the ratio with it.`,
       ],
       metrics: {
         rawCommitsPerSecond: (raw1.perSecond + raw2.perSecond + raw3.perSecond) / 3,
@@ -276,7 +265,6 @@ export const engineThroughput: Benchmark = {
         liveRatio: liveRate / liveRaw,
         drainRatio: drainRate / drainRaw,
         commitsPerJob: counted.perJob,
-        syncedCommitsPerJob: counted.syncedPerJob,
         liveCompleted: live.completed,
         drainCompleted: drain.completed,
         liveCpuMsPerJob: live.cpuMs / live.jobs,

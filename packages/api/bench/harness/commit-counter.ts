@@ -28,8 +28,7 @@ const WRITE = /^\s*(insert\s+into|update|delete\s+from)\s+"?([a-z_]+)"?/i;
  * Opens a SQLite file with the pragmas of `openDatabase` (WAL, SQLite's own synchronous=FULL in place of group commit,
  * busy_timeout, foreign_keys) and counts, at execution time on the one connection, every
  * statement and every commit: an explicit COMMIT is labelled with the writes of its
- * transaction (`tx, not synced:` when made at `synchronous=NORMAL`, decision 0222); a write
- * outside a transaction is an autocommit of its own. PRAGMA statements are not counted.
+ * transaction; a write outside a transaction is an autocommit of its own.
  *
  * @remarks For the profile only (no single-server lock; the timed runs use `openDatabase`).
  */
@@ -45,24 +44,15 @@ export function openCountingDatabase(file: string): CountingDatabase {
   let writes = 0;
   let rollbacks = 0;
   let open: string[] | null = null;
-  /** Set between `PRAGMA synchronous = NORMAL` and `= FULL`: a commit there is not synced (decision 0222). */
-  let unsynced = false;
   const commit = (label: CommitLabel) => commits.set(label, (commits.get(label) ?? 0) + 1);
   const seen = (text: string) => {
     const statement = text.trim().toLowerCase();
-    // The store's own settings, not reads: a deferred commit's level (and its one-time lookup).
-    if (statement.startsWith('pragma')) {
-      if (/=\s*normal/.test(statement)) unsynced = true;
-      else if (/=\s*full/.test(statement)) unsynced = false;
-      return;
-    }
     if (statement.startsWith('begin')) {
       open = [];
       return;
     }
     if (statement.startsWith('commit')) {
-      const tables = [...new Set(open ?? [])].sort().join(', ') || '(no writes)';
-      commit(`${unsynced ? 'tx, not synced' : 'tx'}: ${tables}`);
+      commit(`tx: ${[...new Set(open ?? [])].sort().join(', ') || '(no writes)'}`);
       open = null;
       return;
     }

@@ -8,7 +8,6 @@ import {
   asOwnerId,
   asTeamId,
   EMPTY_ROUND,
-  isTerminal,
   type JobId,
   JobPhase,
   Limits,
@@ -141,9 +140,6 @@ async function freezeOne(
       ? { job: await applyTransition(scope, job, outcome) }
       : await applyAdmission(scope, job, outcome, args.serverId);
   await deliverFrozen(scope, admitted.job);
-  // Ended at its freeze (cancelled, or failed: no agent): a result callers see, so the pass's
-  // commit is synced (decision 0222).
-  if (isTerminal(admitted.job.phase)) scope.requireSync();
   return admitted;
 }
 

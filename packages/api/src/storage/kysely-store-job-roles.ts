@@ -92,12 +92,7 @@ export class KyselyJobRoles extends KyselyTeamRoles {
   async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
     // The unlocked check saves an idle pass its lock and commit; a pass that expects work skips it.
     if (args.likelyQueued !== true && !(await admission.admissionMayChange(this.ctx.db, args.now))) return [];
-    // Unsynced on its own (decision 0222): losing an admission to a power loss only queues the
-    // job again, and the turn's next synced commit (its step, or its end) takes it to disk.
-    return runWrite(this.ctx, args.now, (scope) => admission.admit(scope, args), {
-      retryOnUniqueViolation: true,
-      deferSync: true,
-    });
+    return runWrite(this.ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
   }
 
   nextWaitDeadline(): Promise<string | null> {

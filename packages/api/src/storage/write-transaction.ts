@@ -6,9 +6,6 @@ import type { DatabaseDialect } from './open-database.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { TeamEventWriter } from './team-event-writer.js';
 
-/** SQLite's `PRAGMA synchronous` level FULL. */
-const FULL_SYNC = 2;
-
 /** How many times a transaction is tried when the database asks for a retry. */
 const MAX_ATTEMPTS = 5;
 
@@ -31,7 +28,6 @@ export class WriteScope {
   readonly ids: Pick<IdGenerator, 'recordId'> | null;
   readonly #rides: RunRides | null;
   readonly #held: HeldRide[] = [];
-  #syncRequired = false;
 
   constructor(
     readonly trx: Kysely<Database>,
@@ -67,20 +63,6 @@ export class WriteScope {
     return true;
   }
 
-  /**
-   * Marks this transaction as one a caller is told of (it ended a job): under `deferSync` it is
-   * rolled back before COMMIT and run again synced, so nobody learns of a result a power loss
-   * could take back.
-   */
-  requireSync(): void {
-    this.#syncRequired = true;
-  }
-
-  /** True once {@link requireSync} was called. */
-  get syncRequired(): boolean {
-    return this.#syncRequired;
-  }
-
   /** Tells the rides this transaction held how it ended (null: committed). Before its connection is released. */
   endRides(error: unknown | null): void {
     for (const ride of this.#held.splice(0)) this.#rides?.ended(ride, error);
@@ -104,23 +86,6 @@ export class WriteScope {
   }
 }
 
-/** How {@link runWrite} runs its transaction. */
-export interface WriteOptions {
-  /** Try again on a unique violation (a racing insert of the same key): the retry reads it. */
-  readonly retryOnUniqueViolation?: boolean;
-  /** Try again when the transaction lost a run's offered end (a person's write, not decided on it). */
-  readonly retryOnLostRide?: boolean;
-  /**
-   * The commit need not be on disk by itself: the next synced commit of the file takes it there
-   * (a WAL is synced as a whole, so what survives a power loss is a prefix of the commits). For
-   * writes whose loss only replays work, never for what a caller is told was accepted or
-   * finished: on a SQLite file synced in every COMMIT (the default), this one commit is not,
-   * unless `work` calls `WriteScope.requireSync` (it ended a job): then it is rolled back and run
-   * again synced. In other modes and on PostgreSQL it changes nothing (decision 0222).
-   */
-  readonly deferSync?: boolean;
-}
-
 /**
  * Runs `work` in one write transaction and publishes its events after COMMIT (never before, never
  * after a rollback).
@@ -136,20 +101,14 @@ export async function runWrite<T>(
   ctx: StoreContext,
   now: string,
   work: (scope: WriteScope) => Promise<T>,
-  opts: WriteOptions = {},
+  opts: { readonly retryOnUniqueViolation?: boolean; readonly retryOnLostRide?: boolean } = {},
 ): Promise<T> {
-  let deferSync = opts.deferSync === true;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const { result, scope } = await runOnce(ctx, now, work, deferSync);
+      const { result, scope } = await runOnce(ctx, now, work);
       if (ctx.sink !== null && scope.events.events.length > 0) ctx.sink.published(scope.events.events);
       return result;
     } catch (error) {
-      // The unsynced attempt ended a job: the same work again, synced (rolled back, nothing told).
-      if (error instanceof SyncRequired && deferSync) {
-        deferSync = false;
-        continue;
-      }
       if (error instanceof DomainError) throw error;
       // A write not decided on the run's announced end (a person's cancel): the lost ride is gone now.
       if (error instanceof RideLostError && opts.retryOnLostRide === true && attempt < MAX_ATTEMPTS) continue;
@@ -170,7 +129,6 @@ async function runOnce<T>(
   ctx: StoreContext,
   now: string,
   work: (scope: WriteScope) => Promise<T>,
-  deferSync: boolean,
 ): Promise<{ result: T; scope: WriteScope }> {
   if (ctx.dialect === 'postgres') {
     let scope: WriteScope | null = null;
@@ -189,87 +147,20 @@ async function runOnce<T>(
     }
   }
   return ctx.db.connection().execute(async (conn) => {
-    // The level can only change outside a transaction; the connection is this call's until it returns.
-    const unsynced = deferSync && (await syncsEveryCommit(ctx.db, conn));
-    if (!unsynced) return inSqliteTransaction(ctx, conn, now, work, false);
-    await sql`PRAGMA synchronous = NORMAL`.execute(conn);
-    let outcome: { result: T; scope: WriteScope } | undefined;
-    let failure: unknown = null;
+    await sql`BEGIN IMMEDIATE`.execute(conn);
+    const scope = new WriteScope(conn, ctx, now);
     try {
-      outcome = await inSqliteTransaction(ctx, conn, now, work, true);
+      const result = await work(scope);
+      await scope.events.flush();
+      await sql`COMMIT`.execute(conn);
+      // Inside the connection: no other transaction can claim a ride this one still holds.
+      scope.endRides(null);
+      return { result, scope };
     } catch (error) {
-      failure = error;
+      // A failed COMMIT may already have ended the transaction; the original error is what matters.
+      await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+      scope.endRides(error);
+      throw error;
     }
-    await restoreFullSync(conn, failure);
-    if (outcome === undefined) throw failure;
-    return outcome;
   });
-}
-
-/**
- * Back to `synchronous=FULL` after an unsynced transaction. A transaction left open (a ROLLBACK
- * that failed) is rolled back first: the level cannot change inside one. If the level still
- * cannot be restored, the connection would stop syncing every commit: that fails loudly, with
- * the transaction's own error kept as its cause.
- */
-async function restoreFullSync(conn: Kysely<Database>, failure: unknown): Promise<void> {
-  try {
-    await sql`PRAGMA synchronous = FULL`.execute(conn);
-  } catch (first) {
-    await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-    try {
-      await sql`PRAGMA synchronous = FULL`.execute(conn);
-    } catch (second) {
-      throw new Error('[agent-teams/api] could not restore synchronous=FULL after an unsynced commit', {
-        cause: failure ?? second ?? first,
-      });
-    }
-  }
-}
-
-/** Thrown inside an unsynced transaction that must be synced (`WriteScope.requireSync`): rolls it back. */
-class SyncRequired extends Error {
-  constructor() {
-    super('this transaction must be synced');
-    this.name = 'SyncRequired';
-  }
-}
-
-async function inSqliteTransaction<T>(
-  ctx: StoreContext,
-  conn: Kysely<Database>,
-  now: string,
-  work: (scope: WriteScope) => Promise<T>,
-  unsynced: boolean,
-): Promise<{ result: T; scope: WriteScope }> {
-  await sql`BEGIN IMMEDIATE`.execute(conn);
-  const scope = new WriteScope(conn, ctx, now);
-  try {
-    const result = await work(scope);
-    await scope.events.flush();
-    if (unsynced && scope.syncRequired) throw new SyncRequired();
-    await sql`COMMIT`.execute(conn);
-    // Inside the connection: no other transaction can claim a ride this one still holds.
-    scope.endRides(null);
-    return { result, scope };
-  } catch (error) {
-    // A failed COMMIT may already have ended the transaction; the original error is what matters.
-    await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-    scope.endRides(error);
-    throw error;
-  }
-}
-
-/** `PRAGMA synchronous` of each SQLite handle, read once: it is set when the file is opened. */
-const syncLevels = new WeakMap<Kysely<Database>, number>();
-
-/** True when the handle syncs the log inside every COMMIT (`synchronous=FULL`, the default). */
-async function syncsEveryCommit(db: Kysely<Database>, conn: Kysely<Database>): Promise<boolean> {
-  let level = syncLevels.get(db);
-  if (level === undefined) {
-    const { rows } = await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(conn);
-    level = Number(rows[0]?.synchronous ?? 0);
-    syncLevels.set(db, level);
-  }
-  return level === FULL_SYNC;
 }
