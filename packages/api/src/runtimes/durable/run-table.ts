@@ -14,7 +14,10 @@ export interface NewRun<D> {
   /** `running`, or already a final state (a turn computed inside `start`: one write). */
   readonly state: string;
   readonly document: D;
+  /** Its `created_at` (and `updated_at`, unless {@link updatedAt} is given). */
   readonly now: string;
+  /** When the row is inserted already ended by a later write (a begin carried with its end). */
+  readonly updatedAt?: string;
 }
 
 /**
@@ -62,7 +65,7 @@ export class RunTable<D> {
         state: run.state,
         state_json: JSON.stringify(run.document),
         created_at: run.now,
-        updated_at: run.now,
+        updated_at: run.updatedAt ?? run.now,
       })
       .onConflict((conflict) => conflict.doNothing())
       .executeTakeFirst();

@@ -6,6 +6,13 @@ import type { Database, OpenAiMessagesTable } from '../../storage/database-types
 import type { ToolCall } from './member-tools.js';
 import type { MessageDraft, PersistedMessage } from './openai-run-store.js';
 
+/** Messages of consecutive steps from `firstStep`, written at `now`. */
+export interface MessageBatch {
+  readonly firstStep: number;
+  readonly messages: readonly MessageDraft[];
+  readonly now: string;
+}
+
 /**
  * Inserts one step's messages and their visible projection. With `unlessWritten`, a step another
  * execution already wrote is left alone and false returned (inside a transaction that must go on:
@@ -21,8 +28,24 @@ export async function writeMessages(
   now: string,
   unlessWritten = false,
 ): Promise<boolean> {
-  if (messages.length === 0) return true;
-  const insert = trx.insertInto('openai_messages').values(
+  return writeMessageBatches(trx, runId, conversationId, jobId, [{ firstStep, messages, now }], unlessWritten);
+}
+
+/**
+ * {@link writeMessages} for several batches of one run at once (a run's first messages and its
+ * last step, when one write carries both): one insert into each table, each row stamped with its
+ * batch's time, in batch order. With `unlessWritten`, false (and nothing visible written) when
+ * any of the steps was written already.
+ */
+export async function writeMessageBatches(
+  trx: Kysely<Database>,
+  runId: string,
+  conversationId: ConversationId,
+  jobId: JobId,
+  batches: readonly MessageBatch[],
+  unlessWritten = false,
+): Promise<boolean> {
+  const rows = batches.flatMap(({ firstStep, messages, now }) =>
     messages.map((message, index) => ({
       id: `omsg_${randomUUID()}`,
       conversation_id: conversationId,
@@ -37,17 +60,22 @@ export async function writeMessages(
       created_at: now,
     })),
   );
+  if (rows.length === 0) return true;
+  const insert = trx.insertInto('openai_messages').values(rows);
   if (unlessWritten) {
     const inserted = await insert.onConflict((oc) => oc.columns(['run_id', 'step']).doNothing()).executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== messages.length) return false;
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== rows.length) return false;
   } else {
     await insert.execute();
   }
+  const shown = batches.flatMap(({ messages, now }) =>
+    messages.flatMap((message) => visible(message, jobId).map((entry) => ({ entry, now }))),
+  );
   await appendConversation(
     trx,
     conversationId,
-    messages.flatMap((message) => visible(message, jobId)),
-    now,
+    shown.map(({ entry }) => entry),
+    shown.map(({ now }) => now),
   );
   return true;
 }

@@ -9,7 +9,7 @@ import { runWrite, type StoreContext } from '../../storage/write-transaction.js'
 import type { RunTable } from '../durable/run-table.js';
 import type { StoredMessage } from './context-window.js';
 import { HistoryCache, readHistory } from './history-cache.js';
-import { toPersisted, writeMessages } from './openai-messages.js';
+import { toPersisted, writeMessageBatches, writeMessages } from './openai-messages.js';
 import type { RunOutcome } from './run-outcome.js';
 import { type RunBegin, StagedRuns } from './staged-runs.js';
 
@@ -177,8 +177,21 @@ export class OpenAiRunStore {
     ends: RunOutcome,
     finish: TurnFinish,
   ): Promise<boolean> {
-    if (begin !== null && !(await this.#writeBegin(trx, begin))) return false;
     const { runId, conversationId, jobId, firstStep, messages, now } = args;
+    if (begin !== null && firstStep === begin.messages.length) {
+      // Begun and ended in one write (a first answer): the row inserted ended, and the first
+      // messages with the answer in one insert each, each stamped as before (3 statements less).
+      const run = { ...begin, runtime: 'openai', state: ends.state, document: finish.document(ends), updatedAt: now };
+      if (!(await this.#runs.insert(run, trx))) return false;
+      const batches = [
+        { firstStep: 0, messages: begin.messages, now: begin.now },
+        { firstStep, messages, now },
+      ];
+      if (!(await writeMessageBatches(trx, runId, conversationId, jobId, batches, true))) return false;
+      if (args.usage !== null) await insertUsage(trx, args.usage, now);
+      return true;
+    }
+    if (begin !== null && !(await this.#writeBegin(trx, begin))) return false;
     if (!(await writeMessages(trx, runId, conversationId, jobId, firstStep, messages, now, true))) return false;
     if (args.usage !== null) await insertUsage(trx, args.usage, now);
     return this.#runs.transition(runId, 'running', ends.state, finish.document(ends), now, trx);
