@@ -1,11 +1,11 @@
 import { asRunId } from '@agent-teams/core';
-import type { KyselyPlugin, RootOperationNode } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { SpendGuard } from '../../src/runtimes/spend-guard.js';
 import { openRunRides } from '../../src/storage/open-run-rides.js';
 import { RideLostError } from '../../src/storage/run-rides.js';
 import { runWrite } from '../../src/storage/write-transaction.js';
 import { CommitCounter } from '../support/commit-counter.js';
+import { checkFirstAnswerRide } from './first-answer-ride.js';
 import {
   context,
   openAiAgent,
@@ -142,63 +142,6 @@ describe("OpenAiRuntime: a final answer rides in the job's write (decision 0221)
     }
   });
 
-  it("writes a first answer's run row ended and its messages in one insert per table, each stamped as before", async () => {
-    const { provider, database } = fixture();
-    provider.enqueue({ kind: 'answer', content: 'done' });
-    const writes = new WriteLog();
-    const db = database.db.withPlugin(writes);
-    const rides = openRunRides({ db, dialect: database.dialect }, CLOCK, 60_000);
-    const runtime = runtimeOver(fixture(), { rides });
-    const ctx = context('job_5', openAiAgent());
-    try {
-      const { runId } = await runtime.start({ runKey: 'job_5', input: requestInput('job_5', 'Go'), context: ctx });
-      expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'done' });
-      const withRides = { db, dialect: database.dialect, sink: null, ids: null, rides };
-      expect(await runWrite(withRides, NOW, (scope) => scope.carryRide(runId))).toBe(true);
-      expect(writes.tables).toEqual([
-        'insert runtime_runs',
-        'insert openai_messages',
-        'insert conversation_messages',
-        'insert model_usage',
-      ]);
-      const run = await database.db
-        .selectFrom('runtime_runs')
-        .select(['state', 'state_json', 'created_at', 'updated_at'])
-        .where('run_id', '=', runId)
-        .executeTakeFirstOrThrow();
-      expect(run.state).toBe('completed');
-      expect(JSON.parse(run.state_json ?? 'null').outcome).toEqual({ state: 'completed', answer: 'done' });
-      // Begun before the job write carried it: the row and the input keep their own time.
-      expect(run.created_at).not.toBe(NOW);
-      expect(run.updated_at).toBe(NOW);
-      const shown = await database.db
-        .selectFrom('conversation_messages')
-        .select(['role', 'text', 'created_at'])
-        .where('job_id', '=', 'job_5')
-        .orderBy('seq')
-        .execute();
-      expect(shown).toEqual([
-        { role: 'USER', text: 'Go', created_at: run.created_at },
-        { role: 'ASSISTANT', text: 'done', created_at: NOW },
-      ]);
-      expect(await stored(runId)).toEqual({ state: 'completed', steps: [0, 1], usage: 1 });
-    } finally {
-      await runtime.dispose();
-    }
-  });
+  it("writes a first answer's run row ended and its messages in one insert per table, each stamped as before", () =>
+    checkFirstAnswerRide(fixture()));
 });
-
-/** Records each insert and update by its table, in order. */
-class WriteLog implements KyselyPlugin {
-  readonly tables: string[] = [];
-  transformQuery(args: { node: RootOperationNode }): RootOperationNode {
-    const { node } = args;
-    if (node.kind === 'InsertQueryNode') this.tables.push(`insert ${node.into?.table.identifier.name}`);
-    if (node.kind === 'UpdateQueryNode')
-      this.tables.push(`update ${JSON.stringify(node.table).match(/"name":"(\w+)"/)?.[1]}`);
-    return node;
-  }
-  async transformResult<R>(args: { result: R }): Promise<R> {
-    return args.result;
-  }
-}
