@@ -11,6 +11,7 @@ import {
   type RunContext,
   type RunId,
   type RunState,
+  RuntimeError,
 } from '@agent-teams/core';
 import { boundedCall } from '../async/bounded-call.js';
 import type { AckGrace } from './ack-grace.js';
@@ -93,7 +94,24 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
     case JobPhase.ADMITTING: {
       const runId = await startFrozen(step);
       if (runId === null) return NOTHING;
-      const state = await call('poll', () => runtime.poll({ runId, context }));
+      const unacknowledged = (fresh: Job) =>
+        fresh.runId === null &&
+        fresh.runKey === job.runKey &&
+        (fresh.phase === JobPhase.ADMITTING || fresh.phase === JobPhase.CANCELLING);
+      let state: RunState;
+      try {
+        state = await call('poll', () => runtime.poll({ runId, context }));
+      } catch (error) {
+        // Parked on refused credentials (the team disconnects): the run exists and waits for
+        // reconnectTeam, so it is acknowledged first, and the job shows RUNNING whether the
+        // refusal came within the acknowledgement's grace or after it.
+        if (error instanceof RuntimeError && error.kind === 'access') {
+          if (job.runKey !== null) d.acks.forget(job.runKey);
+          await persisted(step, runId);
+          await d.apply(job.id, unacknowledged, [() => ({ type: 'ACKNOWLEDGE', runId })]);
+        }
+        throw error;
+      }
       // A run still going is acknowledged a moment later (or at its `settled` notice, whichever
       // comes first), so a turn that ends meanwhile commits its start and outcome together.
       if (state.state === 'running' && job.runKey !== null && d.acks.defer(job.runKey)) {
@@ -101,10 +119,6 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
       }
       if (job.runKey !== null) d.acks.forget(job.runKey);
       await persisted(step, runId);
-      const unacknowledged = (fresh: Job) =>
-        fresh.runId === null &&
-        fresh.runKey === job.runKey &&
-        (fresh.phase === JobPhase.ADMITTING || fresh.phase === JobPhase.CANCELLING);
       await d.apply(job.id, unacknowledged, [
         () => ({ type: 'ACKNOWLEDGE', runId }),
         (fresh) => outcomeCommand(fresh.phase, state),

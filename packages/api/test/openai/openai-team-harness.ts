@@ -74,6 +74,8 @@ let counter = 0;
 export interface TeamHarnessOptions {
   /** Owners' daily budgets (`budgets` of the configuration file). */
   readonly budgets?: BudgetPolicy;
+  /** How long a started run's acknowledgement waits for it to settle (the scheduler's default otherwise). */
+  readonly ackGraceMs?: number;
 }
 
 export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOptions = {}): Promise<TeamHarness> {
@@ -85,6 +87,7 @@ export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOpti
     ids: createRandomIds(),
     catalog: new StaticCatalog(TEAM_AGENTS),
     ...(opts.budgets ? { budgets: opts.budgets } : {}),
+    ...(opts.ackGraceMs === undefined ? {} : { scheduler: { ackGraceMs: opts.ackGraceMs } }),
     runtimes: ({ database, clock, logger, spend, rides }) => [
       new OpenAiRuntime({
         db: (database as OpenedDatabase).db,
