@@ -2,6 +2,8 @@ import {
   ACTIVE_PHASES,
   type AgentRuntime,
   type Clock,
+  ErrorCode,
+  isDomainError,
   type Job,
   JobErrorCode,
   type JobId,
@@ -107,8 +109,15 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
         // refusal came within the acknowledgement's grace or after it.
         if (error instanceof RuntimeError && error.kind === 'access') {
           if (job.runKey !== null) d.acks.forget(job.runKey);
-          await persisted(step, runId);
-          await d.apply(job.id, unacknowledged, [() => ({ type: 'ACKNOWLEDGE', runId })]);
+          try {
+            await persisted(step, runId);
+            await d.apply(job.id, unacknowledged, [() => ({ type: 'ACKNOWLEDGE', runId })]);
+          } catch (failed) {
+            // The job is another server's now: that is what the driver must hear.
+            if (isDomainError(failed, ErrorCode.STALE_LEASE)) throw failed;
+            // Otherwise the disconnect matters more: the job stays unacknowledged, as a crash
+            // here would leave it, and is acknowledged by the step after reconnectTeam.
+          }
         }
         throw error;
       }
