@@ -31,14 +31,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Counts the rows each `openai_messages` read returned. */
 class RowCounter implements KyselyPlugin {
   readonly reads: number[] = [];
-  readonly #queries = new WeakMap<object, string>();
+  readonly #model = new WeakSet<object>();
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    const table = JSON.stringify(args.node).includes('"openai_messages"') ? 'openai' : 'other';
-    this.#queries.set(args.queryId, table);
+    if (JSON.stringify(args.node).includes('"openai_messages"')) this.#model.add(args.queryId);
     return args.node;
   }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (this.#queries.get(args.queryId) === 'openai') this.reads.push(args.result.rows.length);
+    if (this.#model.has(args.queryId)) this.reads.push(args.result.rows.length);
     return args.result;
   }
 }

@@ -48,19 +48,17 @@ async function checkEveryAnswer(target: string): Promise<void> {
       .set({ round_json: JSON.stringify(EMPTY_ROUND) })
       .execute();
     // A waiting job whose deadline passed is woken; one whose deadline is ahead (and no event since) is not.
-    const waiting = { phase: 'WAITING_CHANGE', wait_after_seq: 1_000_000 } as const;
-    await db
-      .updateTable('jobs')
-      .set({ ...waiting, wait_deadline: '2026-12-03T13:00:00.000Z' })
-      .where('id', '=', job.id)
-      .execute();
-    expect(await admissionMayChange(db, NOW)).toBe(false);
-    await db
-      .updateTable('jobs')
-      .set({ ...waiting, wait_deadline: '2026-12-03T11:00:00.000Z' })
-      .where('id', '=', job.id)
-      .execute();
-    expect(await admissionMayChange(db, NOW)).toBe(true);
+    for (const [deadline, woken] of [
+      ['2026-12-03T13:00:00.000Z', false],
+      ['2026-12-03T11:00:00.000Z', true],
+    ] as const) {
+      await db
+        .updateTable('jobs')
+        .set({ phase: 'WAITING_CHANGE', wait_after_seq: 1_000_000, wait_deadline: deadline })
+        .where('id', '=', job.id)
+        .execute();
+      expect(await admissionMayChange(db, NOW)).toBe(woken);
+    }
   } finally {
     await app.close();
     await opened.close();

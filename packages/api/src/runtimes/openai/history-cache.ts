@@ -74,14 +74,9 @@ export class HistoryCache {
   async read(db: Kysely<Database>, conversationId: string, limit: number): Promise<ReadHistory> {
     const known = this.#entries.get(conversationId);
     const entry = known !== undefined && (known.complete || known.depth >= limit) ? known : undefined;
-    const lastSeq = entry?.rows.at(-1)?.seq;
-    let query = db.selectFrom('openai_messages').selectAll().where('conversation_id', '=', conversationId);
-    if (lastSeq !== undefined) query = query.where('seq', '>', lastSeq);
-    // Newest first, so a long gap still yields the newest `limit` (more than that is never shown).
-    const fresh = (await query.orderBy('seq', 'desc').limit(limit).execute())
-      .reverse()
-      .map((row) => ({ seq: Number(row.seq), message: toPersisted(row) }));
-    const seededHave = entry?.seeded ?? known?.seeded ?? [];
+    const fresh = await readModel(db, conversationId, entry?.rows.at(-1)?.seq, limit);
+    // The seeded entries are the oldest: kept ones stay true whatever the model rows' depth.
+    const seededHave = known?.seeded ?? [];
     const seededNew =
       seededHave.length >= limit
         ? []
@@ -142,6 +137,22 @@ export function seededRead(db: Kysely<Database>, conversationId: string, afterSe
   return query.orderBy('seq').limit(limit);
 }
 
+/**
+ * The conversation's newest `limit` model messages after `afterSeq` (all when undefined), oldest
+ * first. Read newest first, so a long gap still yields the newest `limit` (more is never shown).
+ */
+async function readModel(
+  db: Kysely<Database>,
+  conversationId: string,
+  afterSeq: number | undefined,
+  limit: number,
+): Promise<Kept[]> {
+  let query = db.selectFrom('openai_messages').selectAll().where('conversation_id', '=', conversationId);
+  if (afterSeq !== undefined) query = query.where('seq', '>', afterSeq);
+  const rows = await query.orderBy('seq', 'desc').limit(limit).execute();
+  return rows.reverse().map((row) => ({ seq: Number(row.seq), message: toPersisted(row) }));
+}
+
 async function readSeeded(
   db: Kysely<Database>,
   conversationId: string,
@@ -162,13 +173,7 @@ export async function readHistory(
   limit: number,
 ): Promise<ReadHistory> {
   if (cache !== null) return cache.read(db, conversationId, limit);
-  const rows = await db
-    .selectFrom('openai_messages')
-    .selectAll()
-    .where('conversation_id', '=', conversationId)
-    .orderBy('seq', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await readModel(db, conversationId, undefined, limit);
   const seeded = await readSeeded(db, conversationId, undefined, limit);
-  return { seeded: seeded.map((k) => k.message), rows: rows.reverse().map(toPersisted) };
+  return { seeded: seeded.map((k) => k.message), rows: rows.map((k) => k.message) };
 }
