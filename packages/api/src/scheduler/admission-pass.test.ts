@@ -3,10 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { AdmissionPass, type AdmissionPassDeps } from './admission-pass.js';
 import { WakeTimer } from './wake-timer.js';
 
-function pass(deadline: string | null) {
+/** An admission pass over a store whose waits read answers `deadline()`; counts the reads. */
+function pass(deadline: () => Promise<string | null> | string | null, exclusive = false) {
   const clock = { nowMs: () => Date.now() };
-  return new AdmissionPass({
-    store: { nextWaitDeadline: async () => deadline } as unknown as AdmissionPassDeps['store'],
+  const reads = { count: 0 };
+  const admission = new AdmissionPass({
+    store: {
+      nextWaitDeadline: async () => {
+        reads.count += 1;
+        return deadline();
+      },
+    } as unknown as AdmissionPassDeps['store'],
     catalog: new StaticCatalog(),
     runtimes: { get: () => null },
     clock,
@@ -15,12 +22,14 @@ function pass(deadline: string | null) {
     serverId: 'server-1',
     timer: new WakeTimer(() => {}, clock),
     wake: () => {},
+    exclusive,
   });
+  return { admission, reads };
 }
 
 describe('AdmissionPass waiting', () => {
   it('counts a wait that a step just began until the next read of the waits says otherwise', async () => {
-    const admission = pass(null);
+    const { admission } = pass(() => null);
     expect(admission.waiting).toBe(false);
     admission.waitBegan();
     expect(admission.waiting).toBe(true);
@@ -29,9 +38,53 @@ describe('AdmissionPass waiting', () => {
   });
 
   it('keeps counting it while the waits read says one remains', async () => {
-    const admission = pass(new Date(Date.now() + 60_000).toISOString());
+    const { admission } = pass(() => new Date(Date.now() + 60_000).toISOString());
     admission.waitBegan();
     await admission.followWaits();
     expect(admission.waiting).toBe(true);
+  });
+});
+
+describe('AdmissionPass waits read on an exclusive server', () => {
+  it('reads the waits again only once a wait began, after a read that found none', async () => {
+    const { admission, reads } = pass(() => null, true);
+    await admission.followWaits();
+    await admission.followWaits();
+    await admission.followWaits();
+    expect(reads.count).toBe(1);
+    admission.waitBegan();
+    await admission.followWaits();
+    expect(reads.count).toBe(2);
+    await admission.followWaits();
+    expect(reads.count).toBe(2);
+  });
+
+  it('keeps reading while a read finds a wait', async () => {
+    const { admission, reads } = pass(() => new Date(Date.now() + 60_000).toISOString(), true);
+    await admission.followWaits();
+    await admission.followWaits();
+    expect(reads.count).toBe(2);
+  });
+
+  it('keeps reading on a server that shares its database', async () => {
+    const { admission, reads } = pass(() => null, false);
+    await admission.followWaits();
+    await admission.followWaits();
+    expect(reads.count).toBe(2);
+  });
+
+  it('does not trust a read that a beginning wait overtook', async () => {
+    let answer: (deadline: string | null) => void = () => {};
+    const { admission, reads } = pass(() => new Promise((resolve) => (answer = resolve)), true);
+    const following = admission.followWaits();
+    // The step's commit parks a job after the read ran but before its answer arrived.
+    admission.waitBegan();
+    answer(null);
+    await following;
+    expect(admission.waiting).toBe(true);
+    const again = admission.followWaits();
+    answer(null);
+    await again;
+    expect(reads.count).toBe(2);
   });
 });

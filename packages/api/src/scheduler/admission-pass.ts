@@ -34,6 +34,12 @@ export interface AdmissionPassDeps {
   readonly wake: () => void;
   /** How slots are shared (default {@link DEFAULT_ADMISSION_POLICY}: 8 slots, 2 kept for others). */
   readonly policy?: AdmissionPolicy;
+  /**
+   * True when this server is the database's only one (SQLite): every wait then begins in one of
+   * its own steps ({@link AdmissionPass.waitBegan}), so once a read found none, none can appear
+   * unseen and the waits are not read again until one begins.
+   */
+  readonly exclusive?: boolean;
 }
 
 /**
@@ -47,6 +53,10 @@ export class AdmissionPass {
   readonly #deps: AdmissionPassDeps;
   readonly #backoff = new RetryBackoff();
   #waiting = false;
+  /** An exclusive server's last read of the waits found none, and no wait began since. */
+  #noWaits = false;
+  /** Waits begun so far ({@link waitBegan}): a read that one overtook must not say there are none. */
+  #waitsBegun = 0;
   #admitting = false;
   /** The admission's own store writes (see {@link hear}). */
   readonly #own = new OwnCommits<'admission'>();
@@ -76,6 +86,8 @@ export class AdmissionPass {
    */
   waitBegan(): void {
     this.#waiting = true;
+    this.#noWaits = false;
+    this.#waitsBegun += 1;
   }
 
   /**
@@ -152,14 +164,22 @@ export class AdmissionPass {
    * Reads the earliest wait deadline and sets the timer to it: a wait that no change ends must
    * still end at its deadline, on time (decision 0165). Called at the end of the pass (after the
    * claim), so the read is not between a commit and the turns it admitted.
+   *
+   * @remarks On an exclusive server the read is skipped while none can exist (see
+   * {@link AdmissionPassDeps.exclusive}): a turn's full passes (its admission's and the one its
+   * end wakes) read the waits once per server start instead of twice per turn.
    */
   async followWaits(): Promise<void> {
+    if (this.#noWaits) return;
     // Admission is backing off after a failure: so is this read.
     const notBefore = this.#backoff.notBefore('admit');
     if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) return;
+    const begunBefore = this.#waitsBegun;
     try {
       const deadline = await this.#deps.store.nextWaitDeadline();
-      this.#waiting = deadline !== null;
+      // A wait begun while the read ran may be missing from it: it still counts.
+      this.#waiting = deadline !== null || this.#waitsBegun !== begunBefore;
+      this.#noWaits = deadline === null && this.#deps.exclusive === true && this.#waitsBegun === begunBefore;
       if (deadline !== null) this.#deps.timer.wakeAt(Date.parse(deadline));
     } catch (error) {
       this.#failed(error);

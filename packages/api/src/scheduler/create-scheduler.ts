@@ -157,6 +157,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const admission = new AdmissionPass({
     ...deps,
     serverId: lease.options.serverId,
+    exclusive: lease.options.exclusive === true,
     timer,
     wake: () => wake(),
     ...(deps.options?.admission ? { policy: deps.options.admission } : {}),

@@ -2,6 +2,7 @@ import type { Clock, Core, IdGenerator } from '@agent-teams/core';
 import type { MemoryLogger } from '@agent-teams/testkit';
 import type { App } from '../../src/app/create-app.js';
 import type { JobProgressNotice } from '../../src/events/progress-hub.js';
+import type { SchedulerOptions } from '../../src/scheduler/create-scheduler.js';
 import type { LiveOptions } from '../../src/server/live/live-options.js';
 import type { RateLimitOptions } from '../../src/server/rate-limiter.js';
 import { eventually, type GqlResponse, gqlOf, openTestApp, TOKENS } from '../support/test-app.js';
@@ -34,6 +35,8 @@ export interface GraphqlStack {
 export async function createGraphqlStack(
   opts: {
     scheduler?: boolean;
+    /** Scheduler tunables (e.g. a long safety net, so that only a timer ends a wait on time). */
+    schedulerOptions?: Omit<SchedulerOptions, 'lease'>;
     /** Wraps the core the resolvers call (failure injection at the edge). */
     core?: (core: Core) => Core;
     /** Where GraphiQL and the home page say the development token was printed. */
@@ -61,7 +64,11 @@ export async function createGraphqlStack(
     ...(opts.database ? { database: opts.database } : {}),
     ...(opts.tokens ? { tokens: opts.tokens } : {}),
     ...(opts.ids ? { ids: opts.ids } : {}),
-    ...(opts.scheduler === false ? { scheduler: false } : {}),
+    ...(opts.scheduler === false
+      ? { scheduler: false }
+      : opts.schedulerOptions
+        ? { scheduler: opts.schedulerOptions }
+        : {}),
     http: {
       ...(opts.core ? { core: opts.core } : {}),
       ...(opts.live ? { live: opts.live } : {}),

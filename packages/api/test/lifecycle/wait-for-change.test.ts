@@ -2,6 +2,7 @@ import { Limits } from '@agent-teams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, expectData, sendRequest, type TeamFixture } from '../graphql/fixtures.js';
 import { createGraphqlStack, type GraphqlStack } from '../graphql/graphql-stack.js';
+import { eventually } from '../support/test-app.js';
 
 let stack: GraphqlStack;
 beforeAll(async () => {
@@ -73,4 +74,39 @@ describe('wait_for_change through the scripted runtime', () => {
       expect(expectData(cancelled).cancelJob).toMatchObject({ job: { status: 'CANCELLED' } });
     }
   });
+});
+
+describe('wait_for_change deadlines', () => {
+  it('ends a wait at its deadline on a server whose passes had found no waits before it began', async () => {
+    // A turn first: its passes read the waits and find none, so this (SQLite, exclusive) server
+    // stops reading them until a wait begins; the wait below must still be read and its timer set
+    // (the safety net, which would also admit an expired wait, is an hour away here).
+    const stack = await createGraphqlStack({ schedulerOptions: { safetyNetMs: 3_600_000 } });
+    try {
+      const team = await createTeam(stack);
+      const [ada] = ids(team);
+      const [warm = ''] = await sendRequest(stack, team.id, [ada], 'warm up');
+      await stack.waitForJob(warm, ['COMPLETED']);
+      const started = Date.now();
+      const [waiter = ''] = await sendRequest(stack, team.id, [ada], `!wait ${Limits.waitTimeoutMs.min}\n!reply after`);
+      await stack.waitForJob(waiter, ['WAITING_CHANGE']);
+      const done = await eventually(
+        async () => {
+          const { data } = await stack.gql('query($id: ID!) { job(id: $id) { status result { text } } }', {
+            id: waiter,
+          });
+          const job = data?.job as { status: string; result: { text: string } | null } | null;
+          return job?.status === 'COMPLETED' ? job : undefined;
+        },
+        'the wait to end at its deadline',
+        Limits.waitTimeoutMs.min + 10_000,
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(Limits.waitTimeoutMs.min);
+      const [line, after] = String(done.result?.text).split('\n');
+      expect(JSON.parse(String(line))).toMatchObject({ timed_out: true, changes: [] });
+      expect(after).toBe('after');
+    } finally {
+      await stack.close();
+    }
+  }, 30_000);
 });
