@@ -11,8 +11,8 @@ import type { TurnSample } from './turn-user-process.js';
 
 /** Per concurrency: counted samples per worker and uncounted warm-up samples per worker. */
 const SIZES = {
-  full: { rounds: 3, samples: { 1: 120, 8: 30 }, warmup: 8, counted: 40 },
-  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3 },
+  full: { rounds: 3, samples: { 1: 120, 8: 30 }, warmup: 8, counted: 40, processWarmup: 400 },
+  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3, processWarmup: 2 },
 } as const;
 const CONCURRENCY = [1, 8] as const;
 /** Requests per team stay below the 100-request limit. */
@@ -36,7 +36,7 @@ async function round(
   stack: TurnStack,
   user: BenchChild,
   token: string,
-  owner: number,
+  owner: number | string,
   concurrency: number,
   count: number,
   warmup: number,
@@ -107,6 +107,7 @@ export const turnOverhead: Benchmark = {
     const variantRounds = VARIANTS.reduce((n, variant) => n + variant.concurrency.length, 0);
     for (let r = 0; r < size.rounds * (CONCURRENCY.length + variantRounds); r += 1)
       tokens.set(`turn-token-${r}`, `turn-owner-${r}`);
+    tokens.set('turn-token-warmup', 'turn-owner-warmup');
     // The user's side (provider and client) runs in its own process, off the server's event loop.
     const user = BenchChild.fork('turn-overhead/user', 'turn-user-process.ts');
     try {
@@ -138,6 +139,9 @@ async function measureAll(
   let turnsRun = 0;
   try {
     await stack.app.start();
+    // Uncounted turns first, so the main rows do not run on colder code than the rows after them
+    // (in one run of 700 sequential turns, the p50 of each 100 fell from 21.6 to 16.5 ms).
+    await round(stack, user, 'turn-token-warmup', 'warmup', 1, size.processWarmup, 0);
     let owner = 0;
     for (const concurrency of CONCURRENCY) {
       const count = size.samples[concurrency];
@@ -256,7 +260,7 @@ async function measureAll(
     method: [
       "One process serves the application as `serve` builds it (`createApp`, SQLite file, default runtimes, HTTP and graphql-ws on 127.0.0.1) with one agent on the `openai` runtime (`stream: true`) whose `baseUrl` is a local fake OpenAI-compatible provider (testkit `FakeChatProvider` behind `node:http` on 127.0.0.1) that answers every call at once with a 2-word streamed answer. The provider and the client run in a second process (`bench/turn-user-process.ts`), as a remote provider and a user's browser would: until 2026-12-01 (the figures in the hand-written part below) they ran in the server's own process, whose event loop then also carried the client's and the provider's work.",
       'A turn sample: `sendRequest` to one member over HTTP (`fetch`), then the wait until the COMPLETED `JobChanged` of its job arrives on a graphql-ws `teamEvents` subscription opened before the round (the client is a few lines over `ws`). A direct sample: the same provider called with an OpenAI client built as the runtime builds it (`openai` SDK, streaming, `include_usage`), the stream read to its end. Turn and direct samples alternate (which goes first alternates too), so load drift hits both alike.',
-      `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted. At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
+      `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before any round the process runs ${size.processWarmup} uncounted turns (a fresh process gets faster for its first few hundred turns, which made the rows measured after the main ones look faster than the code they ran). At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
       'The main rows run on a database opened as `serve` opens it by default: WAL with `synchronous=FULL` (SQLite syncs the log inside every COMMIT while the event loop waits). After them, the same turns run on two more databases: `synchronous=normal` opened as `--sqlite-synchronous normal` opens it (no sync at all; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), and group commit as `--sqlite-synchronous group` opens it (a commit answers only after one `fdatasync` of the log, run off the event loop and shared by the commits made while it ran; `src/storage/sqlite-wal-sync.ts`).',
       `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync.`,
       'The breakdown stamps the machine\'s monotonic clock (`process.hrtime`, the same in both processes): the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "Server CPU per turn" is the server process\'s CPU (`process.cpuUsage`) over the main rounds, divided by their turns.',

@@ -1,12 +1,12 @@
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import { describe, expect, it } from 'vitest';
-import { AdmissionPass, type AdmissionPassDeps } from './admission-pass.js';
-import { WakeTimer } from './wake-timer.js';
+import { AdmissionPass, type AdmissionPassDeps, PAST_DEADLINE_RETRY_MS } from './admission-pass.js';
+import type { WakeTimer } from './wake-timer.js';
 
 /** An admission pass over a store whose waits read answers `deadline()`; counts the reads. */
 function pass(deadline: () => Promise<string | null> | string | null, exclusive = false) {
   const clock = { nowMs: () => Date.now() };
-  const reads = { count: 0 };
+  const reads = { count: 0, wakes: [] as number[] };
   const admission = new AdmissionPass({
     store: {
       nextWaitDeadline: async () => {
@@ -20,7 +20,7 @@ function pass(deadline: () => Promise<string | null> | string | null, exclusive 
     ids: new SequentialIds(),
     logger: new MemoryLogger(),
     serverId: 'server-1',
-    timer: new WakeTimer(() => {}, clock),
+    timer: { wakeAt: (atMs: number) => reads.wakes.push(atMs) } as unknown as WakeTimer,
     wake: () => {},
     exclusive,
   });
@@ -86,5 +86,23 @@ describe('AdmissionPass waits read on an exclusive server', () => {
     answer(null);
     await again;
     expect(reads.count).toBe(2);
+  });
+});
+
+describe('AdmissionPass wait deadline timer', () => {
+  it('wakes at a future deadline', async () => {
+    const at = Date.now() + 60_000;
+    const { admission, reads } = pass(() => new Date(at).toISOString());
+    await admission.followWaits();
+    expect(reads.wakes).toEqual([at]);
+  });
+
+  it('looks again a moment later, not at once, at a deadline already past (a wait admission could not take)', async () => {
+    const { admission, reads } = pass(() => new Date(Date.now() - 5_000).toISOString());
+    const before = Date.now();
+    await admission.followWaits();
+    expect(reads.wakes).toHaveLength(1);
+    expect(reads.wakes[0]).toBeGreaterThanOrEqual(before + PAST_DEADLINE_RETRY_MS);
+    expect(reads.wakes[0]).toBeLessThanOrEqual(Date.now() + PAST_DEADLINE_RETRY_MS);
   });
 });

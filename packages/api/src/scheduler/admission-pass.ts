@@ -18,6 +18,13 @@ import { OwnCommits, ownCommitEvent } from './own-commits.js';
 import { RetryBackoff } from './retry-backoff.js';
 import type { WakeTimer } from './wake-timer.js';
 
+/**
+ * How soon a pass looks again at a wait whose deadline has already passed. Such a wait is one
+ * admission could not take (every slot busy, its team disconnected): a freed slot or a reconnect
+ * wakes a pass anyway, and a timer set to the past would run pass after pass at once.
+ */
+export const PAST_DEADLINE_RETRY_MS = 1_000;
+
 /** What an {@link AdmissionPass} uses. */
 export interface AdmissionPassDeps {
   readonly store: Admission;
@@ -166,8 +173,8 @@ export class AdmissionPass {
    * claim), so the read is not between a commit and the turns it admitted.
    *
    * @remarks On an exclusive server the read is skipped while none can exist (see
-   * {@link AdmissionPassDeps.exclusive}): a turn's full passes (its admission's and the one its
-   * end wakes) read the waits once per server start instead of twice per turn.
+   * {@link AdmissionPassDeps.exclusive}): while no job waits, a turn's full passes (its
+   * admission's and the one its end wakes) skip the read instead of making it twice per turn.
    */
   async followWaits(): Promise<void> {
     if (this.#noWaits) return;
@@ -180,7 +187,10 @@ export class AdmissionPass {
       // A wait begun while the read ran may be missing from it: it still counts.
       this.#waiting = deadline !== null || this.#waitsBegun !== begunBefore;
       this.#noWaits = deadline === null && this.#deps.exclusive === true && this.#waitsBegun === begunBefore;
-      if (deadline !== null) this.#deps.timer.wakeAt(Date.parse(deadline));
+      if (deadline !== null) {
+        const retryAt = this.#deps.clock.nowMs() + PAST_DEADLINE_RETRY_MS;
+        this.#deps.timer.wakeAt(Math.max(Date.parse(deadline), retryAt));
+      }
     } catch (error) {
       this.#failed(error);
     }
