@@ -135,13 +135,14 @@ async function measureAll(
   const rows: string[][] = [];
   const metrics: Record<string, number> = {};
   const breakdown: Phases[] = [];
-  const cpuStart = process.cpuUsage();
+  let cpuStart = process.cpuUsage();
   let turnsRun = 0;
   try {
     await stack.app.start();
     // Uncounted turns first, so the main rows do not run on colder code than the rows after them
     // (in one run of 700 sequential turns, the p50 of each 100 fell from 21.6 to 16.5 ms).
     await round(stack, user, 'turn-token-warmup', 'warmup', 1, size.processWarmup, 0);
+    cpuStart = process.cpuUsage();
     let owner = 0;
     for (const concurrency of CONCURRENCY) {
       const count = size.samples[concurrency];

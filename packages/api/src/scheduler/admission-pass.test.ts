@@ -9,6 +9,7 @@ function pass(deadline: () => Promise<string | null> | string | null, exclusive 
   const reads = { count: 0, wakes: [] as number[] };
   const admission = new AdmissionPass({
     store: {
+      admit: async () => [],
       nextWaitDeadline: async () => {
         reads.count += 1;
         return deadline();
@@ -90,19 +91,32 @@ describe('AdmissionPass waits read on an exclusive server', () => {
 });
 
 describe('AdmissionPass wait deadline timer', () => {
-  it('wakes at a future deadline', async () => {
-    const at = Date.now() + 60_000;
-    const { admission, reads } = pass(() => new Date(at).toISOString());
-    await admission.followWaits();
-    expect(reads.wakes).toEqual([at]);
+  it('wakes at a deadline at its own time: later, within the next second, or passed since the last admission', async () => {
+    for (const offset of [60_000, 500, -5_000]) {
+      const at = Date.now() + offset;
+      const { admission, reads } = pass(() => new Date(at).toISOString());
+      await admission.followWaits();
+      expect(reads.wakes).toEqual([at]);
+    }
   });
 
-  it('looks again a moment later, not at once, at a deadline already past (a wait admission could not take)', async () => {
-    const { admission, reads } = pass(() => new Date(Date.now() - 5_000).toISOString());
+  it('looks again a moment later, not at once, at a deadline its admission saw pass and left waiting', async () => {
+    const at = Date.now() - 5_000;
+    const { admission, reads } = pass(() => new Date(at).toISOString());
+    await admission.admit();
     const before = Date.now();
     await admission.followWaits();
     expect(reads.wakes).toHaveLength(1);
     expect(reads.wakes[0]).toBeGreaterThanOrEqual(before + PAST_DEADLINE_RETRY_MS);
     expect(reads.wakes[0]).toBeLessThanOrEqual(Date.now() + PAST_DEADLINE_RETRY_MS);
+  });
+
+  it('wakes at its own time a deadline that passed after its admission planned', async () => {
+    let at = 0;
+    const { admission, reads } = pass(() => new Date(at).toISOString());
+    await admission.admit();
+    at = Date.now() + 1;
+    await admission.followWaits();
+    expect(reads.wakes).toEqual([at]);
   });
 });

@@ -19,9 +19,10 @@ import { RetryBackoff } from './retry-backoff.js';
 import type { WakeTimer } from './wake-timer.js';
 
 /**
- * How soon a pass looks again at a wait whose deadline has already passed. Such a wait is one
- * admission could not take (every slot busy, its team disconnected): a freed slot or a reconnect
- * wakes a pass anyway, and a timer set to the past would run pass after pass at once.
+ * How soon a pass looks again at a wait whose deadline the pass's own admission already saw pass.
+ * Such a wait is one admission could not take (every slot busy, its team disconnected): a freed
+ * slot or a reconnect wakes a pass anyway, and a timer set to the past would run pass after pass
+ * at once. Any other deadline, even one that passed since, gets the timer at its own time.
  */
 export const PAST_DEADLINE_RETRY_MS = 1_000;
 
@@ -64,6 +65,8 @@ export class AdmissionPass {
   #noWaits = false;
   /** Waits begun so far ({@link waitBegan}): a read that one overtook must not say there are none. */
   #waitsBegun = 0;
+  /** When the last admission planned (epoch ms): a deadline not after it was due to that admission. */
+  #admittedAtMs: number | null = null;
   #admitting = false;
   /** The admission's own store writes (see {@link hear}). */
   readonly #own = new OwnCommits<'admission'>();
@@ -124,6 +127,7 @@ export class AdmissionPass {
     try {
       const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
       const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
+      this.#admittedAtMs = Date.parse(context.now);
       const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
       admitted = await this.#own.write('admission', () =>
         this.#deps.store.admit({
@@ -188,8 +192,10 @@ export class AdmissionPass {
       this.#waiting = deadline !== null || this.#waitsBegun !== begunBefore;
       this.#noWaits = deadline === null && this.#deps.exclusive === true && this.#waitsBegun === begunBefore;
       if (deadline !== null) {
-        const retryAt = this.#deps.clock.nowMs() + PAST_DEADLINE_RETRY_MS;
-        this.#deps.timer.wakeAt(Math.max(Date.parse(deadline), retryAt));
+        const at = Date.parse(deadline);
+        // Due to this pass's admission, which still left it waiting: not again at once.
+        const refused = this.#admittedAtMs !== null && at <= this.#admittedAtMs;
+        this.#deps.timer.wakeAt(refused ? Math.max(at, this.#deps.clock.nowMs() + PAST_DEADLINE_RETRY_MS) : at);
       }
     } catch (error) {
       this.#failed(error);
