@@ -18,6 +18,7 @@ import {
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
 import { readChanges, wokenJobs } from './change-waits.js';
+import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
@@ -37,13 +38,13 @@ const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED
  * The head job of every conversation with unfinished work, when that head waits for a slot
  * (QUEUED or ANSWERED) and its team is READY (or CLOSED: see `freezeJob`). Reads only unfinished rows (partial indexes), never the finished history.
  */
-async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
+function candidates(db: Kysely<Database>, now: string) {
   // Each conversation with unfinished work once, by a loose scan of the partial index (one seek
   // per conversation, SQLite and PostgreSQL alike), then its head job: a backlog of thousands of
   // queued jobs costs what its conversations cost (measured with a subquery per queued job and
   // this way: SQLite, 3,000 queued over 24 conversations, 4.2 → 0.1 ms; PostgreSQL, 5,000 queued
   // over 60 conversations among 25,000 jobs, 46 → 5 ms).
-  const heads = scope.trx
+  const heads = db
     .withRecursive('c(conv)', (db) =>
       db
         .selectFrom('jobs')
@@ -85,8 +86,16 @@ async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> 
     .where('j.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
     // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
     .where('t.status', 'in', [TeamStatus.READY, TeamStatus.CLOSED]);
-  // One statement for both kinds (one round trip on PostgreSQL), in queue order.
-  const rows = await heads.unionAll(wokenJobs(scope.trx, scope.now)).execute();
+  // One statement for both kinds (one round trip on PostgreSQL).
+  return heads.unionAll(wokenJobs(db, now));
+}
+
+/** {@link candidates}, compiled once (`compiled-statement.ts`): its building cost more than its run. */
+const CANDIDATES = new CompiledStatement(1, candidates);
+
+async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
+  // In queue order.
+  const rows = await CANDIDATES.rows(scope.trx, scope.now);
   return rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
     .map((row) => ({
@@ -154,28 +163,32 @@ async function freezeOne(
  * instead of three.
  */
 export async function admissionMayChange(db: Kysely<Database>, now: string): Promise<boolean> {
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb
-        .exists(
-          eb
-            .selectFrom('jobs')
-            .select('id')
-            .where('unfinished', '=', UNFINISHED)
-            .where('phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
-            .limit(1),
-        )
-        .as('queued'),
-      eb.exists(wokenJobs(db, now).limit(1)).as('woken'),
-      eb.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).as('round'),
-    ])
-    .executeTakeFirstOrThrow();
+  const [row] = await MAY_CHANGE.rows(db, now);
+  if (row === undefined) throw new Error('[agent-teams/api] the admission check returned no row');
   // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
   if (row.queued || row.woken) return true;
   if (row.round === null) return false;
   const round = JSON.parse(row.round) as RoundState;
   return round.rotation.length > 0 || round.served.length > 0;
 }
+
+/** The three questions of {@link admissionMayChange} in one statement, compiled once. */
+const MAY_CHANGE = new CompiledStatement(1, (db, now: string) =>
+  db.selectNoFrom((eb) => [
+    eb
+      .exists(
+        eb
+          .selectFrom('jobs')
+          .select('id')
+          .where('unfinished', '=', UNFINISHED)
+          .where('phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
+          .limit(1),
+      )
+      .as('queued'),
+    eb.exists(wokenJobs(db, now).limit(1)).as('woken'),
+    eb.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).as('round'),
+  ]),
+);
 
 /**
  * One planning pass in the caller's transaction: snapshot, plan, persist the round, freeze each

@@ -13,6 +13,7 @@ import {
   type TeamId,
 } from '@agent-teams/core';
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import { CompiledListStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { toJob } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
@@ -36,14 +37,15 @@ export async function findJob(db: Kysely<Database>, owner: OwnerId, jobId: JobId
   return row === undefined ? null : toJob(row);
 }
 
+/** Rows of `jobs` by id, the statement compiled once per list length (`compiled-statement.ts`). */
+const JOBS_BY_ID = new CompiledListStatement(ID_LIST_PLANNED, (db, ids) =>
+  db.selectFrom('jobs').selectAll().where('id', 'in', ids),
+);
+
 /** Jobs by id, any owner, in the order asked; missing ids skipped. */
 export async function findJobs(db: Kysely<Database>, jobIds: readonly JobId[]): Promise<Job[]> {
   if (jobIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('jobs')
-    .selectAll()
-    .where('id', 'in', [...new Set(jobIds)])
-    .execute();
+  const rows = await JOBS_BY_ID.rows(db, [...new Set(jobIds)]);
   return inInputOrder(jobIds, rows.map(toJob), (job) => job.id);
 }
 

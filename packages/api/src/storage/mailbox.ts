@@ -21,6 +21,7 @@ import {
   type TeamMessage,
 } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
+import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamMessagesTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { jobInsertRow, toTeam, withoutSeq } from './row-mappers.js';
@@ -77,16 +78,20 @@ export async function findMessages(db: Kysely<Database>, ids: readonly MessageId
   return inInputOrder(ids, rows.map(toMessage), (message) => message.id);
 }
 
-/** The undelivered messages of a member, oldest first (the partial index, in message order). */
-export async function undeliveredMessages(db: Kysely<Database>, memberId: MemberId): Promise<TeamMessage[]> {
-  const rows = await db
+/** A member's undelivered messages, in send order; compiled once. */
+const UNDELIVERED = new CompiledStatement(1, (db, memberId: string) =>
+  db
     .selectFrom('team_message_deliveries as d')
     .innerJoin('team_messages as m', 'm.id', 'd.message_id')
     .selectAll('m')
     .where('d.member_id', '=', memberId)
     .where('d.job_id', 'is', null)
-    .orderBy('d.message_seq')
-    .execute();
+    .orderBy('d.message_seq'),
+);
+
+/** The undelivered messages of a member, oldest first (the partial index, in message order). */
+export async function undeliveredMessages(db: Kysely<Database>, memberId: MemberId): Promise<TeamMessage[]> {
+  const rows = await UNDELIVERED.rows(db, memberId);
   return rows.map(toMessage);
 }
 

@@ -1,30 +1,31 @@
 import type { RecordId, RecordMessage, TeamEvent, TeamId } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
+import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { toEvent, toRecord } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
 
+/** A team's newest record messages, newest first; compiled once. */
+const RECENT_RECORDS = new CompiledStatement(2, (db, teamId: string, limit: number) =>
+  db.selectFrom('record_messages').selectAll().where('team_id', '=', teamId).orderBy('seq', 'desc').limit(limit),
+);
+
 /** The newest `limit` record messages of a team, oldest first. */
 export async function recentRecords(db: Kysely<Database>, teamId: TeamId, limit: number): Promise<RecordMessage[]> {
   if (limit <= 0) return [];
-  const rows = await db
-    .selectFrom('record_messages')
-    .selectAll()
-    .where('team_id', '=', teamId)
-    .orderBy('seq', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await RECENT_RECORDS.rows(db, teamId, limit);
   return rows.map(toRecord).reverse();
 }
+
+/** Rows of `record_messages` by id, the statement compiled once per list length (`compiled-statement.ts`). */
+const RECORDS_BY_ID = new CompiledListStatement(ID_LIST_PLANNED, (db, ids) =>
+  db.selectFrom('record_messages').selectAll().where('id', 'in', ids),
+);
 
 /** Record messages by id, in the order asked; missing (or pruned) ids skipped. */
 export async function findRecords(db: Kysely<Database>, recordIds: readonly RecordId[]): Promise<RecordMessage[]> {
   if (recordIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('record_messages')
-    .selectAll()
-    .where('id', 'in', [...new Set(recordIds)])
-    .execute();
+  const rows = await RECORDS_BY_ID.rows(db, [...new Set(recordIds)]);
   return inInputOrder(recordIds, rows.map(toRecord), (record) => record.id);
 }
 

@@ -1,4 +1,5 @@
 import { foldSearchText, Limits, type RecordMessage, TeamEventKind } from '@agent-teams/core';
+import { CompiledStatement } from './compiled-statement.js';
 import type { WriteScope } from './write-transaction.js';
 
 /** A shared-record message to append (the store numbers and stamps it). */
@@ -29,40 +30,72 @@ export function cutUtf8(text: string, maxBytes: number): { text: string; truncat
   return { text, truncated: false };
 }
 
+/** One record message, its seq given by the table. */
+const INSERT_RECORD = new CompiledStatement(
+  10,
+  (
+    db,
+    id: string,
+    teamId: string,
+    kind: string,
+    jobId: string | null,
+    memberId: string | null,
+    fromMemberId: string | null,
+    text: string,
+    folded: string,
+    truncated: number,
+    now: string,
+  ) =>
+    db.insertInto('record_messages').values({
+      id,
+      team_id: teamId,
+      kind,
+      job_id: jobId,
+      member_id: memberId,
+      from_member_id: fromMemberId,
+      text,
+      text_folded: folded,
+      truncated,
+      created_at: now,
+    }),
+);
+
+/** Everything at or below the team's 101st newest seq goes; a no-op (NULL bound) below the limit. */
+const TRIM_RECORD = new CompiledStatement(1, (db, teamId: string) =>
+  db
+    .deleteFrom('record_messages')
+    .where('team_id', '=', teamId)
+    .where('seq', '<=', (eb) =>
+      eb
+        .selectFrom('record_messages')
+        .select('seq')
+        .where('team_id', '=', teamId)
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .offset(Limits.recordRetained),
+    ),
+);
+
 /**
  * Appends a record message, keeps only the team's newest `Limits.recordRetained`, and logs
  * RECORD_APPENDED, all in the caller's transaction.
  */
 export async function appendRecord(scope: WriteScope, record: NewRecordMessage): Promise<void> {
   const cut = cutUtf8(record.text, Limits.historyTextBytes);
-  await scope.trx
-    .insertInto('record_messages')
-    .values({
-      id: record.id,
-      team_id: record.teamId,
-      kind: record.kind,
-      job_id: record.jobId,
-      member_id: record.memberId,
-      from_member_id: record.fromMemberId,
-      text: cut.text,
-      text_folded: foldSearchText(cut.text),
-      truncated: record.truncated || cut.truncated ? 1 : 0,
-      created_at: scope.now,
-    })
-    .execute();
-  // Everything at or below the 101st newest seq goes; a no-op (NULL bound) below the limit.
-  await scope.trx
-    .deleteFrom('record_messages')
-    .where('team_id', '=', record.teamId)
-    .where('seq', '<=', (eb) =>
-      eb
-        .selectFrom('record_messages')
-        .select('seq')
-        .where('team_id', '=', record.teamId)
-        .orderBy('seq', 'desc')
-        .limit(1)
-        .offset(Limits.recordRetained),
-    )
-    .execute();
+  const truncated = record.truncated || cut.truncated ? 1 : 0;
+  await INSERT_RECORD.execute(
+    scope.trx,
+    record.id,
+    record.teamId,
+    record.kind,
+    record.jobId ?? null,
+    record.memberId ?? null,
+    record.fromMemberId ?? null,
+    cut.text,
+    foldSearchText(cut.text),
+    truncated,
+    scope.now,
+  );
+  await TRIM_RECORD.execute(scope.trx, record.teamId);
   await scope.events.emit(record.teamId, TeamEventKind.RECORD_APPENDED, { recordId: record.id });
 }

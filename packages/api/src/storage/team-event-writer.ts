@@ -11,6 +11,7 @@ import {
   type TeamId,
 } from '@agent-teams/core';
 import { type Kysely, sql } from 'kysely';
+import { CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import type { DatabaseDialect } from './open-database.js';
 
@@ -23,6 +24,69 @@ const KEEP_EVENTS_MS = 24 * 60 * 60 * 1_000;
  * instead of one per transaction (retention is a floor, so a few dozen more events kept is fine).
  */
 const PRUNE_EVERY = 64;
+
+/** Takes `n` seqs of a team's log; bumps its revision too when `first` (one statement each way). */
+function bumpTeam(first: boolean) {
+  return new CompiledStatement(3, (db, n: number, now: string, teamId: string) =>
+    db
+      .updateTable('teams')
+      .set((eb) => ({
+        last_event_seq: eb('last_event_seq', '+', n),
+        revision: first ? eb('revision', '+', 1) : eb.ref('revision'),
+        updated_at: now,
+      }))
+      .where('id', '=', teamId)
+      .returning(['owner', 'last_event_seq']),
+  );
+}
+const BUMP_TEAM_FIRST = bumpTeam(true);
+const BUMP_TEAM = bumpTeam(false);
+
+/** The columns of one event row after `team_id` and before `created_at`, in `values` order. */
+const EVENT_COLUMNS = 8;
+
+/**
+ * A transaction's events of one team in one multi-row insert: a compiled statement per row count
+ * up to `ID_LIST_PLANNED` (`compiled-statement.ts`), built each time beyond.
+ */
+const INSERT_EVENTS = {
+  byCount: new Map<number, CompiledStatement<readonly unknown[], never>>(),
+  async rows(db: Kysely<Database>, teamId: string, now: string, values: readonly unknown[]): Promise<void> {
+    const count = values.length / EVENT_COLUMNS;
+    if (count > ID_LIST_PLANNED) {
+      await db.executeQuery(insertEvents(db, teamId, now, values));
+      return;
+    }
+    let statement = this.byCount.get(count);
+    if (statement === undefined) {
+      statement = new CompiledStatement<readonly unknown[], never>(2 + values.length, (target, ...params) =>
+        insertEvents(target, params[0] as string, params[1] as string, params.slice(2)),
+      );
+      this.byCount.set(count, statement);
+    }
+    await statement.execute(db, teamId, now, ...values);
+  },
+};
+
+function insertEvents(db: Kysely<Database>, teamId: string, now: string, values: readonly unknown[]) {
+  const rows = [];
+  for (let at = 0; at < values.length; at += EVENT_COLUMNS) {
+    const [seq, kind, jobId, recordId, memberId, messageId, taskId, reason] = values.slice(at, at + EVENT_COLUMNS);
+    rows.push({
+      team_id: teamId,
+      seq: seq as number,
+      kind: kind as string,
+      job_id: jobId as string | null,
+      record_id: recordId as string | null,
+      member_id: memberId as string | null,
+      message_id: messageId as string | null,
+      task_id: taskId as string | null,
+      reason: reason as string | null,
+      created_at: now,
+    });
+  }
+  return db.insertInto('team_events').values(rows);
+}
 
 /** What an event points at. */
 export interface EventRefs {
@@ -124,34 +188,20 @@ export class TeamEventWriter {
 
   /** SQLite: the team update (its seqs), then one multi-row insert. */
   async #write(teamId: TeamId, entries: readonly PendingEvent[], first: boolean): Promise<TeamEvent[]> {
-    const team = await this.#trx
-      .updateTable('teams')
-      .set((eb) => ({
-        last_event_seq: eb('last_event_seq', '+', entries.length),
-        revision: first ? eb('revision', '+', 1) : eb.ref('revision'),
-        updated_at: this.#now,
-      }))
-      .where('id', '=', teamId)
-      .returning(['owner', 'last_event_seq'])
-      .executeTakeFirstOrThrow();
+    const [team] = await (first ? BUMP_TEAM_FIRST : BUMP_TEAM).rows(this.#trx, entries.length, this.#now, teamId);
+    if (team === undefined) throw new Error(`[agent-teams/api] team ${teamId} is gone mid-transaction`);
     const events = this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
-    await this.#trx
-      .insertInto('team_events')
-      .values(
-        events.map((event) => ({
-          team_id: teamId,
-          seq: event.seq,
-          kind: event.kind,
-          job_id: event.jobId,
-          record_id: event.recordId,
-          member_id: event.memberId,
-          message_id: event.messageId ?? null,
-          task_id: event.taskId ?? null,
-          reason: event.reason ?? null,
-          created_at: this.#now,
-        })),
-      )
-      .execute();
+    const values = events.flatMap((event) => [
+      event.seq,
+      event.kind,
+      event.jobId,
+      event.recordId,
+      event.memberId,
+      event.messageId ?? null,
+      event.taskId ?? null,
+      event.reason ?? null,
+    ]);
+    await INSERT_EVENTS.rows(this.#trx, teamId, this.#now, values);
     return events;
   }
 

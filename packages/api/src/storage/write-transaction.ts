@@ -1,5 +1,6 @@
 import { DomainError, type EventSink, type IdGenerator, notFound, type TeamId } from '@agent-teams/core';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
 import type { DatabaseDialect } from './open-database.js';
@@ -19,6 +20,15 @@ export interface StoreContext {
   /** Final writes of ended runs that a job write recording the run carries (absent: none). */
   readonly rides?: RunRides | null;
 }
+
+/** A team row by id (SQLite: the write lock is held already). Compiled once (`compiled-statement.ts`). */
+const TEAM_BY_ID = new CompiledStatement(1, (db, teamId: string) =>
+  db.selectFrom('teams').selectAll().where('id', '=', teamId),
+);
+/** A team row by id, locked (PostgreSQL). */
+const TEAM_FOR_UPDATE = new CompiledStatement(1, (db, teamId: string) =>
+  db.selectFrom('teams').selectAll().where('id', '=', teamId).forUpdate(),
+);
 
 /** One write transaction: the transactional handle, the caller's `now`, and its event writer. */
 export class WriteScope {
@@ -74,8 +84,8 @@ export class WriteScope {
    * the database's single write lock.
    */
   async lockTeam(teamId: TeamId): Promise<Selectable<TeamsTable> | undefined> {
-    const query = this.trx.selectFrom('teams').selectAll().where('id', '=', teamId);
-    return this.dialect === 'postgres' ? query.forUpdate().executeTakeFirst() : query.executeTakeFirst();
+    const [team] = await (this.dialect === 'postgres' ? TEAM_FOR_UPDATE : TEAM_BY_ID).rows(this.trx, teamId);
+    return team;
   }
 
   /** Like {@link lockTeam}, scoped to an owner: NOT_FOUND for an absent or another owner's team. */
