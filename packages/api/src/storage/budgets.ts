@@ -17,6 +17,7 @@ import {
   utcDayBounds,
 } from '@agent-teams/core';
 import { type Kysely, sql } from 'kysely';
+import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
 import { readTeam } from './team-writes.js';
@@ -187,6 +188,15 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
   return decision;
 }
 
+/** A team's owner and budget (none: nulls); compiled once (`compiled-statement.ts`). */
+const TEAM_BUDGET = new CompiledStatement(1, (db, teamId: string) =>
+  db
+    .selectFrom('teams')
+    .leftJoin('team_budgets', 'team_budgets.team_id', 'teams.id')
+    .select(['teams.owner as owner', 'team_budgets.max_tokens as maxTokens', 'team_budgets.max_cost as maxCost'])
+    .where('teams.id', '=', teamId),
+);
+
 /**
  * True when the team exists and neither a team budget nor its owner's day budget applies, read
  * without a transaction: then a call needs no reservation and no write transaction at all (on
@@ -194,12 +204,7 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
  * call). False sends the caller to {@link reserveSpend}, which decides under the locks.
  */
 export async function noBudgetApplies(db: Kysely<Database>, args: ReserveSpendArgs): Promise<boolean> {
-  const row = await db
-    .selectFrom('teams')
-    .leftJoin('team_budgets', 'team_budgets.team_id', 'teams.id')
-    .select(['teams.owner as owner', 'team_budgets.max_tokens as maxTokens', 'team_budgets.max_cost as maxCost'])
-    .where('teams.id', '=', args.reservation.teamId)
-    .executeTakeFirst();
+  const [row] = await TEAM_BUDGET.rows(db, args.reservation.teamId);
   if (row === undefined) return false;
   const team = { maxTokens: limit(row.maxTokens ?? null), maxCost: limit(row.maxCost ?? null) };
   return unlimited(team, args.ownerLimits(row.owner as OwnerId));

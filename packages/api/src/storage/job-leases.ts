@@ -1,5 +1,6 @@
 import { ACTIVE_PHASES, checkFence, type JobLease, type LeasedJob } from '@agent-teams/core';
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { CompiledStatement } from './compiled-statement.js';
 import type { Database, JobsTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { toJob } from './row-mappers.js';
@@ -73,16 +74,20 @@ export async function claimActiveJobs(
   return heldActiveJobs(scope.trx, args.serverId);
 }
 
-/** The active jobs `serverId` holds, with their leases, in creation order. */
-export async function heldActiveJobs(db: Kysely<Database>, serverId: string): Promise<LeasedJob[]> {
-  const held = await db
+/** The active jobs a server holds, in queue order; compiled once (`compiled-statement.ts`). */
+const HELD_ACTIVE = new CompiledStatement(1, (db, serverId: string) =>
+  db
     .selectFrom('jobs')
     .selectAll()
     .where('unfinished', '=', UNFINISHED)
     .where('phase', 'in', ACTIVE_PHASES)
     .where('lease_server', '=', serverId)
-    .orderBy('seq')
-    .execute();
+    .orderBy('seq'),
+);
+
+/** The active jobs `serverId` holds, with their leases, in creation order. */
+export async function heldActiveJobs(db: Kysely<Database>, serverId: string): Promise<LeasedJob[]> {
+  const held = await HELD_ACTIVE.rows(db, serverId);
   return held.map((row) => ({ job: toJob(row), lease: leaseOf(row, serverId) }));
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { CompiledStatement } from '../../storage/compiled-statement.js';
 import type { Database } from '../../storage/database-types.js';
 import { toPersisted, toSeedMessage } from './openai-messages.js';
 import type { PersistedMessage } from './openai-run-store.js';
@@ -137,6 +138,34 @@ export function seededRead(db: Kysely<Database>, conversationId: string, afterSe
   return query.orderBy('seq').limit(limit);
 }
 
+/** A conversation's newest model messages, newest first; compiled once per shape (`compiled-statement.ts`). */
+const MODEL_ALL = new CompiledStatement(2, (db, conversationId: string, limit: number) =>
+  db
+    .selectFrom('openai_messages')
+    .selectAll()
+    .where('conversation_id', '=', conversationId)
+    .orderBy('seq', 'desc')
+    .limit(limit),
+);
+/** The same after a seq. */
+const MODEL_AFTER = new CompiledStatement(3, (db, conversationId: string, afterSeq: number, limit: number) =>
+  db
+    .selectFrom('openai_messages')
+    .selectAll()
+    .where('conversation_id', '=', conversationId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq', 'desc')
+    .limit(limit),
+);
+/** {@link seededRead} from the start, compiled once. */
+const SEEDED_ALL = new CompiledStatement(2, (db, conversationId: string, limit: number) =>
+  seededRead(db, conversationId, undefined, limit),
+);
+/** {@link seededRead} after a seq, compiled once. */
+const SEEDED_AFTER = new CompiledStatement(3, (db, conversationId: string, afterSeq: number, limit: number) =>
+  seededRead(db, conversationId, afterSeq, limit),
+);
+
 /**
  * The conversation's newest `limit` model messages after `afterSeq` (all when undefined), oldest
  * first. Read newest first, so a long gap still yields the newest `limit` (more is never shown).
@@ -147,9 +176,10 @@ async function readModel(
   afterSeq: number | undefined,
   limit: number,
 ): Promise<Kept[]> {
-  let query = db.selectFrom('openai_messages').selectAll().where('conversation_id', '=', conversationId);
-  if (afterSeq !== undefined) query = query.where('seq', '>', afterSeq);
-  const rows = await query.orderBy('seq', 'desc').limit(limit).execute();
+  const rows =
+    afterSeq === undefined
+      ? await MODEL_ALL.rows(db, conversationId, limit)
+      : await MODEL_AFTER.rows(db, conversationId, afterSeq, limit);
   return rows.reverse().map((row) => ({ seq: Number(row.seq), message: toPersisted(row) }));
 }
 
@@ -159,7 +189,10 @@ async function readSeeded(
   afterSeq: number | undefined,
   limit: number,
 ): Promise<Kept[]> {
-  const rows = await seededRead(db, conversationId, afterSeq, limit).execute();
+  const rows =
+    afterSeq === undefined
+      ? await SEEDED_ALL.rows(db, conversationId, limit)
+      : await SEEDED_AFTER.rows(db, conversationId, afterSeq, limit);
   return rows.map((row) => ({ seq: Number(row.seq), message: toSeedMessage(row) }));
 }
 
