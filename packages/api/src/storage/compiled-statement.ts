@@ -22,6 +22,14 @@ interface Plan {
   readonly slots: readonly Slot[];
 }
 
+/** Plans made and refused in this process (tests check that the store's statements plan). */
+const counts = { planned: 0, refused: 0 };
+
+/** How many statement plans this process made and refused so far. */
+export function planCounts(): Readonly<typeof counts> {
+  return { ...counts };
+}
+
 /** Per database (its dialect adapter), the plan (null: the statement cannot be planned, built each time). */
 type Plans = WeakMap<object, Plan | null>;
 
@@ -65,6 +73,7 @@ export class CompiledStatement<P extends readonly unknown[], R> {
     if (plan === undefined) {
       plan = planOf(this.#arity, (...marks) => this.#build(db, ...(marks as unknown as P)).compile());
       this.#plans.set(adapter, plan);
+      counts[plan === null ? 'refused' : 'planned'] += 1;
     }
     if (plan === null || params.length !== this.#arity || params.includes(undefined)) {
       return db.executeQuery(this.#build(db, ...params));

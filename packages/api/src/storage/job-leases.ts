@@ -74,7 +74,7 @@ export async function claimActiveJobs(
   return heldActiveJobs(scope.trx, args.serverId);
 }
 
-/** The active jobs a server holds, in queue order; compiled once (`compiled-statement.ts`). */
+/** The active jobs a server holds, in creation order (seq); compiled once (`compiled-statement.ts`). */
 const HELD_ACTIVE = new CompiledStatement(1, (db, serverId: string) =>
   db
     .selectFrom('jobs')

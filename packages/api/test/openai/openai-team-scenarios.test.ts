@@ -2,6 +2,7 @@ import { JobPhase, type UsageScope } from '@agent-teams/core';
 import type { FakeReply } from '@agent-teams/testkit/msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { planCounts } from '../../src/storage/compiled-statement.js';
 import { OWNER, openTeamHarness, type TeamHarness, waitFor } from './openai-team-harness.js';
 
 const server = setupServer();
@@ -193,5 +194,15 @@ describe('a team of two openai agents', () => {
     h.scheduler.wake();
     expect(await finished(job.id)).toMatchObject({ phase: 'COMPLETED', result: { text: 'Back online.' } });
     expect(h.provider.requests).toHaveLength(2);
+  });
+});
+
+describe('the store statements of these turns', () => {
+  it('ran compiled once, none refused its plan (runs after every turn above, on the same SQLite files)', () => {
+    const counts = planCounts();
+    expect(counts.refused).toBe(0);
+    // The reads by id, the record and event writes, admission, the claim, the budget check and the
+    // history reads each planned at least once per database.
+    expect(counts.planned).toBeGreaterThanOrEqual(15);
   });
 });
