@@ -20,7 +20,7 @@ import type { Kysely } from 'kysely';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
-import { UNFINISHED } from './job-reads.js';
+import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { recentRecords } from './record-reads.js';
@@ -107,10 +107,18 @@ async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> 
     }));
 }
 
+/** The stored planning round; compiled once (`compiled-statement.ts`). */
+const ROUND = new CompiledStatement(0, (db) =>
+  db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1),
+);
+/** The same, locked (PostgreSQL). */
+const ROUND_FOR_UPDATE = new CompiledStatement(0, (db) =>
+  db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).forUpdate(),
+);
+
 async function readRound(scope: WriteScope): Promise<RoundState> {
-  const query = scope.trx.selectFrom('scheduler_state').select('round_json').where('id', '=', 1);
   // The single row is the cross-server planning lock on PostgreSQL.
-  const row = await (scope.dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+  const [row] = await (scope.dialect === 'postgres' ? ROUND_FOR_UPDATE : ROUND).rows(scope.trx);
   if (row === undefined) {
     await scope.trx
       .insertInto('scheduler_state')
@@ -128,7 +136,7 @@ async function freezeOne(
   args: AdmitArgs,
 ): Promise<AdmittedJob | null> {
   const teamRow = await scope.lockTeam(teamId);
-  const row = await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+  const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
   // Changed since the candidates were read (cancelled by another server): not admitted.
   if (teamRow === undefined || row === undefined || !ADMISSIBLE_PHASES.includes(row.phase)) return null;
   const job = toJob(row);

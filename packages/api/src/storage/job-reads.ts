@@ -13,7 +13,7 @@ import {
   type TeamId,
 } from '@agent-teams/core';
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import { CompiledListStatement, ID_LIST_PLANNED } from './compiled-statement.js';
+import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { toJob } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
@@ -36,6 +36,11 @@ export async function findJob(db: Kysely<Database>, owner: OwnerId, jobId: JobId
     .executeTakeFirst();
   return row === undefined ? null : toJob(row);
 }
+
+/** One `jobs` row by id; compiled once (`compiled-statement.ts`). */
+export const JOB_BY_ID = new CompiledStatement(1, (db, jobId: string) =>
+  db.selectFrom('jobs').selectAll().where('id', '=', jobId),
+);
 
 /** Rows of `jobs` by id, the statement compiled once per list length (`compiled-statement.ts`). */
 const JOBS_BY_ID = new CompiledListStatement(ID_LIST_PLANNED, (db, ids) =>

@@ -23,13 +23,16 @@ import type { Selectable } from 'kysely';
 import { completeBroadcast } from './broadcast-receipts.js';
 import type { TeamsTable } from './database-types.js';
 import { checkLease } from './job-leases.js';
+import { JOB_BY_ID } from './job-reads.js';
 import { keepFollowUp } from './mailbox.js';
 import { appendRecord } from './record-writes.js';
 import { jobInsertRow, jobStateUpdate, toJob, toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
 async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
-  return toJob(await scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow());
+  const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
+  if (row === undefined) throw new Error(`[agent-teams/api] job ${jobId} is gone mid-transaction`);
+  return toJob(row);
 }
 
 async function readSnapshot(
@@ -148,8 +151,8 @@ export async function updateJob(
  * either happened before (the fence check refuses) or waits until this write committed.
  */
 async function lockedJobRow(scope: WriteScope, jobId: JobId, owner: OwnerId | undefined, fenced: boolean) {
+  if (scope.dialect === 'sqlite') return (await JOB_BY_ID.rows(scope.trx, jobId))[0];
   const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
-  if (scope.dialect === 'sqlite') return query.executeTakeFirst();
   const located = await scope.trx
     .selectFrom('jobs')
     .select(['team_id', 'owner'])

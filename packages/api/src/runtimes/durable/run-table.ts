@@ -1,5 +1,15 @@
 import type { Kysely, Selectable } from 'kysely';
+import { CompiledStatement } from '../../storage/compiled-statement.js';
 import type { Database, RuntimeRunsTable } from '../../storage/database-types.js';
+
+/** A run by its key; compiled once (`storage/compiled-statement.ts`). */
+const RUN_BY_KEY = new CompiledStatement(1, (db, runKey: string) =>
+  db.selectFrom('runtime_runs').selectAll().where('run_key', '=', runKey),
+);
+/** A run by its id; compiled once. */
+const RUN_BY_ID = new CompiledStatement(1, (db, runId: string) =>
+  db.selectFrom('runtime_runs').selectAll().where('run_id', '=', runId),
+);
 
 /** One `runtime_runs` row. */
 export type RunRow = Selectable<RuntimeRunsTable>;
@@ -37,16 +47,12 @@ export class RunTable<D> {
 
   /** The run started with this key, or null. */
   async findByKey(runKey: string): Promise<RunRow | null> {
-    return (
-      (await this.#db.selectFrom('runtime_runs').selectAll().where('run_key', '=', runKey).executeTakeFirst()) ?? null
-    );
+    return (await RUN_BY_KEY.rows(this.#db, runKey))[0] ?? null;
   }
 
   /** The run with this id, or null. */
   async findById(runId: string): Promise<RunRow | null> {
-    return (
-      (await this.#db.selectFrom('runtime_runs').selectAll().where('run_id', '=', runId).executeTakeFirst()) ?? null
-    );
+    return (await RUN_BY_ID.rows(this.#db, runId))[0] ?? null;
   }
 
   /**
