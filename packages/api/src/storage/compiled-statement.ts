@@ -118,24 +118,22 @@ function planOf(arity: number, compile: (...marks: string[]) => CompiledQuery): 
  * One {@link CompiledStatement} per list length, for statements over a list of values (`in`):
  * lengths up to `maxLength` are planned, longer lists are built each time.
  */
-export class CompiledListStatement<R> {
-  readonly #byLength = new Map<number, CompiledStatement<readonly string[], R>>();
+export class CompiledListStatement<R, V = string> {
+  readonly #byLength = new Map<number, CompiledStatement<readonly V[], R>>();
   readonly #maxLength: number;
-  readonly #build: (db: Kysely<Database>, values: readonly string[]) => Compilable<R>;
+  readonly #build: (db: Kysely<Database>, values: readonly V[]) => Compilable<R>;
 
-  constructor(maxLength: number, build: (db: Kysely<Database>, values: readonly string[]) => Compilable<R>) {
+  constructor(maxLength: number, build: (db: Kysely<Database>, values: readonly V[]) => Compilable<R>) {
     this.#maxLength = maxLength;
     this.#build = build;
   }
 
   /** The rows of the statement over `values` (at least one). */
-  async rows(db: Kysely<Database>, values: readonly string[]): Promise<R[]> {
+  async rows(db: Kysely<Database>, values: readonly V[]): Promise<R[]> {
     if (values.length > this.#maxLength) return (await db.executeQuery(this.#build(db, values))).rows;
     let statement = this.#byLength.get(values.length);
     if (statement === undefined) {
-      statement = new CompiledStatement<readonly string[], R>(values.length, (target, ...list) =>
-        this.#build(target, list),
-      );
+      statement = new CompiledStatement<readonly V[], R>(values.length, (target, ...list) => this.#build(target, list));
       this.#byLength.set(values.length, statement);
     }
     return statement.rows(db, ...values);

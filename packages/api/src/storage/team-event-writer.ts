@@ -11,7 +11,7 @@ import {
   type TeamId,
 } from '@agent-teams/core';
 import { type Kysely, sql } from 'kysely';
-import { CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
+import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import type { DatabaseDialect } from './open-database.js';
 
@@ -46,27 +46,12 @@ const BUMP_TEAM = bumpTeam(false);
 const EVENT_COLUMNS = 8;
 
 /**
- * A transaction's events of one team in one multi-row insert: a compiled statement per row count
- * up to `ID_LIST_PLANNED` (`compiled-statement.ts`), built each time beyond.
+ * A transaction's events of one team in one multi-row insert, over `[teamId, now, ...row values]`:
+ * a compiled statement per row count up to `ID_LIST_PLANNED` (`compiled-statement.ts`).
  */
-const INSERT_EVENTS = {
-  byCount: new Map<number, CompiledStatement<readonly unknown[], never>>(),
-  async rows(db: Kysely<Database>, teamId: string, now: string, values: readonly unknown[]): Promise<void> {
-    const count = values.length / EVENT_COLUMNS;
-    if (count > ID_LIST_PLANNED) {
-      await db.executeQuery(insertEvents(db, teamId, now, values));
-      return;
-    }
-    let statement = this.byCount.get(count);
-    if (statement === undefined) {
-      statement = new CompiledStatement<readonly unknown[], never>(2 + values.length, (target, ...params) =>
-        insertEvents(target, params[0] as string, params[1] as string, params.slice(2)),
-      );
-      this.byCount.set(count, statement);
-    }
-    await statement.execute(db, teamId, now, ...values);
-  },
-};
+const INSERT_EVENTS = new CompiledListStatement<never, unknown>(2 + ID_LIST_PLANNED * EVENT_COLUMNS, (db, params) =>
+  insertEvents(db, params[0] as string, params[1] as string, params.slice(2)),
+);
 
 function insertEvents(db: Kysely<Database>, teamId: string, now: string, values: readonly unknown[]) {
   const rows = [];
@@ -201,7 +186,7 @@ export class TeamEventWriter {
       event.taskId ?? null,
       event.reason ?? null,
     ]);
-    await INSERT_EVENTS.rows(this.#trx, teamId, this.#now, values);
+    await INSERT_EVENTS.rows(this.#trx, [teamId, this.#now, ...values]);
     return events;
   }
 

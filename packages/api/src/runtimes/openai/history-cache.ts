@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Compilable, Kysely } from 'kysely';
 import { CompiledStatement } from '../../storage/compiled-statement.js';
 import type { Database } from '../../storage/database-types.js';
 import { toPersisted, toSeedMessage } from './openai-messages.js';
@@ -138,33 +138,32 @@ export function seededRead(db: Kysely<Database>, conversationId: string, afterSe
   return query.orderBy('seq').limit(limit);
 }
 
-/** A conversation's newest model messages, newest first; compiled once per shape (`compiled-statement.ts`). */
-const MODEL_ALL = new CompiledStatement(2, (db, conversationId: string, limit: number) =>
-  db
-    .selectFrom('openai_messages')
-    .selectAll()
-    .where('conversation_id', '=', conversationId)
-    .orderBy('seq', 'desc')
-    .limit(limit),
-);
-/** The same after a seq. */
-const MODEL_AFTER = new CompiledStatement(3, (db, conversationId: string, afterSeq: number, limit: number) =>
-  db
-    .selectFrom('openai_messages')
-    .selectAll()
-    .where('conversation_id', '=', conversationId)
-    .where('seq', '>', afterSeq)
-    .orderBy('seq', 'desc')
-    .limit(limit),
-);
-/** {@link seededRead} from the start, compiled once. */
-const SEEDED_ALL = new CompiledStatement(2, (db, conversationId: string, limit: number) =>
-  seededRead(db, conversationId, undefined, limit),
-);
-/** {@link seededRead} after a seq, compiled once. */
-const SEEDED_AFTER = new CompiledStatement(3, (db, conversationId: string, afterSeq: number, limit: number) =>
-  seededRead(db, conversationId, afterSeq, limit),
-);
+/** A conversation's newest model messages after `afterSeq` when given, newest first. */
+function modelRead(db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) {
+  let query = db.selectFrom('openai_messages').selectAll().where('conversation_id', '=', conversationId);
+  if (afterSeq !== undefined) query = query.where('seq', '>', afterSeq);
+  return query.orderBy('seq', 'desc').limit(limit);
+}
+
+/**
+ * A conversation read compiled once per shape (`storage/compiled-statement.ts`): from the start,
+ * or after a seq.
+ */
+function compiledRead<R>(
+  build: (db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) => Compilable<R>,
+) {
+  const all = new CompiledStatement(2, (db, conversationId: string, limit: number) =>
+    build(db, conversationId, undefined, limit),
+  );
+  const after = new CompiledStatement(3, (db, conversationId: string, afterSeq: number, limit: number) =>
+    build(db, conversationId, afterSeq, limit),
+  );
+  return (db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) =>
+    afterSeq === undefined ? all.rows(db, conversationId, limit) : after.rows(db, conversationId, afterSeq, limit);
+}
+
+const MODEL = compiledRead(modelRead);
+const SEEDED = compiledRead(seededRead);
 
 /**
  * The conversation's newest `limit` model messages after `afterSeq` (all when undefined), oldest
@@ -176,10 +175,7 @@ async function readModel(
   afterSeq: number | undefined,
   limit: number,
 ): Promise<Kept[]> {
-  const rows =
-    afterSeq === undefined
-      ? await MODEL_ALL.rows(db, conversationId, limit)
-      : await MODEL_AFTER.rows(db, conversationId, afterSeq, limit);
+  const rows = await MODEL(db, conversationId, afterSeq, limit);
   return rows.reverse().map((row) => ({ seq: Number(row.seq), message: toPersisted(row) }));
 }
 
@@ -189,10 +185,7 @@ async function readSeeded(
   afterSeq: number | undefined,
   limit: number,
 ): Promise<Kept[]> {
-  const rows =
-    afterSeq === undefined
-      ? await SEEDED_ALL.rows(db, conversationId, limit)
-      : await SEEDED_AFTER.rows(db, conversationId, afterSeq, limit);
+  const rows = await SEEDED(db, conversationId, afterSeq, limit);
   return rows.map((row) => ({ seq: Number(row.seq), message: toSeedMessage(row) }));
 }
 
