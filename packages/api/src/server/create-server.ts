@@ -119,6 +119,10 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     healthCheckEndpoint: '/graphql/yoga-health',
     landingPage: false,
     logging: false,
+    // Every body reaches Yoga already read and within `maxBodyBytes` (`limitRequestBodies`
+    // below, which answers 413 itself). Yoga's own limit would pipe each body once more through a
+    // counting stream, and its end creates an abort error: about 4 % of a `sendRequest`'s CPU.
+    maxRequestBodySize: false,
     context: async ({ request }) => {
       const authorization = request.headers.get('authorization');
       const viewer = (await auth.authenticate(authorization))?.owner ?? null;

@@ -1,5 +1,6 @@
 import { broadcastReceipt, isBroadcastRequest, isTerminal, type Job, JobKind, TeamEventKind } from '@agent-teams/core';
-import { jobInsertRow, toJob } from './row-mappers.js';
+import { insertJob } from './job-row-writes.js';
+import { toJob } from './row-mappers.js';
 import { listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -22,7 +23,7 @@ export async function completeBroadcast(scope: WriteScope, job: Job): Promise<vo
   if (receipt === null) return;
   const existing = await scope.trx.selectFrom('jobs').select('id').where('id', '=', receipt.id).executeTakeFirst();
   if (existing !== undefined) return;
-  await scope.trx.insertInto('jobs').values(jobInsertRow(receipt, scope.now)).execute();
+  await insertJob(scope.trx, receipt, scope.now);
   await scope.events.emit(job.teamId, TeamEventKind.JOB_CHANGED, { jobId: receipt.id });
   if (receipt.memberId !== null) {
     await scope.events.emit(job.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: receipt.memberId });

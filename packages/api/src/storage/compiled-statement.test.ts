@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, type LogEvent, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
+import { CompiledListStatement, CompiledShapes, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { migrateToLatest } from './migrate.js';
 
@@ -179,5 +179,55 @@ describe('CompiledListStatement', () => {
     }
     // Two plans (lengths 1 and the maximum), then two builds of the longer list.
     expect(builds).toBe(4);
+  });
+});
+
+describe('CompiledShapes', () => {
+  it('plans one statement per shape key, up to its bound, and builds every shape past it', async () => {
+    const { db, log } = await sqlite();
+    opened.push(db);
+    const shapes = new CompiledShapes<never>(2);
+    let builds = 0;
+    // The shape: which columns the update names (as a job step's changed columns).
+    const update = (columns: readonly ('name' | 'goal' | 'status')[], values: readonly string[]) =>
+      shapes.execute(
+        db,
+        columns.join(','),
+        (target, marks) => {
+          builds += 1;
+          const set = Object.fromEntries(columns.map((column, i) => [column, marks[i]]));
+          return target
+            .updateTable('teams')
+            .set(set)
+            .where('id', '=', marks[columns.length] as string) as never;
+        },
+        [...values, 't1'],
+      );
+    for (const text of TEXTS) {
+      const result = await update(['name', 'goal'], [text, `goal ${text}`]);
+      expect(Number(result.numAffectedRows)).toBe(1);
+      expect(log.at(-1)?.parameters).toEqual([text, `goal ${text}`, 't1']);
+      const stored = await db.selectFrom('teams').select(['name', 'goal']).executeTakeFirst();
+      // What the same update built by Kysely stores (SQLite's own take on a lone surrogate).
+      await db
+        .updateTable('teams')
+        .set({ name: text, goal: `goal ${text}` })
+        .where('id', '=', 't1')
+        .execute();
+      expect(stored).toEqual(await db.selectFrom('teams').select(['name', 'goal']).executeTakeFirst());
+    }
+    await update(['status'], ['CLOSED']);
+    await update(['status'], ['READY']);
+    // Two shapes planned (one build each); the bound is reached, so a third shape builds each time.
+    expect(builds).toBe(2);
+    expect(shapes.size).toBe(2);
+    await update(['goal'], ['third']);
+    await update(['goal'], ['again']);
+    expect(builds).toBe(4);
+    expect(shapes.size).toBe(2);
+    expect(await db.selectFrom('teams').select(['goal', 'status']).executeTakeFirst()).toEqual({
+      goal: 'again',
+      status: 'READY',
+    });
   });
 });

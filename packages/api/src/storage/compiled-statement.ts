@@ -139,3 +139,40 @@ export class CompiledListStatement<R, V = string> {
     return statement.rows(db, ...values);
   }
 }
+
+/**
+ * {@link CompiledStatement}s whose shape depends on more than their values (which columns a row
+ * or an update names): one per shape key, planned on first use, at most `maxShapes` of them (past
+ * that, statements are built each time, so shapes made another way can never grow it without
+ * end). The caller's key must name everything the shape depends on: a key's first `build` serves
+ * every later use of it.
+ */
+export class CompiledShapes<R> {
+  readonly #statements = new Map<string, CompiledStatement<unknown[], R>>();
+  readonly #maxShapes: number;
+
+  constructor(maxShapes: number) {
+    this.#maxShapes = maxShapes;
+  }
+
+  /** Runs the statement of shape `key` built by `build` with `values` (in the order `build` reads them). */
+  execute(
+    db: Kysely<Database>,
+    key: string,
+    build: (db: Kysely<Database>, values: readonly unknown[]) => Compilable<R>,
+    values: readonly unknown[],
+  ): Promise<QueryResult<R>> {
+    let statement = this.#statements.get(key);
+    if (statement === undefined) {
+      if (this.#statements.size >= this.#maxShapes) return db.executeQuery(build(db, values));
+      statement = new CompiledStatement<unknown[], R>(values.length, (target, ...marks) => build(target, marks));
+      this.#statements.set(key, statement);
+    }
+    return statement.execute(db, ...values);
+  }
+
+  /** How many shapes are planned (tests). */
+  get size(): number {
+    return this.#statements.size;
+  }
+}

@@ -7,6 +7,7 @@ import type {
   SeqPageRequest,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
+import { CompiledShapes } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { toConversationMessage } from './row-mappers.js';
 
@@ -29,22 +30,33 @@ export async function appendConversation(
   if (typeof now !== 'string' && now.length !== messages.length) {
     throw new Error('[agent-teams/api] appendConversation needs one time per message');
   }
-  await db
-    .insertInto('conversation_messages')
-    .values(
-      messages.map((message, index) => ({
-        id: `message_${randomUUID()}`,
-        conversation_id: conversationId,
-        role: message.role,
-        text: message.text,
-        tool_name: message.toolName,
-        job_id: message.jobId,
-        // One time for all, or each message's own (several writes carried by one insert).
-        created_at: typeof now === 'string' ? now : (now[index] as string),
-      })),
-    )
-    .execute();
+  const values = messages.flatMap((message, index) => [
+    `message_${randomUUID()}`,
+    conversationId,
+    message.role,
+    message.text,
+    message.toolName,
+    message.jobId,
+    // One time for all, or each message's own (several writes carried by one insert).
+    typeof now === 'string' ? now : (now[index] as string),
+  ]);
+  await CONVERSATION_INSERTS.execute(db, String(messages.length), insertConversationRows, values);
 }
+
+/** The columns of one `conversation_messages` row, in the order of the values handed over. */
+const CONVERSATION_COLUMNS = ['id', 'conversation_id', 'role', 'text', 'tool_name', 'job_id', 'created_at'] as const;
+
+/** The insert of `values.length / 7` messages (compiled once per count: `compiled-statement.ts`). */
+function insertConversationRows(db: Kysely<Database>, values: readonly unknown[]) {
+  const rows = [];
+  for (let at = 0; at < values.length; at += CONVERSATION_COLUMNS.length) {
+    rows.push(Object.fromEntries(CONVERSATION_COLUMNS.map((column, i) => [column, values[at + i]])));
+  }
+  return db.insertInto('conversation_messages').values(rows as never) as never;
+}
+
+/** One planned insert per message count (a write carries a few). */
+const CONVERSATION_INSERTS = new CompiledShapes<never>(16);
 
 /** A conversation's messages, oldest first, keyset-paged on seq. */
 export async function listConversation(

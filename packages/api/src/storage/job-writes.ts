@@ -1,12 +1,10 @@
 import {
   asRecordId,
   type EnqueueRequestsArgs,
-  type EnqueueSnapshot,
   isAnswerReplay,
   type Job,
   type JobEffect,
   type JobId,
-  JobKind,
   type JobLease,
   type NewReceipt,
   notFound,
@@ -19,14 +17,14 @@ import {
   type TeamId,
   type TransitionOutcome,
 } from '@agent-teams/core';
-import type { Selectable } from 'kysely';
 import { completeBroadcast } from './broadcast-receipts.js';
-import type { TeamsTable } from './database-types.js';
+import { readEnqueueSnapshot } from './enqueue-snapshot.js';
 import { checkLease } from './job-leases.js';
 import { JOB_BY_ID } from './job-reads.js';
+import { insertJob, insertJobReturning, updateJobRow } from './job-row-writes.js';
 import { keepFollowUp } from './mailbox.js';
 import { appendRecord } from './record-writes.js';
-import { jobInsertRow, jobStateUpdate, toJob, toTeam, withoutSeq } from './row-mappers.js';
+import { jobStateUpdate, toJob } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
 async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
@@ -35,66 +33,17 @@ async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
   return toJob(row);
 }
 
-async function readSnapshot(
-  scope: WriteScope,
-  team: Selectable<TeamsTable>,
-  args: EnqueueRequestsArgs,
-): Promise<EnqueueSnapshot> {
-  const existing =
-    args.keys.length === 0
-      ? []
-      : await scope.trx
-          .selectFrom('jobs')
-          .selectAll()
-          .where('team_id', '=', args.teamId)
-          .where((eb) =>
-            eb.or(
-              args.keys.map((key) =>
-                eb.and([
-                  eb('requester_key', '=', key.requesterConversationId ?? ''),
-                  eb('client_key', '=', key.clientKey),
-                  eb('member_id', '=', key.memberId),
-                ]),
-              ),
-            ),
-          )
-          .orderBy('seq')
-          .execute();
-  // Aggregated in the statement: the team's request count and one sum per asked chain, one row
-  // (grouping by chain sent a row per chain of the team to the process: up to 100 per request).
-  const roots = [...new Set(args.roots)];
-  const counts = await scope.trx
-    .selectFrom('jobs')
-    .select((eb) => [
-      eb.fn.countAll<number | string>().as('n'),
-      ...roots.map((root, i) =>
-        eb.fn.sum<number | string | null>(eb.case().when('root_id', '=', root).then(1).else(0).end()).as(`r${i}`),
-      ),
-    ])
-    .where('team_id', '=', args.teamId)
-    .where('kind', '=', JobKind.REQUEST)
-    .executeTakeFirstOrThrow();
-  const sums = counts as unknown as Record<string, number | string | null>;
-  const requestCount = Number(counts.n);
-  const chainCounts = new Map<JobId, number>(roots.map((root, i) => [root, Number(sums[`r${i}`] ?? 0)]));
-  return { team: withoutSeq(toTeam(team)), existing: existing.map(toJob), requestCount, chainCounts };
-}
-
 /** Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests. */
 export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs): Promise<Job[]> {
   const team = await scope.lockOwnedTeam(args.owner, args.teamId);
-  const snapshot = await readSnapshot(scope, team, args);
+  const snapshot = await readEnqueueSnapshot(scope, team, args);
   const decision = args.decide(snapshot);
   // The jobs answered: those inserted here as the database stored them (RETURNING), and the
   // existing ones of repeated keys as the snapshot read them in this transaction.
   const answered = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
   for (const request of decision.insert) {
     const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
-    const row = await scope.trx
-      .insertInto('jobs')
-      .values(jobInsertRow(job, scope.now))
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const row = await insertJobReturning(scope.trx, job, scope.now);
     answered.set(job.id, toJob(row));
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
@@ -243,20 +192,8 @@ async function writeTransition(
   const next = outcome.job;
   if (next.id !== current.id) throw new Error('[agent-teams/api] a transition must return the same job');
   const update = jobStateUpdate(current, next, scope.now);
-  const query = scope.trx
-    .updateTable('jobs')
-    .set((eb) => ({
-      ...update.columns,
-      ...(leaseTo === undefined ? {} : { lease_server: leaseTo, lease_fence: eb('lease_fence', '+', 1) }),
-    }))
-    .where('id', '=', current.id);
-  let fence = 0;
-  if (leaseTo === undefined) {
-    const { numUpdatedRows } = await query.executeTakeFirst();
-    if (Number(numUpdatedRows) !== 1) throw new Error(`[agent-teams/api] job ${current.id} is gone mid-transaction`);
-  } else {
-    fence = Number((await query.returning('lease_fence').executeTakeFirstOrThrow()).lease_fence);
-  }
+  const { updated, fence } = await updateJobRow(scope.trx, current.id, update.columns, leaseTo);
+  if (updated !== 1) throw new Error(`[agent-teams/api] job ${current.id} is gone mid-transaction`);
   await scope.events.emit(current.teamId, TeamEventKind.JOB_CHANGED, { jobId: current.id });
   if (next.phase !== current.phase && current.memberId !== null) {
     await scope.events.emit(current.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: current.memberId });
@@ -286,7 +223,7 @@ async function writeTransition(
 /** Inserts the receipt of a finished request (unique per request by index). */
 async function insertReceipt(scope: WriteScope, request: Job, receipt: NewReceipt): Promise<void> {
   const job = queuedReceipt(receipt, request, scope.now);
-  await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
+  await insertJob(scope.trx, job, scope.now);
   await scope.events.emit(request.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
   if (job.memberId !== null) {
     await scope.events.emit(request.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: job.memberId });

@@ -24,7 +24,8 @@ import type { Kysely, Selectable } from 'kysely';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamMessagesTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
-import { jobInsertRow, toTeam, withoutSeq } from './row-mappers.js';
+import { insertJob } from './job-row-writes.js';
+import { toTeam, withoutSeq } from './row-mappers.js';
 import { inInputOrder, listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -201,7 +202,7 @@ export async function sendMessage(scope: WriteScope, args: SendMessageArgs): Pro
   await scope.events.emit(team.id, TeamEventKind.MESSAGE_SENT, { messageId: message.id });
   for (const followUp of decision.followUps) {
     const job = queuedMessageJob(followUp, message, team, scope.now);
-    await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
+    await insertJob(scope.trx, job, scope.now);
     await scope.events.emit(team.id, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await scope.events.emit(team.id, TeamEventKind.MEMBER_CHANGED, { memberId: followUp.memberId });
   }
@@ -260,6 +261,6 @@ export async function keepFollowUp(scope: WriteScope, before: Job, after: Job): 
   if (job === null) return;
   const existing = await scope.trx.selectFrom('jobs').select('id').where('id', '=', job.id).executeTakeFirst();
   if (existing !== undefined) return;
-  await scope.trx.insertInto('jobs').values(jobInsertRow(job, scope.now)).execute();
+  await insertJob(scope.trx, job, scope.now);
   await scope.events.emit(job.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
 }

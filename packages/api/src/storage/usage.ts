@@ -1,5 +1,6 @@
 import { NO_USAGE, type UsageEntry, type UsageScope, type UsageTotals, usageScopeKey } from '@agent-teams/core';
 import { type Kysely, sql } from 'kysely';
+import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 
 /**
@@ -7,22 +8,50 @@ import type { Database } from './database-types.js';
  * runtime may record it inside its own transaction and again after a restart.
  */
 export async function insertUsage(db: Kysely<Database>, entry: UsageEntry, now: string): Promise<void> {
-  await db
-    .insertInto('model_usage')
-    .values({
-      id: entry.id,
-      team_id: entry.teamId,
-      job_id: entry.jobId,
-      conversation_id: entry.conversationId,
-      model: entry.model,
-      input_tokens: entry.inputTokens,
-      output_tokens: entry.outputTokens,
-      cost: entry.cost,
-      created_at: now,
-    })
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .execute();
+  await INSERT_USAGE.execute(
+    db,
+    entry.id,
+    entry.teamId,
+    entry.jobId,
+    entry.conversationId,
+    entry.model,
+    entry.inputTokens,
+    entry.outputTokens,
+    entry.cost,
+    now,
+  );
 }
+
+/** {@link insertUsage}'s statement, compiled once (`compiled-statement.ts`). */
+const INSERT_USAGE = new CompiledStatement(
+  9,
+  (
+    db,
+    id: string,
+    teamId: string,
+    jobId: string,
+    conversationId: string,
+    model: string,
+    inputTokens: number,
+    outputTokens: number,
+    cost: number,
+    now: string,
+  ) =>
+    db
+      .insertInto('model_usage')
+      .values({
+        id,
+        team_id: teamId,
+        job_id: jobId,
+        conversation_id: conversationId,
+        model,
+        input_tokens: inputTokens,
+        output_tokens: outputTokens,
+        cost,
+        created_at: now,
+      })
+      .onConflict((conflict) => conflict.column('id').doNothing()),
+);
 
 interface SumRow {
   readonly key: string;

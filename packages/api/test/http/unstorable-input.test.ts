@@ -34,6 +34,17 @@ describe.each(['sqlite', 'postgres'] as const)('input a store cannot keep, on %s
     },
   );
 
+  it('judges a repeated document the same each time (its literal check is kept per parsed document)', async () => {
+    const refused = `{ team(id: "b\\u0000") { id } }`;
+    const storable = '{ team(id: "team_plain") { id } }';
+    for (let i = 0; i < 3; i += 1) {
+      expect(codes(await stack.gql(refused))).toEqual(['INVALID_INPUT']);
+      const fine = await stack.gql(storable);
+      expect(fine.errors ?? []).toEqual([]);
+      expect(fine.data).toEqual({ team: null });
+    }
+  });
+
   it('refuses it in every text of a mutation, in JSON answers (keys included), and stores nothing', async () => {
     for (const input of [
       teamInput({ name: `Team ${NUL}` }),

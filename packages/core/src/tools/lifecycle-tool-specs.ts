@@ -60,7 +60,7 @@ export const LIFECYCLE_TOOL_SPECS = [
         type: 'integer',
         minimum: Limits.waitTimeoutMs.min,
         maximum: Limits.waitTimeoutMs.max,
-        description: `How long to wait at most, ${Limits.waitTimeoutMs.min}–${Limits.waitTimeoutMs.max} ms.`,
+        description: `How long to wait at most, ${Limits.waitTimeoutMs.min} to ${Limits.waitTimeoutMs.max} ms.`,
       },
       after_seq: {
         type: 'integer',

@@ -11,6 +11,47 @@ const RUN_BY_ID = new CompiledStatement(1, (db, runId: string) =>
   db.selectFrom('runtime_runs').selectAll().where('run_id', '=', runId),
 );
 
+/** A run inserted unless its key (or id) exists; compiled once. */
+const INSERT_RUN = new CompiledStatement(
+  9,
+  (
+    db,
+    runKey: string,
+    runId: string,
+    runtime: string,
+    conversationId: string,
+    jobId: string | null,
+    state: string,
+    stateJson: string,
+    createdAt: string,
+    updatedAt: string,
+  ) =>
+    db
+      .insertInto('runtime_runs')
+      .values({
+        run_key: runKey,
+        run_id: runId,
+        runtime,
+        conversation_id: conversationId,
+        job_id: jobId,
+        state,
+        state_json: stateJson,
+        created_at: createdAt,
+        updated_at: updatedAt,
+      })
+      .onConflict((conflict) => conflict.doNothing()),
+);
+/** A run moved from one state to another with its new document; compiled once. */
+const TRANSITION_RUN = new CompiledStatement(
+  5,
+  (db, to: string, stateJson: string, now: string, runId: string, from: string) =>
+    db
+      .updateTable('runtime_runs')
+      .set({ state: to, state_json: stateJson, updated_at: now })
+      .where('run_id', '=', runId)
+      .where('state', '=', from),
+);
+
 /** One `runtime_runs` row. */
 export type RunRow = Selectable<RuntimeRunsTable>;
 
@@ -60,22 +101,19 @@ export class RunTable<D> {
    * @param db - a transaction, when the insert goes with other writes of the runtime.
    */
   async insert(run: NewRun<D>, db: Kysely<Database> = this.#db): Promise<boolean> {
-    const result = await db
-      .insertInto('runtime_runs')
-      .values({
-        run_key: run.runKey,
-        run_id: run.runId,
-        runtime: run.runtime,
-        conversation_id: run.conversationId,
-        job_id: run.jobId,
-        state: run.state,
-        state_json: JSON.stringify(run.document),
-        created_at: run.now,
-        updated_at: run.updatedAt ?? run.now,
-      })
-      .onConflict((conflict) => conflict.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    const result = await INSERT_RUN.execute(
+      db,
+      run.runKey,
+      run.runId,
+      run.runtime,
+      run.conversationId,
+      run.jobId,
+      run.state,
+      JSON.stringify(run.document),
+      run.now,
+      run.updatedAt ?? run.now,
+    );
+    return Number(result.numAffectedRows ?? 0n) > 0;
   }
 
   /**
@@ -90,13 +128,8 @@ export class RunTable<D> {
     now: string,
     db: Kysely<Database> = this.#db,
   ): Promise<boolean> {
-    const result = await db
-      .updateTable('runtime_runs')
-      .set({ state: to, state_json: JSON.stringify(document), updated_at: now })
-      .where('run_id', '=', runId)
-      .where('state', '=', from)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    const result = await TRANSITION_RUN.execute(db, to, JSON.stringify(document), now, runId, from);
+    return Number(result.numAffectedRows ?? 0n) > 0;
   }
 }
 

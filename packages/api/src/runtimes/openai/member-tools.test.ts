@@ -26,6 +26,17 @@ describe('the tools and instructions a member is offered', () => {
     expect(member).toContain('Your role in the team: "Writes".');
     expect(member).not.toContain('team_spawn');
   });
+
+  it('writes the tools and instructions it sends with every model call in ASCII only', () => {
+    // One character outside Latin-1 (an en dash in a tool description did) makes V8 hold the
+    // whole request body, the conversation included, as a two-byte string: encoding it for the
+    // wire then cost about 0.4 ms per call (docs/benchmarks.md, turn overhead, tenth pass).
+    const ascii = /^[\x20-\x7e\n]*$/;
+    for (const isLead of [true, false]) {
+      for (const tool of toolsFor(isLead)) expect(JSON.stringify(tool)).toMatch(ascii);
+      expect(systemPrompt(null, 'Ada', 'Writes', isLead)).toMatch(ascii);
+    }
+  });
 });
 
 describe('openai member tools', () => {

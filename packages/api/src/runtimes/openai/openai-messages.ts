@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ConversationId, JobId, NewConversationMessage } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
+import { CompiledShapes } from '../../storage/compiled-statement.js';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
 import type { ToolCall } from './member-tools.js';
@@ -45,29 +46,31 @@ export async function writeMessageBatches(
   batches: readonly MessageBatch[],
   unlessWritten = false,
 ): Promise<boolean> {
-  const rows = batches.flatMap(({ firstStep, messages, now }) =>
-    messages.map((message, index) => ({
-      id: `omsg_${randomUUID()}`,
-      conversation_id: conversationId,
-      run_id: runId,
-      step: firstStep + index,
-      job_id: jobId,
-      role: message.role,
-      content: message.content,
-      tool_calls_json: message.toolCalls ? JSON.stringify(message.toolCalls) : null,
-      tool_call_id: message.toolCallId,
-      tool_name: message.toolName,
-      created_at: now,
-    })),
+  const values = batches.flatMap(({ firstStep, messages, now }) =>
+    messages.flatMap((message, index) => [
+      `omsg_${randomUUID()}`,
+      conversationId,
+      runId,
+      firstStep + index,
+      jobId,
+      message.role,
+      message.content,
+      message.toolCalls ? JSON.stringify(message.toolCalls) : null,
+      message.toolCallId,
+      message.toolName,
+      now,
+    ]),
   );
-  if (rows.length === 0) return true;
-  const insert = trx.insertInto('openai_messages').values(rows);
-  if (unlessWritten) {
-    const inserted = await insert.onConflict((oc) => oc.columns(['run_id', 'step']).doNothing()).executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) !== rows.length) return false;
-  } else {
-    await insert.execute();
-  }
+  const count = values.length / MESSAGE_COLUMNS.length;
+  if (count === 0) return true;
+  const result = await MESSAGE_INSERTS.execute(
+    trx,
+    `${unlessWritten ? 'unless' : 'plain'}:${count}`,
+    (db, marks) => insertMessageRows(db, marks, unlessWritten),
+    values,
+  );
+  // Unless written: another execution of the run wrote these steps first when not all went in.
+  if (unlessWritten && Number(result.numAffectedRows ?? 0n) !== count) return false;
   const shown = batches.flatMap(({ messages, now }) =>
     messages.flatMap((message) => visible(message, jobId).map((entry) => ({ entry, now }))),
   );
@@ -117,4 +120,32 @@ export function toPersisted(row: Selectable<OpenAiMessagesTable>): PersistedMess
     step: row.step,
     runId: row.run_id,
   };
+}
+
+/** The columns of one `openai_messages` row, in the order of the values handed over. */
+const MESSAGE_COLUMNS = [
+  'id',
+  'conversation_id',
+  'run_id',
+  'step',
+  'job_id',
+  'role',
+  'content',
+  'tool_calls_json',
+  'tool_call_id',
+  'tool_name',
+  'created_at',
+] as const;
+
+/** One planned insert per row count and kind (`compiled-statement.ts`); a step writes a few rows. */
+const MESSAGE_INSERTS = new CompiledShapes<never>(32);
+
+/** The insert of `values.length / 11` messages; `unlessWritten`: none if a step is already stored. */
+function insertMessageRows(db: Kysely<Database>, values: readonly unknown[], unlessWritten: boolean) {
+  const rows = [];
+  for (let at = 0; at < values.length; at += MESSAGE_COLUMNS.length) {
+    rows.push(Object.fromEntries(MESSAGE_COLUMNS.map((column, i) => [column, values[at + i]])));
+  }
+  const insert = db.insertInto('openai_messages').values(rows as never);
+  return (unlessWritten ? insert.onConflict((oc) => oc.columns(['run_id', 'step']).doNothing()) : insert) as never;
 }
