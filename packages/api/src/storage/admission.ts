@@ -198,6 +198,16 @@ const MAY_CHANGE = new CompiledStatement(1, (db, now: string) =>
   ]),
 );
 
+/** The active jobs per owner; compiled once (`compiled-statement.ts`). */
+const ACTIVE_BY_OWNER = new CompiledStatement(0, (db) =>
+  db
+    .selectFrom('jobs')
+    .select((eb) => ['owner', eb.fn.countAll<number | string>().as('n')])
+    .where('unfinished', '=', UNFINISHED)
+    .where('phase', 'in', ACTIVE_PHASES)
+    .groupBy('owner'),
+);
+
 /**
  * One planning pass in the caller's transaction: snapshot, plan, persist the round, freeze each
  * admitted job. Serialized across servers by the scheduler row lock (PostgreSQL) or the write
@@ -205,13 +215,7 @@ const MAY_CHANGE = new CompiledStatement(1, (db, now: string) =>
  */
 export async function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
   const round = await readRound(scope);
-  const activeRows = await scope.trx
-    .selectFrom('jobs')
-    .select((eb) => ['owner', eb.fn.countAll<number | string>().as('n')])
-    .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', ACTIVE_PHASES)
-    .groupBy('owner')
-    .execute();
+  const activeRows = await ACTIVE_BY_OWNER.rows(scope.trx);
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
   const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
   const candidates = await readCandidates(scope);
