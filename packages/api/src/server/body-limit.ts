@@ -41,17 +41,23 @@ export function limitRequestBodies(handler: RequestListener, maxBytes: number): 
     request.once('end', () => {
       if (refused) return;
       (request as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks, received);
+      limited.add(request);
       handler(request, response);
     });
   };
 }
 
-/**
- * Answers 413 with a GraphQL error body; Node closes the connection once it is sent (what is
- * still arriving of the body is discarded, never buffered).
- */
-function tooLarge(response: ServerResponse, maxBytes: number): void {
-  const body = JSON.stringify({
+/** The Node requests whose body {@link limitRequestBodies} read and found within its limit. */
+const limited = new WeakSet<object>();
+
+/** True when `request` (a Node request) came through {@link limitRequestBodies} with its body read. */
+export function bodyAlreadyLimited(request: unknown): boolean {
+  return typeof request === 'object' && request !== null && limited.has(request);
+}
+
+/** The JSON of a 413 answer: a GraphQL error (code QUERY_LIMIT, `limit: "maxBodyBytes"`). */
+export function tooLargeBody(maxBytes: number): string {
+  return JSON.stringify({
     errors: [
       {
         message: `The request body exceeds the limit of ${maxBytes} bytes.`,
@@ -59,6 +65,14 @@ function tooLarge(response: ServerResponse, maxBytes: number): void {
       },
     ],
   });
+}
+
+/**
+ * Answers 413 with a GraphQL error body; Node closes the connection once it is sent (what is
+ * still arriving of the body is discarded, never buffered).
+ */
+function tooLarge(response: ServerResponse, maxBytes: number): void {
+  const body = tooLargeBody(maxBytes);
   response.shouldKeepAlive = false;
   response.writeHead(413, {
     'content-type': 'application/json; charset=utf-8',

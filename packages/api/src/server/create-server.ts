@@ -28,6 +28,7 @@ import { useRequestLimits } from './request-limits.js';
 import { createGraphqlRunner } from './run-graphql.js';
 import { defaultHomePage, useStaticPages } from './static-pages.js';
 import { createTeamFeeds } from './team-feed.js';
+import { useBodyLimit } from './use-body-limit.js';
 import { useOperationGuard } from './use-operation-guard.js';
 import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
 
@@ -119,9 +120,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     healthCheckEndpoint: '/graphql/yoga-health',
     landingPage: false,
     logging: false,
-    // Every body reaches Yoga already read and within `maxBodyBytes` (`limitRequestBodies`
-    // below, which answers 413 itself). Yoga's own limit would pipe each body once more through a
-    // counting stream, and its end creates an abort error: about 4 % of a `sendRequest`'s CPU.
+    // The limit is `maxBodyBytes` on every path: the HTTP edge's (`limitRequestBodies` below),
+    // or `useBodyLimit` for a request that did not come through it (see there why not Yoga's).
     maxRequestBodySize: false,
     context: async ({ request }) => {
       const authorization = request.headers.get('authorization');
@@ -148,6 +148,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     graphiql: graphiql.graphiql,
     renderGraphiQL: graphiql.renderGraphiQL,
     plugins: [
+      useBodyLimit(maxBodyBytes),
       useRequestLimits(),
       useOperationGuard(guard, maskOne),
       graphiql.plugin,

@@ -151,6 +151,7 @@ export class CompiledShapes<R> {
   readonly #statements = new Map<string, CompiledStatement<unknown[], R>>();
   readonly #maxShapes: number;
 
+  /** @param maxShapes how many shapes get a plan; statements of any further shape are built each time. */
   constructor(maxShapes: number) {
     this.#maxShapes = maxShapes;
   }
