@@ -148,7 +148,6 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     graphiql: graphiql.graphiql,
     renderGraphiQL: graphiql.renderGraphiQL,
     plugins: [
-      useBodyLimit(maxBodyBytes),
       useRequestLimits(),
       useOperationGuard(guard, maskOne),
       graphiql.plugin,
@@ -165,6 +164,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
         takeToken: (owner) => takeToken(rateLimiter, owner),
         ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       }),
+      // Last, as Yoga placed its own: it wraps whichever request parser was chosen before it.
+      useBodyLimit(maxBodyBytes),
     ],
   });
 

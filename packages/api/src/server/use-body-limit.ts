@@ -4,8 +4,10 @@ import { bodyAlreadyLimited, tooLargeBody } from './body-limit.js';
 /**
  * The body limit for requests that reach Yoga without the HTTP server's own check
  * (`limitRequestBodies`): `yoga.fetch`, or `yoga` mounted by a host on its own server. A declared
- * length over `maxBytes` is answered 413 at once; a body without one is counted as it is read
- * and answered 413 at the first byte past the limit, with the same JSON as the HTTP edge's.
+ * length over `maxBytes` is refused at once; a body without one is counted as it is read and
+ * refused at the first byte past the limit, with the same 413 JSON as the HTTP edge's. The rest
+ * of such a body is never read (on a host's own server, cancelling it may close the connection
+ * before the 413 is read, as with Yoga's own limit). A body that fails to read is answered 400.
  *
  * @remarks Replaces Yoga's own limit (`maxRequestBodySize`, off), which piped every body once
  * more through a counting stream, also the bodies the HTTP edge had already read and checked,
@@ -28,13 +30,27 @@ export function useBodyLimit(maxBytes: number): Plugin {
       if (requestParser === undefined || request.body === null) return;
       const parse = requestParser;
       setRequestParser(async (incoming) => {
-        const body = await readAtMost(incoming, maxBytes);
+        let body: Uint8Array<ArrayBuffer> | null;
+        try {
+          body = await readAtMost(incoming, maxBytes);
+        } catch {
+          // The client went away or sent a broken stream: its fault, not an unexpected error.
+          return new fetchAPI.Response(UNREADABLE_BODY, {
+            status: 400,
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+          });
+        }
         if (body === null) return tooLarge();
         return parse(new fetchAPI.Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }));
       });
     },
   };
 }
+
+/** The answer to a body that failed to read (code INVALID_INPUT). */
+const UNREADABLE_BODY = JSON.stringify({
+  errors: [{ message: 'The request body could not be read.', extensions: { code: 'INVALID_INPUT' } }],
+});
 
 /** The body's bytes, or null at the first byte past `maxBytes` (the rest is never read). */
 async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | null> {

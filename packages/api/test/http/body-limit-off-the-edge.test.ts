@@ -1,4 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyAlreadyLimited, limitRequestBodies } from '../../src/server/body-limit.js';
 import { createGraphqlStack, type GraphqlStack, TOKENS } from '../graphql/graphql-stack.js';
 import { bodyOfBytes } from './http-client.js';
 
@@ -64,5 +67,51 @@ describe('the body limit without the HTTP edge (yoga.fetch)', () => {
       duplex: 'half',
     } as RequestInit);
     await expectStatus(answer, status);
+  });
+
+  it('answers a body that fails mid-stream with 400 INVALID_INPUT, not as an unexpected error', async () => {
+    const broken = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"query":'));
+        controller.error(new Error('the client went away'));
+      },
+    });
+    const answer = await stack.server.yoga.fetch('http://localhost/graphql', {
+      method: 'POST',
+      headers,
+      body: broken,
+      duplex: 'half',
+    } as RequestInit);
+    expect(answer.status).toBe(400);
+    const json = (await answer.json()) as { errors: { extensions?: { code?: string } }[] };
+    expect(json.errors[0]?.extensions?.code).toBe('INVALID_INPUT');
+    expect(stack.logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+  });
+});
+
+describe('the mark the HTTP edge leaves on a body it checked', () => {
+  it('is set once a POST body was read within the limit, and never on a GET or a refused body', async () => {
+    const seen: { method: string | undefined; limited: boolean }[] = [];
+    const server = createServer(
+      limitRequestBodies((request, response) => {
+        seen.push({ method: request.method, limited: bodyAlreadyLimited(request) });
+        response.end('ok');
+      }, 16),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      expect((await fetch(url, { method: 'POST', body: 'x'.repeat(16) })).status).toBe(200);
+      expect((await fetch(url)).status).toBe(200);
+      expect((await fetch(url, { method: 'POST', body: 'x'.repeat(17) })).status).toBe(413);
+      expect(seen).toEqual([
+        { method: 'POST', limited: true },
+        { method: 'GET', limited: false },
+      ]);
+      expect(bodyAlreadyLimited(undefined)).toBe(false);
+      expect(bodyAlreadyLimited({})).toBe(false);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
