@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { bodyAlreadyLimited, tooLargeBody } from './body-limit.js';
+import { readBoundedBytes } from './read-bounded-text.js';
 
 /**
  * The body limit for requests that reach Yoga without the HTTP server's own check
@@ -30,9 +31,9 @@ export function useBodyLimit(maxBytes: number): Plugin {
       if (requestParser === undefined || request.body === null) return;
       const parse = requestParser;
       setRequestParser(async (incoming) => {
-        let body: Uint8Array<ArrayBuffer> | null;
+        let body: Buffer | null;
         try {
-          body = await readAtMost(incoming, maxBytes);
+          body = await readBoundedBytes(incoming, maxBytes);
         } catch {
           // The client went away or sent a broken stream: its fault, not an unexpected error.
           return new fetchAPI.Response(UNREADABLE_BODY, {
@@ -41,7 +42,13 @@ export function useBodyLimit(maxBytes: number): Plugin {
           });
         }
         if (body === null) return tooLarge();
-        return parse(new fetchAPI.Request(incoming.url, { method: incoming.method, headers: incoming.headers, body }));
+        return parse(
+          new fetchAPI.Request(incoming.url, {
+            method: incoming.method,
+            headers: incoming.headers,
+            body: body as Uint8Array<ArrayBuffer>,
+          }),
+        );
       });
     },
   };
@@ -51,27 +58,3 @@ export function useBodyLimit(maxBytes: number): Plugin {
 const UNREADABLE_BODY = JSON.stringify({
   errors: [{ message: 'The request body could not be read.', extensions: { code: 'INVALID_INPUT' } }],
 });
-
-/** The body's bytes, or null at the first byte past `maxBytes` (the rest is never read). */
-async function readAtMost(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | null> {
-  const reader = (request.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    received += value.byteLength;
-    if (received > maxBytes) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const body = new Uint8Array(received);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return body;
-}

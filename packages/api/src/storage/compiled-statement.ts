@@ -119,24 +119,21 @@ function planOf(arity: number, compile: (...marks: string[]) => CompiledQuery): 
  * lengths up to `maxLength` are planned, longer lists are built each time.
  */
 export class CompiledListStatement<R, V = string> {
-  readonly #byLength = new Map<number, CompiledStatement<readonly V[], R>>();
+  readonly #byLength: CompiledShapes<R>;
   readonly #maxLength: number;
-  readonly #build: (db: Kysely<Database>, values: readonly V[]) => Compilable<R>;
+  readonly #build: (db: Kysely<Database>, values: readonly unknown[]) => Compilable<R>;
 
   constructor(maxLength: number, build: (db: Kysely<Database>, values: readonly V[]) => Compilable<R>) {
     this.#maxLength = maxLength;
-    this.#build = build;
+    this.#build = build as (db: Kysely<Database>, values: readonly unknown[]) => Compilable<R>;
+    // One shape per length: at most `maxLength` of them.
+    this.#byLength = new CompiledShapes<R>(maxLength);
   }
 
   /** The rows of the statement over `values` (at least one). */
   async rows(db: Kysely<Database>, values: readonly V[]): Promise<R[]> {
     if (values.length > this.#maxLength) return (await db.executeQuery(this.#build(db, values))).rows;
-    let statement = this.#byLength.get(values.length);
-    if (statement === undefined) {
-      statement = new CompiledStatement<readonly V[], R>(values.length, (target, ...list) => this.#build(target, list));
-      this.#byLength.set(values.length, statement);
-    }
-    return statement.rows(db, ...values);
+    return (await this.#byLength.execute(db, String(values.length), this.#build, values)).rows;
   }
 }
 
