@@ -15,6 +15,7 @@ import { checkReadiness } from '../observability/readiness.js';
 import { createSpendGuard } from '../runtimes/spend-guard.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../server/create-server.js';
+import type { EnqueueAdmission } from '../storage/admission-ride.js';
 import { KyselyTeamStore } from '../storage/kysely-team-store.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { type OpenDatabaseOptions, type OpenedDatabase, openDatabase } from '../storage/open-database.js';
@@ -53,8 +54,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   const localCommits = fanOut(() => localSinks, logger);
   // A run's final write commits with the job write that records the run (decision 0221).
   const rides = database ? openRunRides(database, clock, options.rideWaitMs, logger) : null;
+  // Set below once the scheduler exists: its admission rides local enqueues (decision 0223).
+  let admission: EnqueueAdmission | null = null;
   const sql = database
-    ? new KyselyTeamStore(database.db, database.dialect, { ids, events: localCommits, ...(rides ? { rides } : {}) })
+    ? new KyselyTeamStore(database.db, database.dialect, {
+        ids,
+        events: localCommits,
+        ...(rides ? { rides } : {}),
+        admission: () => admission,
+      })
     : null;
   const store = options.store ? options.store(localCommits, sql) : sql;
   if (store === null) throw new TypeError('[agent-teams/api] createApp needs a database or a store');
@@ -114,6 +122,8 @@ export async function createApp(options: AppOptions): Promise<App> {
             },
           },
         });
+  // Only into the SQL store as built here: a wrapping store (a test's) sees every admission.
+  if (scheduler !== null && store === sql) admission = scheduler.enqueueAdmission;
   if (database?.dialect === 'postgres' && options.cluster !== false) {
     cluster = createClusterChanges({
       connectionString: database.target,

@@ -1,3 +1,12 @@
+import {
+  type AdmissionCandidate,
+  type AdmitArgs,
+  type AdmittedJob,
+  EMPTY_ROUND,
+  JobPhase,
+  type TeamEvent,
+  TeamEventKind,
+} from '@agent-teams/core';
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import { describe, expect, it } from 'vitest';
 import { AdmissionPass, type AdmissionPassDeps, PAST_DEADLINE_RETRY_MS } from './admission-pass.js';
@@ -118,5 +127,65 @@ describe('AdmissionPass wait deadline timer', () => {
     at = Date.now() + 1;
     await admission.followWaits();
     expect(reads.wakes).toEqual([at]);
+  });
+});
+
+describe('AdmissionPass riding an enqueue (decision 0223)', () => {
+  const job = (id: string) => ({ job: { id, phase: JobPhase.ADMITTING }, lease: { serverId: 'server-1', fence: 1 } });
+  const changed = (jobId: string) => ({ kind: TeamEventKind.JOB_CHANGED, jobId }) as unknown as TeamEvent;
+  const plan = (args: AdmitArgs, candidates: number) =>
+    args.plan({
+      active: 0,
+      activeByOwner: new Map(),
+      capacity: 8,
+      round: EMPTY_ROUND,
+      candidates: Array.from(
+        { length: candidates },
+        (_, i) =>
+          ({
+            jobId: `job_${i}`,
+            owner: 'alice',
+            teamId: 'team_1',
+            conversationId: `conv_${i}`,
+            seq: i + 1,
+          }) as unknown as AdmissionCandidate,
+      ),
+    });
+
+  it('rides only on an exclusive server', async () => {
+    expect(await pass(() => null, false).admission.prepareRide(new Date().toISOString())).toBeNull();
+    expect(await pass(() => null, true).admission.prepareRide(new Date().toISOString())).not.toBeNull();
+  });
+
+  it('settles the commit it rode when it admitted every candidate, and only during its publication', async () => {
+    const { admission } = pass(() => null, true);
+    const ride = await admission.prepareRide(new Date().toISOString());
+    if (ride === null) throw new Error('no ride');
+    plan(ride.args, 1);
+    ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null });
+    expect(admission.hear([changed('job_a')])).toBe(true);
+    // Another job's change (a receipt, a follow-up) may add work.
+    expect(admission.hear([changed('job_b')])).toBe(false);
+    ride.published();
+    expect(admission.hear([changed('job_a')])).toBe(false);
+  });
+
+  it('asks for a pass when a candidate was left waiting', async () => {
+    const { admission } = pass(() => null, true);
+    const ride = await admission.prepareRide(new Date().toISOString());
+    if (ride === null) throw new Error('no ride');
+    plan(ride.args, 2);
+    ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null });
+    expect(admission.hear([changed('job_a')])).toBe(false);
+  });
+
+  it('backs off after a failed ride: no ride and no pass admission until the retry is due', async () => {
+    const { admission, reads } = pass(() => null, true);
+    const ride = await admission.prepareRide(new Date().toISOString());
+    if (ride === null) throw new Error('no ride');
+    ride.committed({ admitted: [], error: new Error('refused') });
+    expect(reads.wakes).toHaveLength(1);
+    expect(await admission.prepareRide(new Date().toISOString())).toBeNull();
+    expect(await admission.admit(true)).toEqual([]);
   });
 });

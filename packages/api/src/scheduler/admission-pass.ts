@@ -13,6 +13,7 @@ import {
   type RuntimeRegistry,
   type TeamEvent,
 } from '@agent-teams/core';
+import type { PreparedRide } from '../storage/admission-ride.js';
 import { freezeJob } from './freeze-job.js';
 import { OwnCommits, ownCommitEvent } from './own-commits.js';
 import { RetryBackoff } from './retry-backoff.js';
@@ -72,6 +73,8 @@ export class AdmissionPass {
   readonly #own = new OwnCommits<'admission'>();
   /** The events its own commits published during the current {@link admit}. */
   #heard: TeamEvent[] = [];
+  /** Between the COMMIT of an enqueue an admission rode and its events' publication (see {@link hear}). */
+  #ride: { readonly ids: ReadonlySet<string>; readonly settled: boolean } | null = null;
 
   constructor(deps: AdmissionPassDeps) {
     this.#deps = deps;
@@ -107,6 +110,9 @@ export class AdmissionPass {
    * a pass.
    */
   hear(events: readonly TeamEvent[]): boolean {
+    const ride = this.#ride;
+    // An admission that rode the enqueue (decision 0223): settled like the pass's own, at once.
+    if (ride !== null) return ride.settled && events.every((event) => ownCommitEvent(event, (id) => ride.ids.has(id)));
     if (this.#own.current() === undefined) return false;
     this.#heard.push(...events);
     return true;
@@ -151,6 +157,49 @@ export class AdmissionPass {
       this.#admitting = false;
       this.#settleHeard(admitted, candidates);
     }
+  }
+
+  /**
+   * The admission to run inside a local enqueue's own transaction (decision 0223), or null when it
+   * must stay in a pass: on a database other servers share (its planning lock would then be held
+   * by every enqueue), or while admission backs off after a failure. The same planning as
+   * {@link admit}; `committed` takes the outcome as a pass takes its own.
+   */
+  async prepareRide(now: string): Promise<PreparedRide | null> {
+    if (this.#deps.exclusive !== true) return null;
+    const notBefore = this.#backoff.notBefore('admit');
+    if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) return null;
+    const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
+    const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
+    const context = { now, ids: this.#deps.ids };
+    let candidates = 0;
+    return {
+      args: {
+        now,
+        likelyQueued: true,
+        serverId: this.#deps.serverId,
+        capacity: policy.activeJobs,
+        plan: (snapshot) => {
+          candidates = snapshot.candidates.length;
+          return planAdmissions(snapshot, policy);
+        },
+        freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
+      },
+      committed: ({ admitted, error }) => {
+        if (error !== null) {
+          // Rolled back alone: the enqueue's events wake a pass, which waits for the backoff.
+          this.#failed(error);
+          return;
+        }
+        this.#backoff.succeeded('admit');
+        this.#admittedAtMs = Date.parse(now);
+        const started = admitted.filter((entry) => ACTIVE_PHASES.includes(entry.job.phase)).length;
+        this.#ride = { ids: new Set(admitted.map((entry) => entry.job.id)), settled: started >= candidates };
+      },
+      published: () => {
+        this.#ride = null;
+      },
+    };
   }
 
   /**

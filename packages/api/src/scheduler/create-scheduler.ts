@@ -23,9 +23,11 @@ import {
   type TeamWrites,
 } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
+import type { EnqueueAdmission } from '../storage/admission-ride.js';
 import { ACK_GRACE_MS, AckGrace } from './ack-grace.js';
 import { AdmissionPass } from './admission-pass.js';
 import type { ApplyCommands } from './advance-job.js';
+import { offerRides } from './enqueue-ride.js';
 import { JobDriver } from './job-driver.js';
 import { JobTargets } from './job-targets.js';
 import { OwnCommits, ownCommitEvent } from './own-commits.js';
@@ -103,6 +105,8 @@ export interface Scheduler {
   readonly eventSink: EventSink;
   /** Events committed by other servers: steps for the jobs held here that they name. */
   readonly remoteSink: EventSink;
+  /** Admission offered to ride each local enqueue's transaction (decision 0223; exclusive servers only). */
+  readonly enqueueAdmission: EnqueueAdmission;
 }
 
 /**
@@ -164,7 +168,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   });
   /** The active jobs of the last pass, by id. */
   const driven = new Map<JobId, Job>();
-  let started = false;
+  /** The jobs started since the current pass began (see `PassContext.started`). */
+  const started = new Map<JobId, Job>();
+  let running = false;
   let stopped = false;
   /** True when the next pass must run admission (every local wake-up and the timers set it). */
   let admitWanted = true;
@@ -178,7 +184,17 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       likelyQueued = false;
       deps.onPass?.(full);
       try {
-        await runPass({ store, lease, admission, driver, driven, full, likelyQueued: likely, stopped: () => stopped });
+        await runPass({
+          store,
+          lease,
+          admission,
+          driver,
+          driven,
+          started,
+          full,
+          likelyQueued: likely,
+          stopped: () => stopped,
+        });
       } catch (error) {
         logger.error('scheduler pass failed', { error: String(error) });
       } finally {
@@ -200,13 +216,16 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   }
 
   function nudge(): void {
-    if (started && !stopped) passes.request();
+    if (running && !stopped) passes.request();
   }
 
+  const enqueueAdmission = offerRides(admission, { lease, driver, driven, started }, () => running && !stopped);
+
   return {
+    enqueueAdmission,
     async start() {
-      if (started) return;
-      started = true;
+      if (running) return;
+      running = true;
       lease.startHeartbeat();
       passes.request();
       await passes.settled();
@@ -234,7 +253,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       const drained = await driver.stop(stopTimeoutMs);
       if (!drained) logger.warn('scheduler stopped with steps still running', { waitedMs: stopTimeoutMs });
       // Steps still running past the wait are fenced off by the release: their writes are refused.
-      if (!started) {
+      if (!running) {
         lease.drop();
         return;
       }

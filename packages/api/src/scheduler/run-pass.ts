@@ -1,4 +1,4 @@
-import { type Job, type JobId, type TeamReads, TeamStatus } from '@agent-teams/core';
+import { type AdmittedJob, type Job, type JobId, type TeamReads, TeamStatus } from '@agent-teams/core';
 import type { AdmissionPass } from './admission-pass.js';
 import type { JobDriver } from './job-driver.js';
 import type { ServerLease } from './server-lease.js';
@@ -11,6 +11,11 @@ export interface PassContext {
   readonly driver: JobDriver;
   /** The active jobs this server holds, by id: replaced by each pass. */
   readonly driven: Map<JobId, Job>;
+  /**
+   * The jobs started since the last claim, by a pass's admission or by one that rode an enqueue
+   * (decision 0223): already driven, so the next claim does not drive them again, then forgets them.
+   */
+  readonly started: Map<JobId, Job>;
   /**
    * True when the pass must admit. Only this server's own changes and the timers can make
    * admission necessary (whatever adds a waiting job or frees a slot wakes the server that wrote
@@ -31,19 +36,12 @@ export interface PassContext {
  * (not full) drives only what it newly holds; jobs held already move on their own signals.
  */
 export async function runPass(pass: PassContext): Promise<void> {
-  const { lease, driver, driven } = pass;
+  const { lease, driver, driven, started } = pass;
   await lease.renewIfDue();
   const admitted = pass.full ? await pass.admission.admit(pass.likelyQueued) : [];
   if (pass.stopped()) return;
   // Start what was just admitted at once, without waiting for the claim's round trips.
-  const started = new Set<JobId>();
-  for (const entry of admitted) {
-    if (entry.lease === undefined) continue;
-    lease.hold(entry.job.id, entry.lease);
-    driven.set(entry.job.id, entry.job);
-    started.add(entry.job.id);
-    driver.request(entry.job, true);
-  }
+  startAdmitted(pass, admitted);
   try {
     const before = new Set(driven.keys());
     const active = (await lease.claim()).map((entry) => entry.job);
@@ -54,13 +52,34 @@ export async function runPass(pass: PassContext): Promise<void> {
     );
     driven.clear();
     for (const job of active) driven.set(job.id, job);
+    // Started after the claim read (an admission that rode an enqueue meanwhile): still driven here.
+    for (const [jobId, job] of started) if (!driven.has(jobId)) driven.set(jobId, job);
     for (const job of active) {
       if (started.has(job.id) || disconnected.has(job.teamId)) continue;
       if (pass.full || !before.has(job.id)) driver.request(job);
     }
+    // Covered by this claim: a later pass drives them like any other held job.
+    started.clear();
   } finally {
     // Last: on SQLite every statement runs on the event loop, so a read here before the claim
     // would sit between the admission's commit and the first step of the jobs it admitted.
     if (pass.full) await pass.admission.followWaits();
+  }
+}
+
+/**
+ * Starts jobs this server's admission just leased to it (a pass's own, or one that rode an
+ * enqueue): holds their leases, counts them driven and asks for their first step at once.
+ */
+export function startAdmitted(
+  pass: Pick<PassContext, 'lease' | 'driver' | 'driven' | 'started'>,
+  admitted: readonly AdmittedJob[],
+): void {
+  for (const { job, lease } of admitted) {
+    if (lease === undefined) continue;
+    pass.lease.hold({ job, lease });
+    pass.driven.set(job.id, job);
+    pass.started.set(job.id, job);
+    pass.driver.request(job, true);
   }
 }

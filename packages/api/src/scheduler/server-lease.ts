@@ -51,6 +51,8 @@ export class ServerLease {
   readonly #clock: Clock;
   readonly #logger: Logger;
   #held = new Map<JobId, JobLease>();
+  /** The jobs {@link hold} was given while a {@link claim} ran (null: no claim running). */
+  #heldDuringClaim: Map<JobId, LeasedJob> | null = null;
   #renewedAtMs: number | null = null;
   #firstClaim = true;
   #heartbeat: NodeJS.Timeout | null = null;
@@ -78,8 +80,11 @@ export class ServerLease {
   }
 
   /** Records the lease of a job this server just admitted. */
-  hold(jobId: JobId, lease: JobLease): void {
-    this.#held.set(jobId, lease);
+  hold(entry: LeasedJob): void {
+    this.#held.set(entry.job.id, entry.lease);
+    // A claim running now may have read before this job's admission committed (one that rode an
+    // enqueue, decision 0223): it must not forget the job.
+    this.#heldDuringClaim?.set(entry.job.id, entry);
   }
 
   /** True while this server holds the job. */
@@ -99,17 +104,26 @@ export class ServerLease {
    * returns every active job this server holds now; what it held before and lost is forgotten.
    */
   async claim(): Promise<readonly LeasedJob[]> {
-    const held = await this.#store.claimActiveJobs({
-      serverId: this.options.serverId,
-      nowMs: this.#clock.nowMs(),
-      takeOver: this.#firstClaim && this.options.exclusive === true,
-      // Alone on the database and taken over: nobody else can hold, release or orphan a job, so
-      // every later claim only reads what this server holds (no write transaction per pass).
-      heldOnly: !this.#firstClaim && this.options.exclusive === true,
-    });
+    const during = new Map<JobId, LeasedJob>();
+    this.#heldDuringClaim = during;
+    let held: readonly LeasedJob[];
+    try {
+      held = await this.#store.claimActiveJobs({
+        serverId: this.options.serverId,
+        nowMs: this.#clock.nowMs(),
+        takeOver: this.#firstClaim && this.options.exclusive === true,
+        // Alone on the database and taken over: nobody else can hold, release or orphan a job, so
+        // every later claim only reads what this server holds (no write transaction per pass).
+        heldOnly: !this.#firstClaim && this.options.exclusive === true,
+      });
+    } finally {
+      if (this.#heldDuringClaim === during) this.#heldDuringClaim = null;
+    }
     this.#firstClaim = false;
-    this.#held = new Map(held.map((entry) => [entry.job.id, entry.lease]));
-    return held;
+    const claimed = new Set(held.map((entry) => entry.job.id));
+    const all = [...held, ...[...during.values()].filter((entry) => !claimed.has(entry.job.id))];
+    this.#held = new Map(all.map((entry) => [entry.job.id, entry.lease]));
+    return all;
   }
 
   /** Stops the heartbeat and forgets every held job (late writes are refused from now on). */

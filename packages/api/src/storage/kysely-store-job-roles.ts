@@ -1,24 +1,26 @@
-import type {
-  AdmitArgs,
-  AdmittedJob,
-  ClaimArgs,
-  ConversationId,
-  ConversationState,
-  EnqueueRequestsArgs,
-  Job,
-  JobFilter,
-  JobId,
-  LeasedJob,
-  OwnerId,
-  RenewLeaseArgs,
-  RespondToJobArgs,
-  SeqPage,
-  SeqPageRequest,
-  TeamId,
-  TransitionOutcome,
-  UpdateJobOptions,
+import {
+  type AdmitArgs,
+  type AdmittedJob,
+  type ClaimArgs,
+  type ConversationId,
+  type ConversationState,
+  type EnqueueRequestsArgs,
+  type Job,
+  type JobFilter,
+  type JobId,
+  JobPhase,
+  type LeasedJob,
+  type OwnerId,
+  type RenewLeaseArgs,
+  type RespondToJobArgs,
+  type SeqPage,
+  type SeqPageRequest,
+  type TeamId,
+  type TransitionOutcome,
+  type UpdateJobOptions,
 } from '@agent-teams/core';
 import * as admission from './admission.js';
+import { asAdmitted, type RideOutcome, rideAdmission } from './admission-ride.js';
 import * as changeWaits from './change-waits.js';
 import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
@@ -30,12 +32,40 @@ import { runWrite } from './write-transaction.js';
 export class KyselyJobRoles extends KyselyTeamRoles {
   // ---- JobWrites ----------------------------------------------------------------------------
 
-  enqueueRequests(args: EnqueueRequestsArgs): Promise<readonly Job[]> {
+  async enqueueRequests(args: EnqueueRequestsArgs): Promise<readonly Job[]> {
+    // The scheduler's admission may ride this transaction (decision 0223): prepared before it, so
+    // nothing inside waits on the catalog.
+    const ride = (await this.ctx.admission?.()?.prepare(args.now)) ?? null;
+    let outcome: RideOutcome | null = null;
     // A unique violation on the idempotency index means another server inserted the twin first:
     // the retry's snapshot shows it as `existing`, so `decide` returns it.
-    return runWrite(this.ctx, args.now, (scope) => jobWrites.enqueueRequests(scope, args), {
-      retryOnUniqueViolation: true,
-    });
+    return runWrite(
+      this.ctx,
+      args.now,
+      async (scope) => {
+        outcome = null;
+        const jobs = await jobWrites.enqueueRequests(scope, args);
+        // Only while a job waits for a slot (an idempotent replay of a started request: none).
+        if (ride === null || !jobs.some((job) => job.phase === JobPhase.QUEUED)) return jobs;
+        outcome = await rideAdmission(scope, ride);
+        return asAdmitted(jobs, outcome);
+      },
+      {
+        retryOnUniqueViolation: true,
+        ...(ride === null
+          ? {}
+          : {
+              around: {
+                committed: () => {
+                  if (outcome !== null) ride.committed(outcome);
+                },
+                published: () => {
+                  if (outcome !== null) ride.published();
+                },
+              },
+            }),
+      },
+    );
   }
 
   updateJob(

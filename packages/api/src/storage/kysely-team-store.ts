@@ -1,5 +1,6 @@
 import type { EventSink, IdGenerator, TeamStore } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
+import type { EnqueueAdmission } from './admission-ride.js';
 import type { Database } from './database-types.js';
 import { KyselyTeamworkRoles } from './kysely-store-teamwork-roles.js';
 import { migrateToLatest } from './migrate.js';
@@ -23,6 +24,11 @@ export interface KyselyTeamStoreOptions {
   readonly close?: () => Promise<void>;
   /** Final writes of ended runs, committed with the job write that records the run (`run-rides.ts`). */
   readonly rides?: RunRides;
+  /**
+   * The scheduler's admission, offered to ride each local enqueue (`admission-ride.ts`, decision
+   * 0223); asked at every enqueue, since the scheduler is built after the store.
+   */
+  readonly admission?: () => EnqueueAdmission | null;
 }
 
 /**
@@ -38,7 +44,14 @@ export class KyselyTeamStore extends KyselyTeamworkRoles implements TeamStore {
   readonly #close: () => Promise<void>;
 
   constructor(db: Kysely<Database>, dialect: DatabaseDialect, opts: KyselyTeamStoreOptions = {}) {
-    super({ db, dialect, sink: opts.events ?? null, ids: opts.ids ?? null, rides: opts.rides ?? null });
+    super({
+      db,
+      dialect,
+      sink: opts.events ?? null,
+      ids: opts.ids ?? null,
+      rides: opts.rides ?? null,
+      ...(opts.admission ? { admission: opts.admission } : {}),
+    });
     this.#close = opts.close ?? (async () => undefined);
   }
 

@@ -235,6 +235,27 @@ export class TeamEventWriter {
     }));
   }
 
+  /**
+   * Remembers what the writer holds now; the returned function forgets everything emitted, written
+   * or announced since. For work rolled back to a savepoint (`admission-ride.ts`): the rows it wrote
+   * are gone, so must be their events.
+   */
+  mark(): () => void {
+    const touched = new Set(this.#touched);
+    const emitted = new Set(this.#emitted);
+    const events = this.#events.length;
+    // A flush since would have written these in the rolled-back work: they are pending again.
+    const pending = [...this.#pending];
+    return () => {
+      this.#touched.clear();
+      for (const teamId of touched) this.#touched.add(teamId);
+      this.#emitted.clear();
+      for (const key of emitted) this.#emitted.add(key);
+      this.#events.length = events;
+      this.#pending.splice(0, this.#pending.length, ...pending);
+    };
+  }
+
   /** Publishes an event after commit without logging it (the log itself is being deleted). */
   announce(event: TeamEvent): void {
     this.#events.push(event);

@@ -1,5 +1,6 @@
 import { DomainError, type EventSink, type IdGenerator, notFound, type TeamId } from '@agent-teams/core';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { EnqueueAdmission } from './admission-ride.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
@@ -19,6 +20,8 @@ export interface StoreContext {
   readonly ids: Pick<IdGenerator, 'recordId'> | null;
   /** Final writes of ended runs that a job write recording the run carries (absent: none). */
   readonly rides?: RunRides | null;
+  /** The scheduler's admission that may ride a local enqueue (`admission-ride.ts`; absent: none). */
+  readonly admission?: () => EnqueueAdmission | null;
 }
 
 /** A team row by id (SQLite: the write lock is held already). Compiled once (`compiled-statement.ts`). */
@@ -111,12 +114,22 @@ export async function runWrite<T>(
   ctx: StoreContext,
   now: string,
   work: (scope: WriteScope) => Promise<T>,
-  opts: { readonly retryOnUniqueViolation?: boolean; readonly retryOnLostRide?: boolean } = {},
+  opts: {
+    readonly retryOnUniqueViolation?: boolean;
+    readonly retryOnLostRide?: boolean;
+    /** Told right after COMMIT (`committed`) and once the events were published (`published`). */
+    readonly around?: { readonly committed: () => void; readonly published: () => void };
+  } = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       const { result, scope } = await runOnce(ctx, now, work);
-      if (ctx.sink !== null && scope.events.events.length > 0) ctx.sink.published(scope.events.events);
+      opts.around?.committed();
+      try {
+        if (ctx.sink !== null && scope.events.events.length > 0) ctx.sink.published(scope.events.events);
+      } finally {
+        opts.around?.published();
+      }
       return result;
     } catch (error) {
       if (error instanceof DomainError) throw error;

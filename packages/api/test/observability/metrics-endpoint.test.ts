@@ -40,7 +40,7 @@ describe('/metrics', () => {
     expect(text).not.toMatch(/^agent_teams_jobs\{/m);
   });
 
-  it("passes twice for a turn on an idle server: its request's admission and its end's", async () => {
+  it("passes once for a turn on an idle server, at its end: its admission rides the request's commit", async () => {
     stack = await createGraphqlStack();
     const team = await createTeam(stack);
     await stack.app.scheduler?.idle();
@@ -54,8 +54,9 @@ describe('/metrics', () => {
     const [jobId] = await sendRequest(stack, team.id, [team.members[0]?.id ?? ''], '!sleep 150');
     await stack.waitForJob(jobId ?? '', ['COMPLETED']);
     await stack.app.scheduler?.idle();
-    // The admission's own commit and the steps that keep the job running wake no pass.
-    expect(await passes()).toBe(before + 2);
+    // The admission rode the enqueue (decision 0223), and neither that commit nor the steps that
+    // keep the job running wake a pass: only the slot its end frees does.
+    expect(await passes()).toBe(before + 1);
     // One turn counted once, though its run was started again after the acknowledgement grace.
     expect(await admissions()).toBe(1);
     expect(

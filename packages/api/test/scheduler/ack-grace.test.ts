@@ -37,9 +37,9 @@ describe('acknowledging a started run', () => {
       expect((await h.job(job.id)).runId).not.toBeNull();
       return jobChanges(h, team.id, job.id);
     };
-    // Enqueued, admitted, completed: no separate RUNNING commit.
-    expect(await changes(5_000)).toBe(3);
-    expect(await changes(0)).toBe(4);
+    // Enqueued and admitted in one commit (decision 0223), then completed: no separate RUNNING commit.
+    expect(await changes(5_000)).toBe(2);
+    expect(await changes(0)).toBe(3);
   });
 
   it('leaves no step waiting for the grace of a turn that ended within it', async () => {
@@ -50,7 +50,7 @@ describe('acknowledging a started run', () => {
     if (!job) throw new Error('no job');
     await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed');
     await h.scheduler.idle();
-    expect(await jobChanges(h, team.id, job.id)).toBe(3);
+    expect(await jobChanges(h, team.id, job.id)).toBe(2);
   });
 
   it('has the runtime write a run (persist) before it records the run on the job', async () => {
@@ -100,6 +100,7 @@ describe('acknowledging a started run', () => {
     expect(running.runId).not.toBeNull();
     await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed', 15_000);
     await h.scheduler.idle();
-    expect(await jobChanges(h, team.id, job.id)).toBe(4);
+    // Enqueued and admitted, acknowledged RUNNING, completed.
+    expect(await jobChanges(h, team.id, job.id)).toBe(3);
   });
 });

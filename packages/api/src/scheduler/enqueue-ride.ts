@@ -1,0 +1,32 @@
+import type { EnqueueAdmission } from '../storage/admission-ride.js';
+import type { AdmissionPass } from './admission-pass.js';
+import { type PassContext, startAdmitted } from './run-pass.js';
+
+/**
+ * The scheduler's offer to the store: its admission, run inside each local enqueue's transaction
+ * while `accepting` (started, not stopping) and the admission accepts (an exclusive server, not
+ * backing off: `AdmissionPass.prepareRide`). What it admitted starts at once after COMMIT, before
+ * the commit's events are published, as a pass starts what it admitted (decision 0223).
+ */
+export function offerRides(
+  admission: AdmissionPass,
+  pass: Pick<PassContext, 'lease' | 'driver' | 'driven' | 'started'>,
+  accepting: () => boolean,
+): EnqueueAdmission {
+  return {
+    async prepare(now) {
+      if (!accepting()) return null;
+      const ride = await admission.prepareRide(now);
+      if (ride === null) return null;
+      return {
+        args: ride.args,
+        committed(outcome) {
+          ride.committed(outcome);
+          // A job admitted while the scheduler stopped stays leased here: the next start takes it over.
+          if (accepting()) startAdmitted(pass, outcome.admitted);
+        },
+        published: () => ride.published(),
+      };
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import type { AdmitArgs, AdmittedJob, Job } from '@agent-teams/core';
+import { sql } from 'kysely';
+import { admit } from './admission.js';
+import type { WriteScope } from './write-transaction.js';
+
+/**
+ * An admission prepared to ride one local enqueue: its arguments (the catalog already read, so
+ * nothing waits on the catalog inside the transaction) and what the scheduler is told once the
+ * enqueue committed.
+ */
+export interface PreparedRide {
+  readonly args: AdmitArgs;
+  /**
+   * After COMMIT, before the commit's events are published: what the ridden admission admitted
+   * (leased to the scheduler's server), or why it failed (`admitted` empty: the enqueue committed
+   * without it, and a pass admits later).
+   */
+  committed(outcome: RideOutcome): void;
+  /** Right after the commit's events were published (synchronously after {@link committed}). */
+  published(): void;
+}
+
+/** What an admission that rode an enqueue did. */
+export interface RideOutcome {
+  readonly admitted: readonly AdmittedJob[];
+  /** Why the admission was rolled back to its savepoint; null when it ran. */
+  readonly error: unknown;
+}
+
+/**
+ * The scheduler's offer to admit inside a local enqueue's own transaction (decision 0223): one
+ * commit and one scheduler pass fewer between a request and its turn.
+ */
+export interface EnqueueAdmission {
+  /** Before the transaction: a ride, or null when admission must stay in its own pass now. */
+  prepare(now: string): Promise<PreparedRide | null>;
+}
+
+/** The savepoint's name: the ridden admission rolls back alone, never the enqueue it rides. */
+const SAVEPOINT = 'admission_ride';
+
+/**
+ * Runs the prepared admission at the end of an enqueue's transaction, inside a savepoint: a
+ * failing admission (a freeze that throws, a statement that fails) rolls back to it, and its
+ * events with it, and the enqueue commits as it would have alone.
+ *
+ * @remarks The enqueue's events are written first, so the admission reads the team row with the
+ * revision and event seq the enqueue gave it, as a pass after the commit would have.
+ */
+export async function rideAdmission(scope: WriteScope, ride: PreparedRide): Promise<RideOutcome> {
+  await scope.events.flush();
+  const restore = scope.events.mark();
+  await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+  try {
+    const admitted = await admit(scope, ride.args);
+    // Its events too: a failure writing them rolls back to the savepoint like any other.
+    await scope.events.flush();
+    await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+    return { admitted, error: null };
+  } catch (error) {
+    await sql.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+    await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+    restore();
+    return { admitted: [], error };
+  }
+}
+
+/** The enqueued jobs as the ride left them: an admitted one as admitted (RUNNING, or ended by its freeze). */
+export function asAdmitted(jobs: readonly Job[], outcome: RideOutcome): Job[] {
+  const byId = new Map(outcome.admitted.map((entry) => [entry.job.id, entry.job]));
+  return jobs.map((job) => byId.get(job.id) ?? job);
+}

@@ -1,0 +1,100 @@
+import { DEFAULT_ADMISSION_POLICY, JobPhase, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import { sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeHarnesses, OWNER, openHarness, removeTempDirs, waitFor } from './scheduler-harness.js';
+
+afterAll(async () => {
+  await closeHarnesses();
+  removeTempDirs();
+});
+
+/** A trigger that makes every admission fail inside the database, as a broken write would. */
+const REFUSE_ADMISSION = sql`
+  create trigger refuse_admission before update of phase on jobs
+  when new.phase = 'ADMITTING'
+  begin select raise(abort, 'admission refused by the test'); end`;
+
+describe('admission riding the enqueue (decision 0223)', () => {
+  it('admits a request in its own commit and answers with the job as committed', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    await h.scheduler.idle();
+    const published: TeamEvent[][] = [];
+    h.app.events.listen((events) => published.push([...events]));
+    const [job] = await h.send(team, members.slice(0, 1), '!sleep 100');
+    if (job === undefined) throw new Error('no job');
+    // The answer is the job as its one commit left it: admitted, its turn frozen, leased here.
+    expect(job.phase).toBe(JobPhase.ADMITTING);
+    expect(job.runKey).toBe(job.id);
+    expect(await h.job(job.id)).toEqual(job);
+    // One commit for the request and its admission: its events published once, the job's change once.
+    expect(published).toHaveLength(1);
+    expect(published[0]?.filter((event) => event.kind === TeamEventKind.JOB_CHANGED)).toHaveLength(1);
+    await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed');
+  });
+
+  it('leaves a request that finds every slot busy to the passes, which admit it once a slot frees', async () => {
+    const h = await openHarness({
+      scheduler: { admission: { ...DEFAULT_ADMISSION_POLICY, activeJobs: 1, reservedForOthers: 0 } },
+    });
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const [first] = await h.send(team, members.slice(0, 1), '!sleep 300');
+    const [second] = await h.send(team, members.slice(1, 2), 'quick');
+    if (first === undefined || second === undefined) throw new Error('no job');
+    expect(first.phase).toBe(JobPhase.ADMITTING);
+    expect(second.phase).toBe(JobPhase.QUEUED);
+    await waitFor(async () => (await h.job(second.id)).phase === JobPhase.COMPLETED, 'second completed', 15_000);
+    const ended = await h.job(first.id);
+    expect(ended.phase).toBe(JobPhase.COMPLETED);
+    // The one slot: the second started only after the first ended.
+    expect(Date.parse((await h.job(second.id)).updatedAt)).toBeGreaterThanOrEqual(Date.parse(ended.updatedAt));
+  });
+
+  it('commits the request alone when its admission fails, and a pass admits it after the backoff', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    await h.scheduler.idle();
+    await REFUSE_ADMISSION.execute(h.database.db);
+    const published: TeamEvent[][] = [];
+    h.app.events.listen((events) => published.push([...events]));
+    const [job] = await h.send(team, members.slice(0, 1), 'hello');
+    if (job === undefined) throw new Error('no job');
+    expect(job.phase).toBe(JobPhase.QUEUED);
+    expect(await h.job(job.id)).toEqual(job);
+    expect(h.logger.entries).toContainEqual(
+      expect.objectContaining({ level: 'error', message: 'admission pass failed; retrying' }),
+    );
+    // The rolled-back admission left no event: what was published is exactly the log, gap-free.
+    const log = await h.core.events.read(OWNER, team.id, 0, 1_000);
+    const request = log.filter((event) => event.seq > (log.find((e) => e.jobId === job.id)?.seq ?? 0) - 1);
+    expect(published[0]).toEqual(request);
+    expect(request.map((event) => event.kind)).toEqual([
+      TeamEventKind.JOB_CHANGED,
+      TeamEventKind.RECORD_APPENDED,
+      TeamEventKind.MEMBER_CHANGED,
+    ]);
+    for (let i = 1; i < log.length; i += 1) expect(log[i]?.seq).toBe((log[i - 1]?.seq ?? 0) + 1);
+    // The database accepts admissions again: the retry after the backoff admits and runs it.
+    await sql`drop trigger refuse_admission`.execute(h.database.db);
+    await waitFor(async () => (await h.job(job.id)).phase === JobPhase.COMPLETED, 'completed', 15_000);
+  });
+
+  it('does not ride while admission backs off, nor once the scheduler stopped', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    await h.scheduler.idle();
+    await REFUSE_ADMISSION.execute(h.database.db);
+    const [failed] = await h.send(team, members.slice(0, 1), 'first');
+    expect(failed?.phase).toBe(JobPhase.QUEUED);
+    const before = h.logger.entries.length;
+    // Within the backoff: the enqueue commits without trying admission again (nothing logged).
+    const [held] = await h.send(team, members.slice(1, 2), 'second');
+    expect(held?.phase).toBe(JobPhase.QUEUED);
+    expect(h.logger.entries.slice(before).filter((entry) => entry.level === 'error')).toEqual([]);
+    await sql`drop trigger refuse_admission`.execute(h.database.db);
+    await h.scheduler.stop();
+    expect(await h.scheduler.enqueueAdmission.prepare(new Date().toISOString())).toBeNull();
+    const [after] = await h.send(team, members.slice(0, 1), 'third');
+    expect(after?.phase).toBe(JobPhase.QUEUED);
+  });
+});
