@@ -152,14 +152,17 @@ describe('AdmissionPass riding an enqueue (decision 0223)', () => {
       ),
     });
 
-  it('rides only on an exclusive server', async () => {
-    expect(await pass(() => null, false).admission.prepareRide(new Date().toISOString())).toBeNull();
-    expect(await pass(() => null, true).admission.prepareRide(new Date().toISOString())).not.toBeNull();
+  it('rides only on an exclusive server, and only while it drives fewer jobs than there are slots', async () => {
+    const now = new Date().toISOString();
+    expect(await pass(() => null, false).admission.prepareRide(now, 0)).toBeNull();
+    expect(await pass(() => null, true).admission.prepareRide(now, 7)).not.toBeNull();
+    expect(await pass(() => null, true).admission.prepareRide(now, 8)).toBeNull();
+    expect(await pass(() => null, true).admission.prepareRide(now, 9)).toBeNull();
   });
 
   it('settles the commit it rode when it admitted every candidate, and only during its publication', async () => {
     const { admission } = pass(() => null, true);
-    const ride = await admission.prepareRide(new Date().toISOString());
+    const ride = await admission.prepareRide(new Date().toISOString(), 0);
     if (ride === null) throw new Error('no ride');
     plan(ride.args, 1);
     ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null });
@@ -172,7 +175,7 @@ describe('AdmissionPass riding an enqueue (decision 0223)', () => {
 
   it('asks for a pass when a candidate was left waiting', async () => {
     const { admission } = pass(() => null, true);
-    const ride = await admission.prepareRide(new Date().toISOString());
+    const ride = await admission.prepareRide(new Date().toISOString(), 0);
     if (ride === null) throw new Error('no ride');
     plan(ride.args, 2);
     ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null });
@@ -181,11 +184,11 @@ describe('AdmissionPass riding an enqueue (decision 0223)', () => {
 
   it('backs off after a failed ride: no ride and no pass admission until the retry is due', async () => {
     const { admission, reads } = pass(() => null, true);
-    const ride = await admission.prepareRide(new Date().toISOString());
+    const ride = await admission.prepareRide(new Date().toISOString(), 0);
     if (ride === null) throw new Error('no ride');
     ride.committed({ admitted: [], error: new Error('refused') });
     expect(reads.wakes).toHaveLength(1);
-    expect(await admission.prepareRide(new Date().toISOString())).toBeNull();
+    expect(await admission.prepareRide(new Date().toISOString(), 0)).toBeNull();
     expect(await admission.admit(true)).toEqual([]);
   });
 });

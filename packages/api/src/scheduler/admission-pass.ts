@@ -162,15 +162,19 @@ export class AdmissionPass {
   /**
    * The admission to run inside a local enqueue's own transaction (decision 0223), or null when it
    * must stay in a pass: on a database other servers share (its planning lock would then be held
-   * by every enqueue), or while admission backs off after a failure. The same planning as
-   * {@link admit}; `committed` takes the outcome as a pass takes its own.
+   * by every enqueue), while `driven` (the active jobs this server drives) fills every slot, or
+   * while admission backs off after a failure. The same planning as {@link admit}; `committed`
+   * takes the outcome as a pass takes its own.
    */
-  async prepareRide(now: string): Promise<PreparedRide | null> {
+  async prepareRide(now: string, driven: number): Promise<PreparedRide | null> {
     if (this.#deps.exclusive !== true) return null;
+    const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
+    // Every slot taken by a job this server drives, as the last pass saw them: a ride would read
+    // the whole snapshot to admit nothing (a backlog arriving while the slots are full).
+    if (driven >= policy.activeJobs) return null;
     const notBefore = this.#backoff.notBefore('admit');
     if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) return null;
     const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
-    const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
     const context = { now, ids: this.#deps.ids };
     let candidates = 0;
     return {

@@ -4,8 +4,8 @@ import { type PassContext, startAdmitted } from './run-pass.js';
 
 /**
  * The scheduler's offer to the store: its admission, run inside each local enqueue's transaction
- * while `accepting` (started, not stopping) and the admission accepts (an exclusive server, not
- * backing off: `AdmissionPass.prepareRide`). What it admitted starts at once after COMMIT, before
+ * while `accepting` (started, not stopping) and the admission accepts (an exclusive server, a
+ * slot free, not backing off: `AdmissionPass.prepareRide`). What it admitted starts at once after COMMIT, before
  * the commit's events are published, as a pass starts what it admitted (decision 0223).
  */
 export function offerRides(
@@ -16,7 +16,7 @@ export function offerRides(
   return {
     async prepare(now) {
       if (!accepting()) return null;
-      const ride = await admission.prepareRide(now);
+      const ride = await admission.prepareRide(now, pass.driven.size);
       if (ride === null) return null;
       return {
         args: ride.args,
