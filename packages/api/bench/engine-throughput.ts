@@ -171,6 +171,9 @@ async function profile(
 }
 
 function describeCommit(label: string): string {
+  // The admission riding an enqueue (decision 0223) writes the new job and updates it in one transaction.
+  if (label.includes('insert jobs') && label.includes('update jobs'))
+    return 'enqueue with its admission (decision 0223)';
   if (label.includes('update scheduler_state')) return 'admission pass (`store.admit`)';
   if (label.includes('insert jobs')) return 'enqueue (`requests.send`)';
   if (label.includes('runtime_runs') && label.includes('update jobs')) {

@@ -168,8 +168,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   });
   /** The active jobs of the last pass, by id. */
   const driven = new Map<JobId, Job>();
-  /** The jobs started since the current pass began (see `PassContext.started`). */
+  /** The jobs started since the last claim (see `PassContext.started`). */
   const started = new Map<JobId, Job>();
+  /** What passes and the rides of enqueues share to start and track the jobs they admit. */
+  const held = { lease, driver, driven, started };
   let running = false;
   let stopped = false;
   /** True when the next pass must run admission (every local wake-up and the timers set it). */
@@ -184,17 +186,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       likelyQueued = false;
       deps.onPass?.(full);
       try {
-        await runPass({
-          store,
-          lease,
-          admission,
-          driver,
-          driven,
-          started,
-          full,
-          likelyQueued: likely,
-          stopped: () => stopped,
-        });
+        await runPass({ ...held, store, admission, full, likelyQueued: likely, stopped: () => stopped });
       } catch (error) {
         logger.error('scheduler pass failed', { error: String(error) });
       } finally {
@@ -219,7 +211,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     if (running && !stopped) passes.request();
   }
 
-  const enqueueAdmission = offerRides(admission, { lease, driver, driven, started }, () => running && !stopped);
+  const enqueueAdmission = offerRides(admission, held, { accepting: () => running && !stopped, wake, logger });
 
   return {
     enqueueAdmission,

@@ -1,3 +1,4 @@
+import type { Logger } from '@agent-teams/core';
 import type { EnqueueAdmission } from '../storage/admission-ride.js';
 import type { AdmissionPass } from './admission-pass.js';
 import { type PassContext, startAdmitted } from './run-pass.js';
@@ -11,8 +12,9 @@ import { type PassContext, startAdmitted } from './run-pass.js';
 export function offerRides(
   admission: AdmissionPass,
   pass: Pick<PassContext, 'lease' | 'driver' | 'driven' | 'started'>,
-  accepting: () => boolean,
+  scheduler: { readonly accepting: () => boolean; readonly wake: () => void; readonly logger: Logger },
 ): EnqueueAdmission {
+  const { accepting, wake, logger } = scheduler;
   return {
     async prepare(now) {
       if (!accepting()) return null;
@@ -21,9 +23,18 @@ export function offerRides(
       return {
         args: ride.args,
         committed(outcome) {
-          ride.committed(outcome);
-          // A job admitted while the scheduler stopped stays leased here: the next start takes it over.
-          if (accepting()) startAdmitted(pass, outcome.admitted);
+          // Called after COMMIT: a throw here would turn a committed request into an error.
+          try {
+            ride.committed(outcome);
+            // A job admitted while the scheduler stopped stays leased here: the next start takes it over.
+            if (accepting()) startAdmitted(pass, outcome.admitted);
+          } catch (error) {
+            // The jobs are leased to this server in the database: a pass's claim drives them.
+            logger.error('starting the jobs an enqueue admitted failed; a pass takes them over', {
+              error: String(error),
+            });
+            wake();
+          }
         },
         published: () => ride.published(),
       };
