@@ -191,4 +191,24 @@ describe('AdmissionPass riding an enqueue (decision 0223)', () => {
     expect(await admission.prepareRide(new Date().toISOString(), 0)).toBeNull();
     expect(await admission.admit(true)).toEqual([]);
   });
+
+  it('never fails the request when the catalog does: no ride, the error logged, admission backing off', async () => {
+    const logger = new MemoryLogger();
+    const wakes: number[] = [];
+    const admission = new AdmissionPass({
+      store: { admit: async () => [] } as unknown as AdmissionPassDeps['store'],
+      catalog: { list: () => Promise.reject(new Error('catalog down')), get: async () => null },
+      runtimes: { get: () => null },
+      clock: { nowMs: () => Date.now() },
+      ids: new SequentialIds(),
+      logger,
+      serverId: 'server-1',
+      timer: { wakeAt: (atMs: number) => wakes.push(atMs) } as unknown as WakeTimer,
+      wake: () => {},
+      exclusive: true,
+    });
+    expect(await admission.prepareRide(new Date().toISOString(), 0)).toBeNull();
+    expect(wakes).toHaveLength(1);
+    expect(logger.entries).toContainEqual(expect.objectContaining({ level: 'error' }));
+  });
 });

@@ -4,6 +4,7 @@ import {
   type AdmissionPolicy,
   type AdmittedJob,
   type AgentCatalog,
+  type AgentDefinition,
   type Clock,
   DEFAULT_ADMISSION_POLICY,
   type IdGenerator,
@@ -174,7 +175,15 @@ export class AdmissionPass {
     if (driven >= policy.activeJobs) return null;
     const notBefore = this.#backoff.notBefore('admit');
     if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) return null;
-    const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
+    let listed: readonly AgentDefinition[];
+    try {
+      listed = await this.#deps.catalog.list();
+    } catch (error) {
+      // Never at the request's expense: it commits alone, and admission backs off as after a pass.
+      this.#failed(error);
+      return null;
+    }
+    const agents = new Map(listed.map((agent) => [agent.id, agent]));
     const context = { now, ids: this.#deps.ids };
     let candidates = 0;
     return {
@@ -189,6 +198,7 @@ export class AdmissionPass {
         },
         freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
       },
+      active: () => true,
       committed: ({ admitted, error }) => {
         if (error !== null) {
           // Rolled back alone: the enqueue's events wake a pass, which waits for the backoff.

@@ -15,6 +15,7 @@ function offer(fail: boolean, accepting = true) {
   const told: string[] = [];
   const ride: PreparedRide = {
     args: {} as PreparedRide['args'],
+    active: () => true,
     committed: () => told.push('committed'),
     published: () => told.push('published'),
   };
@@ -55,10 +56,13 @@ describe('offerRides', () => {
   });
 
   it('never throws after COMMIT: a failure to start the jobs is logged and a pass takes them over', async () => {
-    const { offered, logger, wakes } = offer(true);
+    const { offered, logger, wakes, pass } = offer(true);
     const ride = await offered.prepare(new Date().toISOString());
     expect(() => ride?.committed({ admitted, error: null })).not.toThrow();
     expect(wakes()).toBe(1);
+    // Driven and not started: the woken full pass asks for its step.
+    expect(pass.driven.has('job_a' as JobId)).toBe(true);
+    expect(pass.started.has('job_a' as JobId)).toBe(false);
     expect(logger.entries).toContainEqual(expect.objectContaining({ level: 'error' }));
   });
 

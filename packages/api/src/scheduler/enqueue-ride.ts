@@ -22,6 +22,7 @@ export function offerRides(
       if (ride === null) return null;
       return {
         args: ride.args,
+        active: accepting,
         committed(outcome) {
           // Called after COMMIT: a throw here would turn a committed request into an error.
           try {
@@ -29,7 +30,13 @@ export function offerRides(
             // A job admitted while the scheduler stopped stays leased here: the next start takes it over.
             if (accepting()) startAdmitted(pass, outcome.admitted);
           } catch (error) {
-            // The jobs are leased to this server in the database: a pass's claim drives them.
+            // The jobs are leased to this server in the database: counted driven and not started,
+            // so the full pass woken here asks for their steps.
+            for (const { job, lease } of outcome.admitted) {
+              if (lease === undefined) continue;
+              pass.started.delete(job.id);
+              pass.driven.set(job.id, job);
+            }
             logger.error('starting the jobs an enqueue admitted failed; a pass takes them over', {
               error: String(error),
             });

@@ -44,6 +44,10 @@ export async function runPass(pass: PassContext): Promise<void> {
   startAdmitted(pass, admitted);
   try {
     const before = new Set(driven.keys());
+    // Alone and taken over: a held job neither driven nor started here yet is one whose ridden
+    // admission is still between its COMMIT and its start (with group commit, while the log syncs);
+    // that ride starts it once the commit is durable, so this claim must not (decision 0223).
+    const alone = lease.takenOver;
     const active = (await lease.claim()).map((entry) => entry.job);
     const teamIds = [...new Set(active.map((job) => job.teamId))];
     const teams = teamIds.length === 0 ? [] : await pass.store.findTeams(teamIds);
@@ -53,9 +57,9 @@ export async function runPass(pass: PassContext): Promise<void> {
     driven.clear();
     for (const job of active) driven.set(job.id, job);
     // Started after the claim read (an admission that rode an enqueue meanwhile): still driven here.
-    for (const [jobId, job] of started) if (!driven.has(jobId)) driven.set(jobId, job);
+    for (const [jobId, job] of started) if (!driven.has(jobId) && lease.holds(jobId)) driven.set(jobId, job);
     for (const job of active) {
-      if (started.has(job.id) || disconnected.has(job.teamId)) continue;
+      if (started.has(job.id) || disconnected.has(job.teamId) || (alone && !before.has(job.id))) continue;
       if (pass.full || !before.has(job.id)) driver.request(job);
     }
     // Covered by this claim: a later pass drives them like any other held job.

@@ -79,6 +79,14 @@ export class ServerLease {
     if (last === null || this.#clock.nowMs() - last >= this.options.heartbeatMs) await this.#renew();
   }
 
+  /**
+   * True once an exclusive server's first claim took every active job over: from then on every job
+   * it holds was admitted by its own passes or by admissions that rode its enqueues.
+   */
+  get takenOver(): boolean {
+    return this.options.exclusive === true && !this.#firstClaim;
+  }
+
   /** Records the lease of a job this server just admitted. */
   hold(entry: LeasedJob): void {
     this.#held.set(entry.job.id, entry.lease);

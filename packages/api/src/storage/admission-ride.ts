@@ -10,6 +10,8 @@ import type { WriteScope } from './write-transaction.js';
  */
 export interface PreparedRide {
   readonly args: AdmitArgs;
+  /** Asked inside the transaction: false once the scheduler stops, so nothing is admitted then. */
+  active(): boolean;
   /**
    * After COMMIT, before the commit's events are published: what the ridden admission admitted
    * (leased to the scheduler's server), or why it failed (`admitted` empty: the enqueue committed
@@ -58,8 +60,14 @@ export async function rideAdmission(scope: WriteScope, ride: PreparedRide): Prom
     await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
     return { admitted, error: null };
   } catch (error) {
-    await sql.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
-    await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+    try {
+      await sql.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+      await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+    } catch {
+      // The database ended the whole transaction (an I/O error, a full disk): the enqueue fails
+      // with the error that ended it, not with the missing savepoint.
+      throw error;
+    }
     restore();
     return { admitted: [], error };
   }

@@ -46,7 +46,7 @@ export class KyselyJobRoles extends KyselyTeamRoles {
         outcome = null;
         const jobs = await jobWrites.enqueueRequests(scope, args);
         // Only while a job waits for a slot (an idempotent replay of a started request: none).
-        if (ride === null || !jobs.some((job) => job.phase === JobPhase.QUEUED)) return jobs;
+        if (ride === null || !ride.active() || !jobs.some((job) => job.phase === JobPhase.QUEUED)) return jobs;
         outcome = await rideAdmission(scope, ride);
         return asAdmitted(jobs, outcome);
       },

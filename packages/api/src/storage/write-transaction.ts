@@ -124,8 +124,8 @@ export async function runWrite<T>(
   for (let attempt = 1; ; attempt += 1) {
     try {
       const { result, scope } = await runOnce(ctx, now, work);
-      opts.around?.committed();
       try {
+        opts.around?.committed();
         if (ctx.sink !== null && scope.events.events.length > 0) ctx.sink.published(scope.events.events);
       } finally {
         opts.around?.published();

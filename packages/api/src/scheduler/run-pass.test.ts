@@ -1,0 +1,69 @@
+import type { Job, JobId, LeasedJob, Team } from '@agent-teams/core';
+import { describe, expect, it } from 'vitest';
+import type { AdmissionPass } from './admission-pass.js';
+import type { JobDriver } from './job-driver.js';
+import { type PassContext, runPass } from './run-pass.js';
+import type { ServerLease } from './server-lease.js';
+
+const job = (id: string): Job => ({ id: id as JobId, teamId: 'team_1' }) as unknown as Job;
+const leased = (id: string): LeasedJob => ({ job: job(id), lease: { serverId: 's', fence: 1 } });
+
+/** One full pass whose claim answers `claimed`, on a lease `takenOver` or not; the steps it asks for. */
+async function pass(opts: {
+  takenOver: boolean;
+  claimed: readonly string[];
+  driven?: readonly string[];
+  started?: readonly string[];
+  holds?: (id: string) => boolean;
+}) {
+  const requested: string[] = [];
+  const ctx: PassContext = {
+    store: { findTeams: async () => [] as Team[] },
+    lease: {
+      renewIfDue: async () => {},
+      takenOver: opts.takenOver,
+      claim: async () => opts.claimed.map(leased),
+      holds: (id: string) => opts.holds?.(id) ?? true,
+    } as unknown as ServerLease,
+    admission: { admit: async () => [], followWaits: async () => {} } as unknown as AdmissionPass,
+    driver: { request: (j: Job) => requested.push(j.id) } as unknown as JobDriver,
+    driven: new Map((opts.driven ?? []).map((id) => [id as JobId, job(id)])),
+    started: new Map((opts.started ?? []).map((id) => [id as JobId, job(id)])),
+    full: true,
+    likelyQueued: false,
+    stopped: () => false,
+  };
+  await runPass(ctx);
+  return { requested, ctx };
+}
+
+describe('runPass claim', () => {
+  it('drives every job a takeover claim finds', async () => {
+    const { requested } = await pass({ takenOver: false, claimed: ['job_a', 'job_b'] });
+    expect(requested).toEqual(['job_a', 'job_b']);
+  });
+
+  it('alone and taken over, leaves a held job neither driven nor started to the ride that admitted it', async () => {
+    // job_r: an admission that rode an enqueue, committed, its start still to come (decision 0223).
+    const { requested, ctx } = await pass({ takenOver: true, claimed: ['job_a', 'job_r'], driven: ['job_a'] });
+    expect(requested).toEqual(['job_a']);
+    expect([...ctx.driven.keys()]).toEqual(['job_a', 'job_r']);
+  });
+
+  it('does not drive again what was started since the last claim, then forgets it', async () => {
+    const { requested, ctx } = await pass({
+      takenOver: true,
+      claimed: ['job_a', 'job_s'],
+      driven: ['job_a'],
+      started: ['job_s'],
+    });
+    expect(requested).toEqual(['job_a']);
+    expect(ctx.started.size).toBe(0);
+  });
+
+  it('keeps a started job the claim read missed only while the lease still holds it', async () => {
+    const holds = (id: string) => id === 'job_late';
+    const { ctx } = await pass({ takenOver: true, claimed: [], started: ['job_late', 'job_ended'], holds });
+    expect([...ctx.driven.keys()]).toEqual(['job_late']);
+  });
+});
