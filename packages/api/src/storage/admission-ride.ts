@@ -73,7 +73,7 @@ export async function rideAdmission(scope: WriteScope, ride: PreparedRide): Prom
   }
 }
 
-/** The enqueued jobs as the ride left them: an admitted one as admitted (RUNNING, or ended by its freeze). */
+/** The enqueued jobs as the ride left them: an admitted one as admitted (ADMITTING, or ended by its freeze). */
 export function asAdmitted(jobs: readonly Job[], outcome: RideOutcome): Job[] {
   const byId = new Map(outcome.admitted.map((entry) => [entry.job.id, entry.job]));
   return jobs.map((job) => byId.get(job.id) ?? job);
