@@ -2,9 +2,9 @@ import {
   ACTIVE_PHASES,
   type Admission,
   type AdmissionPolicy,
+  type AdmitArgs,
   type AdmittedJob,
   type AgentCatalog,
-  type AgentDefinition,
   type Clock,
   DEFAULT_ADMISSION_POLICY,
   type IdGenerator,
@@ -27,6 +27,17 @@ import type { WakeTimer } from './wake-timer.js';
  * at once. Any other deadline, even one that passed since, gets the timer at its own time.
  */
 export const PAST_DEADLINE_RETRY_MS = 1_000;
+
+/**
+ * True when an admission's own commit needs no further pass: it started every job that wanted a
+ * slot (`candidates`) and its `events` name only those. A job admission ended instead (its agent
+ * gone, its team closed) lets the next job of its conversation become a candidate.
+ */
+function settles(admitted: readonly AdmittedJob[], candidates: number, events: readonly TeamEvent[]): boolean {
+  const ids = new Set<string>(admitted.map((entry) => entry.job.id));
+  const started = admitted.filter((entry) => ACTIVE_PHASES.includes(entry.job.phase)).length;
+  return started >= candidates && events.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)));
+}
 
 /** What an {@link AdmissionPass} uses. */
 export interface AdmissionPassDeps {
@@ -75,7 +86,7 @@ export class AdmissionPass {
   /** The events its own commits published during the current {@link admit}. */
   #heard: TeamEvent[] = [];
   /** Between the COMMIT of an enqueue an admission rode and its events' publication (see {@link hear}). */
-  #ride: { readonly ids: ReadonlySet<string>; readonly settled: boolean } | null = null;
+  #ride: { readonly admitted: readonly AdmittedJob[]; readonly candidates: number } | null = null;
 
   constructor(deps: AdmissionPassDeps) {
     this.#deps = deps;
@@ -113,7 +124,7 @@ export class AdmissionPass {
   hear(events: readonly TeamEvent[]): boolean {
     const ride = this.#ride;
     // An admission that rode the enqueue (decision 0223): settled like the pass's own, at once.
-    if (ride !== null) return ride.settled && events.every((event) => ownCommitEvent(event, (id) => ride.ids.has(id)));
+    if (ride !== null) return settles(ride.admitted, ride.candidates, events);
     if (this.#own.current() === undefined) return false;
     this.#heard.push(...events);
     return true;
@@ -124,31 +135,18 @@ export class AdmissionPass {
    * `likelyQueued`: a job this server does not drive just changed (see `AdmitArgs.likelyQueued`).
    */
   async admit(likelyQueued = false): Promise<readonly AdmittedJob[]> {
-    const { clock } = this.#deps;
-    const notBefore = this.#backoff.notBefore('admit');
-    if (notBefore !== null && notBefore > clock.nowMs()) return [];
+    if (this.#backingOff()) return [];
     this.#admitting = true;
     let admitted: readonly AdmittedJob[] = [];
     /** How many jobs wanted a slot in this pass (what the planner saw). */
     let candidates = 0;
     try {
-      const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
-      const context = { now: nowTimestamp(clock), ids: this.#deps.ids };
-      this.#admittedAtMs = Date.parse(context.now);
-      const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
-      admitted = await this.#own.write('admission', () =>
-        this.#deps.store.admit({
-          now: context.now,
-          likelyQueued,
-          serverId: this.#deps.serverId,
-          capacity: policy.activeJobs,
-          plan: (snapshot) => {
-            candidates = snapshot.candidates.length;
-            return planAdmissions(snapshot, policy);
-          },
-          freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
-        }),
-      );
+      const now = nowTimestamp(this.#deps.clock);
+      const args = await this.#admitArgs(now, likelyQueued, (n) => {
+        candidates = n;
+      });
+      this.#admittedAtMs = Date.parse(now);
+      admitted = await this.#own.write('admission', () => this.#deps.store.admit(args));
       this.#backoff.succeeded('admit');
       return admitted;
     } catch (error) {
@@ -167,38 +165,26 @@ export class AdmissionPass {
    * while admission backs off after a failure. The same planning as {@link admit}; `committed`
    * takes the outcome as a pass takes its own.
    */
-  async prepareRide(now: string, driven: number): Promise<PreparedRide | null> {
+  async prepareRide(now: string, driven: number): Promise<Omit<PreparedRide, 'active'> | null> {
     if (this.#deps.exclusive !== true) return null;
-    const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
     // Every slot taken by a job this server drives, as the last pass saw them: a ride would read
     // the whole snapshot to admit nothing (a backlog arriving while the slots are full).
-    if (driven >= policy.activeJobs) return null;
-    const notBefore = this.#backoff.notBefore('admit');
-    if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) return null;
-    let listed: readonly AgentDefinition[];
+    if (driven >= (this.#deps.policy ?? DEFAULT_ADMISSION_POLICY).activeJobs) return null;
+    if (this.#backingOff()) return null;
+    let candidates = 0;
+    let args: AdmitArgs;
     try {
-      listed = await this.#deps.catalog.list();
+      args = await this.#admitArgs(now, true, (n) => {
+        candidates = n;
+      });
     } catch (error) {
-      // Never at the request's expense: it commits alone, and admission backs off as after a pass.
+      // The catalog failed: never at the request's expense. It commits alone, and admission
+      // backs off as after a pass.
       this.#failed(error);
       return null;
     }
-    const agents = new Map(listed.map((agent) => [agent.id, agent]));
-    const context = { now, ids: this.#deps.ids };
-    let candidates = 0;
     return {
-      args: {
-        now,
-        likelyQueued: true,
-        serverId: this.#deps.serverId,
-        capacity: policy.activeJobs,
-        plan: (snapshot) => {
-          candidates = snapshot.candidates.length;
-          return planAdmissions(snapshot, policy);
-        },
-        freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
-      },
-      active: () => true,
+      args,
       committed: ({ admitted, error }) => {
         if (error !== null) {
           // Rolled back alone: the enqueue's events wake a pass, which waits for the backoff.
@@ -207,8 +193,7 @@ export class AdmissionPass {
         }
         this.#backoff.succeeded('admit');
         this.#admittedAtMs = Date.parse(now);
-        const started = admitted.filter((entry) => ACTIVE_PHASES.includes(entry.job.phase)).length;
-        this.#ride = { ids: new Set(admitted.map((entry) => entry.job.id)), settled: started >= candidates };
+        this.#ride = { admitted, candidates };
       },
       published: () => {
         this.#ride = null;
@@ -226,12 +211,31 @@ export class AdmissionPass {
     const heard = this.#heard;
     this.#heard = [];
     if (heard.length === 0) return;
-    const ids = new Set<string>(admitted.map((entry) => entry.job.id));
-    // A job admission ended instead (its agent gone, its team closed) lets the next job of its
-    // conversation become a candidate.
-    const started = admitted.filter((entry) => ACTIVE_PHASES.includes(entry.job.phase)).length;
-    const settled = started >= candidates && heard.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)));
-    if (!settled) this.#deps.wake();
+    if (!settles(admitted, candidates, heard)) this.#deps.wake();
+  }
+
+  /** The arguments of one admission at `now` (the catalog read here); `seen` is told how many candidates it planned. */
+  async #admitArgs(now: string, likelyQueued: boolean, seen: (candidates: number) => void): Promise<AdmitArgs> {
+    const agents = new Map((await this.#deps.catalog.list()).map((agent) => [agent.id, agent]));
+    const policy = this.#deps.policy ?? DEFAULT_ADMISSION_POLICY;
+    const context = { now, ids: this.#deps.ids };
+    return {
+      now,
+      likelyQueued,
+      serverId: this.#deps.serverId,
+      capacity: policy.activeJobs,
+      plan: (snapshot) => {
+        seen(snapshot.candidates.length);
+        return planAdmissions(snapshot, policy);
+      },
+      freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
+    };
+  }
+
+  /** True while admission waits out the backoff of a failure (and so do the reads that follow it). */
+  #backingOff(): boolean {
+    const notBefore = this.#backoff.notBefore('admit');
+    return notBefore !== null && notBefore > this.#deps.clock.nowMs();
   }
 
   /**
@@ -246,8 +250,7 @@ export class AdmissionPass {
   async followWaits(): Promise<void> {
     if (this.#noWaits) return;
     // Admission is backing off after a failure: so is this read.
-    const notBefore = this.#backoff.notBefore('admit');
-    if (notBefore !== null && notBefore > this.#deps.clock.nowMs()) return;
+    if (this.#backingOff()) return;
     const begunBefore = this.#waitsBegun;
     try {
       const deadline = await this.#deps.store.nextWaitDeadline();
