@@ -45,9 +45,9 @@ describe('pnpm bench harness', () => {
     expect(engine?.drainCompleted).toBe(16);
     expect(engine?.rawCommitsPerSecond).toBeGreaterThan(0);
     expect(engine?.liveJobsPerSecond).toBeGreaterThan(0);
-    // Every instant job costs at least its job update, which carries the run's end (decision 0221),
-    // plus its share of the enqueue and admission commits.
-    expect(engine?.commitsPerJob).toBeGreaterThan(1);
+    // Jobs that end together share their commits (decision 0224): fewer than one per job, but
+    // every job's writes were committed by some commit.
+    expect(engine?.commitsPerJob).toBeGreaterThan(0);
     expect(engine?.commitsPerJob).toBeLessThanOrEqual(1.5);
     const planning = reports.get('planning-pass')?.metrics;
     expect(planning?.admitted).toBe(16);

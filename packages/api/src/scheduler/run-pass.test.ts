@@ -5,8 +5,8 @@ import type { JobDriver } from './job-driver.js';
 import { type PassContext, runPass } from './run-pass.js';
 import type { ServerLease } from './server-lease.js';
 
-const job = (id: string): Job => ({ id: id as JobId, teamId: 'team_1' }) as unknown as Job;
-const leased = (id: string): LeasedJob => ({ job: job(id), lease: { serverId: 's', fence: 1 } });
+const job = (id: string, phase = 'ADMITTING'): Job => ({ id: id as JobId, teamId: 'team_1', phase }) as unknown as Job;
+const leased = (id: string, phase?: string): LeasedJob => ({ job: job(id, phase), lease: { serverId: 's', fence: 1 } });
 
 /** One full pass whose claim answers `claimed`, on a lease `takenOver` or not; the steps it asks for. */
 async function pass(opts: {
@@ -15,6 +15,8 @@ async function pass(opts: {
   driven?: readonly string[];
   started?: readonly string[];
   holds?: (id: string) => boolean;
+  /** The phase the claim reads per job (default ADMITTING, as started). */
+  phases?: Readonly<Record<string, string>>;
 }) {
   const requested: string[] = [];
   const ctx: PassContext = {
@@ -22,7 +24,7 @@ async function pass(opts: {
     lease: {
       renewIfDue: async () => {},
       takenOver: opts.takenOver,
-      claim: async () => opts.claimed.map(leased),
+      claim: async () => opts.claimed.map((id) => leased(id, opts.phases?.[id])),
       holds: (id: string) => opts.holds?.(id) ?? true,
     } as unknown as ServerLease,
     admission: { admit: async () => [], followWaits: async () => {} } as unknown as AdmissionPass,
@@ -65,5 +67,17 @@ describe('runPass claim', () => {
     const holds = (id: string) => id === 'job_late';
     const { ctx } = await pass({ takenOver: true, claimed: [], started: ['job_late', 'job_ended'], holds });
     expect([...ctx.driven.keys()]).toEqual(['job_late']);
+  });
+
+  it('drives a job started since the last claim once it changed: a cancel, a step, a deadline due', async () => {
+    // Started by a ride and cancelled before any pass ran: the cancel's pass must ask for its step.
+    const { requested } = await pass({
+      takenOver: true,
+      claimed: ['job_a', 'job_s', 'job_t'],
+      driven: ['job_a', 'job_s', 'job_t'],
+      started: ['job_s', 'job_t'],
+      phases: { job_s: 'CANCELLING', job_t: 'ADMITTING' },
+    });
+    expect(requested).toEqual(['job_a', 'job_s']);
   });
 });

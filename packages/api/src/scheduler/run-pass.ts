@@ -59,7 +59,11 @@ export async function runPass(pass: PassContext): Promise<void> {
     // Started after the claim read (an admission that rode an enqueue meanwhile): still driven here.
     for (const [jobId, job] of started) if (!driven.has(jobId) && lease.holds(jobId)) driven.set(jobId, job);
     for (const job of active) {
-      if (started.has(job.id) || disconnected.has(job.teamId) || (alone && !before.has(job.id))) continue;
+      // Started since the last claim and unchanged since: its first step is on its way. Changed
+      // (a step ran, a person cancelled it, its deadline is due): driven like any held job.
+      const start = started.get(job.id);
+      const unchanged = start !== undefined && start.phase === job.phase;
+      if (unchanged || disconnected.has(job.teamId) || (alone && !before.has(job.id))) continue;
       if (pass.full || !before.has(job.id)) driver.request(job);
     }
     // Covered by this claim: a later pass drives them like any other held job.

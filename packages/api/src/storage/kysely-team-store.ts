@@ -37,8 +37,9 @@ export interface KyselyTeamStoreOptions {
  * `kysely-store-job-roles.ts`, `kysely-store-teamwork-roles.ts`), each method a thin entry into the
  * module of its role (`team-writes.ts`, `job-reads.ts`, `admission.ts`, `job-leases.ts`, ...).
  *
- * @remarks Each method is one transaction (`BEGIN IMMEDIATE` on SQLite; row locks on
- * PostgreSQL, see `write-transaction.ts`).
+ * @remarks Each write method is one transaction (row locks on PostgreSQL); on SQLite one
+ * `BEGIN IMMEDIATE` transaction, or one savepoint of a transaction shared with the writes that
+ * arrived with it (`sqlite-write-batch.ts`, decision 0224). See `write-transaction.ts`.
  */
 export class KyselyTeamStore extends KyselyTeamworkRoles implements TeamStore {
   readonly #close: () => Promise<void>;

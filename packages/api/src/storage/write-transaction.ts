@@ -1,11 +1,12 @@
 import { DomainError, type EventSink, type IdGenerator, notFound, type TeamId } from '@agent-teams/core';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { EnqueueAdmission } from './admission-ride.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
 import type { DatabaseDialect } from './open-database.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
+import { writeBatchOf } from './sqlite-write-batch.js';
 import { TeamEventWriter } from './team-event-writer.js';
 
 /** How many times a transaction is tried when the database asks for a retry. */
@@ -41,15 +42,22 @@ export class WriteScope {
   readonly ids: Pick<IdGenerator, 'recordId'> | null;
   readonly #rides: RunRides | null;
   readonly #held: HeldRide[] = [];
+  readonly #carriedBefore: ReadonlySet<string>;
 
+  /**
+   * @param carriedBefore the runs whose end an earlier write of the same transaction wrote
+   * (`sqlite-write-batch.ts`): this write finds them written, as it would after their commit.
+   */
   constructor(
     readonly trx: Kysely<Database>,
     ctx: StoreContext,
     readonly now: string,
+    carriedBefore: ReadonlySet<string> = new Set(),
   ) {
     this.dialect = ctx.dialect;
     this.ids = ctx.ids;
     this.#rides = ctx.rides ?? null;
+    this.#carriedBefore = carriedBefore;
     this.events = new TeamEventWriter(trx, now, ctx.dialect);
   }
 
@@ -62,6 +70,9 @@ export class WriteScope {
    * @returns whether an end was written here.
    */
   async carryRide(runId: string, decided = false): Promise<boolean> {
+    // Held by an earlier write of this transaction, which wrote it: waiting for that hold to end
+    // would wait for this transaction's own COMMIT.
+    if (this.#carriedBefore.has(runId)) return false;
     const ride = await this.#rides?.claim(runId, decided);
     if (ride === undefined) return false;
     this.#held.push(ride);
@@ -74,6 +85,11 @@ export class WriteScope {
     }
     if (!wrote) throw new RideLostError(runId);
     return true;
+  }
+
+  /** The runs whose end this write carried. */
+  carriedRuns(): string[] {
+    return this.#held.map((ride) => ride.runId);
   }
 
   /** Tells the rides this transaction held how it ended (null: committed). Before its connection is released. */
@@ -105,7 +121,8 @@ export class WriteScope {
  *
  * @remarks SQLite: `BEGIN IMMEDIATE` on the driver's single connection (Kysely's own transaction
  * issues a deferred `BEGIN`, which can fail with SQLITE_BUSY at the first write instead of
- * waiting at the start). PostgreSQL: Kysely's transaction at READ COMMITTED plus row locks.
+ * waiting at the start), shared by the writes queued together, each in its own savepoint
+ * (`sqlite-write-batch.ts`, decision 0224). PostgreSQL: Kysely's transaction at READ COMMITTED plus row locks.
  * Retryable conditions (busy, serialization failure, deadlock) run `work` again from the start;
  * with `retryOnUniqueViolation`, so does a unique violation, so `work` re-reads the row another
  * server inserted first; with `retryOnLostRide`, so does a `RideLostError` (`run-rides.ts`).
@@ -169,21 +186,6 @@ async function runOnce<T>(
       throw error;
     }
   }
-  return ctx.db.connection().execute(async (conn) => {
-    await sql`BEGIN IMMEDIATE`.execute(conn);
-    const scope = new WriteScope(conn, ctx, now);
-    try {
-      const result = await work(scope);
-      await scope.events.flush();
-      await sql`COMMIT`.execute(conn);
-      // Inside the connection: no other transaction can claim a ride this one still holds.
-      scope.endRides(null);
-      return { result, scope };
-    } catch (error) {
-      // A failed COMMIT may already have ended the transaction; the original error is what matters.
-      await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-      scope.endRides(error);
-      throw error;
-    }
-  });
+  // SQLite: writes queued while the connection is busy share one transaction (decision 0224).
+  return writeBatchOf(ctx.db).run(ctx, now, work);
 }

@@ -1,7 +1,7 @@
 import { DEFAULT_ADMISSION_POLICY, JobPhase, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeHarnesses, OWNER, openHarness, removeTempDirs, waitFor } from './scheduler-harness.js';
+import { closeHarnesses, OWNER, openHarness, removeTempDirs, waitFor, waitForPhases } from './scheduler-harness.js';
 
 afterAll(async () => {
   await closeHarnesses();
@@ -93,5 +93,18 @@ describe('admission riding the enqueue (decision 0223)', () => {
     expect(await h.scheduler.enqueueAdmission.prepare(new Date().toISOString())).toBeNull();
     const [after] = await h.send(team, members.slice(0, 1), 'third');
     expect(after?.phase).toBe(JobPhase.QUEUED);
+  });
+
+  it('cancels a ridden job cancelled before any pass ran, without waiting for the safety net', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    await h.scheduler.idle();
+    const [job] = await h.send(team, members.slice(0, 1), '!sleep 600000');
+    if (job === undefined) throw new Error('no job');
+    await waitForPhases(h, [job.id], [JobPhase.RUNNING]);
+    await h.core.jobs.cancel(OWNER, job.id);
+    // The cancel's pass finds the job still marked started by the ride: changed since, it drives
+    // it (before, only the safety net's pass 5 s later did).
+    await waitForPhases(h, [job.id], [JobPhase.CANCELLED], 2_500);
   });
 });

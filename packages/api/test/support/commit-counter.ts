@@ -7,8 +7,11 @@ import type { KyselyPlugin, RootOperationNode } from 'kysely';
 export class CommitCounter implements KyselyPlugin {
   commits = 0;
   runReads = 0;
+  /** The first word of every raw statement, in order (`BEGIN`, `SAVEPOINT`, `COMMIT`, …). */
+  readonly raw: string[] = [];
   transformQuery(args: { node: RootOperationNode }): RootOperationNode {
     const { node } = args;
+    if (node.kind === 'RawNode') this.raw.push(node.sqlFragments.join('?').trim().split(/\s+/)[0]?.toUpperCase() ?? '');
     if (node.kind === 'RawNode' && node.sqlFragments.join('').trim().toUpperCase() === 'COMMIT') this.commits += 1;
     if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from).includes('"runtime_runs"')) this.runReads += 1;
     return node;
