@@ -28,7 +28,8 @@ const WRITE = /^\s*(insert\s+into|update|delete\s+from)\s+"?([a-z_]+)"?/i;
  * Opens a SQLite file with the pragmas of `openDatabase` (WAL, SQLite's own synchronous=FULL in place of group commit,
  * busy_timeout, foreign_keys) and counts, at execution time on the one connection, every
  * statement and every commit: an explicit COMMIT is labelled with the writes of its
- * transaction; a write outside a transaction is an autocommit of its own.
+ * transaction (and how many callers' writes shared it, decision 0224); a write outside a
+ * transaction is an autocommit of its own.
  *
  * @remarks For the profile only (no single-server lock; the timed runs use `openDatabase`).
  */
@@ -44,16 +45,26 @@ export function openCountingDatabase(file: string): CountingDatabase {
   let writes = 0;
   let rollbacks = 0;
   let open: string[] | null = null;
+  /** The callers' writes sharing the open transaction, one savepoint each (decision 0224). */
+  let shared = 0;
   const commit = (label: CommitLabel) => commits.set(label, (commits.get(label) ?? 0) + 1);
   const seen = (text: string) => {
     const statement = text.trim().toLowerCase();
     if (statement.startsWith('begin')) {
       open = [];
+      shared = 0;
       return;
     }
     if (statement.startsWith('commit')) {
-      commit(`tx: ${[...new Set(open ?? [])].sort().join(', ') || '(no writes)'}`);
+      const tables = [...new Set(open ?? [])].sort().join(', ') || '(no writes)';
+      // Shared by several callers: labelled by how many, what they wrote varies with the mix.
+      commit(shared > 1 ? `tx of ${shared} writes` : `tx: ${tables}`);
       open = null;
+      return;
+    }
+    // Savepoints are neither reads nor writes; rolling back to one leaves the transaction open.
+    if (statement.startsWith('savepoint batch_write')) shared += 1;
+    if (statement.startsWith('savepoint') || statement.startsWith('release') || statement.startsWith('rollback to')) {
       return;
     }
     if (statement.startsWith('rollback')) {

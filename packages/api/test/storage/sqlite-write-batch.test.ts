@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Kysely, sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
@@ -167,5 +167,15 @@ describe('SQLite writes sharing one transaction (decision 0224)', () => {
     expect(await ended).toBe(true);
     expect(statements.commits).toBe(1);
     expect(committedKeys()).toEqual(['first', 'second', 'x-end']);
+  });
+
+  it('commits while a test of the host fakes the timers: the wait for other writes is not a faked timer', async () => {
+    vi.useFakeTimers();
+    try {
+      expect(await write('faked')).toBe('faked');
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(committedKeys()).toEqual(['faked']);
   });
 });
