@@ -13,7 +13,8 @@ export interface PassContext {
   readonly driven: Map<JobId, Job>;
   /**
    * The jobs started since the last claim, by a pass's admission or by one that rode an enqueue
-   * (decision 0223): already driven, so the next claim does not drive them again, then forgets them.
+   * (decision 0223), as started: already driven, so the next claim does not drive them again
+   * while their phase is unchanged (a changed one, a cancel say, is driven), then forgets them.
    */
   readonly started: Map<JobId, Job>;
   /**
