@@ -69,7 +69,7 @@ describe('runPass claim', () => {
     expect([...ctx.driven.keys()]).toEqual(['job_late']);
   });
 
-  it('drives a job started since the last claim once it changed: a cancel, a step, a deadline due', async () => {
+  it('drives a job started since the last claim once its phase changed: a cancel, its first step', async () => {
     // Started by a ride and cancelled before any pass ran: the cancel's pass must ask for its step.
     const { requested } = await pass({
       takenOver: true,

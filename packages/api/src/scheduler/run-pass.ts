@@ -61,7 +61,7 @@ export async function runPass(pass: PassContext): Promise<void> {
     for (const [jobId, job] of started) if (!driven.has(jobId) && lease.holds(jobId)) driven.set(jobId, job);
     for (const job of active) {
       // Started since the last claim and unchanged since: its first step is on its way. Changed
-      // (a step ran, a person cancelled it, its deadline is due): driven like any held job.
+      // (its first step ran, a person cancelled it): driven like any held job.
       const start = started.get(job.id);
       const unchanged = start !== undefined && start.phase === job.phase;
       if (unchanged || disconnected.has(job.teamId) || (alone && !before.has(job.id))) continue;

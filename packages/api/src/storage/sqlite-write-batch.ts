@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 // Node's own, not the global a test's fake timers replace: a host testing with faked timers
 // would otherwise see every write of an embedded server wait forever.
 import { setImmediate } from 'node:timers';
@@ -24,31 +25,41 @@ interface Queued {
   readonly reject: (error: unknown) => void;
 }
 
-/** A write of a batch whose work ended and whose savepoint was released: it commits with the batch. */
-interface Ran {
-  readonly entry: Queued;
-  readonly scope: WriteScope;
-  readonly result: unknown;
-}
+/**
+ * What a batch that committed did with one of its writes: committed it, or rolled it back to its
+ * savepoint (refused). Both are answered only after that COMMIT: a refusal may rest on what the
+ * batch's earlier writes wrote, which is not durable before it.
+ */
+type Outcome =
+  | { readonly entry: Queued; readonly scope: WriteScope; readonly result: unknown; readonly refused?: undefined }
+  | { readonly entry: Queued; readonly scope?: undefined; readonly refused: { readonly error: unknown } };
 
 /**
- * Writes to one SQLite database that share transactions (decision 0224): the writes queued while
- * the connection was busy run one after another in one `BEGIN IMMEDIATE … COMMIT`, each inside a
+ * Writes to one SQLite database that share transactions (decision 0224): the writes queued when
+ * a batch asks for the connection (one turn of the event loop after the first, or while the
+ * previous batch ran) run one after another in one `BEGIN IMMEDIATE … COMMIT`, each inside a
  * savepoint of its own, and one COMMIT (one sync of the log with `synchronous=FULL`) makes all of
  * them durable. A write that arrives alone runs alone, as before, without a savepoint.
  *
- * @remarks Crash safety is unchanged: no write is answered, and no event of it published, before
- * the COMMIT that holds it returned (and, with group commit, before its sync). A write that fails
- * rolls back to its savepoint and is answered with its error at once; the others commit. A COMMIT
- * that fails, or a failure that ended the whole transaction (SQLite rolls back by itself on a full
- * disk or an I/O error), fails every write of the batch that ran; the writes that had not run yet
- * wait for the next transaction. Reads keep their turn: a batch takes only the writes queued when
- * it got the connection, never one that queued behind a read.
+ * @remarks Crash safety is unchanged: no write is answered, with its result or its error, and no
+ * event of it published, before the COMMIT that holds it returned and (group commit) the log's
+ * sync that covers it ended; batches are answered in the order they committed, and the next
+ * batch may run while the previous one's sync does. A write that fails rolls back to its
+ * savepoint; the others commit. A write that ends the whole transaction (SQLite rolls back by
+ * itself on a full disk or an I/O error) hears its error, and the others run again in the next
+ * transaction; a COMMIT that fails fails every write that ran, and those refused run again (their
+ * refusal rested on what was rolled back). Reads keep their turn: a batch takes only the writes
+ * queued when it asked for the connection, never one that queued behind a read that waits too. A
+ * read does not wait for a write still queued: a caller reads what it wrote only after awaiting
+ * the write (as on PostgreSQL). Each write runs in its caller's async context (log fields, the
+ * scheduler's own-commit marks), not in the one of the write that started the drain.
  */
 export class SqliteWriteBatch {
   readonly #db: Kysely<Database>;
   readonly #queue: Queued[] = [];
   #draining = false;
+  /** Settles once every batch that committed so far was answered (they answer in order). */
+  #answered: Promise<void> = Promise.resolve();
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
@@ -61,7 +72,8 @@ export class SqliteWriteBatch {
     work: (scope: WriteScope) => Promise<T>,
   ): Promise<{ result: T; scope: WriteScope }> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ ctx, now, work, resolve: resolve as Queued['resolve'], reject });
+      const bound = AsyncResource.bind(work);
+      this.#queue.push({ ctx, now, work: bound, resolve: resolve as Queued['resolve'], reject });
       if (this.#draining) return;
       this.#draining = true;
       // One turn of the event loop first: the requests whose bytes arrived with this one reach
@@ -74,20 +86,37 @@ export class SqliteWriteBatch {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        let committed: readonly Ran[] = [];
-        try {
-          await this.#db.connection().execute(async (conn) => {
-            committed = await this.#batch(conn);
-          });
-        } catch (error) {
-          // The connection failed (closed), or with group commit the sync after the COMMIT did
-          // (the handle is poisoned: `sqlite-wal-sync.ts`): nothing here may be reported durable.
-          for (const { entry } of committed) entry.reject(error);
-          for (const entry of this.#queue.splice(0)) entry.reject(error);
-          continue;
-        }
-        // Only now: with group commit the connection's release waits for the log's sync.
-        for (const { entry, scope, result } of committed) entry.resolve({ result, scope });
+        const take = Math.min(this.#queue.length, MAX_BATCH_WRITES);
+        let left: () => void = () => undefined;
+        const leftConnection = new Promise<void>((resolve) => {
+          left = resolve;
+        });
+        let outcomes: readonly Outcome[] | null = null;
+        const executed = this.#db.connection().execute(async (conn) => {
+          try {
+            outcomes = await this.#batch(conn, take);
+          } finally {
+            left();
+          }
+        });
+        const previous = this.#answered;
+        this.#answered = executed.then(
+          async () => {
+            await previous;
+            answer(outcomes ?? [], null);
+          },
+          async (error: unknown) => {
+            await previous;
+            // The sync after the COMMIT failed (the handle is poisoned: `sqlite-wal-sync.ts`):
+            // nothing of the batch may be reported. Or the connection failed before the batch ran
+            // (closed): every waiting write hears it.
+            answer(outcomes ?? [], { error });
+            if (outcomes === null) for (const entry of this.#queue.splice(0)) entry.reject(error);
+          },
+        );
+        // The next batch may begin once this one left the connection: with group commit, while
+        // the sync that covers this one runs.
+        await Promise.race([leftConnection, this.#answered]);
       }
     } finally {
       this.#draining = false;
@@ -95,11 +124,11 @@ export class SqliteWriteBatch {
   }
 
   /**
-   * One transaction for the writes queued now (at most {@link MAX_BATCH_WRITES}). Failed writes
-   * are answered here; those committed are returned, to be answered once the connection is free.
+   * One transaction for the first `take` writes queued. Returns what it did with each once it
+   * committed; when the transaction failed, answers or requeues its writes itself and returns [].
    */
-  async #batch(conn: Kysely<Database>): Promise<readonly Ran[]> {
-    const entries = this.#queue.splice(0, MAX_BATCH_WRITES);
+  async #batch(conn: Kysely<Database>, take: number): Promise<readonly Outcome[]> {
+    const entries = this.#queue.splice(0, take);
     try {
       await sql`BEGIN IMMEDIATE`.execute(conn);
     } catch (error) {
@@ -109,7 +138,7 @@ export class SqliteWriteBatch {
       return [];
     }
     const alone = entries.length === 1;
-    const ran: Ran[] = [];
+    const outcomes: Outcome[] = [];
     // The runs whose end a write of this batch wrote: a later write of it finds it written.
     const carried = new Set<string>();
     let at = 0;
@@ -130,32 +159,42 @@ export class SqliteWriteBatch {
           await rollBackTo(conn, error);
           current = null;
           scope.endRides(error);
-          entry.reject(error);
+          outcomes.push({ entry, refused: { error } });
           continue;
         }
         current = null;
         for (const runId of scope.carriedRuns()) carried.add(runId);
-        ran.push({ entry, scope, result });
+        outcomes.push({ entry, scope, result });
       }
       await sql`COMMIT`.execute(conn);
     } catch (error) {
       // A failed COMMIT may already have ended the transaction; the original error is what matters.
       await sql`ROLLBACK`.execute(conn).catch(() => undefined);
-      for (const { entry, scope } of ran) {
-        scope.endRides(error);
-        entry.reject(error);
-      }
+      for (const outcome of outcomes) outcome.scope?.endRides(error);
       if (current !== null) {
+        // This write ended the transaction: it alone hears why, the others run again.
         (current as WriteScope).endRides(error);
         entries[at]?.reject(error);
+        this.#queue.unshift(...outcomes.map((outcome) => outcome.entry), ...entries.slice(at + 1));
+      } else {
+        // The COMMIT failed: every write that ran hears it; those refused run again.
+        for (const outcome of outcomes) if (outcome.refused === undefined) outcome.entry.reject(error);
+        this.#queue.unshift(...outcomes.filter((outcome) => outcome.refused !== undefined).map((o) => o.entry));
       }
-      // Not run yet: the next transaction takes them first.
-      this.#queue.unshift(...entries.slice(at + 1));
       return [];
     }
     // Inside the connection: no other transaction can claim a ride these still hold.
-    for (const { scope } of ran) scope.endRides(null);
-    return ran;
+    for (const outcome of outcomes) outcome.scope?.endRides(null);
+    return outcomes;
+  }
+}
+
+/** Answers a committed batch's writes in order; `failed`: what made the batch's durability fail. */
+function answer(outcomes: readonly Outcome[], failed: { readonly error: unknown } | null): void {
+  for (const outcome of outcomes) {
+    if (failed !== null) outcome.entry.reject(failed.error);
+    else if (outcome.refused !== undefined) outcome.entry.reject(outcome.refused.error);
+    else outcome.entry.resolve({ result: outcome.result, scope: outcome.scope });
   }
 }
 

@@ -122,7 +122,8 @@ export class WriteScope {
  * @remarks SQLite: `BEGIN IMMEDIATE` on the driver's single connection (Kysely's own transaction
  * issues a deferred `BEGIN`, which can fail with SQLITE_BUSY at the first write instead of
  * waiting at the start), shared by the writes queued together, each in its own savepoint
- * (`sqlite-write-batch.ts`, decision 0224). PostgreSQL: Kysely's transaction at READ COMMITTED plus row locks.
+ * (`sqlite-write-batch.ts`, decision 0224). PostgreSQL: Kysely's transaction at READ COMMITTED
+ * plus row locks.
  * Retryable conditions (busy, serialization failure, deadlock) run `work` again from the start;
  * with `retryOnUniqueViolation`, so does a unique violation, so `work` re-reads the row another
  * server inserted first; with `retryOnLostRide`, so does a `RideLostError` (`run-rides.ts`).
@@ -186,6 +187,6 @@ async function runOnce<T>(
       throw error;
     }
   }
-  // SQLite: writes queued while the connection is busy share one transaction (decision 0224).
+  // SQLite: the writes queued in one turn of the event loop share one transaction (decision 0224).
   return writeBatchOf(ctx.db).run(ctx, now, work);
 }

@@ -1,5 +1,6 @@
-import { JobPhase, type TeamEvent } from '@agent-teams/core';
+import { JobPhase, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runWrite } from '../../src/storage/write-transaction.js';
 import { closeHarnesses, OWNER, openHarness, removeTempDirs, waitForPhases } from './scheduler-harness.js';
 
 afterAll(async () => {
@@ -55,5 +56,30 @@ describe('requests sent together share SQLite transactions (decision 0224)', () 
       expect(log.map((event) => event.seq)).toEqual(log.map((_, at) => (heads[i] ?? 0) + 1 + at));
       expect(published.filter((event) => event.teamId === team.id)).toEqual(log);
     }
+  });
+
+  it('never publishes the events of a write rolled back to its savepoint, and the next write takes their seqs', async () => {
+    const h = await openHarness();
+    const { team } = await h.team(['researcher', 'reviewer']);
+    const published: TeamEvent[][] = [];
+    const ctx = {
+      db: h.database.db,
+      dialect: 'sqlite' as const,
+      sink: { published: (events: readonly TeamEvent[]) => published.push([...events]) },
+      ids: null,
+    };
+    const head = (await h.core.teams.get(OWNER, team.id))?.lastEventSeq ?? 0;
+    const emit = (fail: boolean) =>
+      runWrite(ctx, new Date().toISOString(), async (scope) => {
+        await scope.events.emit(team.id, TeamEventKind.TEAM_CHANGED);
+        // Written (seq taken, the team's head moved) inside the write's savepoint, then refused.
+        await scope.events.flush();
+        if (fail) throw new Error('refused after its events were written');
+      });
+    const results = await Promise.allSettled([emit(false), emit(true), emit(false)]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const log = await h.core.events.read(OWNER, team.id, head, 1_000);
+    expect(log.map((event) => event.seq)).toEqual([head + 1, head + 2]);
+    expect(published).toEqual([[log[0]], [log[1]]]);
   });
 });

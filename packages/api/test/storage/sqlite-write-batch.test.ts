@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { fdatasync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -11,6 +12,7 @@ import { openRunRides } from '../../src/storage/open-run-rides.js';
 import { MAX_BATCH_WRITES } from '../../src/storage/sqlite-write-batch.js';
 import { runWrite, type StoreContext } from '../../src/storage/write-transaction.js';
 import { CommitCounter } from '../support/commit-counter.js';
+import { eventually } from '../support/test-app.js';
 
 const NOW = '2026-12-04T12:00:00.000Z';
 
@@ -88,22 +90,28 @@ describe('SQLite writes sharing one transaction (decision 0224)', () => {
     expect(committedKeys()).toEqual(['alone']);
   });
 
-  it('rolls a failing write back to its savepoint alone: it hears its error, the others commit', async () => {
+  it('rolls a failing write back to its savepoint alone, answering it after the COMMIT: the others commit', async () => {
     const boom = new Error('boom');
+    let seenAtRefusal: string[] = [];
     const results = await Promise.allSettled([
       write('a'),
       write('b', async () => {
         throw boom;
+      }).catch((error: unknown) => {
+        // Its refusal may rest on what `a` wrote: told only once that is durable.
+        seenAtRefusal = committedKeys();
+        throw error;
       }),
       write('c'),
     ]);
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toBe(boom);
+    expect(seenAtRefusal).toEqual(['a', 'c']);
     expect(committedKeys()).toEqual(['a', 'c']);
     expect(statements.commits).toBe(1);
   });
 
-  it('fails the writes that ran when one ended the whole transaction; those not run yet commit in the next', async () => {
+  it('fails only the write that ended the whole transaction; the others run again in the next', async () => {
     const ended = new Error('the transaction is gone');
     const results = await Promise.allSettled([
       write('a'),
@@ -115,12 +123,12 @@ describe('SQLite writes sharing one transaction (decision 0224)', () => {
       write('c'),
       write('d'),
     ]);
-    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled']);
-    expect((results[0] as PromiseRejectedResult).reason).toBe(ended);
-    expect(committedKeys()).toEqual(['c', 'd']);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBe(ended);
+    expect(committedKeys()).toEqual(['a', 'c', 'd']);
   });
 
-  it('fails every write of the batch when its COMMIT fails, and keeps none of them', async () => {
+  it('fails every write that ran when the COMMIT fails, and runs again one refused for what was rolled back', async () => {
     const results = await Promise.allSettled([
       write('a'),
       // A deferred foreign key is checked at COMMIT: this orphan makes the COMMIT itself fail.
@@ -128,10 +136,13 @@ describe('SQLite writes sharing one transaction (decision 0224)', () => {
         await sql`insert into batch_child (id, parent) values ('orphan', 'nobody')`.execute(trx);
       }),
       write('c'),
+      // Refused in the batch (`a` holds its key); once `a` is rolled back, it commits alone.
+      write('a'),
     ]);
-    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected', 'fulfilled']);
     expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/i);
-    expect(committedKeys()).toEqual([]);
+    expect(committedKeys()).toEqual(['a']);
+    await database.db.deleteFrom('runtime_runs').execute();
     expect(outside.prepare('select count(*) as n from batch_child').get()).toEqual({ n: 0 });
     // The connection is usable again: the next write commits.
     expect(await write('after')).toBe('after');
@@ -147,6 +158,41 @@ describe('SQLite writes sharing one transaction (decision 0224)', () => {
     await Promise.all(keys.map((key) => write(key)));
     expect(statements.commits).toBe(commits);
     expect(committedKeys()).toEqual(keys);
+  });
+
+  it('gives a read that queued behind a waiting batch its turn before the writes that queued after it', async () => {
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // Something else holds the connection: the drain of `w1` waits for it.
+    const held = database.db.connection().execute(() => gate);
+    const w1 = write('w1');
+    await new Promise((resolve) => setImmediate(resolve));
+    const read = ctx.db.selectFrom('runtime_runs').select('run_key').execute();
+    const w2 = write('w2');
+    open();
+    await held;
+    expect((await read).map((row) => row.run_key)).toEqual(['w1']);
+    await Promise.all([w1, w2]);
+    expect(committedKeys()).toEqual(['w1', 'w2']);
+  });
+
+  it('runs each write in its caller’s async context, not in the one of the write that started the drain', async () => {
+    const callers = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    await Promise.all(
+      ['r1', 'r2', 'r3'].map((id) =>
+        callers.run(id, () =>
+          runWrite(ctx, NOW, async (scope) => {
+            await mark(scope.trx, id);
+            seen.push(callers.getStore());
+          }),
+        ),
+      ),
+    );
+    expect(statements.commits).toBe(1);
+    expect(seen).toEqual(['r1', 'r2', 'r3']);
   });
 
   it('lets a later write of the batch find a run end an earlier one carried written, instead of waiting for it', async () => {
@@ -177,5 +223,46 @@ describe('SQLite writes sharing one transaction (decision 0224)', () => {
       vi.useRealTimers();
     }
     expect(committedKeys()).toEqual(['faked']);
+  });
+
+  it('with group commit, commits the next batch while the previous one’s sync runs, and answers in commit order', async () => {
+    const file = join(dir, 'group.sqlite');
+    const held: (() => void)[] = [];
+    let holding = false;
+    const grouped = await openDatabase(file, {
+      sqliteSynchronous: 'group',
+      sqliteLogSync: (fd) =>
+        holding
+          ? new Promise<void>((resolve) => held.push(resolve))
+          : new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
+    });
+    const reader = new BetterSqlite3(file, { readonly: true });
+    try {
+      await migrateToLatest(grouped.db, grouped.dialect);
+      holding = true;
+      const groupCtx: StoreContext = { db: grouped.db, dialect: 'sqlite', sink: null, ids: null };
+      const answered: string[] = [];
+      const send = (key: string) =>
+        runWrite(groupCtx, NOW, (scope) => mark(scope.trx, key)).then(() => answered.push(key));
+      const first = send('first');
+      await eventually(() => held.length === 1 || undefined, 'the first batch’s sync', 5_000);
+      const second = send('second');
+      const rows = () => (reader.prepare('select count(*) as n from runtime_runs').get() as { n: number }).n;
+      // Committed while the first batch's sync is still held: the writes did not wait for it.
+      await eventually(() => rows() === 2 || undefined, 'the second batch committed', 5_000);
+      expect(answered).toEqual([]);
+      held[0]?.();
+      await first;
+      await eventually(() => held.length === 2 || undefined, 'the second batch’s sync', 5_000);
+      expect(answered).toEqual(['first']);
+      held[1]?.();
+      await second;
+      expect(answered).toEqual(['first', 'second']);
+    } finally {
+      holding = false;
+      for (const release of held) release();
+      reader.close();
+      await grouped.close();
+    }
   });
 });
