@@ -43,12 +43,13 @@ type Outcome =
  *
  * @remarks Crash safety is unchanged: no write is answered, with its result or its error, and no
  * event of it published, before the COMMIT that holds it returned and (group commit) the log's
- * sync that covers it ended; batches are answered in the order they committed, and the next
- * batch may run while the previous one's sync does. A write that fails rolls back to its
- * savepoint; the others commit. A write that ends the whole transaction (SQLite rolls back by
- * itself on a full disk or an I/O error) hears its error, and the others run again in the next
- * transaction; a COMMIT that fails fails every write that ran, and those refused run again (their
- * refusal rested on what was rolled back). Reads keep their turn: a batch takes only the writes
+ * sync that covers it ended; the next batch begins only after that, so all it answers comes after
+ * this one is durable. A write that fails rolls back to its savepoint; the others commit. A COMMIT
+ * that fails, or a write that ends the whole transaction (SQLite rolls back by itself on a full
+ * disk or an I/O error), fails every write of the batch that ran with that error, a refused one
+ * too (its refusal may rest on what was rolled back); those not run yet wait for the next
+ * transaction. Every transaction thus answers at least one write: a full disk cannot loop it.
+ * Reads keep their turn: a batch takes only the writes
  * queued when it asked for the connection, never one that queued behind a read that waits too. A
  * read does not wait for a write still queued: a caller reads what it wrote only after awaiting
  * the write (as on PostgreSQL). Each write runs in its caller's async context (log fields, the
@@ -58,8 +59,6 @@ export class SqliteWriteBatch {
   readonly #db: Kysely<Database>;
   readonly #queue: Queued[] = [];
   #draining = false;
-  /** Settles once every batch that committed so far was answered (they answer in order). */
-  #answered: Promise<void> = Promise.resolve();
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
@@ -87,36 +86,22 @@ export class SqliteWriteBatch {
     try {
       while (this.#queue.length > 0) {
         const take = Math.min(this.#queue.length, MAX_BATCH_WRITES);
-        let left: () => void = () => undefined;
-        const leftConnection = new Promise<void>((resolve) => {
-          left = resolve;
-        });
-        let outcomes: readonly Outcome[] | null = null;
-        const executed = this.#db.connection().execute(async (conn) => {
-          try {
+        let outcomes: readonly Outcome[] = [];
+        try {
+          await this.#db.connection().execute(async (conn) => {
             outcomes = await this.#batch(conn, take);
-          } finally {
-            left();
-          }
-        });
-        const previous = this.#answered;
-        this.#answered = executed.then(
-          async () => {
-            await previous;
-            answer(outcomes ?? [], null);
-          },
-          async (error: unknown) => {
-            await previous;
-            // The sync after the COMMIT failed (the handle is poisoned: `sqlite-wal-sync.ts`):
-            // nothing of the batch may be reported. Or the connection failed before the batch ran
-            // (closed): every waiting write hears it.
-            answer(outcomes ?? [], { error });
-            if (outcomes === null) for (const entry of this.#queue.splice(0)) entry.reject(error);
-          },
-        );
-        // The next batch may begin once this one left the connection: with group commit, while
-        // the sync that covers this one runs.
-        await Promise.race([leftConnection, this.#answered]);
+          });
+        } catch (error) {
+          // The sync after the COMMIT failed (the handle is poisoned: `sqlite-wal-sync.ts`), or
+          // the connection did (closed): nothing of the batch may be reported, and every waiting
+          // write hears it.
+          answer(outcomes, { error });
+          for (const entry of this.#queue.splice(0)) entry.reject(error);
+          continue;
+        }
+        // Only now: with group commit the connection's release waited for the log's sync. The
+        // next batch begins after it, so whatever it answers comes after this batch is durable.
+        answer(outcomes, null);
       }
     } finally {
       this.#draining = false;
@@ -171,16 +156,15 @@ export class SqliteWriteBatch {
       // A failed COMMIT may already have ended the transaction; the original error is what matters.
       await sql`ROLLBACK`.execute(conn).catch(() => undefined);
       for (const outcome of outcomes) outcome.scope?.endRides(error);
-      if (current !== null) {
-        // This write ended the transaction: it alone hears why, the others run again.
-        (current as WriteScope).endRides(error);
-        entries[at]?.reject(error);
-        this.#queue.unshift(...outcomes.map((outcome) => outcome.entry), ...entries.slice(at + 1));
-      } else {
-        // The COMMIT failed: every write that ran hears it; those refused run again.
-        for (const outcome of outcomes) if (outcome.refused === undefined) outcome.entry.reject(error);
-        this.#queue.unshift(...outcomes.filter((outcome) => outcome.refused !== undefined).map((o) => o.entry));
-      }
+      // Every write that ran hears it (a refused one too: its refusal may rest on what was rolled
+      // back); `runWrite` retries those whose error is retryable. Rerunning them here instead could
+      // loop forever on a full disk (a COMMIT of rolled-back savepoints still writes the log) and
+      // would consume a run's one-shot "voided" mark twice (`RunRides.claim`).
+      (current as WriteScope | null)?.endRides(error);
+      for (const outcome of outcomes) outcome.entry.reject(error);
+      if (current !== null) entries[at]?.reject(error);
+      // Not run yet: the next transaction takes them first.
+      this.#queue.unshift(...entries.slice(current === null ? at : at + 1));
       return [];
     }
     // Inside the connection: no other transaction can claim a ride these still hold.
