@@ -49,11 +49,11 @@ type Outcome =
  * disk or an I/O error), fails every write of the batch that ran with that error, a refused one
  * too (its refusal may rest on what was rolled back); those not run yet wait for the next
  * transaction. Every transaction thus answers at least one write: a full disk cannot loop it.
- * Reads keep their turn: a batch takes only the writes
- * queued when it asked for the connection, never one that queued behind a read that waits too. A
- * read does not wait for a write still queued: a caller reads what it wrote only after awaiting
- * the write (as on PostgreSQL). Each write runs in its caller's async context (log fields, the
- * scheduler's own-commit marks), not in the one of the write that started the drain.
+ * Reads keep their turn: a batch takes only the writes queued when it asked for the connection,
+ * never one that queued behind a read that waits too. A read does not wait for a write still
+ * queued: a caller reads what it wrote only after awaiting the write (as on PostgreSQL). Each
+ * write runs in its caller's async context (log fields, the scheduler's own-commit marks), not in
+ * the one of the write that started the drain.
  */
 export class SqliteWriteBatch {
   readonly #db: Kysely<Database>;
