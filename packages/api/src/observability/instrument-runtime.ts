@@ -78,7 +78,8 @@ export function instrumentRuntime<R extends DisposableRuntime>(
     if (!turn || state.state === 'running') return;
     open.delete(runId);
     byKey.delete(turn.runKey);
-    metrics.turnSeconds.observe({ ...labels, outcome: state.state }, (nowMs() - turn.startedMs) / 1000);
+    // Not a literal that begins with a spread (see `UNADMITTED` in the core): one per turn.
+    metrics.turnSeconds.observe(Object.assign({}, labels, { outcome: state.state }), (nowMs() - turn.startedMs) / 1000);
     if (state.state === 'failed') turn.span.setStatus({ code: SpanStatusCode.ERROR, message: state.error });
     turn.span.setAttribute('agent_teams.outcome', state.state);
     turn.span.end();

@@ -67,10 +67,13 @@ export async function readChanges(db: Kysely<Database>, job: Job): Promise<TeamE
     .limit(WAKE_CHANGES_MAX + 8)
     .execute();
   const waiter = { id: job.id, memberId: job.memberId, wait };
-  return rows
-    .map((row) => toEvent({ ...row, owner: job.owner }))
-    .filter((event) => wakesWaiter(event, waiter))
-    .slice(0, WAKE_CHANGES_MAX + 1);
+  return (
+    rows
+      // Not a literal that begins with a spread (see `UNADMITTED` in the core): one per row.
+      .map((row) => toEvent(Object.assign({}, row, { owner: job.owner })))
+      .filter((event) => wakesWaiter(event, waiter))
+      .slice(0, WAKE_CHANGES_MAX + 1)
+  );
 }
 
 /** The earliest deadline of a waiting job (see `Admission.nextWaitDeadline`). */

@@ -2,48 +2,61 @@ import type { Job } from '@agent-teams/core';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { CompiledShapes } from './compiled-statement.js';
 import type { Database, JobsTable } from './database-types.js';
-import { jobInsertRow } from './row-mappers.js';
+import { jobInsertRow, toJob } from './row-mappers.js';
 
 type JobColumn = keyof Insertable<JobsTable>;
 
 /**
- * The `jobs` inserts, compiled once per column list and returning (`compiled-statement.ts`):
- * building the 33-column insert cost more than running it. `jobInsertRow` always names the same
- * columns, so there are two shapes in practice.
+ * The `jobs` inserts, compiled once per column list and dialect's way of reporting `seq`
+ * (`compiled-statement.ts`): building the 33-column insert cost more than running it.
+ * `jobInsertRow` always names the same columns, so there are two shapes in practice.
  */
-const INSERTS = new CompiledShapes<Selectable<JobsTable>>(8);
+const INSERTS = new CompiledShapes<{ seq: Selectable<JobsTable>['seq'] }>(8);
 
-async function insert(db: Kysely<Database>, job: Omit<Job, 'seq'>, now: string, returning: boolean) {
-  const row = jobInsertRow(job, now);
+/** How an insert reports the `seq` it was given: not at all, or by `RETURNING` (PostgreSQL). */
+type SeqReport = 'none' | 'returning';
+
+function insert(db: Kysely<Database>, row: Insertable<JobsTable>, report: SeqReport) {
   const columns = Object.keys(row) as JobColumn[];
-  const result = await INSERTS.execute(
+  return INSERTS.execute(
     db,
-    `${returning ? 'returning' : 'plain'}:${columns.join(',')}`,
+    `${report}:${columns.join(',')}`,
     (target, values) => {
       const built = target
         .insertInto('jobs')
         .values(Object.fromEntries(columns.map((column, i) => [column, values[i]])) as Insertable<JobsTable>);
-      return returning ? built.returningAll() : (built as never);
+      return report === 'returning' ? built.returning('seq') : (built as never);
     },
     columns.map((column) => row[column]),
   );
-  return result.rows;
 }
 
 /** Inserts a new job's row (`jobInsertRow`). */
 export async function insertJob(db: Kysely<Database>, job: Omit<Job, 'seq'>, now: string): Promise<void> {
-  await insert(db, job, now, false);
+  await insert(db, jobInsertRow(job, now), 'none');
 }
 
-/** Inserts a new job's row and returns it as stored (its `seq`, its defaults). */
+/**
+ * Inserts a new job's row and returns the job as it now reads: the row as written with the `seq`
+ * the database assigned and the lease columns' defaults (`toJob`).
+ *
+ * @remarks Only `seq` comes back from the database. On SQLite it is the statement's rowid
+ * (`seq` is the `INTEGER PRIMARY KEY`), read without `RETURNING`: `RETURNING *` made the insert
+ * 2–4× slower (60–100 µs against 20–40 µs on the benchmark's database, docs/benchmarks.md,
+ * thirteenth pass), and even `RETURNING "seq"` cost 30 µs. PostgreSQL has no rowid, so it returns
+ * `seq` alone. A test checks the job against a read of the stored row on both engines.
+ */
 export async function insertJobReturning(
   db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
   job: Omit<Job, 'seq'>,
   now: string,
-): Promise<Selectable<JobsTable>> {
-  const [row] = await insert(db, job, now, true);
-  if (row === undefined) throw new Error(`[agent-teams/api] the insert of job ${job.id} returned no row`);
-  return row;
+): Promise<Job> {
+  const row = jobInsertRow(job, now);
+  const result = await insert(db, row, dialect === 'postgres' ? 'returning' : 'none');
+  const seq = dialect === 'postgres' ? result.rows[0]?.seq : result.insertId;
+  if (seq === undefined) throw new Error(`[agent-teams/api] the insert of job ${job.id} reported no seq`);
+  return toJob({ ...row, seq, lease_server: null, lease_fence: 0 } as Selectable<JobsTable>);
 }
 
 /**

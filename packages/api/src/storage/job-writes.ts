@@ -38,13 +38,12 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
   const team = await scope.lockOwnedTeam(args.owner, args.teamId);
   const snapshot = await readEnqueueSnapshot(scope, team, args);
   const decision = args.decide(snapshot);
-  // The jobs answered: those inserted here as the database stored them (RETURNING), and the
+  // The jobs answered: those inserted here as they now read (`insertJobReturning`), and the
   // existing ones of repeated keys as the snapshot read them in this transaction.
   const answered = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
   for (const request of decision.insert) {
     const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
-    const row = await insertJobReturning(scope.trx, job, scope.now);
-    answered.set(job.id, toJob(row));
+    answered.set(job.id, await insertJobReturning(scope.trx, scope.dialect, job, scope.now));
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
       id: request.recordId,

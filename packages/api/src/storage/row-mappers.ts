@@ -122,7 +122,7 @@ export function toJob(row: Selectable<JobsTable>): Job {
 }
 
 /** The columns a state-machine step may change, from the next job. */
-export function jobStateColumns(job: Job, now: string) {
+export function jobStateColumns(job: Omit<Job, 'seq'>, now: string) {
   return {
     phase: job.phase,
     unfinished: isTerminal(job.phase) ? 0 : 1,
@@ -208,7 +208,6 @@ export function jobStateUpdate(current: Job, next: Job, now: string): JobStateUp
 /** A full `jobs` row for an insert (seq is assigned by the database). */
 export function jobInsertRow(job: Omit<Job, 'seq'>, now: string): Insertable<JobsTable> {
   return {
-    ...jobStateColumns({ ...job, seq: 0 }, now),
     id: job.id,
     team_id: job.teamId,
     owner: job.owner,
@@ -224,6 +223,8 @@ export function jobInsertRow(job: Omit<Job, 'seq'>, now: string): Insertable<Job
     text: job.text,
     text_folded: foldSearchText(job.text),
     created_at: job.createdAt,
+    // Last, never first (see `UNADMITTED` in the core): the names do not overlap.
+    ...jobStateColumns(job, now),
   };
 }
 

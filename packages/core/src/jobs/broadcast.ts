@@ -63,7 +63,6 @@ export function broadcastReceipt(requests: readonly Job[], roster: readonly Memb
   const { memberId, conversationId } = first.requester;
   if (memberId === null || conversationId === null) return null;
   return {
-    ...UNADMITTED,
     id: `${first.id}_broadcast_receipt` as JobId,
     teamId: first.teamId,
     owner: first.owner,
@@ -78,5 +77,7 @@ export function broadcastReceipt(requests: readonly Job[], roster: readonly Memb
     text: broadcastReceiptText(requests, roster),
     createdAt: now,
     updatedAt: now,
+    // Last, never first: see UNADMITTED.
+    ...UNADMITTED,
   };
 }

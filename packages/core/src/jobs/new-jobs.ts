@@ -15,7 +15,6 @@ export function queuedRequest(
   now: string,
 ): NewJob {
   return {
-    ...UNADMITTED,
     id: request.id,
     teamId: team.id,
     owner: team.owner,
@@ -30,6 +29,8 @@ export function queuedRequest(
     text: request.text,
     createdAt: now,
     updatedAt: now,
+    // Last, never first: see UNADMITTED.
+    ...UNADMITTED,
   };
 }
 
@@ -42,7 +43,6 @@ export function queuedRequest(
  */
 export function queuedReceipt(receipt: NewReceipt, request: Job, now: string): NewJob {
   return {
-    ...UNADMITTED,
     id: receipt.id,
     teamId: request.teamId,
     owner: request.owner,
@@ -57,6 +57,8 @@ export function queuedReceipt(receipt: NewReceipt, request: Job, now: string): N
     text: receipt.text,
     createdAt: now,
     updatedAt: now,
+    // Last, never first: see UNADMITTED.
+    ...UNADMITTED,
   };
 }
 
@@ -75,7 +77,6 @@ export function queuedMessageJob(
   now: string,
 ): NewJob {
   return {
-    ...UNADMITTED,
     id: job.id,
     teamId: team.id,
     owner: team.owner,
@@ -90,5 +91,7 @@ export function queuedMessageJob(
     text: message.text,
     createdAt: now,
     updatedAt: now,
+    // Last, never first: see UNADMITTED.
+    ...UNADMITTED,
   };
 }

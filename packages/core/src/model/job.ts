@@ -189,7 +189,14 @@ export interface Job {
   readonly updatedAt: Timestamp;
 }
 
-/** The progress fields of a job that was never admitted: a new request or receipt, QUEUED. */
+/**
+ * The progress fields of a job that was never admitted: a new request or receipt, QUEUED.
+ *
+ * @remarks Spread it last in a job literal, never first. On Node 20 (V8 11) optimized code gives
+ * a literal that begins with a spread and then adds keys a hidden class of its own per object:
+ * each added key costs about a microsecond (17 µs per new job instead of 0.2), and every later
+ * use of that job meets an object shape it has not seen (docs/benchmarks.md, thirteenth pass).
+ */
 export const UNADMITTED = {
   input: null,
   runKey: null,

@@ -92,7 +92,8 @@ export async function readResults(
     };
   }
   type Item = ResultSummaryView & { readonly seq: number };
-  const items: Item[] = page.items.map((job) => ({ ...resultSummaryOf(job), seq: job.seq }));
+  // Not a literal that begins with a spread (see `UNADMITTED`): one per item.
+  const items: Item[] = page.items.map((job) => Object.assign({}, resultSummaryOf(job), { seq: job.seq }));
   const render = (results: readonly Item[], more: boolean) => ({
     results: results.map((summary) => resultSummaryJson(summary, roster)),
     next_cursor: nextCursor(read, results, more),

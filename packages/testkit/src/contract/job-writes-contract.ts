@@ -87,6 +87,20 @@ export function describeJobWritesCases(h: () => StoreHarness): void {
       );
     });
 
+    it('answers each inserted job as a later read finds it, its seq included', async () => {
+      const { team, members } = await h().team();
+      const asked = await h().send(team, [at(members, 1), at(members, 2)], {
+        from: at(members, 0),
+        text: 'Résumé 調査 🙂',
+      });
+      const sent = [...asked, ...(await h().send(team, [at(members, 0)]))];
+      const read = new Map((await h().store.findJobs(sent.map((job) => job.id))).map((job) => [job.id, job]));
+      expect(sent.map((job) => read.get(job.id))).toEqual(sent);
+      const seqs = sent.map((job) => job.seq);
+      expect(new Set(seqs).size).toBe(3);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    });
+
     it('shows decide the existing job of a repeated key, and a reused job writes nothing', async () => {
       const { team, members } = await h().team();
       const first = at(await h().send(team, [at(members, 1)], { clientKey: 'same' }), 0);

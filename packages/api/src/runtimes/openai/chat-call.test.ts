@@ -65,3 +65,75 @@ describe('callModel retries within the turn deadline', () => {
     expect(calls()).toBe(0);
   });
 });
+
+describe('callModel request', () => {
+  /** A client that records each request and answers a complete non-streamed or streamed answer. */
+  function recordingClient(failFirst: boolean) {
+    const seen: { method: string; url: string; type: string | null; body: string }[] = [];
+    const client = new OpenAI({
+      baseURL: 'http://provider.invalid/v1',
+      apiKey: 'k',
+      maxRetries: 0,
+      logLevel: 'off',
+      fetch: async (url, init) => {
+        const request = new Request(url, init);
+        seen.push({
+          method: request.method,
+          url: request.url,
+          type: request.headers.get('content-type'),
+          body: await request.text(),
+        });
+        if (failFirst && seen.length === 1) return new Response('{}', { status: 503 });
+        if (JSON.parse(seen.at(-1)?.body ?? '{}').stream) {
+          const chunk = { choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] };
+          return new Response(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`, {
+            headers: { 'content-type': 'text/event-stream' },
+          });
+        }
+        const answer = {
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        };
+        return new Response(JSON.stringify(answer), { headers: { 'content-type': 'application/json' } });
+      },
+    });
+    return { client, seen };
+  }
+
+  const body = {
+    model: 'm',
+    messages: [
+      { role: 'system' as const, content: 'Résumé 調査 🙂 \uD800' },
+      { role: 'user' as const, content: 'hi' },
+    ],
+    max_tokens: 5,
+  };
+
+  for (const stream of [false, true]) {
+    it(`posts the JSON chat.completions.create would send (stream ${stream}), the same bytes on a retry`, async () => {
+      const { client, seen } = recordingClient(true);
+      const answer = await callModel({
+        client,
+        body,
+        stream,
+        signal: new AbortController().signal,
+        deadlineMs: Date.now() + 60_000,
+        nowMs: () => Date.now(),
+        retryBaseMs: 1,
+        sleep: async () => true,
+        progress: { text: () => undefined, tool: () => undefined },
+        idPrefix: 'call_x',
+      });
+      expect(answer.content).toBe('ok');
+      const sent = stream ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream };
+      expect(seen).toHaveLength(2);
+      for (const request of seen) {
+        expect(request).toEqual({
+          method: 'POST',
+          url: 'http://provider.invalid/v1/chat/completions',
+          type: 'application/json',
+          body: JSON.stringify(sent),
+        });
+      }
+    });
+  }
+});

@@ -3,6 +3,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { ChunkAccumulator, type ModelAnswer, type ProgressSink, readUsage } from './chunk-accumulator.js';
+import { chatRequestBody } from './request-body.js';
 import { readSseData } from './sse-reader.js';
 
 /**
@@ -92,12 +93,23 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
     if (remaining <= 0) throw new ModelCallError('failed', 'The turn deadline passed before the model answered.');
     let response: ChatCompletion | Response;
     try {
-      const options = { signal: call.signal, timeout: remaining, maxRetries: 0 };
-      response = call.stream
-        ? await call.client.chat.completions
-            .create({ ...call.body, stream: true, stream_options: { include_usage: true } }, options)
-            .asResponse()
-        : await call.client.chat.completions.create({ ...call.body, stream: false }, options);
+      // What `chat.completions.create` sends, with the body's bytes from `chatRequestBody`: the SDK
+      // sends bytes as they are.
+      // Not a literal that begins with a spread (see `UNADMITTED` in the core).
+      const body = Object.assign(
+        {},
+        call.body,
+        call.stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false },
+      );
+      const request = call.client.post<ChatCompletion>('/chat/completions', {
+        body: chatRequestBody(body),
+        headers: { 'content-type': 'application/json' },
+        signal: call.signal,
+        timeout: remaining,
+        maxRetries: 0,
+        stream: call.stream,
+      });
+      response = call.stream ? await request.asResponse() : await request;
     } catch (error) {
       const verdict = classifyRequestError(error, call.signal);
       if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: error });

@@ -142,7 +142,23 @@ export function buildContextWindow(
   return { messages, droppedTurns, elidedToolResults: elided, estimatedTokens: used };
 }
 
+/**
+ * The request message of each stored message, built once: the history cache hands the same
+ * stored messages to every call, so the same objects go out again and their JSON is reused
+ * (`request-body.ts`). Never changed once built.
+ */
+const PARAMS = new WeakMap<StoredMessage, ChatCompletionMessageParam>();
+
 function toParam(message: StoredMessage): ChatCompletionMessageParam {
+  let param = PARAMS.get(message);
+  if (param === undefined) {
+    param = buildParam(message);
+    PARAMS.set(message, param);
+  }
+  return param;
+}
+
+function buildParam(message: StoredMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case 'user':
       return { role: 'user', content: message.content ?? '' };

@@ -130,7 +130,8 @@ export class OpenAiRunStore {
 
   /** Inserts a run with its first messages; false (and nothing written) when its key exists. */
   async #writeBegin(trx: Kysely<Database>, begin: RunBegin): Promise<boolean> {
-    const run = { ...begin, runtime: 'openai', state: 'running', document: begin.doc };
+    // Not a literal that begins with a spread (see `UNADMITTED` in the core).
+    const run = Object.assign({}, begin, { runtime: 'openai', state: 'running', document: begin.doc });
     if (!(await this.#runs.insert(run, trx))) return false;
     await writeMessages(trx, begin.runId, begin.conversationId, begin.jobId, 0, begin.messages, begin.now);
     return true;
@@ -181,7 +182,12 @@ export class OpenAiRunStore {
     if (begin !== null && firstStep === begin.messages.length) {
       // Begun and ended in one write (a first answer): the row inserted ended, and the first
       // messages with the answer in one insert each, each stamped as before (3 statements less).
-      const run = { ...begin, runtime: 'openai', state: ends.state, document: finish.document(ends), updatedAt: now };
+      const run = Object.assign({}, begin, {
+        runtime: 'openai',
+        state: ends.state,
+        document: finish.document(ends),
+        updatedAt: now,
+      });
       if (!(await this.#runs.insert(run, trx))) return false;
       const batches = [
         { firstStep: 0, messages: begin.messages, now: begin.now },

@@ -111,5 +111,6 @@ export class StagedRuns {
 }
 
 function persisted(begin: RunBegin): PersistedMessage[] {
-  return begin.messages.map((message, step) => ({ ...message, step, runId: begin.runId }));
+  // Not a literal that begins with a spread (see `UNADMITTED` in the core).
+  return begin.messages.map((message, step) => Object.assign({}, message, { step, runId: begin.runId }));
 }

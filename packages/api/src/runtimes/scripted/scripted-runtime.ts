@@ -138,12 +138,13 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
       const { outcome } = result;
       const document = { turn, outcome, paused: result.paused ?? null };
       await this.#end({ runKey, runId }, result, context, (trx, now) =>
-        this.runs.insert({ ...row, state: outcome.state, document, now }, trx),
+        this.runs.insert(Object.assign({}, row, { state: outcome.state, document, now }), trx),
       );
       return { runId };
     }
     const document = { turn, outcome: null };
-    if (await this.runs.insert({ ...row, state: 'running', document, now: this.now() })) {
+    // Not literals that begin with a spread (see `UNADMITTED` in the core): one per turn.
+    if (await this.runs.insert(Object.assign({}, row, { state: 'running', document, now: this.now() }))) {
       this.launch(runId, runKey, document, context);
     }
     return { runId };
@@ -174,7 +175,7 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     context: RunContext,
     write: (trx: Kysely<Database>, now: string) => Promise<boolean>,
   ): Promise<void> {
-    await this.endRun(this.#ctx, { ...run, state: result.outcome }, async (trx, now) => {
+    await this.endRun(this.#ctx, Object.assign({}, run, { state: result.outcome }), async (trx, now) => {
       if (!(await write(trx, now))) return false;
       await appendConversation(trx, context.conversationId, result.messages, now);
       return true;

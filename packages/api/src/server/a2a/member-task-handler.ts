@@ -190,10 +190,16 @@ export class MemberTaskHandler implements A2ARequestHandler {
       }
       const ids = { taskId: snapshot.id, contextId: snapshot.conversationId, metadata: undefined };
       const artifact = resultArtifact(snapshot);
+      // Not literals that begin with a spread (see `UNADMITTED` in the core): one per event.
       if (artifact !== null) {
-        yield { payload: { $case: 'artifactUpdate', value: { ...ids, artifact, append: false, lastChunk: true } } };
+        yield {
+          payload: {
+            $case: 'artifactUpdate',
+            value: Object.assign({}, ids, { artifact, append: false, lastChunk: true }),
+          },
+        };
       }
-      yield { payload: { $case: 'statusUpdate', value: { ...ids, status: taskStatusOf(snapshot) } } };
+      yield { payload: { $case: 'statusUpdate', value: Object.assign({}, ids, { status: taskStatusOf(snapshot) }) } };
     }
   }
 }
