@@ -29,6 +29,7 @@ describe('callModel retries within the turn deadline', () => {
       client,
       body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
       stream: false,
+      keepMessages: false,
       signal: new AbortController().signal,
       deadlineMs: 2_000,
       nowMs: () => now,
@@ -53,6 +54,7 @@ describe('callModel retries within the turn deadline', () => {
       client,
       body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
       stream: false,
+      keepMessages: false,
       signal: new AbortController().signal,
       deadlineMs: 1_000,
       nowMs: () => 1_000,
@@ -108,13 +110,19 @@ describe('callModel request', () => {
     max_tokens: 5,
   };
 
-  for (const stream of [false, true]) {
-    it(`posts the JSON chat.completions.create would send (stream ${stream}), the same bytes on a retry`, async () => {
+  for (const [stream, keepMessages] of [
+    [false, false],
+    [true, false],
+    [false, true],
+    [true, true],
+  ] as const) {
+    it(`posts the JSON chat.completions.create would send (stream ${stream}, kept messages ${keepMessages}), the same bytes on a retry`, async () => {
       const { client, seen } = recordingClient(true);
       const answer = await callModel({
         client,
         body,
         stream,
+        keepMessages,
         signal: new AbortController().signal,
         deadlineMs: Date.now() + 60_000,
         nowMs: () => Date.now(),

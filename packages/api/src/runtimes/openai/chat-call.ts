@@ -31,6 +31,8 @@ export interface ModelCall {
   /** The request without `stream` (added here). */
   readonly body: Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
   readonly stream: boolean;
+  /** The body's messages are the same objects from call to call: keep their bytes (`request-body.ts`). */
+  readonly keepMessages: boolean;
   readonly signal: AbortSignal;
   /** Epoch ms after which no attempt starts and no retry waits. */
   readonly deadlineMs: number;
@@ -102,7 +104,7 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
         call.stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false },
       );
       const request = call.client.post<ChatCompletion>('/chat/completions', {
-        body: chatRequestBody(body),
+        body: chatRequestBody(body, call.keepMessages),
         headers: { 'content-type': 'application/json' },
         signal: call.signal,
         timeout: remaining,

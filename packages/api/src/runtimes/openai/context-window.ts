@@ -96,11 +96,15 @@ export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
  *    the team's shared record can be read with the history tools.
  * 3. If the current turn alone is over budget, its older tool results (all but the latest round)
  *    are replaced, oldest first, by {@link ELIDED} until it fits or none is left.
+ *
+ * @param keep the history's messages are the same objects from call to call: keep the request
+ * message built for each (see {@link keptParam}).
  */
 export function buildContextWindow(
   system: string,
   history: readonly StoredMessage[],
   maxTokens: number,
+  keep = false,
 ): ContextWindow {
   const turns = toTurns(history);
   const current = turns.pop() ?? [];
@@ -136,29 +140,30 @@ export function buildContextWindow(
       : '';
   const messages: ChatCompletionMessageParam[] = [
     { role: 'system', content: system + note },
-    ...kept.flat().map(toParam),
-    ...currentTurn.map(toParam),
+    ...kept.flat().map(keep ? keptParam : toParam),
+    ...currentTurn.map(keep ? keptParam : toParam),
   ];
   return { messages, droppedTurns, elidedToolResults: elided, estimatedTokens: used };
 }
 
 /**
- * The request message of each stored message, built once: the history cache hands the same
- * stored messages to every call, so the same objects go out again and their JSON is reused
- * (`request-body.ts`). Never changed once built.
+ * The request message of each stored message, built once, when the caller's history hands the
+ * same stored messages to every call (`keep`: the SQLite history cache does): the same objects go
+ * out again and their JSON is reused (`request-body.ts`). Never changed once built. Without
+ * `keep` (PostgreSQL reads new objects each call) nothing is kept: it would never be found again.
  */
 const PARAMS = new WeakMap<StoredMessage, ChatCompletionMessageParam>();
 
-function toParam(message: StoredMessage): ChatCompletionMessageParam {
+function keptParam(message: StoredMessage): ChatCompletionMessageParam {
   let param = PARAMS.get(message);
   if (param === undefined) {
-    param = buildParam(message);
+    param = toParam(message);
     PARAMS.set(message, param);
   }
   return param;
 }
 
-function buildParam(message: StoredMessage): ChatCompletionMessageParam {
+function toParam(message: StoredMessage): ChatCompletionMessageParam {
   switch (message.role) {
     case 'user':
       return { role: 'user', content: message.content ?? '' };

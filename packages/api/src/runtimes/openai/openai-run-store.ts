@@ -92,6 +92,14 @@ export class OpenAiRunStore {
     this.#history = dialect === 'sqlite' ? new HistoryCache() : null;
   }
 
+  /**
+   * True when {@link history} hands the same message objects from call to call (SQLite, whose
+   * history cache keeps them), so what is derived from a message may be kept by its identity.
+   */
+  get keepsHistory(): boolean {
+    return this.#history !== null;
+  }
+
   /** The store's handle on the database (a run's end written alone). */
   get context(): StoreContext {
     return this.#ctx;

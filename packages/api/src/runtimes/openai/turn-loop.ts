@@ -178,6 +178,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
     systemPrompt(settings.systemPrompt, env.memberName, env.memberRole, env.memberIsLead),
     history,
     settings.maxContextTokens,
+    env.store.keepsHistory,
   );
   const held = await reserveCall(env.spend, env, window.estimatedTokens, toolsAllowed);
   if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
@@ -214,6 +215,7 @@ async function callAndRecord(
         ...(settings.temperature === null ? {} : { temperature: settings.temperature }),
       },
       stream: settings.stream,
+      keepMessages: env.store.keepsHistory,
       signal: env.signal,
       deadlineMs: env.deadlineMs,
       nowMs: env.nowMs,
