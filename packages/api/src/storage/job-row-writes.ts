@@ -56,7 +56,9 @@ export async function insertJobReturning(
   const result = await insert(db, row, dialect === 'postgres' ? 'returning' : 'none');
   const seq = dialect === 'postgres' ? result.rows[0]?.seq : result.insertId;
   if (seq === undefined) throw new Error(`[agent-teams/api] the insert of job ${job.id} reported no seq`);
-  return toJob({ ...row, seq, lease_server: null, lease_fence: 0 } as Selectable<JobsTable>);
+  // Not a literal that begins with a spread: `seq` and the lease columns are new keys at run time
+  // (see `UNADMITTED` in the core).
+  return toJob(Object.assign({}, row, { seq, lease_server: null, lease_fence: 0 }) as Selectable<JobsTable>);
 }
 
 /**

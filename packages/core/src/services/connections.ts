@@ -41,7 +41,8 @@ export function toCountedConnection<T>(
   seqOf: (item: T) => number,
   scope: CursorScope,
 ): Connection<T> & { totalCount: number } {
-  return { ...toConnection(page, seqOf, scope), totalCount: page.totalCount };
+  // Not a literal that begins with a spread (see `UNADMITTED`): once per page.
+  return Object.assign({}, toConnection(page, seqOf, scope), { totalCount: page.totalCount });
 }
 
 function cursorOf(seq: number, scope: CursorScope): string {

@@ -98,7 +98,9 @@ function executeEvent(
 ): (event: unknown) => SharedPayload {
   const toBytes = (result: ExecutionResult) => Buffer.from(serializeResult(result, deps.maskError));
   return (event) => {
-    const result = execute({ ...args, contextValue: deps.createContext(owner), rootValue: event });
+    // Not a literal that begins with a spread (`rootValue` is a new key; see `UNADMITTED` in the
+    // core): once per event and group of subscriptions.
+    const result = execute(Object.assign({}, args, { contextValue: deps.createContext(owner), rootValue: event }));
     return result instanceof Promise ? result.then(toBytes) : toBytes(result);
   };
 }
