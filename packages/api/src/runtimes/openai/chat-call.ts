@@ -95,9 +95,9 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
     if (remaining <= 0) throw new ModelCallError('failed', 'The turn deadline passed before the model answered.');
     let response: ChatCompletion | Response;
     try {
-      // What `chat.completions.create` sends, with the body's bytes from `chatRequestBody`: the SDK
-      // sends bytes as they are.
-      // Not a literal that begins with a spread (see `UNADMITTED` in the core).
+      // What `chat.completions.create` sends, with the body's bytes from `chatRequestBody` (the SDK
+      // sends bytes as they are); `Object.assign`, not a literal that begins with a spread (see
+      // `UNADMITTED` in the core).
       const body = Object.assign(
         {},
         call.body,

@@ -17,8 +17,8 @@ const ENCODER = new TextEncoder();
 
 /**
  * The kept bytes of `value`, each in an `ArrayBuffer` of its own: `Buffer.from` would put a short
- * JSON in Node's shared 8 KiB pool, where one kept message holds the whole block alive (measured by
- * a review: 4.8 MB of kept JSON held 41 MB).
+ * JSON in Node's shared 8 KiB pool, where one kept message holds the whole block alive (20,000 kept
+ * messages with 5.2 MB of JSON held 29.8 MB of buffers; now 5.3 MB: docs/benchmarks.md).
  */
 export function keptBytes(value: object): Uint8Array {
   let bytes = KEPT.get(value);
@@ -42,8 +42,8 @@ function elementBytes(element: unknown): Uint8Array {
  *
  * @remarks Why: every model call carries the member's whole context window, and the OpenAI SDK
  * serialized it to a string that fetch then encoded, both anew each time. With 400 history
- * messages that cost 0.4 ms per call at 142 KiB and 2.4 ms at 800 KiB, against 0.04 and 0.1 ms
- * for copying the kept bytes (docs/benchmarks.md, thirteenth pass). `JSON.stringify` writes lone
+ * messages that cost 0.38–0.52 ms per call at 142 KiB and 2.1–2.9 ms at 806 KiB, against
+ * 0.07–0.18 and 0.20–0.27 ms with the kept bytes (docs/benchmarks.md, thirteenth pass). `JSON.stringify` writes lone
  * surrogates as escapes, so the JSON is always well-formed UTF-16 and encodes without loss.
  * Objects are keyed by identity, so they must never change once sent: the request messages the
  * context window keeps per stored message (`context-window.ts`) and the tool definitions never
