@@ -10,7 +10,7 @@ export {
   UNRESTRICTED_ADMISSION_POLICY,
 } from './admission/admission-policy.js';
 export type { AdmissionCandidate, AdmissionPlan, AdmissionSnapshot, RoundState } from './admission/admission-types.js';
-export { EMPTY_ROUND } from './admission/admission-types.js';
+export { EMPTY_ROUND, headsPerOwner } from './admission/admission-types.js';
 export { planAdmissions, settledRound } from './admission/plan-admissions.js';
 export type { MemberAgent } from './agents/member-agent.js';
 export { memberAgent } from './agents/member-agent.js';

@@ -8,6 +8,7 @@ import {
   asOwnerId,
   asTeamId,
   EMPTY_ROUND,
+  headsPerOwner,
   type JobId,
   JobPhase,
   Limits,
@@ -16,7 +17,7 @@ import {
   type TeamId,
   TeamStatus,
 } from '@agent-teams/core';
-import type { Kysely } from 'kysely';
+import { type Expression, type Kysely, sql } from 'kysely';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
@@ -35,67 +36,74 @@ import type { WriteScope } from './write-transaction.js';
 const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED, JobPhase.WAITING_CHANGE];
 
 /**
- * The head job of every conversation with unfinished work, when that head waits for a slot
- * (QUEUED or ANSWERED) and its team is READY (or CLOSED: see `freezeJob`). Reads only unfinished rows (partial indexes), never the finished history.
+ * The head job of each conversation with unfinished work, when that head waits for a slot (QUEUED
+ * or ANSWERED) and its team is READY (or CLOSED: see `freezeJob`): each owner's oldest `perOwner`
+ * of them (`headsPerOwner`); and every woken wait. Reads only unfinished rows (partial indexes),
+ * never the finished history.
  */
-function candidates(db: Kysely<Database>, now: string) {
-  // Each conversation with unfinished work once, by a loose scan of the partial index (one seek
-  // per conversation, SQLite and PostgreSQL alike), then its head job: a backlog of thousands of
-  // queued jobs costs what its conversations cost (measured with a subquery per queued job and
-  // this way: SQLite, 3,000 queued over 24 conversations, 4.2 → 0.1 ms; PostgreSQL, 5,000 queued
-  // over 60 conversations among 25,000 jobs, 46 → 5 ms).
+function candidates(db: Kysely<Database>, now: string, perOwner: number) {
+  // The head after a conversation: the first entry of the partial (conversation, seq) index past
+  // it, so one seek gives the next conversation and its head at once.
+  const headAfter = (after: Expression<string> | null) => {
+    let next = db.selectFrom('jobs as n').select('n.seq').where('n.unfinished', '=', UNFINISHED);
+    if (after !== null) next = next.where('n.conversation_id', '>', after);
+    return next.orderBy('n.conversation_id').orderBy('n.seq').limit(1);
+  };
+  // A loose scan of the partial index, one seek per conversation (SQLite and PostgreSQL alike): a
+  // backlog of thousands of queued jobs costs what its conversations cost (measured with a
+  // subquery per queued job and the scan: SQLite, 3,000 queued over 24 conversations, 4.2 → 0.1
+  // ms; PostgreSQL, 5,000 queued over 60 conversations among 25,000 jobs, 46 → 5 ms). Each step
+  // carries only the head's key; the rows of the heads past `perOwner` are never sent out.
   const heads = db
-    .withRecursive('c(conv)', (db) =>
+    .withRecursive('c(conv, seq)', (db) =>
       db
         .selectFrom('jobs')
-        .select((eb) => eb.fn.min<string | null>('conversation_id').as('conv'))
-        .where('unfinished', '=', UNFINISHED)
-        .unionAll((eb) =>
-          eb
+        .select(['conversation_id as conv', 'seq'])
+        .where('seq', '=', headAfter(null))
+        .unionAll((db) =>
+          db
             .selectFrom('c')
-            .select((inner) =>
-              inner
-                .selectFrom('jobs')
-                .select((next) => next.fn.min('conversation_id').as('conv'))
-                .where('unfinished', '=', UNFINISHED)
-                .whereRef('conversation_id', '>', 'c.conv')
-                .as('conv'),
-            )
-            .where('c.conv', 'is not', null),
+            .innerJoin('jobs as j', (join) => join.on('j.seq', '=', headAfter(sql.ref<string>('c.conv'))))
+            .select(['j.conversation_id as conv', 'j.seq']),
         ),
     )
-    .selectFrom('c')
-    .innerJoin('jobs as j', (join) =>
-      join.on((eb) =>
-        eb(
+    .with('w', (db) =>
+      db
+        .selectFrom('c')
+        // CROSS JOIN keeps SQLite's join order (each head by its key) whatever its statistics say.
+        .crossJoin('jobs as j')
+        .whereRef('j.seq', '=', 'c.seq')
+        .select((eb) => [
           'j.seq',
-          '=',
-          eb
-            .selectFrom('jobs as h')
-            .select((inner) => inner.fn.min('h.seq').as('head'))
-            .where('h.unfinished', '=', UNFINISHED)
-            .whereRef('h.conversation_id', '=', 'c.conv'),
-        ),
-      ),
+          eb.fn
+            .agg<number>('row_number')
+            .over((ob) => ob.partitionBy('j.owner').orderBy('j.seq'))
+            .as('rank'),
+        ])
+        .where('j.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
+        // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
+        // Each head's team by its key: PostgreSQL cannot see how many heads the scan yields, and
+        // given a join it compared every head with every team.
+        .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'j.team_id'), 'in', [
+          TeamStatus.READY,
+          TeamStatus.CLOSED,
+        ]),
     )
-    .innerJoin('teams as t', 't.id', 'j.team_id')
+    .selectFrom('w')
+    .crossJoin('jobs as j')
+    .whereRef('j.seq', '=', 'w.seq')
     .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
-    // Always true of a head, but it lets PostgreSQL, which may join by hashing, read only the
-    // unfinished jobs (their partial index) instead of every job ever run.
-    .where('j.unfinished', '=', UNFINISHED)
-    .where('j.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
-    // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
-    .where('t.status', 'in', [TeamStatus.READY, TeamStatus.CLOSED]);
+    .where('w.rank', '<=', perOwner);
   // One statement for both kinds (one round trip on PostgreSQL).
   return heads.unionAll(wokenJobs(db, now));
 }
 
 /** {@link candidates}, compiled once (`compiled-statement.ts`): its building cost more than its run. */
-const CANDIDATES = new CompiledStatement(1, candidates);
+const CANDIDATES = new CompiledStatement(2, candidates);
 
-async function readCandidates(scope: WriteScope): Promise<AdmissionCandidate[]> {
+async function readCandidates(scope: WriteScope, perOwner: number): Promise<AdmissionCandidate[]> {
   // In queue order.
-  const rows = await CANDIDATES.rows(scope.trx, scope.now);
+  const rows = await CANDIDATES.rows(scope.trx, scope.now, perOwner);
   return rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
     .map((row) => ({
@@ -218,8 +226,8 @@ export async function admit(scope: WriteScope, args: AdmitArgs): Promise<Admitte
   const activeRows = await ACTIVE_BY_OWNER.rows(scope.trx);
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
   const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
-  const candidates = await readCandidates(scope);
   const capacity = args.capacity ?? Limits.activeJobs;
+  const candidates = await readCandidates(scope, headsPerOwner(capacity, active));
   const plan = args.plan({ active, activeByOwner, candidates, round, capacity });
   // Every candidate admitted: the empty round the next pass would store, stored now (one commit less).
   const next = JSON.stringify(settledRound(plan, candidates));

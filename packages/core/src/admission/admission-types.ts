@@ -29,7 +29,11 @@ export interface AdmissionSnapshot {
    * without it, per-owner caps count only what this pass admits.
    */
   readonly activeByOwner?: ReadonlyMap<OwnerId, number>;
-  /** Candidates in any order; the planner orders them. */
+  /**
+   * Candidates in any order; the planner orders them. Of the heads that wait to start or to take
+   * an answer, a store may offer each owner only its oldest {@link headsPerOwner} (all when it
+   * has fewer); the plan is the same as with all of them (`plan-admissions.ts`).
+   */
   readonly candidates: readonly AdmissionCandidate[];
   readonly round: RoundState;
   /** Slots per database (8). */
@@ -44,3 +48,16 @@ export interface AdmissionPlan {
 
 /** The round state of a fresh database. */
 export const EMPTY_ROUND: RoundState = { rotation: [], served: [] };
+
+/**
+ * How many waiting heads of each owner a snapshot must offer at least (the oldest ones, or all
+ * when the owner has fewer): one more than the free slots.
+ *
+ * @remarks A plan admits at most the free slots, one head per admission, so an owner's heads past
+ * that many are never reached; the one more tells the planner and `settledRound` that the owner
+ * still has work after the pass, as the full list would. Reading only these keeps a pass from
+ * carrying every conversation with work out of the database (decision 0226).
+ */
+export function headsPerOwner(capacity: number, active: number): number {
+  return Math.max(0, capacity - active) + 1;
+}

@@ -3,6 +3,7 @@ import {
   type Admission,
   type AdmitArgs,
   type AdmittedJob,
+  headsPerOwner,
   type Job,
   JobPhase,
   Limits,
@@ -32,6 +33,7 @@ function admitIn(state: MemoryStoreState, args: AdmitArgs): AdmittedJob[] {
     state.jobs.values(),
     (job) => state.teams.get(job.teamId)?.team.status ?? null,
     woken,
+    headsPerOwner(capacity, active),
   );
   const plan = args.plan({ active, activeByOwner, candidates, round: state.round, capacity });
   state.round = plan.round;

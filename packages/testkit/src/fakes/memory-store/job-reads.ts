@@ -53,21 +53,32 @@ export function conversationHeads(jobs: Iterable<Job>): Map<ConversationId, Job>
 
 /**
  * Admission candidates: the head job of every conversation whose head is still QUEUED (nothing
- * ahead of it is running or waiting), in teams that are READY.
+ * ahead of it is running or waiting), in teams that are READY; of these, each owner's oldest
+ * `perOwner` (`headsPerOwner`). Woken waits are all offered.
  */
 export function admissionCandidates(
   jobs: Iterable<Job>,
   teamStatus: (job: Job) => Team['status'] | null,
   woken: (job: Job) => boolean = () => false,
+  perOwner = Number.POSITIVE_INFINITY,
 ): AdmissionCandidate[] {
   const candidates: AdmissionCandidate[] = [];
-  for (const head of conversationHeads(jobs).values()) {
+  // Oldest first, so each owner's waiting heads are counted in queue order.
+  const heads = [...conversationHeads(jobs).values()].sort((a, b) => a.seq - b.seq);
+  const offered = new Map<string, number>();
+  for (const head of heads) {
     const status = teamStatus(head);
     // A wait ended by a change or its deadline takes a slot like an answered job (decision 0165).
     const wakes = head.phase === JobPhase.WAITING_CHANGE && status === TeamStatus.READY && woken(head);
     const waitsForSlot = head.phase === JobPhase.QUEUED || head.phase === JobPhase.ANSWERED;
     // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
     if (!wakes && (!waitsForSlot || (status !== TeamStatus.READY && status !== TeamStatus.CLOSED))) continue;
+    // Each owner's oldest `perOwner` waiting heads, as the SQL store reads them; every woken wait.
+    if (!wakes) {
+      const n = offered.get(head.owner) ?? 0;
+      if (n >= perOwner) continue;
+      offered.set(head.owner, n + 1);
+    }
     candidates.push({
       jobId: head.id,
       owner: head.owner,
