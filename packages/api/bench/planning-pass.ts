@@ -200,7 +200,7 @@ export const planningPass: Benchmark = {
     return {
       tables: [
         {
-          title: `${shape.owners} owners × ${shape.teamsPerOwner} teams, ${w.history.toLocaleString('en-US')} finished + ${shape.queued.toLocaleString('en-US')} queued jobs (${w.candidates} candidate heads)`,
+          title: `${shape.owners} owners × ${shape.teamsPerOwner} teams, ${w.history.toLocaleString('en-US')} finished + ${shape.queued.toLocaleString('en-US')} queued jobs (${w.candidates} heads offered to the planner: each owner’s oldest, one more than the free slots)`,
           header: ['Pass', 'Passes', 'p50', 'p90', 'p99', 'max'],
           rows: [
             row('plan admits nothing, before the finished history was inserted', w.bare),
@@ -220,7 +220,7 @@ export const planningPass: Benchmark = {
       ],
       method: [
         `Wide database: ${shape.owners} owners × ${shape.teamsPerOwner} teams (${teams} teams of 2 members, created through \`core.teams.create\`); ${shape.queued.toLocaleString('en-US')} QUEUED jobs spread round-robin over every team (so every owner) and member; ${w.history.toLocaleString('en-US')} COMPLETED jobs (${shape.finishedPerTeam} per team, alternating members, each with a ~1.5 KB frozen input and a result); a record message for the newest ${RECORDS_PER_TEAM} finished jobs per team. Each set is one \`INSERT … SELECT\` over a recursive CTE in one transaction with the columns the store writes, then \`ANALYZE\` (${w.seedSeconds.toFixed(1)} s in all). The queued jobs go in first, so the first row is timed without history; the finished rows then have higher \`seq\`, which no planning query orders by.`,
-        `Timed: one \`store.admit()\` call each: one \`BEGIN IMMEDIATE\` transaction with the round state, the active count, the candidate heads, the plan, the round update, the freeze of each admitted job, and COMMIT with fsync. ${shape.warmup} untimed warm-up passes before each idle series.`,
+        `Timed: one \`store.admit()\` call each: one \`BEGIN IMMEDIATE\` transaction with the round state, the active count, the heads offered to the planner (decision 0226), the plan, the round update, the freeze of each admitted job, and COMMIT with fsync. ${shape.warmup} untimed warm-up passes before each idle series.`,
         `Rows: ${shape.bareProbes} and ${shape.idlePasses} passes with a plan that admits nothing (the state stays the same); ${shape.admittingPasses} passes with the real \`planAdmissions\` and the scheduler's \`freezeJob\`, the 8 jobs admitted by the previous pass marked COMPLETED by one untimed UPDATE before each; ${shape.fullPasses} passes with the real planner while 8 admitted jobs hold every slot.`,
         `Deep database: 1 owner, 2 teams, ${shape.deep.finishedPerTeam.toLocaleString('en-US')} finished jobs per team and ${shape.deep.queued} queued, seeded the same way; ${shape.deep.passes} idle passes before and after the history.`,
         'Query plans: `EXPLAIN QUERY PLAN` of every distinct SELECT of one admitting pass, captured from the store through a Kysely plugin and explained with the same parameters, after `ANALYZE`. A read of `jobs` counts as safe when it uses a `jobs_unfinished_*` partial index or looks one job up by id.',

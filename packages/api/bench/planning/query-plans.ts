@@ -59,7 +59,7 @@ export async function explainPass(
 
 /** How a plan line reads the jobs table (null: the line is not about jobs). */
 export function jobsAccess(detail: string): 'partial' | 'point' | 'other' | null {
-  const m = /^(?:SCAN|SEARCH) (jobs|j|h)\b(.*)$/.exec(detail.trim());
+  const m = /^(?:SCAN|SEARCH) (jobs|j|h|n)\b(.*)$/.exec(detail.trim());
   if (!m) return null;
   const rest = m[2] ?? '';
   if (/jobs_unfinished_/.test(rest)) return 'partial';

@@ -17,7 +17,7 @@ import {
   type TeamId,
   TeamStatus,
 } from '@agent-teams/core';
-import { type Expression, type Kysely, sql } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
@@ -44,8 +44,10 @@ const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED
 function candidates(db: Kysely<Database>, now: string, perOwner: number) {
   // The head after a conversation: the first entry of the partial (conversation, seq) index past
   // it, so one seek gives the next conversation and its head at once.
-  const headAfter = (after: Expression<string> | null) => {
-    let next = db.selectFrom('jobs as n').select('n.seq').where('n.unfinished', '=', UNFINISHED);
+  // Built from the expression builder, as any subquery: one built from `db` would go through its
+  // plugins as a statement of its own.
+  const headAfter = (eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, after: Expression<string> | null) => {
+    let next = eb.selectFrom('jobs as n').select('n.seq').where('n.unfinished', '=', UNFINISHED);
     if (after !== null) next = next.where('n.conversation_id', '>', after);
     return next.orderBy('n.conversation_id').orderBy('n.seq').limit(1);
   };
@@ -59,11 +61,13 @@ function candidates(db: Kysely<Database>, now: string, perOwner: number) {
       db
         .selectFrom('jobs')
         .select(['conversation_id as conv', 'seq'])
-        .where('seq', '=', headAfter(null))
+        .where('seq', '=', (eb) => headAfter(eb, null))
         .unionAll((db) =>
           db
             .selectFrom('c')
-            .innerJoin('jobs as j', (join) => join.on('j.seq', '=', headAfter(sql.ref<string>('c.conv'))))
+            .innerJoin('jobs as j', (join) =>
+              join.on((eb) => eb('j.seq', '=', headAfter(eb, sql.ref<string>('c.conv')))),
+            )
             .select(['j.conversation_id as conv', 'j.seq']),
         ),
     )
