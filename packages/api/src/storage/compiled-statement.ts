@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './database-types.js';
+import { heldHandle, runHeld } from './sqlite-held-connection.js';
 
 /** Id lists up to this length get a compiled statement each (a commit's views load a few ids). */
 export const ID_LIST_PLANNED = 16;
@@ -79,6 +80,16 @@ export class CompiledStatement<P extends readonly unknown[], R> {
       return db.executeQuery(this.#build(db, ...params));
     }
     const values = plan.slots.map((slot) => (typeof slot === 'number' ? params[slot] : slot.constant));
+    // Holding the SQLite connection (a write's transaction): straight to it, without Kysely's
+    // chain of async calls (`sqlite-held-connection.ts`).
+    const handle = heldHandle(db);
+    if (handle !== undefined) {
+      try {
+        return Promise.resolve(runHeld<R>(handle, plan.sql, values));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     return db.executeQuery<R>(CompiledQuery.raw(plan.sql, values) as CompiledQuery<R>);
   }
 

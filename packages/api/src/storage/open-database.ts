@@ -8,6 +8,7 @@ import { PreparedNames, preparedStatements } from './pg-prepared.js';
 import { Checkpointer, type CheckpointStats } from './sqlite-checkpointer.js';
 import { DurableSqliteDialect } from './sqlite-durable-dialect.js';
 import { acquireSqliteFileLock, type SqliteFileLock } from './sqlite-file-lock.js';
+import { registerSqliteHandle } from './sqlite-held-connection.js';
 import { type StatementObserver, withStatementCache } from './sqlite-statement-cache.js';
 import { type FileSync, WalSync, type WalSyncStats } from './sqlite-wal-sync.js';
 
@@ -155,6 +156,8 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
       ? new SqliteDialect({ database: statements })
       : new DurableSqliteDialect({ database: statements }, walSync);
   const db = new Kysely<Database>({ dialect });
+  // A write's transaction runs its compiled statements on this handle (`sqlite-held-connection.ts`).
+  registerSqliteHandle(db, statements);
   let closed = false;
   return {
     db,

@@ -2,8 +2,9 @@ import { AsyncResource } from 'node:async_hooks';
 // Node's own, not the global a test's fake timers replace: a host testing with faked timers
 // would otherwise see every write of an embedded server wait forever.
 import { setImmediate } from 'node:timers';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SqliteDatabase, sql } from 'kysely';
 import type { Database } from './database-types.js';
+import { sqliteHandleOf, whileHeld } from './sqlite-held-connection.js';
 import { type StoreContext, WriteScope } from './write-transaction.js';
 
 /**
@@ -60,8 +61,12 @@ export class SqliteWriteBatch {
   readonly #queue: Queued[] = [];
   #draining = false;
 
+  /** The handle beneath `db`, for the statements of a held connection (`sqlite-held-connection.ts`). */
+  readonly #handle: SqliteDatabase | undefined;
+
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#handle = sqliteHandleOf(db);
   }
 
   /** Runs `work` in the next transaction; resolves once that transaction committed. */
@@ -93,7 +98,7 @@ export class SqliteWriteBatch {
         let outcomes: readonly Outcome[] = [];
         try {
           await this.#db.connection().execute(async (conn) => {
-            outcomes = await this.#batch(conn, take);
+            outcomes = await whileHeld(conn, this.#handle, () => this.#batch(conn, take));
           });
         } catch (error) {
           // The sync after the COMMIT failed (the handle is poisoned: `sqlite-wal-sync.ts`), or
