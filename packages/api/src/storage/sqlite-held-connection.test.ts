@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely, QueryResult } from 'kysely';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { CompiledStatement } from './compiled-statement.js';
+import { teamRowValues } from '../../test/support/raw-rows.js';
+import { CompiledStatement, planCounts } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { migrateToLatest } from './migrate.js';
 import { type OpenedDatabase, openDatabase } from './open-database.js';
@@ -27,19 +28,7 @@ async function sqliteFile(name: string): Promise<OpenedDatabase> {
 
 const TEAM = new CompiledStatement(1, (db, id: string) => db.selectFrom('teams').selectAll().where('id', '=', id));
 const INSERT = new CompiledStatement(2, (db, id: string, name: string) =>
-  db.insertInto('teams').values({
-    id,
-    owner: 'owner',
-    client_request_id: `create-${id}`,
-    fingerprint: 'f',
-    name,
-    goal: 'g',
-    status: 'READY',
-    revision: 1,
-    last_event_seq: 0,
-    created_at: 'c',
-    updated_at: 'c',
-  }),
+  db.insertInto('teams').values(teamRowValues(id, name, 'now')),
 );
 const RENAME = new CompiledStatement(2, (db, id: string, name: string) =>
   db.updateTable('teams').set({ name }).where('id', '=', id),
@@ -60,7 +49,15 @@ const said = (result: QueryResult<unknown>) => ({
 
 describe('compiled statements on a held SQLite connection', () => {
   it('run on the handle while a write holds the connection, and through Kysely otherwise', async () => {
+    // Every statement of these tests is planned, so it can run on the handle at all.
+    const before = planCounts().refused;
     const database = await sqliteFile('held');
+    await write(database, async (scope) => {
+      await INSERT.execute(scope.trx, 'planned', 'p');
+      await RENAME.execute(scope.trx, 'planned', 'q');
+      await TEAM.execute(scope.trx, 'planned');
+    });
+    expect(planCounts().refused).toBe(before);
     expect(sqliteHandleOf(database.db)).toBeDefined();
     let inside: Kysely<Database> | null = null;
     await write(database, async (scope) => {
