@@ -28,7 +28,9 @@ export function sqliteHandleOf(db: Kysely<Database>): SqliteDatabase | undefined
  * its statements may call the handle directly, with the same SQL on the same cached statement:
  * only the chain is skipped (about 5 µs a statement: docs/benchmarks.md, fourteenth pass). A
  * statement through `db` itself, which does not hold the connection, must still queue for it:
- * run directly it could land inside another caller's open transaction.
+ * run directly it could land inside another caller's open transaction. The holder awaits its
+ * statements one after another (the store's writes do): a compiled statement started while
+ * Kysely statements of `conn` were started and not awaited would run before them.
  */
 export async function whileHeld<T>(
   conn: Kysely<Database>,
