@@ -1,12 +1,8 @@
 import {
   ACTIVE_PHASES,
-  type AdmissionCandidate,
   type AdmitArgs,
   type AdmittedJob,
-  asConversationId,
-  asJobId,
   asOwnerId,
-  asTeamId,
   EMPTY_ROUND,
   headsPerOwner,
   type JobId,
@@ -15,9 +11,9 @@ import {
   type RoundState,
   settledRound,
   type TeamId,
-  TeamStatus,
 } from '@agent-teams/core';
-import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { readCandidates } from './admission-candidates.js';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
@@ -34,90 +30,6 @@ import type { WriteScope } from './write-transaction.js';
  * WAITING_CHANGE (to submit a woken wait's result; only once woken, see `readWoken`).
  */
 const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED, JobPhase.WAITING_CHANGE];
-
-/**
- * The head job of each conversation with unfinished work, when that head waits for a slot (QUEUED
- * or ANSWERED) and its team is READY (or CLOSED: see `freezeJob`): each owner's oldest `perOwner`
- * of them (`headsPerOwner`); and every woken wait. Reads only unfinished rows (partial indexes),
- * never the finished history.
- */
-function candidates(db: Kysely<Database>, now: string, perOwner: number) {
-  // The head after a conversation: the first entry of the partial (conversation, seq) index past
-  // it, so one seek gives the next conversation and its head at once.
-  // Built from the expression builder, as any subquery: one built from `db` would go through its
-  // plugins as a statement of its own.
-  const headAfter = (eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, after: Expression<string> | null) => {
-    let next = eb.selectFrom('jobs as n').select('n.seq').where('n.unfinished', '=', UNFINISHED);
-    if (after !== null) next = next.where('n.conversation_id', '>', after);
-    return next.orderBy('n.conversation_id').orderBy('n.seq').limit(1);
-  };
-  // A loose scan of the partial index, one seek per conversation (SQLite and PostgreSQL alike): a
-  // backlog of thousands of queued jobs costs what its conversations cost (measured with a
-  // subquery per queued job and the scan: SQLite, 3,000 queued over 24 conversations, 4.2 → 0.1
-  // ms; PostgreSQL, 5,000 queued over 60 conversations among 25,000 jobs, 46 → 5 ms). Each step
-  // carries only the head's key; the rows of the heads past `perOwner` are never sent out.
-  const heads = db
-    .withRecursive('c(conv, seq)', (db) =>
-      db
-        .selectFrom('jobs')
-        .select(['conversation_id as conv', 'seq'])
-        .where('seq', '=', (eb) => headAfter(eb, null))
-        .unionAll((db) =>
-          db
-            .selectFrom('c')
-            .innerJoin('jobs as j', (join) =>
-              join.on((eb) => eb('j.seq', '=', headAfter(eb, sql.ref<string>('c.conv')))),
-            )
-            .select(['j.conversation_id as conv', 'j.seq']),
-        ),
-    )
-    .with('w', (db) =>
-      db
-        .selectFrom('c')
-        // CROSS JOIN keeps SQLite's join order (each head by its key) whatever its statistics say.
-        .crossJoin('jobs as j')
-        .whereRef('j.seq', '=', 'c.seq')
-        .select((eb) => [
-          'j.seq',
-          eb.fn
-            .agg<number>('row_number')
-            .over((ob) => ob.partitionBy('j.owner').orderBy('j.seq'))
-            .as('rank'),
-        ])
-        .where('j.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
-        // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
-        // Each head's team by its key: PostgreSQL cannot see how many heads the scan yields, and
-        // given a join it compared every head with every team.
-        .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'j.team_id'), 'in', [
-          TeamStatus.READY,
-          TeamStatus.CLOSED,
-        ]),
-    )
-    .selectFrom('w')
-    .crossJoin('jobs as j')
-    .whereRef('j.seq', '=', 'w.seq')
-    .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
-    .where('w.rank', '<=', perOwner);
-  // One statement for both kinds (one round trip on PostgreSQL).
-  return heads.unionAll(wokenJobs(db, now));
-}
-
-/** {@link candidates}, compiled once (`compiled-statement.ts`): its building cost more than its run. */
-const CANDIDATES = new CompiledStatement(2, candidates);
-
-async function readCandidates(scope: WriteScope, perOwner: number): Promise<AdmissionCandidate[]> {
-  // In queue order.
-  const rows = await CANDIDATES.rows(scope.trx, scope.now, perOwner);
-  return rows
-    .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map((row) => ({
-      jobId: asJobId(row.id),
-      owner: asOwnerId(row.owner),
-      teamId: asTeamId(row.team_id),
-      conversationId: asConversationId(row.conversation_id),
-      seq: Number(row.seq),
-    }));
-}
 
 /** The stored planning round; compiled once (`compiled-statement.ts`). */
 const ROUND = new CompiledStatement(0, (db) =>
