@@ -74,7 +74,7 @@ function sqliteCandidates(db: Kysely<Database>, now: string, perOwner: number) {
     .whereRef('j.seq', '=', 'w.seq')
     .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
     .where('w.rank', '<=', perOwner);
-  // One statement for both kinds (one round trip on PostgreSQL).
+  // One statement for both kinds.
   return heads.unionAll(wokenJobs(db, now));
 }
 
@@ -82,9 +82,10 @@ function sqliteCandidates(db: Kysely<Database>, now: string, perOwner: number) {
  * PostgreSQL's form of {@link sqliteCandidates}: the loose scan by `min(conversation_id)` and
  * each head by `min(seq)`, joined to its team, and the same window.
  *
- * @remarks SQLite's form ran PostgreSQL into plans that read `jobs` whole per step while its
- * statistics lagged a busy table (engine drain 159 → 85 jobs/s, 4.1 → 9.7 ms of database CPU
- * per job); this one is the statement PostgreSQL ran before decision 0226, with the window added.
+ * @remarks SQLite's form, faster on a settled and analyzed table, halved PostgreSQL's engine
+ * drain, where the table changes under it (159 → 85 jobs/s, 4.1 → 9.7 ms of database CPU per
+ * job; the plan behind that was not traced). This is the statement PostgreSQL ran before
+ * decision 0226, with the window added.
  */
 function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number) {
   // Each conversation with unfinished work once (measured with a subquery per queued job and this
