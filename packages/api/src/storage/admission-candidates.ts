@@ -78,71 +78,72 @@ function sqliteCandidates(db: Kysely<Database>, now: string, perOwner: number) {
   return heads.unionAll(wokenJobs(db, now));
 }
 
+/** The columns of a head the PostgreSQL scan carries from step to step. */
+const HEAD_COLUMNS = ['id', 'owner', 'team_id', 'conversation_id', 'seq', 'phase'] as const;
+
 /**
- * PostgreSQL's form of {@link sqliteCandidates}: the loose scan by `min(conversation_id)` and
- * each head by `min(seq)`, joined to its team, and the same window.
+ * PostgreSQL's form of {@link sqliteCandidates}: the same loose scan, but each step carries the
+ * whole head (`LATERAL … ORDER BY conversation_id, seq LIMIT 1`, one index scan of the partial
+ * index per conversation), so no head is looked up again; the team's status by its key.
  *
- * @remarks SQLite's form, faster on a settled and analyzed table, halved PostgreSQL's engine
- * drain, where the table changes under it (159 → 85 jobs/s, 4.1 → 9.7 ms of database CPU per
- * job; the plan behind that was not traced). This is the statement PostgreSQL ran before
- * decision 0226, with the window added.
+ * @remarks Decision 0228. Measured on the engine benchmark's drain, sampled every 0.7 s: the form
+ * before it (a `min(conversation_id)` scan, then each head by `min(seq)` through a hash join over
+ * every queued job, then the teams by a nested loop) took 5–13 ms a pass; this one 1.1–2.2 ms.
+ * SQLite's form (each step carries the head's key, then a join back to `jobs` by `seq`) let
+ * PostgreSQL hash every queued job to find the heads again (decision 0226).
  */
 function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number) {
-  // Each conversation with unfinished work once (measured with a subquery per queued job and this
-  // way: PostgreSQL, 5,000 queued over 60 conversations among 25,000 jobs, 46 → 5 ms).
   const heads = db
-    .withRecursive('c(conv)', (db) =>
+    .withRecursive('c(id, owner, team_id, conversation_id, seq, phase)', (db) =>
       db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.min<string | null>('conversation_id').as('conv'))
-        .where('unfinished', '=', UNFINISHED)
+        .selectFrom((eb) =>
+          eb
+            .selectFrom('jobs')
+            .select(HEAD_COLUMNS)
+            .where('unfinished', '=', UNFINISHED)
+            .orderBy('conversation_id')
+            .orderBy('seq')
+            .limit(1)
+            .as('h'),
+        )
+        .select(['h.id', 'h.owner', 'h.team_id', 'h.conversation_id', 'h.seq', 'h.phase'])
         .unionAll((eb) =>
           eb
             .selectFrom('c')
-            .select((inner) =>
-              inner
+            .crossJoinLateral((lateral) =>
+              lateral
                 .selectFrom('jobs')
-                .select((next) => next.fn.min('conversation_id').as('conv'))
+                .select(HEAD_COLUMNS)
                 .where('unfinished', '=', UNFINISHED)
-                .whereRef('conversation_id', '>', 'c.conv')
-                .as('conv'),
+                .whereRef('conversation_id', '>', 'c.conversation_id')
+                .orderBy('conversation_id')
+                .orderBy('seq')
+                .limit(1)
+                .as('n'),
             )
-            .where('c.conv', 'is not', null),
+            .select(['n.id', 'n.owner', 'n.team_id', 'n.conversation_id', 'n.seq', 'n.phase']),
         ),
     )
     .with('w', (db) =>
       db
         .selectFrom('c')
-        .innerJoin('jobs as j', (join) =>
-          join.on((eb) =>
-            eb(
-              'j.seq',
-              '=',
-              eb
-                .selectFrom('jobs as h')
-                .select((inner) => inner.fn.min('h.seq').as('head'))
-                .where('h.unfinished', '=', UNFINISHED)
-                .whereRef('h.conversation_id', '=', 'c.conv'),
-            ),
-          ),
-        )
-        .innerJoin('teams as t', 't.id', 'j.team_id')
         .select((eb) => [
-          'j.id',
-          'j.owner',
-          'j.team_id',
-          'j.conversation_id',
-          'j.seq',
+          'c.id',
+          'c.owner',
+          'c.team_id',
+          'c.conversation_id',
+          'c.seq',
           eb.fn
             .agg<number>('row_number')
-            .over((ob) => ob.partitionBy('j.owner').orderBy('j.seq'))
+            .over((ob) => ob.partitionBy('c.owner').orderBy('c.seq'))
             .as('rank'),
         ])
-        // Always true of a head, but it lets PostgreSQL, which may join by hashing, read only the
-        // unfinished jobs (their partial index) instead of every job ever run.
-        .where('j.unfinished', '=', UNFINISHED)
-        .where('j.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
-        .where('t.status', 'in', [TeamStatus.READY, TeamStatus.CLOSED]),
+        .where('c.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
+        // By the team's key for each head: a join let the planner loop over every team per head.
+        .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'c.team_id'), 'in', [
+          TeamStatus.READY,
+          TeamStatus.CLOSED,
+        ]),
     )
     .selectFrom('w')
     .select(['w.id', 'w.owner', 'w.team_id', 'w.conversation_id', 'w.seq'])
