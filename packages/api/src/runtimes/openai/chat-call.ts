@@ -199,6 +199,14 @@ function classifyRequestError(error: unknown, signal: AbortSignal): Verdict {
   if (signal.aborted || error instanceof OpenAI.APIUserAbortError) {
     return { retry: false, kind: 'aborted', message: 'The run was cancelled.' };
   }
+  if (error instanceof OpenAI.APIConnectionError && isRedirect(error)) {
+    return {
+      retry: false,
+      kind: 'failed',
+      message:
+        "The model provider answered with a redirect, which is not followed: set the agent's baseUrl to the address it redirects to.",
+    };
+  }
   if (error instanceof OpenAI.APIConnectionError)
     return { retry: true, message: `connection failed: ${error.message}` };
   if (error instanceof OpenAI.APIError) {
@@ -232,6 +240,16 @@ function retryDelay(error: unknown, attempt: number, baseMs: number): number {
   if (after != null && after !== '' && Number.isFinite(Number(after))) return Number(after) * 1_000;
   const exponential = Math.min(baseMs * 2 ** (attempt - 1), baseMs * 32);
   return Math.round(exponential * (0.5 + Math.random() / 2));
+}
+
+/** Fetch's refusal of a redirect (`SEND_AS_IS` in `model-clients.ts`), somewhere in the causes. */
+function isRedirect(error: Error): boolean {
+  // A few links at most (the SDK's error, fetch's TypeError, undici's reason); bounded, as a chain can loop.
+  let cause: unknown = error;
+  for (let depth = 0; depth < 8 && cause instanceof Error; depth += 1, cause = cause.cause) {
+    if (cause.message === 'unexpected redirect') return true;
+  }
+  return false;
 }
 
 function describe(error: unknown): string {

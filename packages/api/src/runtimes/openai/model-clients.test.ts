@@ -1,0 +1,108 @@
+// The model call's HTTP client against a real provider on loopback: the request is sent as it is
+// (no clone of its body to follow a redirect), and a redirecting provider fails the call at once
+// with a message that says so, without sending the conversation anywhere else.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { callModel, ModelCallError } from './chat-call.js';
+import { ModelClients } from './model-clients.js';
+import type { OpenAiSettings } from './openai-settings.js';
+
+const COMPLETION = {
+  id: 'c1',
+  object: 'chat.completion',
+  created: 0,
+  model: 'm',
+  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello back.' } }],
+  usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+};
+
+let server: Server | null = null;
+afterEach(async () => {
+  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  server = null;
+});
+
+/** A provider on loopback: `answer` decides each response; every request's path and body are kept. */
+async function provider(answer: (path: string) => { status: number; headers: Record<string, string>; body: string }) {
+  const seen: { path: string; body: string }[] = [];
+  server = createServer(async (req: IncomingMessage, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    seen.push({ path: req.url ?? '', body });
+    const { status, headers, body: out } = answer(req.url ?? '');
+    res.writeHead(status, headers).end(out);
+  });
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, seen };
+}
+
+function settings(baseUrl: string): OpenAiSettings {
+  return {
+    model: 'm',
+    baseUrl,
+    apiKeyEnv: null,
+    systemPrompt: null,
+    temperature: null,
+    maxToolRounds: 4,
+    stream: false,
+  } as OpenAiSettings;
+}
+
+function call(baseUrl: string) {
+  return callModel({
+    client: new ModelClients({}).client(settings(baseUrl)),
+    body: { model: 'm', messages: [{ role: 'user', content: 'Hi, ünïcode 日本 🙂' }] },
+    stream: false,
+    keepMessages: false,
+    signal: new AbortController().signal,
+    deadlineMs: Date.now() + 10_000,
+    nowMs: () => Date.now(),
+    retryBaseMs: 10,
+    sleep: async () => true,
+    progress: { text: () => undefined, tool: () => undefined },
+    idPrefix: 'call_x',
+  });
+}
+
+describe('the model call over HTTP', () => {
+  it('sends the request as it is, without a window and refusing redirects, and reads the answer', async () => {
+    const { baseUrl, seen } = await provider(() => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(COMPLETION),
+    }));
+    const inits: (RequestInit | undefined)[] = [];
+    const original = globalThis.fetch;
+    globalThis.fetch = (input, init) => {
+      inits.push(init);
+      return original(input, init);
+    };
+    try {
+      const answer = await call(baseUrl);
+      expect(answer.content).toBe('Hello back.');
+    } finally {
+      globalThis.fetch = original;
+    }
+    expect(inits).toHaveLength(1);
+    expect(inits[0]?.redirect).toBe('error');
+    expect(inits[0]?.window).toBeNull();
+    expect(seen.map((s) => s.path)).toEqual(['/v1/chat/completions']);
+    expect(JSON.parse(seen[0]?.body ?? '{}').messages).toEqual([{ role: 'user', content: 'Hi, ünïcode 日本 🙂' }]);
+  });
+
+  it('fails a redirecting provider at once, naming the redirect, and follows it nowhere', async () => {
+    const { baseUrl, seen } = await provider((path) =>
+      path.startsWith('/elsewhere')
+        ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(COMPLETION) }
+        : { status: 307, headers: { location: '/elsewhere/v1/chat/completions' }, body: '' },
+    );
+    const error = await call(baseUrl).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect((error as ModelCallError).kind).toBe('failed');
+    expect((error as ModelCallError).message).toMatch(/answered with a redirect, which is not followed.*baseUrl/);
+    // One request, not retried, and nothing sent to the redirect's target.
+    expect(seen.map((s) => s.path)).toEqual(['/v1/chat/completions']);
+  });
+});
