@@ -18,6 +18,7 @@ import {
   type TransitionOutcome,
 } from '@agent-teams/core';
 import { completeBroadcast } from './broadcast-receipts.js';
+import { CompiledStatement } from './compiled-statement.js';
 import { readEnqueueSnapshot } from './enqueue-snapshot.js';
 import { checkLease } from './job-leases.js';
 import { JOB_BY_ID } from './job-reads.js';
@@ -100,17 +101,38 @@ export async function updateJob(
  */
 async function lockedJobRow(scope: WriteScope, jobId: JobId, owner: OwnerId | undefined, fenced: boolean) {
   if (scope.dialect === 'sqlite') return (await JOB_BY_ID.rows(scope.trx, jobId))[0];
-  const query = scope.trx.selectFrom('jobs').selectAll().where('id', '=', jobId);
-  const located = await scope.trx
-    .selectFrom('jobs')
-    .select(['team_id', 'owner'])
-    .where('id', '=', jobId)
-    .executeTakeFirst();
-  // Another owner's job: NOT_FOUND without locking that owner's team.
-  if (located === undefined || (owner !== undefined && located.owner !== owner)) return undefined;
-  await scope.lockTeam(located.team_id as TeamId);
-  return (fenced ? query.forUpdate() : query).executeTakeFirst();
+  // The job's team, locked, in one round trip: another owner's job (or none) locks nothing.
+  const [team] = await (owner === undefined
+    ? TEAM_OF_JOB_FOR_UPDATE.rows(scope.trx, jobId)
+    : TEAM_OF_OWNED_JOB_FOR_UPDATE.rows(scope.trx, jobId, owner));
+  if (team === undefined) return undefined;
+  return (await (fenced ? JOB_FOR_UPDATE : JOB_BY_ID).rows(scope.trx, jobId))[0];
 }
+
+/** PostgreSQL: the team of a job, locked (`FOR UPDATE` of the team row only). */
+const TEAM_OF_JOB_FOR_UPDATE = new CompiledStatement(1, (db, jobId: string) =>
+  db
+    .selectFrom('teams')
+    .select('id')
+    .where('id', '=', (eb) => eb.selectFrom('jobs').select('team_id').where('id', '=', jobId))
+    .forUpdate(),
+);
+
+/** Like {@link TEAM_OF_JOB_FOR_UPDATE}, for a job of `owner` only. */
+const TEAM_OF_OWNED_JOB_FOR_UPDATE = new CompiledStatement(2, (db, jobId: string, owner: string) =>
+  db
+    .selectFrom('teams')
+    .select('id')
+    .where('id', '=', (eb) =>
+      eb.selectFrom('jobs').select('team_id').where('id', '=', jobId).where('owner', '=', owner),
+    )
+    .forUpdate(),
+);
+
+/** PostgreSQL: a job's row, locked. */
+const JOB_FOR_UPDATE = new CompiledStatement(1, (db, jobId: string) =>
+  db.selectFrom('jobs').selectAll().where('id', '=', jobId).forUpdate(),
+);
 
 /**
  * Records an answer under the job's team lock: a used key answers the job as it is (same

@@ -30,34 +30,39 @@ export function cutUtf8(text: string, maxBytes: number): { text: string; truncat
   return { text, truncated: false };
 }
 
+/** The columns of one record message, from its values. */
+function recordRow(
+  id: string,
+  teamId: string,
+  kind: string,
+  jobId: string | null,
+  memberId: string | null,
+  fromMemberId: string | null,
+  text: string,
+  folded: string,
+  truncated: number,
+  now: string,
+) {
+  return {
+    id,
+    team_id: teamId,
+    kind,
+    job_id: jobId,
+    member_id: memberId,
+    from_member_id: fromMemberId,
+    text,
+    text_folded: folded,
+    truncated,
+    created_at: now,
+  };
+}
+
+/** The values of {@link recordRow}, in its order. */
+type RecordValues = Parameters<typeof recordRow>;
+
 /** One record message, its seq given by the table. */
-const INSERT_RECORD = new CompiledStatement(
-  10,
-  (
-    db,
-    id: string,
-    teamId: string,
-    kind: string,
-    jobId: string | null,
-    memberId: string | null,
-    fromMemberId: string | null,
-    text: string,
-    folded: string,
-    truncated: number,
-    now: string,
-  ) =>
-    db.insertInto('record_messages').values({
-      id,
-      team_id: teamId,
-      kind,
-      job_id: jobId,
-      member_id: memberId,
-      from_member_id: fromMemberId,
-      text,
-      text_folded: folded,
-      truncated,
-      created_at: now,
-    }),
+const INSERT_RECORD = new CompiledStatement(10, (db, ...values: RecordValues) =>
+  db.insertInto('record_messages').values(recordRow(...values)),
 );
 
 /** Everything at or below the team's 101st newest seq goes; a no-op (NULL bound) below the limit. */
@@ -77,14 +82,41 @@ const TRIM_RECORD = new CompiledStatement(1, (db, teamId: string) =>
 );
 
 /**
+ * PostgreSQL: the insert and the trim in one statement, one round trip instead of two. The
+ * `DELETE` reads the table as it was before the insert (one snapshot for the whole statement), so
+ * it keeps the newest `recordRetained - 1` of the earlier messages, and the new one makes
+ * `recordRetained`: what the two statements keep.
+ */
+const INSERT_AND_TRIM_RECORD = new CompiledStatement(10, (db, ...values: RecordValues) => {
+  const teamId = values[1];
+  return db
+    .with('appended', (db) =>
+      db
+        .insertInto('record_messages')
+        .values(recordRow(...values))
+        .returning('seq'),
+    )
+    .deleteFrom('record_messages')
+    .where('team_id', '=', teamId)
+    .where('seq', '<=', (eb) =>
+      eb
+        .selectFrom('record_messages')
+        .select('seq')
+        .where('team_id', '=', teamId)
+        .orderBy('seq', 'desc')
+        .limit(1)
+        .offset(Limits.recordRetained - 1),
+    );
+});
+
+/**
  * Appends a record message, keeps only the team's newest `Limits.recordRetained`, and logs
  * RECORD_APPENDED, all in the caller's transaction.
  */
 export async function appendRecord(scope: WriteScope, record: NewRecordMessage): Promise<void> {
   const cut = cutUtf8(record.text, Limits.historyTextBytes);
   const truncated = record.truncated || cut.truncated ? 1 : 0;
-  await INSERT_RECORD.execute(
-    scope.trx,
+  const values: RecordValues = [
     record.id,
     record.teamId,
     record.kind,
@@ -95,7 +127,11 @@ export async function appendRecord(scope: WriteScope, record: NewRecordMessage):
     foldSearchText(cut.text),
     truncated,
     scope.now,
-  );
-  await TRIM_RECORD.execute(scope.trx, record.teamId);
+  ];
+  if (scope.dialect === 'postgres') await INSERT_AND_TRIM_RECORD.execute(scope.trx, ...values);
+  else {
+    await INSERT_RECORD.execute(scope.trx, ...values);
+    await TRIM_RECORD.execute(scope.trx, record.teamId);
+  }
   await scope.events.emit(record.teamId, TeamEventKind.RECORD_APPENDED, { recordId: record.id });
 }

@@ -37,6 +37,18 @@ export function describeRecordReadsCases(h: () => StoreHarness): void {
       expect(newest.map((r) => r.jobId)).toEqual(jobs.slice(-2).map((j) => j.id));
     });
 
+    it(`trims at exactly ${Limits.recordRetained} messages: n - 1, n and n + 1 appends`, async () => {
+      const { team, members } = await h().team();
+      const jobs: Job[] = [];
+      for (let i = 0; i < Limits.recordRetained - 1; i += 1) jobs.push(...(await h().send(team, [at(members, 0)])));
+      const count = async () => (await h().store.recentRecords(team.id, 1_000)).map((r) => r.jobId);
+      expect(await count()).toEqual(jobs.map((j) => j.id));
+      jobs.push(...(await h().send(team, [at(members, 1)])));
+      expect(await count()).toEqual(jobs.map((j) => j.id));
+      jobs.push(...(await h().send(team, [at(members, 2)])));
+      expect(await count()).toEqual(jobs.slice(1).map((j) => j.id));
+    });
+
     it('loads record messages by id, skipping missing ones', async () => {
       const { team, members } = await h().team();
       await h().send(team, [at(members, 0), at(members, 1)]);
