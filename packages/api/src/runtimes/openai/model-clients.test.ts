@@ -23,8 +23,15 @@ afterEach(async () => {
   server = null;
 });
 
+/** What the provider answers to one request. */
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
 /** A provider on loopback: `answer` decides each response; every request's path and body are kept. */
-async function provider(answer: (path: string) => { status: number; headers: Record<string, string>; body: string }) {
+async function provider(answer: (path: string) => Answer) {
   const seen: { path: string; body: string }[] = [];
   server = createServer(async (req: IncomingMessage, res) => {
     let body = '';
@@ -93,10 +100,11 @@ describe('the model call over HTTP', () => {
   });
 
   it('fails a redirecting provider at once, naming the redirect, and follows it nowhere', async () => {
-    const { baseUrl, seen } = await provider((path) =>
-      path.startsWith('/elsewhere')
-        ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(COMPLETION) }
-        : { status: 307, headers: { location: '/elsewhere/v1/chat/completions' }, body: '' },
+    const { baseUrl, seen } = await provider(
+      (path): Answer =>
+        path.startsWith('/elsewhere')
+          ? { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(COMPLETION) }
+          : { status: 307, headers: { location: '/elsewhere/v1/chat/completions' }, body: '' },
     );
     const error = await call(baseUrl).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelCallError);
