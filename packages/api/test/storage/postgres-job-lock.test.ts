@@ -66,7 +66,7 @@ async function queuedRequest(): Promise<Job> {
   return job;
 }
 
-const cancel = (job: Job) => (j: Job) => transition(j, { type: 'CANCEL' }, { now, ids });
+const cancel = (j: Job) => transition(j, { type: 'CANCEL' }, { now, ids });
 
 /** Holds `teamId`'s row lock in another connection until the returned release is called. */
 async function holdTeam(teamId: string): Promise<() => Promise<void>> {
@@ -83,10 +83,10 @@ describe("a job's write on PostgreSQL", () => {
     const release = await holdTeam(job.teamId);
     try {
       // Would wait for the lock (and time out the test) if the team were locked before the owner check.
-      await expect(store.updateJob(job.id, cancel(job), { now, owner: bob })).rejects.toMatchObject({
+      await expect(store.updateJob(job.id, cancel, { now, owner: bob })).rejects.toMatchObject({
         code: 'NOT_FOUND',
       });
-      await expect(store.updateJob(ids.jobId(), cancel(job), { now, owner: alice })).rejects.toMatchObject({
+      await expect(store.updateJob(ids.jobId(), cancel, { now, owner: alice })).rejects.toMatchObject({
         code: 'NOT_FOUND',
       });
     } finally {
@@ -98,7 +98,7 @@ describe("a job's write on PostgreSQL", () => {
     const job = await queuedRequest();
     const release = await holdTeam(job.teamId);
     let settled = false;
-    const write = store.updateJob(job.id, cancel(job), { now, owner: alice }).finally(() => {
+    const write = store.updateJob(job.id, cancel, { now, owner: alice }).finally(() => {
       settled = true;
     });
     // The write is blocked on the team row: wait until PostgreSQL shows it waiting for a lock.
@@ -119,7 +119,7 @@ describe("a job's write on PostgreSQL", () => {
   it('runs compiled statements, none refused', async () => {
     const before = planCounts();
     const job = await queuedRequest();
-    await store.updateJob(job.id, cancel(job), { now });
+    await store.updateJob(job.id, cancel, { now });
     expect(planCounts().refused).toBe(before.refused);
   });
 });

@@ -204,7 +204,7 @@ function classifyRequestError(error: unknown, signal: AbortSignal): Verdict {
       retry: false,
       kind: 'failed',
       message:
-        "The model provider answered with a redirect, which is not followed: set the agent's baseUrl to the address it redirects to.",
+        "The model provider answered with a redirect (HTTP 301, 302, 303, 307 or 308), which is not followed: set the agent's baseUrl to the provider's final address.",
     };
   }
   if (error instanceof OpenAI.APIConnectionError)
@@ -242,12 +242,20 @@ function retryDelay(error: unknown, attempt: number, baseMs: number): number {
   return Math.round(exponential * (0.5 + Math.random() / 2));
 }
 
-/** Fetch's refusal of a redirect (`SEND_AS_IS` in `model-clients.ts`), somewhere in the causes. */
+/** What fetch says when it refuses a redirect (`SEND_AS_IS` in `model-clients.ts`). */
+const REFUSED_REDIRECT = 'unexpected redirect';
+
+/**
+ * Fetch's refusal of a redirect somewhere in the causes: undici's is an `Error` with that
+ * message, msw's interceptor (tests) gives the message itself as the cause.
+ */
 function isRedirect(error: Error): boolean {
   // A few links at most (the SDK's error, fetch's TypeError, undici's reason); bounded, as a chain can loop.
   let cause: unknown = error;
-  for (let depth = 0; depth < 8 && cause instanceof Error; depth += 1, cause = cause.cause) {
-    if (cause.message === 'unexpected redirect') return true;
+  for (let depth = 0; depth < 8; depth += 1) {
+    if (cause === REFUSED_REDIRECT || (cause instanceof Error && cause.message === REFUSED_REDIRECT)) return true;
+    if (!(cause instanceof Error)) return false;
+    cause = cause.cause;
   }
   return false;
 }

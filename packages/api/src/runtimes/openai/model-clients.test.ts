@@ -3,6 +3,8 @@
 // with a message that says so, without sending the conversation anywhere else.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callModel, ModelCallError } from './chat-call.js';
 import { ModelClients } from './model-clients.js';
@@ -74,7 +76,7 @@ function call(baseUrl: string) {
 }
 
 describe('the model call over HTTP', () => {
-  it('sends the request as it is, without a window and refusing redirects, and reads the answer', async () => {
+  it('sends the request as it is, refusing redirects, and reads the answer', async () => {
     const { baseUrl, seen } = await provider(() => ({
       status: 200,
       headers: { 'content-type': 'application/json' },
@@ -94,7 +96,6 @@ describe('the model call over HTTP', () => {
     }
     expect(inits).toHaveLength(1);
     expect(inits[0]?.redirect).toBe('error');
-    expect(inits[0]?.window).toBeNull();
     expect(seen.map((s) => s.path)).toEqual(['/v1/chat/completions']);
     expect(JSON.parse(seen[0]?.body ?? '{}').messages).toEqual([{ role: 'user', content: 'Hi, ünïcode 日本 🙂' }]);
   });
@@ -109,8 +110,28 @@ describe('the model call over HTTP', () => {
     const error = await call(baseUrl).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelCallError);
     expect((error as ModelCallError).kind).toBe('failed');
-    expect((error as ModelCallError).message).toMatch(/answered with a redirect, which is not followed.*baseUrl/);
+    expect((error as ModelCallError).message).toMatch(
+      /answered with a redirect \(HTTP .*\), which is not followed.*baseUrl/,
+    );
     // One request, not retried, and nothing sent to the redirect's target.
     expect(seen.map((s) => s.path)).toEqual(['/v1/chat/completions']);
+  });
+
+  it('names the redirect too when the HTTP boundary is mocked (msw gives the refusal as a string cause)', async () => {
+    let calls = 0;
+    const mocked = setupServer(
+      http.post('http://provider.test/v1/chat/completions', () => {
+        calls += 1;
+        return new HttpResponse(null, { status: 308, headers: { location: 'http://provider.test/elsewhere' } });
+      }),
+    );
+    mocked.listen({ onUnhandledRequest: 'error' });
+    try {
+      const error = await call('http://provider.test/v1').catch((caught: unknown) => caught);
+      expect((error as ModelCallError).message).toMatch(/answered with a redirect/);
+      expect(calls).toBe(1);
+    } finally {
+      mocked.close();
+    }
   });
 });

@@ -3,16 +3,16 @@ import { ModelCallError } from './chat-call.js';
 import type { OpenAiSettings } from './openai-settings.js';
 
 /**
- * What every model call's `fetch` adds: redirects are not followed, and there is no window.
+ * What every model call's `fetch` adds: redirects are not followed.
  *
- * @remarks With both, undici sends the request as it is. Otherwise it clones the request so it
- * could send it again to a redirect's target, which tees the body's stream, copies every chunk
- * of it (the conversation, sent again with each call) and cancels the unused branch (measured on
- * loopback, a 54 KB body: 459–559 µs of CPU per call, 311–408 µs without the clone). A provider
- * address that redirects fails the call with a message that says so (`chat-call.ts`): the
- * conversation and the key go only where the agent's settings say.
+ * @remarks With `redirect: 'error'` undici sends the request as it is. Otherwise it clones the
+ * request so it could send it again to a redirect's target, which tees the body's stream, copies
+ * every chunk of it (the conversation, sent again with each call) and cancels the unused branch
+ * (measured on loopback, a 54 KB body: 459–559 µs of CPU per call, 311–408 µs without the
+ * clone). A provider address that redirects fails the call with a message that says so
+ * (`chat-call.ts`): the conversation and the key go only where the agent's settings say.
  */
-export const SEND_AS_IS = { redirect: 'error', window: null } as const satisfies RequestInit;
+export const SEND_AS_IS = { redirect: 'error' } as const satisfies RequestInit;
 
 /** One official `openai` client per base URL and key, made on first use. */
 export class ModelClients {
