@@ -1,4 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
+import { prng } from '../test/support/seeded-random.js';
 import { finalChecks, InvariantSampler, type Sent } from './crash-invariants.js';
 import { gql, type ServerProcess, startServer, stopServer } from './crash-server.js';
 
@@ -33,18 +34,6 @@ export interface CrashFigures {
   drainMs: number;
   durationMs: number;
   violations: string[];
-}
-
-/** A small seeded PRNG (mulberry32), so a failing run can be replayed with its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const CREATE = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { id status members { id name } } } }`;

@@ -93,34 +93,21 @@ const HEAD_COLUMNS = ['id', 'owner', 'team_id', 'conversation_id', 'seq', 'phase
  * PostgreSQL hash every queued job to find the heads again (decision 0226).
  */
 function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number) {
+  // The first unfinished job past a conversation (or the first of all): the next conversation's head.
+  const headAfter = (eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, after: Expression<string> | null) => {
+    let next = eb.selectFrom('jobs').select(HEAD_COLUMNS).where('unfinished', '=', UNFINISHED);
+    if (after !== null) next = next.where('conversation_id', '>', after);
+    return next.orderBy('conversation_id').orderBy('seq').limit(1);
+  };
   const heads = db
     .withRecursive('c(id, owner, team_id, conversation_id, seq, phase)', (db) =>
       db
-        .selectFrom((eb) =>
-          eb
-            .selectFrom('jobs')
-            .select(HEAD_COLUMNS)
-            .where('unfinished', '=', UNFINISHED)
-            .orderBy('conversation_id')
-            .orderBy('seq')
-            .limit(1)
-            .as('h'),
-        )
+        .selectFrom((eb) => headAfter(eb, null).as('h'))
         .select(['h.id', 'h.owner', 'h.team_id', 'h.conversation_id', 'h.seq', 'h.phase'])
         .unionAll((eb) =>
           eb
             .selectFrom('c')
-            .crossJoinLateral((lateral) =>
-              lateral
-                .selectFrom('jobs')
-                .select(HEAD_COLUMNS)
-                .where('unfinished', '=', UNFINISHED)
-                .whereRef('conversation_id', '>', 'c.conversation_id')
-                .orderBy('conversation_id')
-                .orderBy('seq')
-                .limit(1)
-                .as('n'),
-            )
+            .crossJoinLateral((lateral) => headAfter(lateral, sql.ref<string>('c.conversation_id')).as('n'))
             .select(['n.id', 'n.owner', 'n.team_id', 'n.conversation_id', 'n.seq', 'n.phase']),
         ),
     )

@@ -1,5 +1,7 @@
 import { foldSearchText, Limits, type RecordMessage, TeamEventKind } from '@agent-teams/core';
+import type { ExpressionBuilder } from 'kysely';
 import { CompiledStatement } from './compiled-statement.js';
+import type { Database } from './database-types.js';
 import type { WriteScope } from './write-transaction.js';
 
 /** A shared-record message to append (the store numbers and stamps it). */
@@ -65,20 +67,26 @@ const INSERT_RECORD = new CompiledStatement(10, (db, ...values: RecordValues) =>
   db.insertInto('record_messages').values(recordRow(...values)),
 );
 
-/** Everything at or below the team's 101st newest seq goes; a no-op (NULL bound) below the limit. */
+/**
+ * The seq of the team's message with `newer` messages after it: every message at or below it
+ * goes. NULL (a no-op) while the team has no more than `newer` messages.
+ */
+function trimBound(eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, teamId: string, newer: number) {
+  return eb
+    .selectFrom('record_messages')
+    .select('seq')
+    .where('team_id', '=', teamId)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .offset(newer);
+}
+
+/** Everything at or below the team's 101st newest seq goes. */
 const TRIM_RECORD = new CompiledStatement(1, (db, teamId: string) =>
   db
     .deleteFrom('record_messages')
     .where('team_id', '=', teamId)
-    .where('seq', '<=', (eb) =>
-      eb
-        .selectFrom('record_messages')
-        .select('seq')
-        .where('team_id', '=', teamId)
-        .orderBy('seq', 'desc')
-        .limit(1)
-        .offset(Limits.recordRetained),
-    ),
+    .where('seq', '<=', (eb) => trimBound(eb, teamId, Limits.recordRetained)),
 );
 
 /**
@@ -98,15 +106,7 @@ const INSERT_AND_TRIM_RECORD = new CompiledStatement(10, (db, ...values: RecordV
     )
     .deleteFrom('record_messages')
     .where('team_id', '=', teamId)
-    .where('seq', '<=', (eb) =>
-      eb
-        .selectFrom('record_messages')
-        .select('seq')
-        .where('team_id', '=', teamId)
-        .orderBy('seq', 'desc')
-        .limit(1)
-        .offset(Limits.recordRetained - 1),
-    );
+    .where('seq', '<=', (eb) => trimBound(eb, teamId, Limits.recordRetained - 1));
 });
 
 /**

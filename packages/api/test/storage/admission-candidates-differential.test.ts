@@ -14,6 +14,7 @@ import { type OpenedDatabase, openDatabase } from '../../src/storage/open-databa
 import { WriteScope } from '../../src/storage/write-transaction.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 import { teamRowValues } from '../support/raw-rows.js';
+import { prng } from '../support/seeded-random.js';
 
 /** Random states per engine. */
 const STATES = 60;
@@ -43,18 +44,6 @@ const PHASES: readonly string[] = [
 /** Conversation names that differ by case and accents only. */
 const LETTERS = ['a', 'B', 'é', 'A', 'b', 'É', 'e', 'E', 'z', 'ä', 'Z', 'ß'];
 const EVENT_KINDS = [TeamEventKind.JOB_CHANGED, TeamEventKind.MEMBER_CHANGED, TeamEventKind.RECORD_APPENDED];
-
-/** mulberry32: a small seeded generator, so a failing state reproduces from its seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Team {
   readonly id: string;
@@ -89,7 +78,7 @@ interface State {
 
 /** A random state: teams of 1–5 owners, 1–40 conversations (each of one team, so of one owner). */
 function randomState(seed: number): State {
-  const rand = mulberry32(seed);
+  const rand = prng(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
   const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)] as T;
   const statuses = Object.values(TeamStatus);
