@@ -152,9 +152,10 @@ describe('AdmissionPass riding an enqueue (decision 0223)', () => {
       ),
     });
 
-  it('rides only on an exclusive server, and only while it drives fewer jobs than there are slots', async () => {
+  it('rides on an exclusive server and on a shared one (decision 0229), only while it drives fewer jobs than there are slots', async () => {
     const now = new Date().toISOString();
-    expect(await pass(() => null, false).admission.prepareRide(now, 0)).toBeNull();
+    expect(await pass(() => null, false).admission.prepareRide(now, 0)).not.toBeNull();
+    expect(await pass(() => null, false).admission.prepareRide(now, 8)).toBeNull();
     expect(await pass(() => null, true).admission.prepareRide(now, 7)).not.toBeNull();
     expect(await pass(() => null, true).admission.prepareRide(now, 8)).toBeNull();
     expect(await pass(() => null, true).admission.prepareRide(now, 9)).toBeNull();
@@ -165,7 +166,7 @@ describe('AdmissionPass riding an enqueue (decision 0223)', () => {
     const ride = await admission.prepareRide(new Date().toISOString(), 0);
     if (ride === null) throw new Error('no ride');
     plan(ride.args, 1);
-    ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null });
+    ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null, skipped: false });
     expect(admission.hear([changed('job_a')])).toBe(true);
     // Another job's change (a receipt, a follow-up) may add work.
     expect(admission.hear([changed('job_b')])).toBe(false);
@@ -178,15 +179,27 @@ describe('AdmissionPass riding an enqueue (decision 0223)', () => {
     const ride = await admission.prepareRide(new Date().toISOString(), 0);
     if (ride === null) throw new Error('no ride');
     plan(ride.args, 2);
-    ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null });
+    ride.committed({ admitted: [job('job_a')] as unknown as AdmittedJob[], error: null, skipped: false });
     expect(admission.hear([changed('job_a')])).toBe(false);
+  });
+
+  it('after a ride skipped for a busy planning lock: no backoff, and the commit it rode asks for a pass', async () => {
+    const { admission, reads } = pass(() => null, false);
+    const ride = await admission.prepareRide(new Date().toISOString(), 0);
+    if (ride === null) throw new Error('no ride');
+    plan(ride.args, 1);
+    ride.committed({ admitted: [], error: null, skipped: true });
+    expect(admission.hear([changed('job_0')])).toBe(false);
+    ride.published();
+    expect(reads.wakes).toEqual([]);
+    expect(await admission.prepareRide(new Date().toISOString(), 0)).not.toBeNull();
   });
 
   it('backs off after a failed ride: no ride and no pass admission until the retry is due', async () => {
     const { admission, reads } = pass(() => null, true);
     const ride = await admission.prepareRide(new Date().toISOString(), 0);
     if (ride === null) throw new Error('no ride');
-    ride.committed({ admitted: [], error: new Error('refused') });
+    ride.committed({ admitted: [], error: new Error('refused'), skipped: false });
     expect(reads.wakes).toHaveLength(1);
     expect(await admission.prepareRide(new Date().toISOString(), 0)).toBeNull();
     expect(await admission.admit(true)).toEqual([]);

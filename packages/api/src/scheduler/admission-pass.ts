@@ -159,14 +159,13 @@ export class AdmissionPass {
   }
 
   /**
-   * The admission to run inside a local enqueue's own transaction (decision 0223), or null when it
-   * must stay in a pass: on a database other servers share (its planning lock would then be held
-   * by every enqueue), while `driven` (the active jobs this server drives) fills every slot, or
-   * while admission backs off after a failure. The same planning as {@link admit}; `committed`
-   * takes the outcome as a pass takes its own.
+   * The admission to run inside a local enqueue's own transaction (decisions 0223 and 0229), or
+   * null when it must stay in a pass: while `driven` (the active jobs this server drives) fills
+   * every slot, or while admission backs off after a failure. The same planning as {@link admit};
+   * `committed` takes the outcome as a pass takes its own. On a database other servers share, the
+   * ride admits only when the planning lock is free at that moment (`admitIfFree`).
    */
   async prepareRide(now: string, driven: number): Promise<Omit<PreparedRide, 'active'> | null> {
-    if (this.#deps.exclusive !== true) return null;
     // Every slot taken by a job this server drives, as the last pass saw them: a ride would read
     // the whole snapshot to admit nothing (a backlog arriving while the slots are full).
     if (driven >= (this.#deps.policy ?? DEFAULT_ADMISSION_POLICY).activeJobs) return null;
@@ -185,7 +184,9 @@ export class AdmissionPass {
     }
     return {
       args,
-      committed: ({ admitted, error }) => {
+      committed: ({ admitted, error, skipped }) => {
+        // Another server's admission held the planning lock: the enqueue's events wake a pass.
+        if (skipped) return;
         if (error !== null) {
           // Rolled back alone: the enqueue's events wake a pass, which waits for the backoff.
           this.#failed(error);

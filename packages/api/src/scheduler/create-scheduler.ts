@@ -105,7 +105,7 @@ export interface Scheduler {
   readonly eventSink: EventSink;
   /** Events committed by other servers: steps for the jobs held here that they name. */
   readonly remoteSink: EventSink;
-  /** Admission offered to ride each local enqueue's transaction (decision 0223; exclusive servers only). */
+  /** Admission offered to ride each local enqueue's transaction (decisions 0223 and 0229). */
   readonly enqueueAdmission: EnqueueAdmission;
 }
 

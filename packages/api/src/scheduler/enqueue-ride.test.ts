@@ -48,7 +48,7 @@ describe('offerRides', () => {
   it('starts what the ride admitted once it committed: lease held, driven, first step asked', async () => {
     const { offered, told, held, pass } = offer(false);
     const ride = await offered.prepare(new Date().toISOString());
-    ride?.committed({ admitted, error: null });
+    ride?.committed({ admitted, error: null, skipped: false });
     ride?.published();
     expect(told).toEqual(['committed', 'requested', 'published']);
     expect(held.get('job_a' as JobId)).toEqual({ serverId: 's', fence: 1 });
@@ -58,7 +58,7 @@ describe('offerRides', () => {
   it('never throws after COMMIT: a failure to start the jobs is logged and a pass takes them over', async () => {
     const { offered, logger, wakes, pass } = offer(true);
     const ride = await offered.prepare(new Date().toISOString());
-    expect(() => ride?.committed({ admitted, error: null })).not.toThrow();
+    expect(() => ride?.committed({ admitted, error: null, skipped: false })).not.toThrow();
     expect(wakes()).toBe(1);
     // Driven and not started: the woken full pass asks for its step.
     expect(pass.driven.has('job_a' as JobId)).toBe(true);

@@ -5,10 +5,10 @@ import { type PassContext, startAdmitted } from './run-pass.js';
 
 /**
  * The scheduler's offer to the store: its admission, run inside each local enqueue's transaction
- * while `accepting` (started, not stopping) and the admission accepts (an exclusive server, a
- * slot free, not backing off: `AdmissionPass.prepareRide`). What it admitted starts at once after
- * COMMIT, before the commit's events are published, as a pass starts what it admitted (decision
- * 0223).
+ * while `accepting` (started, not stopping) and the admission accepts (a slot free, not backing
+ * off: `AdmissionPass.prepareRide`; on PostgreSQL only if the planning lock is free then). What it
+ * admitted starts at once after COMMIT, before the commit's events are published, as a pass starts
+ * what it admitted (decisions 0223 and 0229).
  */
 export function offerRides(
   admission: AdmissionPass,

@@ -1,6 +1,6 @@
 import type { AdmitArgs, AdmittedJob, Job } from '@agent-teams/core';
 import { sql } from 'kysely';
-import { admit } from './admission.js';
+import { admitIfFree } from './admission.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -27,6 +27,11 @@ export interface RideOutcome {
   readonly admitted: readonly AdmittedJob[];
   /** Why the admission was rolled back to its savepoint; null when it ran. */
   readonly error: unknown;
+  /**
+   * True when it did not run because another server's admission held the planning lock
+   * (PostgreSQL, decision 0229): nothing failed, and the enqueue's events wake a pass that admits.
+   */
+  readonly skipped: boolean;
 }
 
 /**
@@ -54,11 +59,11 @@ export async function rideAdmission(scope: WriteScope, ride: PreparedRide): Prom
   const restore = scope.events.mark();
   await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
   try {
-    const admitted = await admit(scope, ride.args);
+    const admitted = await admitIfFree(scope, ride.args);
     // Its events too: a failure writing them rolls back to the savepoint like any other.
     await scope.events.flush();
     await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
-    return { admitted, error: null };
+    return admitted === null ? { admitted: [], error: null, skipped: true } : { admitted, error: null, skipped: false };
   } catch (error) {
     try {
       await sql.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
@@ -69,7 +74,7 @@ export async function rideAdmission(scope: WriteScope, ride: PreparedRide): Prom
       throw error;
     }
     restore();
-    return { admitted: [], error };
+    return { admitted: [], error, skipped: false };
   }
 }
 

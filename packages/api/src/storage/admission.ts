@@ -138,7 +138,32 @@ const ACTIVE_BY_OWNER = new CompiledStatement(0, (db) =>
  * lock (SQLite).
  */
 export async function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
-  const round = await readRound(scope);
+  return planAndFreeze(scope, args, await readRound(scope));
+}
+
+/** The planning lock's row, locked unless another transaction holds it (PostgreSQL; decision 0229). */
+const ROUND_IF_FREE = new CompiledStatement(0, (db) =>
+  db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).forUpdate().skipLocked(),
+);
+
+/**
+ * {@link admit}, but only if the planning lock is free now: null, with nothing read or written,
+ * when another transaction holds it (or no pass stored a round yet) on PostgreSQL. On SQLite the
+ * write lock is the planning lock, and the caller holds it: always admits.
+ *
+ * @remarks For an admission that rides an enqueue (decision 0229): the enqueue already holds its
+ * team's lock, and a pass takes the planning lock before any team's, so waiting here could
+ * deadlock against a pass (and would make the request wait for it). Never waiting, it cannot.
+ */
+export async function admitIfFree(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[] | null> {
+  if (scope.dialect !== 'postgres') return admit(scope, args);
+  const [row] = await ROUND_IF_FREE.rows(scope.trx);
+  if (row === undefined) return null;
+  return planAndFreeze(scope, args, JSON.parse(row.round_json) as RoundState);
+}
+
+/** Plans with the locked `round` and freezes what the plan admits (see {@link admit}). */
+async function planAndFreeze(scope: WriteScope, args: AdmitArgs, round: RoundState): Promise<AdmittedJob[]> {
   const activeRows = await ACTIVE_BY_OWNER.rows(scope.trx);
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
   const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
