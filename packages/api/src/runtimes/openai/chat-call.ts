@@ -4,7 +4,7 @@ import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { ChunkAccumulator, type ModelAnswer, type ProgressSink, readUsage } from './chunk-accumulator.js';
 import { chatRequestBody } from './request-body.js';
-import { readSseData } from './sse-reader.js';
+import { readSseData, SSE_END_LINGER_MS, type SseEnd } from './sse-reader.js';
 
 /**
  * Why a model call gave up: `access` (401/403: the key is missing, wrong or revoked), `failed`
@@ -134,12 +134,17 @@ function gaveUp(reason: string, attempts: number, cause: unknown): ModelCallErro
   );
 }
 
+/** The last event of a chat completion stream. */
+const STREAM_END: SseEnd = { data: '[DONE]', lingerMs: SSE_END_LINGER_MS };
+
 async function readStream(response: Response, call: ModelCall): Promise<ModelAnswer> {
   const accumulator = new ChunkAccumulator(call.idPrefix, call.progress);
   if (response.body === null) throw new ModelCallError('failed', 'The model provider answered a stream with no body.');
   try {
-    for await (const data of readSseData(response.body, call.signal)) {
-      if (data === '[DONE]') break;
+    // The body is read to its end after `[DONE]` (the reader stops there), so the connection stays
+    // open for the next call instead of being closed by a cancel.
+    for await (const data of readSseData(response.body, call.signal, STREAM_END)) {
+      if (data === STREAM_END.data) continue;
       let chunk: { error?: { message?: string } } & Parameters<ChunkAccumulator['push']>[0];
       try {
         chunk = JSON.parse(data);

@@ -1,4 +1,23 @@
 /**
+ * How long, after the stream's last event, the body may take to end before it is cancelled.
+ *
+ * @remarks A provider sends `data: [DONE]` and then ends the HTTP response; the end often comes in
+ * a later packet. Cancelling the body at `[DONE]` makes fetch close the connection when the end
+ * has not arrived yet, so the next model call opens (and, over HTTPS, handshakes) a new one:
+ * measured on loopback with the end 5 ms behind `[DONE]`, 50 calls opened 51 connections when
+ * cancelled and 2 when read to the end. A provider that never ends the response costs at most this
+ * much more per call.
+ */
+export const SSE_END_LINGER_MS = 250;
+
+/** The last event of a stream: once its data was read, the body is only read to its end. */
+export interface SseEnd {
+  readonly data: string;
+  /** How long the body may take to end after it ({@link SSE_END_LINGER_MS}). */
+  readonly lingerMs: number;
+}
+
+/**
  * Reads the `data:` payloads of a Server-Sent Events body, one per event, in order.
  *
  * @remarks Written here rather than using the client's stream iterator so that failure and
@@ -6,8 +25,15 @@
  * even if the body never ends), and leaving early cancels the body without waiting for it
  * (observed: awaiting the cancel of an abandoned mocked body can hang forever). Comment lines
  * (`:`) and other fields are ignored; multi-line data is joined with `\n`, as the SSE spec says.
+ * With `end`, the event whose data is `end.data` is the last one yielded: the body is then read
+ * to its end (keeping the connection for the next request) for at most `end.lingerMs`, and
+ * whatever else it carries is dropped.
  */
-export async function* readSseData(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<string> {
+export async function* readSseData(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  end?: SseEnd,
+): AsyncGenerator<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let aborted: () => void = () => {};
@@ -36,12 +62,38 @@ export async function* readSseData(body: ReadableStream<Uint8Array>, signal: Abo
         const event = buffer.slice(0, match.index);
         buffer = buffer.slice(match.index + match[0].length);
         const data = eventData(event);
-        if (data !== null) yield data;
+        if (data === null) continue;
+        yield data;
+        if (end !== undefined && data === end.data) {
+          finished = await readToEnd(reader, abortedPromise, end.lingerMs);
+          return;
+        }
       }
     }
   } finally {
     signal.removeEventListener('abort', aborted);
     if (!finished) void reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Reads and drops the rest of a body; true once it ended within `lingerMs` (false: aborted or too slow). */
+async function readToEnd(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  aborted: Promise<'aborted'>,
+  lingerMs: number,
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), lingerMs);
+  });
+  try {
+    for (;;) {
+      const next = await Promise.race([reader.read(), aborted, late]);
+      if (next === 'aborted' || next === 'late') return false;
+      if (next.done) return true;
+    }
+  } finally {
+    clearTimeout(timer);
   }
 }
 
