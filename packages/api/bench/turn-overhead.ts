@@ -147,10 +147,13 @@ async function measureAll(
     for (const concurrency of CONCURRENCY) {
       const count = size.samples[concurrency];
       const spread: { p50: number; p99: number }[] = [];
+      const cpuBefore = process.cpuUsage();
+      let turnsHere = 0;
       for (let r = 0; r < size.rounds; r += 1) {
         const s = await round(stack, user, `turn-token-${owner}`, owner, concurrency, count, size.warmup);
         owner += 1;
         turnsRun += (count + size.warmup) * concurrency;
+        turnsHere += (count + size.warmup) * concurrency;
         if (concurrency === 1) breakdown.push(...s.phases);
         const turn = summarize(s.turns);
         const accepted = summarize(s.accepted);
@@ -168,6 +171,8 @@ async function measureAll(
         ]);
         ctx.log(`turn-overhead c=${concurrency} round ${r + 1}: added p50 ${ms(extra.p50)} p99 ${ms(extra.p99)}`);
       }
+      const used = process.cpuUsage(cpuBefore);
+      metrics[`cpuMsPerTurnC${concurrency}`] = (used.user + used.system) / 1000 / Math.max(1, turnsHere);
       const p50s = spread.map((s) => s.p50).sort((a, b) => a - b);
       const p99s = spread.map((s) => s.p99).sort((a, b) => a - b);
       metrics[`addedP50MsC${concurrency}`] = p50s[Math.floor(p50s.length / 2)] as number;
@@ -267,7 +272,7 @@ async function measureAll(
       'The breakdown stamps the machine\'s monotonic clock (`process.hrtime`, the same in both processes): the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "Server CPU per turn" is the server process\'s CPU (`process.cpuUsage`) over the main rounds, divided by their turns.',
     ],
     notes: [
-      `Server CPU per turn: ${ms(cpuPerTurn)} (the same sequential turns with provider and client in the server's process, in the commit profile's run: ${ms(profile.cpuMsPerTurn)} for all three). One raw single-row commit (WAL, synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile.`,
+      `Server CPU per turn: ${ms(cpuPerTurn)} (${CONCURRENCY.map((c) => `${ms(metrics[`cpuMsPerTurnC${c}`] ?? 0)} at ${c} concurrent`).join(', ')}; the same sequential turns with provider and client in the server's process, in the commit profile's run: ${ms(profile.cpuMsPerTurn)} for all three). One raw single-row commit (WAL, synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile.`,
     ],
     metrics,
   };

@@ -141,10 +141,10 @@ async function readStream(response: Response, call: ModelCall): Promise<ModelAns
   const accumulator = new ChunkAccumulator(call.idPrefix, call.progress);
   if (response.body === null) throw new ModelCallError('failed', 'The model provider answered a stream with no body.');
   try {
-    // The body is read to its end after `[DONE]` (the reader stops there), so the connection stays
-    // open for the next call instead of being closed by a cancel.
+    // Leaving at `[DONE]` does not cancel the body: the reader reads its end in the background, so
+    // the connection stays open for the next call instead of being closed by a cancel.
     for await (const data of readSseData(response.body, call.signal, STREAM_END)) {
-      if (data === STREAM_END.data) continue;
+      if (data === STREAM_END.data) break;
       let chunk: { error?: { message?: string } } & Parameters<ChunkAccumulator['push']>[0];
       try {
         chunk = JSON.parse(data);

@@ -5,12 +5,12 @@
  * a later packet. Cancelling the body at `[DONE]` makes fetch close the connection when the end
  * has not arrived yet, so the next model call opens (and, over HTTPS, handshakes) a new one:
  * measured on loopback with the end 5 ms behind `[DONE]`, 50 calls opened 51 connections when
- * cancelled and 2 when read to the end. A provider that never ends the response costs at most this
- * much more per call.
+ * cancelled and 2 when read to the end. The end is read after the answer was returned, so no call
+ * waits for it; a response that has not ended by then is cut off.
  */
 export const SSE_END_LINGER_MS = 250;
 
-/** The last event of a stream: once its data was read, the body is only read to its end. */
+/** The last event of a stream: after it, the rest of the body is only read to its end. */
 export interface SseEnd {
   readonly data: string;
   /** How long the body may take to end after it ({@link SSE_END_LINGER_MS}). */
@@ -25,9 +25,10 @@ export interface SseEnd {
  * even if the body never ends), and leaving early cancels the body without waiting for it
  * (observed: awaiting the cancel of an abandoned mocked body can hang forever). Comment lines
  * (`:`) and other fields are ignored; multi-line data is joined with `\n`, as the SSE spec says.
- * With `end`, the event whose data is `end.data` is the last one yielded: the body is then read
- * to its end (keeping the connection for the next request) for at most `end.lingerMs`, and
- * whatever else it carries is dropped.
+ * With `end`, a consumer that stops after the event whose data is `end.data` does not cancel
+ * the body: the rest is read and dropped in the background (so the connection serves the next
+ * request), and the body is cancelled only if it has not ended within `end.lingerMs`. The
+ * consumer has its answer at once either way.
  */
 export async function* readSseData(
   body: ReadableStream<Uint8Array>,
@@ -44,6 +45,7 @@ export async function* readSseData(
   signal.addEventListener('abort', aborted, { once: true });
   let buffer = '';
   let finished = false;
+  let sawEnd = false;
   try {
     for (;;) {
       const next = await Promise.race([reader.read(), abortedPromise]);
@@ -63,38 +65,38 @@ export async function* readSseData(
         buffer = buffer.slice(match.index + match[0].length);
         const data = eventData(event);
         if (data === null) continue;
+        if (end !== undefined && data === end.data) sawEnd = true;
         yield data;
-        if (end !== undefined && data === end.data) {
-          finished = await readToEnd(reader, abortedPromise, end.lingerMs);
-          return;
-        }
       }
     }
   } finally {
     signal.removeEventListener('abort', aborted);
-    if (!finished) void reader.cancel().catch(() => undefined);
+    if (!finished) {
+      if (sawEnd && end !== undefined && !signal.aborted) void finishInBackground(reader, end.lingerMs);
+      else void reader.cancel().catch(() => undefined);
+    }
   }
 }
 
-/** Reads and drops the rest of a body; true once it ended within `lingerMs` (false: aborted or too slow). */
-async function readToEnd(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  aborted: Promise<'aborted'>,
-  lingerMs: number,
-): Promise<boolean> {
+/** Reads and drops the rest of a body; cancels it when it has not ended within `lingerMs`. */
+async function finishInBackground(reader: ReadableStreamDefaultReader<Uint8Array>, lingerMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => resolve('late'), lingerMs);
   });
   try {
     for (;;) {
-      const next = await Promise.race([reader.read(), aborted, late]);
-      if (next === 'aborted' || next === 'late') return false;
-      if (next.done) return true;
+      const next = await Promise.race([reader.read(), late]);
+      if (next === 'late') break;
+      if (next.done) return;
     }
+  } catch {
+    // The body failed after the answer was complete: nothing to keep, nothing to report.
+    return;
   } finally {
     clearTimeout(timer);
   }
+  await reader.cancel().catch(() => undefined);
 }
 
 /** The joined `data:` lines of one event, or null when it has none. */

@@ -1,6 +1,6 @@
-// The end of a streamed answer against a real provider on loopback: after `data: [DONE]` the body
-// is read to its end, so the connection serves the next call, and a provider that never ends the
-// response costs a bounded wait, not the turn.
+// The end of a streamed answer against a real provider on loopback: the answer is returned at
+// `data: [DONE]`, the rest of the body is read to its end in the background, so the connection
+// serves the next call, and a response that never ends is cut off after a bounded wait.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,14 +26,20 @@ function chunk(delta: Record<string, unknown>, finish: string | null): string {
  * decides how the response ends. Counts the connections it accepted and the responses cut off
  * before they ended.
  */
+/** Resolves once `done` holds, checking every few milliseconds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
 async function provider(after: (res: ServerResponse) => void) {
-  const counts = { connections: 0, cut: 0 };
+  const counts = { connections: 0, cut: 0, ended: 0 };
   server = createServer(async (req: IncomingMessage, res) => {
     for await (const _ of req) {
       // The request body is read to its end, as a provider does.
     }
     res.on('close', () => {
-      if (!res.writableFinished) counts.cut += 1;
+      if (res.writableFinished) counts.ended += 1;
+      else counts.cut += 1;
     });
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(chunk({ role: 'assistant', content: 'Hello ' }, null));
@@ -75,6 +81,8 @@ describe('the end of a streamed answer', () => {
       const answer = await streamedCall(clients, baseUrl);
       expect(answer.content).toBe('Hello back, 日本 🙂.');
       expect(answer.finishReason).toBe('stop');
+      // The next call once this response has ended (or been cut off): a later step of a turn.
+      await until(() => counts.ended + counts.cut > i);
     }
     // Cancelled at [DONE], every response was cut off, its connection closed, and each call opened
     // a new one. (undici may open a second connection for the second call, while the first one's
@@ -87,17 +95,17 @@ describe('the end of a streamed answer', () => {
     const { baseUrl, counts } = await provider((res) => res.end(chunk({ content: ' and more' }, null)));
     const answer = await streamedCall(new ModelClients({}), baseUrl);
     expect(answer.content).toBe('Hello back, 日本 🙂.');
+    await until(() => counts.ended + counts.cut > 0);
     expect(counts.cut).toBe(0);
   });
 
-  it('answers when a provider never ends the response after [DONE], and cuts that response off', async () => {
+  it('answers at once when a provider never ends the response after [DONE], and cuts that response off later', async () => {
     const { baseUrl, counts } = await provider(() => undefined);
     const answer = await streamedCall(new ModelClients({}), baseUrl);
     expect(answer.content).toBe('Hello back, 日本 🙂.');
-    const cut = async () => {
-      while (counts.cut === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    };
-    await cut();
+    // The answer did not wait for the response's end: it is cut off only after the linger.
+    expect(counts.cut).toBe(0);
+    await until(() => counts.cut > 0);
     expect(counts.cut).toBe(1);
   });
 });
