@@ -1,4 +1,4 @@
-import type { AdmitArgs, AdmittedJob, Job } from '@agent-teams/core';
+import type { AdmitArgs, AdmittedJob, Job, JobId } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { admitIfFree } from './admission.js';
 import type { WriteScope } from './write-transaction.js';
@@ -53,13 +53,21 @@ const SAVEPOINT = 'admission_ride';
  *
  * @remarks The enqueue's events are written first, so the admission reads the team row with the
  * revision and event seq the enqueue gave it, as a pass after the commit would have.
+ * @param inserted the jobs the enqueue inserted, as they read now: frozen as given, not read again.
  */
-export async function rideAdmission(scope: WriteScope, ride: PreparedRide): Promise<RideOutcome> {
+export async function rideAdmission(
+  scope: WriteScope,
+  ride: PreparedRide,
+  inserted: readonly Job[],
+): Promise<RideOutcome> {
+  // Inserted by this transaction and not visible to any other until it commits: as they stand,
+  // so the admission does not read them again.
+  const current = new Map<JobId, Job>(inserted.map((job) => [job.id, job]));
   await scope.events.flush();
   const restore = scope.events.mark();
   await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
   try {
-    const admitted = await admitIfFree(scope, ride.args);
+    const admitted = await admitIfFree(scope, ride.args, current);
     // Its events too: a failure writing them rolls back to the savepoint like any other.
     await scope.events.flush();
     await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);

@@ -5,6 +5,7 @@ import {
   asOwnerId,
   EMPTY_ROUND,
   headsPerOwner,
+  type Job,
   type JobId,
   JobPhase,
   Limits,
@@ -53,17 +54,23 @@ async function readRound(scope: WriteScope): Promise<RoundState> {
   return JSON.parse(row.round_json) as RoundState;
 }
 
+/**
+ * Jobs this transaction inserted, by id, as they stand now (no other transaction sees them before
+ * it commits): an admission that rides their enqueue freezes them without reading them again.
+ */
+export type CurrentJobs = ReadonlyMap<JobId, Job>;
+
 async function freezeOne(
   scope: WriteScope,
   jobId: JobId,
   teamId: TeamId,
   args: AdmitArgs,
+  current: Job | undefined,
 ): Promise<AdmittedJob | null> {
   const teamRow = await scope.lockTeam(teamId);
-  const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
+  const job = current ?? (await readJobRow(scope, jobId));
   // Changed since the candidates were read (cancelled by another server): not admitted.
-  if (teamRow === undefined || row === undefined || !ADMISSIBLE_PHASES.includes(row.phase)) return null;
-  const job = toJob(row);
+  if (teamRow === undefined || job === undefined || !ADMISSIBLE_PHASES.includes(job.phase)) return null;
   const outcome = args.freeze({
     job,
     team: withoutSeq(toTeam(teamRow)),
@@ -82,6 +89,11 @@ async function freezeOne(
       : await applyAdmission(scope, job, outcome, args.serverId);
   await deliverFrozen(scope, admitted.job);
   return admitted;
+}
+
+async function readJobRow(scope: WriteScope, jobId: JobId): Promise<Job | undefined> {
+  const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
+  return row === undefined ? undefined : toJob(row);
 }
 
 /**
@@ -138,7 +150,7 @@ const ACTIVE_BY_OWNER = new CompiledStatement(0, (db) =>
  * lock (SQLite).
  */
 export async function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
-  return planAndFreeze(scope, args, await readRound(scope));
+  return planAndFreeze(scope, args, await readRound(scope), new Map());
 }
 
 /** The planning lock's row, locked unless another transaction holds it (PostgreSQL; decision 0229). */
@@ -155,15 +167,27 @@ const ROUND_IF_FREE = new CompiledStatement(0, (db) =>
  * team's lock, and a pass takes the planning lock before any team's, so waiting here could
  * deadlock against a pass (and would make the request wait for it). Never waiting, it cannot.
  */
-export async function admitIfFree(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[] | null> {
-  if (scope.dialect !== 'postgres') return admit(scope, args);
+export async function admitIfFree(
+  scope: WriteScope,
+  args: AdmitArgs,
+  current: CurrentJobs,
+): Promise<AdmittedJob[] | null> {
+  if (scope.dialect !== 'postgres') return planAndFreeze(scope, args, await readRound(scope), current);
   const [row] = await ROUND_IF_FREE.rows(scope.trx);
   if (row === undefined) return null;
-  return planAndFreeze(scope, args, JSON.parse(row.round_json) as RoundState);
+  return planAndFreeze(scope, args, JSON.parse(row.round_json) as RoundState, current);
 }
 
-/** Plans with the locked `round` and freezes what the plan admits (see {@link admit}). */
-async function planAndFreeze(scope: WriteScope, args: AdmitArgs, round: RoundState): Promise<AdmittedJob[]> {
+/**
+ * Plans with the locked `round` and freezes what the plan admits (see {@link admit}); a job in
+ * `current` is frozen as given, without reading it again.
+ */
+async function planAndFreeze(
+  scope: WriteScope,
+  args: AdmitArgs,
+  round: RoundState,
+  current: CurrentJobs,
+): Promise<AdmittedJob[]> {
   const activeRows = await ACTIVE_BY_OWNER.rows(scope.trx);
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
   const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
@@ -187,7 +211,7 @@ async function planAndFreeze(scope: WriteScope, args: AdmitArgs, round: RoundSta
     const teamId = eligible.get(jobId);
     if (teamId === undefined) continue;
     eligible.delete(jobId);
-    const frozen = await freezeOne(scope, jobId, teamId, args);
+    const frozen = await freezeOne(scope, jobId, teamId, args, current.get(jobId as JobId));
     if (frozen !== null) admitted.push(frozen);
   }
   return admitted;

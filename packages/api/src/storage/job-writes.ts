@@ -34,8 +34,11 @@ async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
   return toJob(row);
 }
 
-/** Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests. */
-export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs): Promise<Job[]> {
+/**
+ * Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests.
+ * @param inserted given, receives each job inserted here, as it now reads.
+ */
+export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs, inserted?: Job[]): Promise<Job[]> {
   const team = await scope.lockOwnedTeam(args.owner, args.teamId);
   const snapshot = await readEnqueueSnapshot(scope, team, args);
   const decision = args.decide(snapshot);
@@ -44,7 +47,9 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
   const answered = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
   for (const request of decision.insert) {
     const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
-    answered.set(job.id, await insertJobReturning(scope.trx, scope.dialect, job, scope.now));
+    const stored = await insertJobReturning(scope.trx, scope.dialect, job, scope.now);
+    answered.set(job.id, stored);
+    inserted?.push(stored);
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
       id: request.recordId,

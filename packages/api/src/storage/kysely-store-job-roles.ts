@@ -44,10 +44,11 @@ export class KyselyJobRoles extends KyselyTeamRoles {
       args.now,
       async (scope) => {
         outcome = null;
-        const jobs = await jobWrites.enqueueRequests(scope, args);
+        const inserted: Job[] = [];
+        const jobs = await jobWrites.enqueueRequests(scope, args, inserted);
         // Only while a job waits for a slot (an idempotent replay of a started request: none).
         if (ride === null || !ride.active() || !jobs.some((job) => job.phase === JobPhase.QUEUED)) return jobs;
-        outcome = await rideAdmission(scope, ride);
+        outcome = await rideAdmission(scope, ride, inserted);
         return asAdmitted(jobs, outcome);
       },
       {
