@@ -85,6 +85,11 @@ export class JobDriver {
     step.request();
   }
 
+  /** True while a step of `jobId` is queued or running (asked for and not over yet). */
+  stepping(jobId: JobId): boolean {
+    return this.#steps.has(jobId);
+  }
+
   /** True while a step is queued, running or asked for later. */
   get busy(): boolean {
     return this.#steps.size > 0 || this.#queues.size > 0 || this.#later.size > 0;

@@ -17,6 +17,8 @@ async function pass(opts: {
   holds?: (id: string) => boolean;
   /** The phase the claim reads per job (default ADMITTING, as started). */
   phases?: Readonly<Record<string, string>>;
+  /** Whether the driver has a step of the job queued or running (default: yes). */
+  stepping?: (id: string) => boolean;
 }) {
   const requested: string[] = [];
   const ctx: PassContext = {
@@ -28,7 +30,10 @@ async function pass(opts: {
       holds: (id: string) => opts.holds?.(id) ?? true,
     } as unknown as ServerLease,
     admission: { admit: async () => [], followWaits: async () => {} } as unknown as AdmissionPass,
-    driver: { request: (j: Job) => requested.push(j.id) } as unknown as JobDriver,
+    driver: {
+      request: (j: Job) => requested.push(j.id),
+      stepping: (id: string) => opts.stepping?.(id) ?? true,
+    } as unknown as JobDriver,
     driven: new Map((opts.driven ?? []).map((id) => [id as JobId, job(id)])),
     started: new Map((opts.started ?? []).map((id) => [id as JobId, job(id)])),
     full: true,
@@ -79,5 +84,18 @@ describe('runPass claim', () => {
       phases: { job_s: 'CANCELLING', job_t: 'ADMITTING' },
     });
     expect(requested).toEqual(['job_a', 'job_s']);
+  });
+
+  it('drives a job started since the last claim whose first step is already over (failed, backing off)', async () => {
+    // The first start failed transiently: the driver's retry timer woke this pass, which must ask
+    // for the step again rather than leave the job to the safety net.
+    const { requested } = await pass({
+      takenOver: false,
+      claimed: ['job_s', 'job_t'],
+      driven: ['job_s', 'job_t'],
+      started: ['job_s', 'job_t'],
+      stepping: (id) => id === 'job_t',
+    });
+    expect(requested).toEqual(['job_s']);
   });
 });

@@ -61,9 +61,10 @@ export async function runPass(pass: PassContext): Promise<void> {
     for (const [jobId, job] of started) if (!driven.has(jobId) && lease.holds(jobId)) driven.set(jobId, job);
     for (const job of active) {
       // Started since the last claim and unchanged since: its first step is on its way. Changed
-      // (its first step ran, a person cancelled it): driven like any held job.
+      // (its first step ran, a person cancelled it), or its first step already over (it failed
+      // and backs off: the retry's timer woke this pass): driven like any held job.
       const start = started.get(job.id);
-      const unchanged = start !== undefined && start.phase === job.phase;
+      const unchanged = start !== undefined && start.phase === job.phase && driver.stepping(job.id);
       if (unchanged || disconnected.has(job.teamId) || (alone && !before.has(job.id))) continue;
       if (pass.full || !before.has(job.id)) driver.request(job);
     }

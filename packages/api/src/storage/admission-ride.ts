@@ -62,12 +62,12 @@ export async function rideAdmission(
 ): Promise<RideOutcome> {
   // Inserted by this transaction and not visible to any other until it commits: as they stand,
   // so the admission does not read them again.
-  const current = new Map<JobId, Job>(inserted.map((job) => [job.id, job]));
+  const riding = { inserted: new Map<JobId, Job>(inserted.map((job) => [job.id, job])) };
   await scope.events.flush();
   const restore = scope.events.mark();
   await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
   try {
-    const admitted = await admitIfFree(scope, ride.args, current);
+    const admitted = await admitIfFree(scope, ride.args, riding);
     // Its events too: a failure writing them rolls back to the savepoint like any other.
     await scope.events.flush();
     await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);

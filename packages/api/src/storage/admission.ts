@@ -55,22 +55,31 @@ async function readRound(scope: WriteScope): Promise<RoundState> {
 }
 
 /**
- * Jobs this transaction inserted, by id, as they stand now (no other transaction sees them before
- * it commits): an admission that rides their enqueue freezes them without reading them again.
+ * An admission that rides an enqueue (decision 0229): the jobs that enqueue inserted, by id, as
+ * they stand (no other transaction sees them before it commits), frozen without being read again.
  */
-export type CurrentJobs = ReadonlyMap<JobId, Job>;
+export interface RiddenEnqueue {
+  readonly inserted: ReadonlyMap<JobId, Job>;
+}
 
+/**
+ * Freezes one planned job under its team's lock. In a ride the lock is taken only if free: the
+ * enqueue already holds its own team, and waiting for another team's writer would make the request
+ * wait for it (and every pass with it, the planning lock being held); a team busy now leaves its
+ * job to the pass that follows.
+ */
 async function freezeOne(
   scope: WriteScope,
   jobId: JobId,
   teamId: TeamId,
   args: AdmitArgs,
-  current: Job | undefined,
+  ride: RiddenEnqueue | null,
 ): Promise<AdmittedJob | null> {
-  const teamRow = await scope.lockTeam(teamId);
-  const job = current ?? (await readJobRow(scope, jobId));
+  const teamRow = await (ride === null ? scope.lockTeam(teamId) : scope.lockTeamIfFree(teamId));
+  if (teamRow === undefined) return null;
+  const job = ride?.inserted.get(jobId) ?? (await readJobRow(scope, jobId));
   // Changed since the candidates were read (cancelled by another server): not admitted.
-  if (teamRow === undefined || job === undefined || !ADMISSIBLE_PHASES.includes(job.phase)) return null;
+  if (job === undefined || !ADMISSIBLE_PHASES.includes(job.phase)) return null;
   const outcome = args.freeze({
     job,
     team: withoutSeq(toTeam(teamRow)),
@@ -150,7 +159,7 @@ const ACTIVE_BY_OWNER = new CompiledStatement(0, (db) =>
  * lock (SQLite).
  */
 export async function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
-  return planAndFreeze(scope, args, await readRound(scope), new Map());
+  return planAndFreeze(scope, args, await readRound(scope), null);
 }
 
 /** The planning lock's row, locked unless another transaction holds it (PostgreSQL; decision 0229). */
@@ -159,34 +168,32 @@ const ROUND_IF_FREE = new CompiledStatement(0, (db) =>
 );
 
 /**
- * {@link admit}, but only if the planning lock is free now: null, with nothing read or written,
- * when another transaction holds it (or no pass stored a round yet) on PostgreSQL. On SQLite the
- * write lock is the planning lock, and the caller holds it: always admits.
+ * {@link admit} for an admission that rides an enqueue: on PostgreSQL only if the planning lock is
+ * free now (null, with nothing read or written, when another transaction holds it or its row is
+ * missing), and with every team lock taken only if free (see `freezeOne`). On SQLite the write
+ * lock is the planning lock, and the caller holds it: always admits.
  *
- * @remarks For an admission that rides an enqueue (decision 0229): the enqueue already holds its
- * team's lock, and a pass takes the planning lock before any team's, so waiting here could
- * deadlock against a pass (and would make the request wait for it). Never waiting, it cannot.
+ * @remarks The enqueue already holds its team's lock, and a pass takes the planning lock before
+ * any team's, so waiting here could deadlock against a pass (and would make the request wait for
+ * it). Never waiting, it cannot (decision 0229).
  */
 export async function admitIfFree(
   scope: WriteScope,
   args: AdmitArgs,
-  current: CurrentJobs,
+  ride: RiddenEnqueue,
 ): Promise<AdmittedJob[] | null> {
-  if (scope.dialect !== 'postgres') return planAndFreeze(scope, args, await readRound(scope), current);
+  if (scope.dialect !== 'postgres') return planAndFreeze(scope, args, await readRound(scope), ride);
   const [row] = await ROUND_IF_FREE.rows(scope.trx);
   if (row === undefined) return null;
-  return planAndFreeze(scope, args, JSON.parse(row.round_json) as RoundState, current);
+  return planAndFreeze(scope, args, JSON.parse(row.round_json) as RoundState, ride);
 }
 
-/**
- * Plans with the locked `round` and freezes what the plan admits (see {@link admit}); a job in
- * `current` is frozen as given, without reading it again.
- */
+/** Plans with the locked `round` and freezes what the plan admits (see {@link admit} and {@link admitIfFree}). */
 async function planAndFreeze(
   scope: WriteScope,
   args: AdmitArgs,
   round: RoundState,
-  current: CurrentJobs,
+  ride: RiddenEnqueue | null,
 ): Promise<AdmittedJob[]> {
   const activeRows = await ACTIVE_BY_OWNER.rows(scope.trx);
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
@@ -211,7 +218,7 @@ async function planAndFreeze(
     const teamId = eligible.get(jobId);
     if (teamId === undefined) continue;
     eligible.delete(jobId);
-    const frozen = await freezeOne(scope, jobId, teamId, args, current.get(jobId as JobId));
+    const frozen = await freezeOne(scope, jobId, teamId, args, ride);
     if (frozen !== null) admitted.push(frozen);
   }
   return admitted;

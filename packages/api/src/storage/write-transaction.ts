@@ -34,6 +34,11 @@ const TEAM_FOR_UPDATE = new CompiledStatement(1, (db, teamId: string) =>
   db.selectFrom('teams').selectAll().where('id', '=', teamId).forUpdate(),
 );
 
+/** A team row by id, locked unless another transaction holds it (PostgreSQL; a ridden admission). */
+const TEAM_FOR_UPDATE_IF_FREE = new CompiledStatement(1, (db, teamId: string) =>
+  db.selectFrom('teams').selectAll().where('id', '=', teamId).forUpdate().skipLocked(),
+);
+
 /** One write transaction: the transactional handle, the caller's `now`, and its event writer. */
 export class WriteScope {
   readonly events: TeamEventWriter;
@@ -104,6 +109,16 @@ export class WriteScope {
    */
   async lockTeam(teamId: TeamId): Promise<Selectable<TeamsTable> | undefined> {
     const [team] = await (this.dialect === 'postgres' ? TEAM_FOR_UPDATE : TEAM_BY_ID).rows(this.trx, teamId);
+    return team;
+  }
+
+  /**
+   * Like {@link lockTeam}, but never waits on PostgreSQL: undefined when another transaction holds
+   * the team's row (this transaction's own lock does not count).
+   */
+  async lockTeamIfFree(teamId: TeamId): Promise<Selectable<TeamsTable> | undefined> {
+    if (this.dialect !== 'postgres') return this.lockTeam(teamId);
+    const [team] = await TEAM_FOR_UPDATE_IF_FREE.rows(this.trx, teamId);
     return team;
   }
 

@@ -1,7 +1,15 @@
-import { DEFAULT_ADMISSION_POLICY, JobPhase, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import { DEFAULT_ADMISSION_POLICY, JobPhase, RuntimeError, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeHarnesses, OWNER, openHarness, removeTempDirs, waitFor, waitForPhases } from './scheduler-harness.js';
+import {
+  closeHarnesses,
+  OWNER,
+  openHarness,
+  removeTempDirs,
+  waitFor,
+  waitForPhases,
+  wrapRuntime,
+} from './scheduler-harness.js';
 
 afterAll(async () => {
   await closeHarnesses();
@@ -93,6 +101,29 @@ describe('admission riding the enqueue (decision 0223)', () => {
     expect(await h.scheduler.enqueueAdmission.prepare(new Date().toISOString())).toBeNull();
     const [after] = await h.send(team, members.slice(0, 1), 'third');
     expect(after?.phase).toBe(JobPhase.QUEUED);
+  });
+
+  it('starts a ridden job again after its first start failed transiently, not at the safety net', async () => {
+    let starts = 0;
+    const h = await openHarness({
+      // Ten minutes: only the retry under test can move the job within the test's timeout.
+      scheduler: { safetyNetMs: 600_000 },
+      wrap: (runtime) =>
+        wrapRuntime(runtime, {
+          start: async (args) => {
+            starts += 1;
+            if (starts === 1) throw new RuntimeError('transient', 'HTTP 503 from the agent host');
+            return runtime.start(args);
+          },
+        }),
+    });
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    await h.scheduler.idle();
+    const [job] = await h.send(team, members.slice(0, 1), 'hello');
+    if (job === undefined) throw new Error('no job');
+    expect(job.phase).toBe(JobPhase.ADMITTING);
+    await waitForPhases(h, [job.id], [JobPhase.COMPLETED]);
+    expect(starts).toBe(2);
   });
 
   it('cancels a ridden job cancelled before any pass ran, without waiting for the safety net', async () => {

@@ -82,7 +82,8 @@ export async function* readSseData(
 async function finishInBackground(reader: ReadableStreamDefaultReader<Uint8Array>, lingerMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), lingerMs);
+    // Never what keeps a stopping process alive: the answer is already out.
+    timer = setTimeout(() => resolve('late'), lingerMs).unref();
   });
   try {
     for (;;) {
