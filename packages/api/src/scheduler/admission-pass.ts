@@ -185,7 +185,7 @@ export class AdmissionPass {
     return {
       args,
       committed: ({ admitted, error, skipped }) => {
-        // Another server's admission held the planning lock: the enqueue's events wake a pass.
+        // Another transaction held the planning lock: the enqueue's events wake a pass.
         if (skipped) return;
         if (error !== null) {
           // Rolled back alone: the enqueue's events wake a pass, which waits for the backoff.

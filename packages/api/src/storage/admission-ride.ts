@@ -28,8 +28,9 @@ export interface RideOutcome {
   /** Why the admission was rolled back to its savepoint; null when it ran. */
   readonly error: unknown;
   /**
-   * True when it did not run because another server's admission held the planning lock
-   * (PostgreSQL, decision 0229): nothing failed, and the enqueue's events wake a pass that admits.
+   * True when it did not run because another transaction (a pass, another server's ride) held
+   * the planning lock (PostgreSQL, decision 0229): nothing failed, and the enqueue's events wake a
+   * pass that admits.
    */
   readonly skipped: boolean;
 }

@@ -21,16 +21,16 @@ function chunk(delta: Record<string, unknown>, finish: string | null): string {
   return `data: ${JSON.stringify({ ...body, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 }
 
-/**
- * A streaming provider on loopback: each call gets a two-chunk answer and `[DONE]`, then `after`
- * decides how the response ends. Counts the connections it accepted and the responses cut off
- * before they ended.
- */
 /** Resolves once `done` holds, checking every few milliseconds. */
 async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setTimeout(resolve, 2));
 }
 
+/**
+ * A streaming provider on loopback: each call gets a two-chunk answer and `[DONE]`, then `after`
+ * decides how the response ends. Counts the connections it accepted, and the responses that
+ * ended and that were cut off before they ended.
+ */
 async function provider(after: (res: ServerResponse) => void) {
   const counts = { connections: 0, cut: 0, ended: 0 };
   server = createServer(async (req: IncomingMessage, res) => {
