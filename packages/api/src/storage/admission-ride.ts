@@ -1,6 +1,7 @@
 import type { AdmitArgs, AdmittedJob, Job, JobId } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { admitIfFree } from './admission.js';
+import { classifyDriverError, DriverErrorKind } from './driver-errors.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -29,8 +30,9 @@ export interface RideOutcome {
   readonly error: unknown;
   /**
    * True when it did not run because another transaction (a pass, another server's ride) held
-   * the planning lock (PostgreSQL, decision 0229): nothing failed, and the enqueue's events wake a
-   * pass that admits.
+   * the planning lock (PostgreSQL, decision 0229), or when the database chose it as a deadlock's
+   * victim (rolled back to its savepoint): nothing failed, and the enqueue's events wake a pass
+   * that admits.
    */
   readonly skipped: boolean;
 }
@@ -83,6 +85,11 @@ export async function rideAdmission(
       throw error;
     }
     restore();
+    // Chosen as a deadlock's victim, or a serialization failure: nothing is wrong with admission,
+    // and the pass the enqueue's events wake admits instead (no backoff, nothing logged).
+    if (classifyDriverError(error, scope.dialect) === DriverErrorKind.RETRYABLE) {
+      return { admitted: [], error: null, skipped: true };
+    }
     return { admitted: [], error, skipped: false };
   }
 }

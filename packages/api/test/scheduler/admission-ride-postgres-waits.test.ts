@@ -1,5 +1,5 @@
 import { asOwnerId, type Job, JobPhase, RuntimeError } from '@agent-teams/core';
-import { StaticCatalog } from '@agent-teams/testkit';
+import { type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
@@ -17,8 +17,8 @@ const ALICE = asOwnerId('alice');
 const NO_SAFETY_NET = { safetyNetMs: 600_000 };
 
 let db: FreshPostgres;
-/** Server A: a scheduler whose first start of each job fails once (transiently). */
-let a: App;
+/** Server A: a scheduler whose first start of a 'flaky' job fails once (transiently). */
+let a: App & { readonly logger: MemoryLogger };
 /** Server C: takes requests, admits nothing (no scheduler). */
 let c: App;
 /** Jobs whose first start already failed once. */
@@ -119,5 +119,39 @@ describe('a ridden job whose first start fails', () => {
     expect(job.phase).toBe(JobPhase.ADMITTING);
     await waitFor(async () => (await phases([job.id]))[0] === JobPhase.COMPLETED, 'completed after one retry');
     expect(failedOnce.has(job.id)).toBe(true);
+  });
+});
+
+describe('a ride chosen as a deadlock victim', () => {
+  it('commits the request alone, without an error or a backoff, and a pass admits it', async () => {
+    const one = await team('victim');
+    await a.scheduler?.idle();
+    const errorsBefore = a.logger.entries.filter((entry) => entry.level === 'error').length;
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      // The first admission's write of a job fails as PostgreSQL fails a deadlock's victim.
+      await client.query(`
+        create sequence ride_victim_seq;
+        create function ride_victim() returns trigger language plpgsql as $$
+        begin
+          if new.phase = 'ADMITTING' and nextval('ride_victim_seq') = 1 then
+            raise exception 'chosen as the victim by the test' using errcode = '40P01';
+          end if;
+          return new;
+        end $$;
+        create trigger ride_victim before update of phase on jobs for each row execute function ride_victim();`);
+      const [job] = await one.send(a, 'hello', 'r-victim');
+      if (job === undefined) throw new Error('no job');
+      expect(job.phase).toBe(JobPhase.QUEUED);
+      await waitFor(async () => (await phases([job.id]))[0] === JobPhase.COMPLETED, 'completed by a pass');
+      const { rows } = await client.query<{ n: string }>('select last_value as n from ride_victim_seq');
+      expect(Number(rows[0]?.n)).toBeGreaterThanOrEqual(2);
+      // No admission failure logged (and so no backoff): the victim is not a fault.
+      expect(a.logger.entries.filter((entry) => entry.level === 'error').slice(errorsBefore)).toEqual([]);
+    } finally {
+      await client.query('drop trigger if exists ride_victim on jobs; drop function if exists ride_victim()');
+      await client.end();
+    }
   });
 });
