@@ -75,7 +75,8 @@ export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Pro
   const { runtime, context } = target;
   const call = <T>(what: string, fn: () => Promise<T>): Promise<T> =>
     boundedCall(fn, d.stepTimeoutMs, `${runtime.name} ${what}`);
-  const step: Step = { d, job, runtime, context, call };
+  // Just admitted here: its key was never submitted, so the runtime need not look it up.
+  const step: Step = { d, job, runtime, context, call, firstCall: fresh !== undefined };
   // In RUNNING, ADMITTING and RESUMING `updatedAt` is when the current turn was started or resumed
   // (nothing else touches the job then), so the deadline survives a restart.
   const timeoutMs = target.agent.timeoutMs > 0 ? target.agent.timeoutMs : Limits.defaultTurnTimeoutMs;
@@ -177,14 +178,26 @@ interface Step {
   readonly runtime: AgentRuntime;
   readonly context: RunContext;
   readonly call: Call;
+  /**
+   * The job as this server's admission just stored it (`JobDriver.request` with `fresh`): it
+   * entered ADMITTING or RESUMING in that commit, so no call with its key was made yet.
+   */
+  readonly firstCall: boolean;
 }
 
 /** Starts (again) the frozen turn with its key: the runtime answers the run it already has. */
 function startFrozen(s: Step): Promise<RunId | null> {
   const { input, runKey } = s.job;
   const request =
-    input === null || runKey === null ? null : () => s.runtime.start({ runKey, input, context: s.context });
+    input === null || runKey === null
+      ? null
+      : () => s.runtime.start({ runKey, input, context: s.context, firstCall: firstCall(s, JobPhase.ADMITTING) });
   return submit(s, 'start', 'frozen input', request);
+}
+
+/** True when the step's key was never submitted: the job entered `phase` in this server's admission just now. */
+function firstCall(s: Step, phase: JobPhase): boolean {
+  return s.firstCall && s.job.phase === phase;
 }
 
 /** Submits the persisted answer with its own key. */
@@ -193,7 +206,14 @@ function resumePending(s: Step): Promise<RunId | null> {
   const request =
     response === null || runId === null
       ? null
-      : () => s.runtime.resume({ runKey: response.runKey, runId, response, context: s.context });
+      : () =>
+          s.runtime.resume({
+            runKey: response.runKey,
+            runId,
+            response,
+            context: s.context,
+            firstCall: firstCall(s, JobPhase.RESUMING),
+          });
   return submit(s, 'resume', 'pending answer', request);
 }
 

@@ -106,6 +106,8 @@ export async function updateJob(
  */
 async function lockedJobRow(scope: WriteScope, jobId: JobId, owner: OwnerId | undefined, fenced: boolean) {
   if (scope.dialect === 'sqlite') return (await JOB_BY_ID.rows(scope.trx, jobId))[0];
+  // The scheduler's write (every step of every job): both locks in one round trip.
+  if (fenced && owner === undefined) return (await JOB_FOR_UPDATE_UNDER_TEAM.rows(scope.trx, jobId))[0];
   // The job's team, locked, in one round trip: another owner's job (or none) locks nothing.
   const [team] = await (owner === undefined
     ? TEAM_OF_JOB_FOR_UPDATE.rows(scope.trx, jobId)
@@ -131,6 +133,31 @@ const TEAM_OF_OWNED_JOB_FOR_UPDATE = new CompiledStatement(2, (db, jobId: string
     .where('id', '=', (eb) =>
       eb.selectFrom('jobs').select('team_id').where('id', '=', jobId).where('owner', '=', owner),
     )
+    .forUpdate(),
+);
+
+/**
+ * PostgreSQL: a job's row, locked under its team's lock, in one statement. The team row is
+ * locked first, as every write of a team takes them: the job's filter reads the (materialized)
+ * CTE, so the CTE has run, and waited for the team, before the job row is locked. The job row
+ * is the one current at its lock (READ COMMITTED rechecks a row updated since the statement
+ * began), as the separate read after the team lock saw it. No team (deleted): no row.
+ */
+const JOB_FOR_UPDATE_UNDER_TEAM = new CompiledStatement(1, (db, jobId: string) =>
+  db
+    .with(
+      (cte) => cte('locked_team').materialized(),
+      (qb) =>
+        qb
+          .selectFrom('teams')
+          .select('id')
+          .where('id', '=', (eb) => eb.selectFrom('jobs').select('team_id').where('id', '=', jobId))
+          .forUpdate(),
+    )
+    .selectFrom('jobs')
+    .selectAll()
+    .where('id', '=', jobId)
+    .where('team_id', '=', (eb) => eb.selectFrom('locked_team').select('id'))
     .forUpdate(),
 );
 

@@ -88,12 +88,24 @@ describe('scheduler restart and reconciliation', () => {
     await waitForPhases(before, [job.id], [JobPhase.ADMITTING]);
     await before.close();
 
-    const after = await openHarness({ file: before.file });
+    const starts: (boolean | undefined)[] = [];
+    const after = await openHarness({
+      file: before.file,
+      wrap: (runtime) =>
+        wrapRuntime(runtime, {
+          start: (args) => {
+            starts.push(args.firstCall);
+            return runtime.start(args);
+          },
+        }),
+    });
     try {
       const [done] = await waitForPhases(after, [job.id], [JobPhase.COMPLETED]);
       expect(done?.runKey).toBe(job.id);
       expect(done?.result?.text).toBe('m0: Frozen before the crash');
       await waitFor(async () => (await runRows(after)).length === 1, 'one run row');
+      // Not admitted by this process: the runtime must look its key up (a run may exist).
+      expect(starts).toEqual([false]);
     } finally {
       await after.close();
     }

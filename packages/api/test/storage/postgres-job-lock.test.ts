@@ -1,8 +1,10 @@
 // PostgreSQL: a job's write locks its team in one statement (the team row, never the job's other
-// tables), a write scoped to another owner locks nothing and answers NOT_FOUND at once, and the
-// statements that do it are compiled once (none refused its plan).
+// tables), a write scoped to another owner locks nothing and answers NOT_FOUND at once, the
+// scheduler's fenced write locks team and job in one statement (team first), and the statements
+// that do it are compiled once (none refused its plan).
 import { asAgentId, asOwnerId, decideRequests, type Job, JobPhase, transition } from '@agent-teams/core';
 import { SequentialIds } from '@agent-teams/testkit';
+import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planCounts } from '../../src/storage/compiled-statement.js';
@@ -12,11 +14,22 @@ import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgr
 
 let fresh: FreshPostgres;
 let store: KyselyTeamStore;
+/** The same database through a handle that counts the statements sent (see {@link selects}). */
+let counted: KyselyTeamStore;
+let selects = 0;
 let locker: pg.Client;
 beforeAll(async () => {
   fresh = await createFreshPostgres('agent_teams_job_lock');
   const opened = await openDatabase(fresh.url);
   store = new KyselyTeamStore(opened.db, opened.dialect, { close: opened.close });
+  const counter: KyselyPlugin = {
+    transformQuery(args) {
+      if (args.node.kind === 'SelectQueryNode') selects += 1;
+      return args.node;
+    },
+    transformResult: (args) => Promise.resolve(args.result),
+  };
+  counted = new KyselyTeamStore(opened.db.withPlugin(counter), opened.dialect);
   locker = new pg.Client({ connectionString: fresh.url });
   await locker.connect();
 });
@@ -66,6 +79,18 @@ async function queuedRequest(): Promise<Job> {
   return job;
 }
 
+/** Waits until a session of this database waits for a lock (a write blocked on a held row). */
+async function waitForLockWait(): Promise<void> {
+  for (let i = 0; i < 500; i += 1) {
+    const { rows } = await locker.query(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    );
+    if (rows[0].n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no session waited for a lock');
+}
+
 const cancel = (j: Job) => transition(j, { type: 'CANCEL' }, { now, ids });
 
 /** Holds `teamId`'s row lock in another connection until the returned release is called. */
@@ -102,18 +127,48 @@ describe("a job's write on PostgreSQL", () => {
       settled = true;
     });
     // The write is blocked on the team row: wait until PostgreSQL shows it waiting for a lock.
-    for (let i = 0; i < 200; i += 1) {
-      const { rows } = await locker.query(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-      );
-      if (rows[0].n > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitForLockWait();
     expect(settled).toBe(false);
     await release();
     const { job: next, changed } = await write;
     expect(changed).toBe(true);
     expect(next.phase).toBe(JobPhase.CANCELLED);
+  });
+
+  it("locks a fenced job's team, then its row, in one statement, and reads the row as committed meanwhile", async () => {
+    const job = await queuedRequest();
+    await locker.query("UPDATE jobs SET lease_server = 'srv_a', lease_fence = 7 WHERE id = $1", [job.id]);
+    const lease = { serverId: 'srv_a', fence: 7 };
+    let seen: Job | undefined;
+    const look = (j: Job) => {
+      seen = j;
+      return { ok: true as const, job: j, effects: [] };
+    };
+    // One statement: both locks and the row (a SELECT counts once, its subqueries with it).
+    selects = 0;
+    await counted.updateJob(job.id, look, { now, lease });
+    expect(selects).toBe(1);
+
+    const release = await holdTeam(job.teamId);
+    const write = store.updateJob(job.id, look, { now, lease });
+    await waitForLockWait();
+    // Waiting for the team, it holds no lock on the job row yet.
+    const other = new pg.Client({ connectionString: fresh.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      const { rows } = await other.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT', [job.id]);
+      expect(rows).toEqual([{ id: job.id }]);
+      await other.query('ROLLBACK');
+    } finally {
+      await other.end();
+    }
+    // Changed under the team lock while the write waits: the write must see it.
+    await locker.query("UPDATE jobs SET updated_at = '2026-01-01T00:00:09.000Z' WHERE id = $1", [job.id]);
+    await locker.query('COMMIT');
+    await write;
+    expect(seen?.updatedAt).toBe('2026-01-01T00:00:09.000Z');
+    await release().catch(() => undefined);
   });
 
   it('runs compiled statements, none refused', async () => {

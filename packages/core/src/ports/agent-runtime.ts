@@ -81,6 +81,8 @@ export interface StartRunArgs {
   readonly runKey: string;
   readonly input: TurnInput;
   readonly context: RunContext;
+  /** See {@link ResumeRunArgs.firstCall}. */
+  readonly firstCall?: boolean;
 }
 
 /** What {@link AgentRuntime.resume} is called with: a person's answer to a waiting run, under its own key. */
@@ -89,6 +91,12 @@ export interface ResumeRunArgs {
   readonly runId: RunId;
   readonly response: PendingResponse;
   readonly context: RunContext;
+  /**
+   * True when no call with this key can have been made before: the caller's own admission moved
+   * the job into this phase in the commit just before (a key is never submitted before that). A
+   * runtime may then skip looking the key up; one that ignores this stays correct.
+   */
+  readonly firstCall?: boolean;
 }
 
 /**

@@ -65,7 +65,7 @@ export class A2aRuntime extends DurableRuntime<A2aRunDoc> {
   }
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args.runKey, args.context, async () => {
+    return this.once(args, async () => {
       this.#agents.settings(args.context.agent);
       const contextId = await this.#contexts.contextOf(args.context.conversationId, this.now());
       return this.#begin(args.runKey, args.context, {
@@ -78,7 +78,7 @@ export class A2aRuntime extends DurableRuntime<A2aRunDoc> {
   }
 
   resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args.runKey, args.context, async () => {
+    return this.once(args, async () => {
       this.#agents.settings(args.context.agent);
       const waiting = await this.runs.findById(args.runId);
       const doc = waiting ? documentOf<A2aRunDoc>(waiting) : null;

@@ -133,12 +133,17 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /**
    * Joins concurrent calls for one key, so a retried call never starts a turn twice; a key that
    * already has a run answers it (and resumes its execution if it still runs).
+   *
+   * With `firstCall` (`StartRunArgs.firstCall`: no call with this key was made before) no run can
+   * exist under the key, so it is not looked up (one read less per turn). The run's insert stays
+   * conditional, so a duplicate (a server that lost its lease, racing the new holder) still writes
+   * nothing, as when two calls both find no run.
    */
   protected once(
-    runKey: string,
-    context: RunContext,
+    args: { readonly runKey: string; readonly context: RunContext; readonly firstCall?: boolean },
     call: () => Promise<{ runId: RunId }>,
   ): Promise<{ runId: RunId }> {
+    const { runKey, context } = args;
     return this.notices.once(runKey, async () => {
       // Launched here and still going (or held), or ended here: that run, without a read (the
       // scheduler starts a run again with its key after the acknowledgement grace).
@@ -146,6 +151,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
       if (known !== undefined && (this.#executions.has(known) || this.isHeld(known) || this.#endedHere(known))) {
         return { runId: known };
       }
+      if (args.firstCall === true) return call();
       const existing = await this.runs.findByKey(runKey);
       if (!existing) return call();
       if (existing.state === 'running') this.#resume(existing, context);

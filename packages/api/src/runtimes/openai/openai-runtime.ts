@@ -70,7 +70,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   }
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args.runKey, args.context, async () => {
+    return this.once(args, async () => {
       // Begun here already (started again after the acknowledgement grace): that run, unchecked.
       const held = runIdOf(args.runKey);
       if (this.#store.isStaged(held)) return { runId: held };
@@ -96,7 +96,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
   }
 
   resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args.runKey, args.context, async () => {
+    return this.once(args, async () => {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<OpenAiRunDoc>(waiting) : null;
       const outcome = asked?.outcome;

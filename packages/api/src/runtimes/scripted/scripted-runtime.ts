@@ -71,11 +71,11 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
   }
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args.runKey, args.context, () => this.#begin(args.runKey, turnOf(args.input), args.context));
+    return this.once(args, () => this.#begin(args.runKey, turnOf(args.input), args.context));
   }
 
   resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args.runKey, args.context, async () => {
+    return this.once(args, async () => {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting ? documentOf<ScriptDocument>(waiting) : null;
       if (asked?.outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
