@@ -8,10 +8,10 @@ import type { EventSink, Logger } from '@agent-teams/core';
  */
 export function fanOut(sinks: () => readonly EventSink[], logger: Logger): EventSink {
   return {
-    published(events) {
+    published(events, rows) {
       for (const sink of sinks()) {
         try {
-          sink.published(events);
+          sink.published(events, rows);
         } catch (error) {
           logger.error('event listener failed', { error });
         }

@@ -1,4 +1,4 @@
-import type { EventSink, TeamEvent, TeamId } from '@agent-teams/core';
+import type { CommittedRows, EventSink, TeamEvent, TeamId } from '@agent-teams/core';
 
 /**
  * An in-process {@link EventSink} that wakes subscriptions when events commit.
@@ -13,27 +13,33 @@ export interface EventHub extends EventSink {
    * Register it BEFORE reading the log, so an event committed during the read still wakes you.
    */
   waitForTeam(teamId: TeamId, signal?: AbortSignal): Promise<void>;
-  /** Calls `listener` with every published batch; returns the unsubscribe function. */
-  listen(listener: (events: readonly TeamEvent[]) => void): () => void;
+  /** Calls `listener` with every published batch (and its rows, if told); returns the unsubscribe function. */
+  listen(listener: (events: readonly TeamEvent[], rows?: CommittedRows) => void): () => void;
   /** How many listeners are registered (tests wait until a subscription is set up). */
   readonly listening: number;
   /** How many `waitForTeam` calls wait on the team now (tests wait until a held call waits). */
   waitingFor(teamId: TeamId): number;
 }
 
+/** The events of one published commit (or one page of the log), whose views load together. */
+export interface ViewBatch {
+  /** What that commit wrote, as stored (a local commit's), so its views need not read it back. */
+  readonly rows?: CommittedRows;
+}
+
 /** Creates an empty hub; one per server. */
 export function createEventHub(): EventHub {
   const waiters = new Map<TeamId, Set<() => void>>();
-  const listeners = new Set<(events: readonly TeamEvent[]) => void>();
+  const listeners = new Set<(events: readonly TeamEvent[], rows?: CommittedRows) => void>();
 
   return {
-    published(events) {
+    published(events, rows) {
       for (const teamId of new Set(events.map((event) => event.teamId))) {
         const waiting = waiters.get(teamId);
         waiters.delete(teamId);
         for (const wake of waiting ?? []) wake();
       }
-      for (const listener of [...listeners]) listener(events);
+      for (const listener of [...listeners]) listener(events, rows);
     },
     waitForTeam(teamId, signal) {
       return new Promise<void>((resolve) => {

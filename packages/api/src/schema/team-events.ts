@@ -7,6 +7,7 @@ import {
   type TeamEvent,
   TeamEventKind,
 } from '@agent-teams/core';
+import type { ViewBatch } from '../events/event-hub.js';
 import { type Builder, SHARES_ACROSS_ARGUMENTS } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -95,20 +96,30 @@ async function assertResumable(ctx: ApiContext, owner: OwnerId, team: Team, afte
  * that commit) share loaders: the team they all name is read once, their jobs and members in one
  * query each. Each batch gets fresh loaders (current state, never an earlier batch's cached one).
  */
-export function teamEventViewLoader(core: Core): (event: TeamEvent, batch: object) => Promise<TeamEventView | null> {
+export function teamEventViewLoader(core: Core): (event: TeamEvent, batch: ViewBatch) => Promise<TeamEventView | null> {
   const shared = new WeakMap<object, Loaders>();
   return (event, batch) => {
     let loaders = shared.get(batch);
     if (loaders === undefined) {
       loaders = createLoaders(core);
+      // A local commit's jobs as it stored them: its views read none of them back. Only the
+      // event's team: a transaction can write jobs of several teams.
+      for (const job of batch.rows?.jobs.values() ?? []) {
+        if (job.teamId === event.teamId) loaders.jobs.prime(job.id, job);
+      }
       shared.set(batch, loaders);
     }
-    return toEventView(core, loaders, event);
+    return toEventView(core, loaders, event, batch);
   };
 }
 
 /** Loads the entity an event names; null when it no longer exists (nothing to show). */
-async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Promise<TeamEventView | null> {
+async function toEventView(
+  core: Core,
+  loaders: Loaders,
+  event: TeamEvent,
+  batch: ViewBatch,
+): Promise<TeamEventView | null> {
   const team = await loaders.teams.load(event.teamId);
   if (team === null) return null;
   const base = { seq: event.seq, team };
@@ -118,7 +129,8 @@ async function toEventView(core: Core, loaders: Loaders, event: TeamEvent): Prom
       return job && { __typename: 'JobChanged', ...base, job };
     }
     case TeamEventKind.RECORD_APPENDED: {
-      const [message] = event.recordId ? await core.load.records([event.recordId]) : [];
+      const appended = event.recordId === null ? undefined : batch.rows?.records.get(event.recordId);
+      const [message] = appended ? [appended] : event.recordId ? await core.load.records([event.recordId]) : [];
       return message ? { __typename: 'RecordAppended', ...base, message } : null;
     }
     case TeamEventKind.MESSAGE_SENT:

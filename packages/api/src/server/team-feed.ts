@@ -1,6 +1,6 @@
 import type { Core, OwnerId, TeamEvent, TeamId } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
-import type { EventHub } from '../events/event-hub.js';
+import type { EventHub, ViewBatch } from '../events/event-hub.js';
 import { type CursorFeed, FeedCursor, FeedEntry, READ_PAGE } from './team-feed-cursor.js';
 
 /** Events each team feed keeps in memory for subscribers that are a little behind. */
@@ -16,7 +16,7 @@ export interface TeamFeedDeps<V> {
    * log), so their loads can share one set of batch loaders: a commit's events name the same team
    * and often the same job, read once instead of once per event.
    */
-  readonly loadView: (event: TeamEvent, batch: object) => Promise<V | null>;
+  readonly loadView: (event: TeamEvent, batch: ViewBatch) => Promise<V | null>;
 }
 
 /** Shared, in-order followers of team event logs, one per watched team. */
@@ -49,8 +49,8 @@ export function createTeamFeeds<V extends object>(deps: TeamFeedDeps<V>): TeamFe
     follow(owner, teamId, afterSeq, headSeq) {
       let feed = feeds.get(teamId);
       if (!feed || feed.ended) {
-        unlisten ??= deps.eventHub.listen((events) => {
-          const batch = {};
+        unlisten ??= deps.eventHub.listen((events, rows) => {
+          const batch: ViewBatch = rows === undefined ? {} : { rows };
           for (const event of events) feeds.get(event.teamId)?.published(event, batch);
         });
         const created = new TeamFeed<V>(owner, teamId, headSeq, deps, () => {
@@ -116,7 +116,7 @@ class TeamFeed<V> implements CursorFeed<V> {
     this.#waiters.delete(wake);
   }
 
-  published(event: TeamEvent, batch: object): void {
+  published(event: TeamEvent, batch: ViewBatch): void {
     if (this.#filler.busy) {
       // The read in flight may have missed it: one more read after it.
       this.#filler.request();
@@ -156,14 +156,14 @@ class TeamFeed<V> implements CursorFeed<V> {
    * event reached every subscriber. Waking once the views are there (coalesced to one wake per
    * turn of the event loop) lets each subscriber take the whole commit in one synchronous pass.
    */
-  #append(event: TeamEvent, batch: object): void {
+  #append(event: TeamEvent, batch: ViewBatch): void {
     this.#ring.push(new FeedEntry(event, (e) => this.#loadEntryView(e, batch), this.#wakeSoon));
     if (this.#ring.length > FEED_RING_SIZE) this.#ring.shift();
     this.#lastSeq = event.seq;
   }
 
   /** The event's view; a null view of a team that no longer exists ends the feed. */
-  readonly #loadEntryView = async (event: TeamEvent, batch: object): Promise<V | null> => {
+  readonly #loadEntryView = async (event: TeamEvent, batch: ViewBatch): Promise<V | null> => {
     const view = await this.deps.loadView(event, batch);
     if (view === null && (await this.deps.core.teams.get(this.owner, this.teamId)) === null) this.#end();
     return view;
@@ -192,7 +192,7 @@ class TeamFeed<V> implements CursorFeed<V> {
     try {
       for (;;) {
         const events = await this.readLog(this.#lastSeq);
-        const batch = {};
+        const batch: ViewBatch = {};
         for (const event of events) if (event.seq === this.#lastSeq + 1) this.#append(event, batch);
         if (events.length < READ_PAGE) break;
       }

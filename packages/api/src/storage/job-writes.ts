@@ -50,6 +50,7 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
     const stored = await insertJobReturning(scope.trx, scope.dialect, job, scope.now);
     answered.set(job.id, stored);
     inserted?.push(stored);
+    scope.events.rows.noteJob(stored);
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
       id: request.recordId,
@@ -247,6 +248,7 @@ async function writeTransition(
   const update = jobStateUpdate(current, next, scope.now);
   const { updated, fence } = await updateJobRow(scope.trx, current.id, update.columns, leaseTo);
   if (updated !== 1) throw new Error(`[agent-teams/api] job ${current.id} is gone mid-transaction`);
+  scope.events.rows.noteJob(update.job);
   await scope.events.emit(current.teamId, TeamEventKind.JOB_CHANGED, { jobId: current.id });
   if (next.phase !== current.phase && current.memberId !== null) {
     await scope.events.emit(current.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: current.memberId });

@@ -97,16 +97,24 @@ const TRIM_RECORD = new CompiledStatement(1, (db, teamId: string) =>
  */
 const INSERT_AND_TRIM_RECORD = new CompiledStatement(10, (db, ...values: RecordValues) => {
   const teamId = values[1];
-  return db
-    .with('appended', (db) =>
-      db
-        .insertInto('record_messages')
-        .values(recordRow(...values))
-        .returning('seq'),
-    )
-    .deleteFrom('record_messages')
-    .where('team_id', '=', teamId)
-    .where('seq', '<=', (eb) => trimBound(eb, teamId, Limits.recordRetained - 1));
+  return (
+    db
+      .with('appended', (db) =>
+        db
+          .insertInto('record_messages')
+          .values(recordRow(...values))
+          .returning('seq'),
+      )
+      // A data-modifying WITH runs whether or not the statement reads it.
+      .with('trimmed', (db) =>
+        db
+          .deleteFrom('record_messages')
+          .where('team_id', '=', teamId)
+          .where('seq', '<=', (eb) => trimBound(eb, teamId, Limits.recordRetained - 1)),
+      )
+      .selectFrom('appended')
+      .select('seq')
+  );
 });
 
 /**
@@ -128,10 +136,26 @@ export async function appendRecord(scope: WriteScope, record: NewRecordMessage):
     truncated,
     scope.now,
   ];
-  if (scope.dialect === 'postgres') await INSERT_AND_TRIM_RECORD.execute(scope.trx, ...values);
+  let seq: unknown;
+  if (scope.dialect === 'postgres') seq = (await INSERT_AND_TRIM_RECORD.rows(scope.trx, ...values))[0]?.seq;
   else {
-    await INSERT_RECORD.execute(scope.trx, ...values);
+    // `seq` is the table's INTEGER PRIMARY KEY: the statement's rowid.
+    seq = (await INSERT_RECORD.execute(scope.trx, ...values)).insertId;
     await TRIM_RECORD.execute(scope.trx, record.teamId);
   }
+  if (seq === undefined) throw new Error(`[agent-teams/api] the insert of record ${record.id} reported no seq`);
+  // As `toRecord` maps the row just written (a record message never changes).
+  scope.events.rows.noteRecord({
+    id: record.id,
+    teamId: record.teamId,
+    seq: Number(seq),
+    kind: record.kind,
+    jobId: record.jobId ?? null,
+    memberId: record.memberId ?? null,
+    fromMemberId: record.fromMemberId ?? null,
+    text: cut.text,
+    truncated: truncated === 1,
+    createdAt: scope.now,
+  });
   await scope.events.emit(record.teamId, TeamEventKind.RECORD_APPENDED, { recordId: record.id });
 }

@@ -11,6 +11,7 @@ import {
   type TeamId,
 } from '@agent-teams/core';
 import { type Kysely, sql } from 'kysely';
+import { CommittedRowNotes } from './committed-row-notes.js';
 import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import type { DatabaseDialect } from './open-database.js';
@@ -108,6 +109,8 @@ export class TeamEventWriter {
   readonly #emitted = new Set<string>();
   readonly #events: TeamEvent[] = [];
   readonly #pending: PendingEvent[] = [];
+  /** The rows this transaction stored, published with its events (see {@link CommittedRowNotes}). */
+  readonly rows = new CommittedRowNotes();
 
   constructor(trx: Kysely<Database>, now: string, dialect: DatabaseDialect = 'sqlite') {
     this.#trx = trx;
@@ -246,7 +249,9 @@ export class TeamEventWriter {
     const events = this.#events.length;
     // A flush since would have written these in the rolled-back work: they are pending again.
     const pending = [...this.#pending];
+    const rows = this.rows.mark();
     return () => {
+      rows();
       this.#touched.clear();
       for (const teamId of touched) this.#touched.add(teamId);
       this.#emitted.clear();

@@ -159,7 +159,8 @@ export async function runWrite<T>(
       const { result, scope } = await runOnce(ctx, now, work);
       try {
         opts.around?.committed();
-        if (ctx.sink !== null && scope.events.events.length > 0) ctx.sink.published(scope.events.events);
+        if (ctx.sink !== null && scope.events.events.length > 0)
+          ctx.sink.published(scope.events.events, scope.events.rows);
       } finally {
         opts.around?.published();
       }

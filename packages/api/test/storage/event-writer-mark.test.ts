@@ -1,4 +1,4 @@
-import { type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import { type Job, JobPhase, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runWrite } from '../../src/storage/write-transaction.js';
@@ -50,5 +50,32 @@ describe('TeamEventWriter.mark (work rolled back to a savepoint)', () => {
     expect(log.at(-1)?.taskId).toBe('task_x');
     expect(log.map((event) => event.seq)).toEqual(log.map((_, i) => (before.at(-1)?.seq ?? 0) + 1 + i));
     expect(published).toEqual([log]);
+  });
+
+  it('forgets the jobs noted since the mark and keeps the ones noted before', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const [job] = await h.send(team, members.slice(0, 1), 'Noted');
+    if (job === undefined) throw new Error('no job');
+    const published: Map<string, Job>[] = [];
+    const ctx = {
+      db: h.database.db,
+      dialect: 'sqlite' as const,
+      sink: {
+        published: (_events: readonly TeamEvent[], rows?: { jobs: ReadonlyMap<string, Job> }) =>
+          published.push(new Map(rows?.jobs ?? [])),
+      },
+      ids: null,
+    };
+    const other = { ...job, id: `${job.id}_other` as Job['id'] };
+    await runWrite(ctx, new Date().toISOString(), async (scope) => {
+      await scope.events.emit(team.id, TeamEventKind.TEAM_CHANGED);
+      scope.events.rows.noteJob(job);
+      const restore = scope.events.mark();
+      scope.events.rows.noteJob({ ...job, phase: JobPhase.CANCELLED });
+      scope.events.rows.noteJob(other);
+      restore();
+    });
+    expect(published).toEqual([new Map([[job.id, job]])]);
   });
 });

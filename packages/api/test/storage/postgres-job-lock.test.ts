@@ -1,8 +1,17 @@
 // PostgreSQL: a job's write locks its team in one statement (the team row, never the job's other
 // tables), a write scoped to another owner locks nothing and answers NOT_FOUND at once, the
-// scheduler's fenced write locks team and job in one statement (team first), and the statements
-// that do it are compiled once (none refused its plan).
-import { asAgentId, asOwnerId, decideRequests, type Job, JobPhase, transition } from '@agent-teams/core';
+// scheduler's fenced write locks team and job in one statement (team first), a commit publishes
+// the jobs and record messages it wrote as they read back, and the statements that do it are
+// compiled once (none refused its plan).
+import {
+  asAgentId,
+  asOwnerId,
+  decideRequests,
+  type Job,
+  JobPhase,
+  type RecordMessage,
+  transition,
+} from '@agent-teams/core';
 import { SequentialIds } from '@agent-teams/testkit';
 import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
@@ -17,6 +26,9 @@ let store: KyselyTeamStore;
 /** The same database through a handle that counts the statements sent (see {@link selects}). */
 let counted: KyselyTeamStore;
 let selects = 0;
+/** The same database through a store whose commits are recorded as published (`CommittedRows`). */
+let observed: KyselyTeamStore;
+const published: { jobs: Job[]; records: RecordMessage[] }[] = [];
 let locker: pg.Client;
 beforeAll(async () => {
   fresh = await createFreshPostgres('agent_teams_job_lock');
@@ -30,6 +42,12 @@ beforeAll(async () => {
     transformResult: (args) => Promise.resolve(args.result),
   };
   counted = new KyselyTeamStore(opened.db.withPlugin(counter), opened.dialect);
+  observed = new KyselyTeamStore(opened.db, opened.dialect, {
+    events: {
+      published: (_events, rows) =>
+        published.push({ jobs: [...(rows?.jobs.values() ?? [])], records: [...(rows?.records.values() ?? [])] }),
+    },
+  });
   locker = new pg.Client({ connectionString: fresh.url });
   await locker.connect();
 });
@@ -45,7 +63,7 @@ const bob = asOwnerId('bob');
 const now = '2026-01-01T00:00:00.000Z';
 
 /** A READY team of one member of `alice` with one queued request. */
-async function queuedRequest(): Promise<Job> {
+async function queuedRequest(through: KyselyTeamStore = store): Promise<Job> {
   const member = {
     id: ids.memberId(),
     name: 'A',
@@ -67,7 +85,7 @@ async function queuedRequest(): Promise<Job> {
     requester: { memberId: null, conversationId: null },
     chain: null,
   };
-  const [job] = await store.enqueueRequests({
+  const [job] = await through.enqueueRequests({
     owner: alice,
     teamId,
     keys: [{ requesterConversationId: null, clientKey: plan.clientKey, memberId: member.id }],
@@ -169,6 +187,20 @@ describe("a job's write on PostgreSQL", () => {
     await write;
     expect(seen?.updatedAt).toBe('2026-01-01T00:00:09.000Z');
     await release().catch(() => undefined);
+  });
+
+  it('publishes the jobs and record messages a commit wrote as they read back', async () => {
+    published.length = 0;
+    const job = await queuedRequest(observed);
+    await observed.updateJob(job.id, cancel, { now });
+    const [enqueued, cancelled] = published;
+    expect(published).toHaveLength(2);
+    expect(enqueued?.jobs).toEqual([job]);
+    expect(cancelled?.jobs).toEqual(await store.findJobs([job.id]));
+    expect(cancelled?.jobs[0]?.phase).toBe(JobPhase.CANCELLED);
+    const records = published.flatMap((entry) => entry.records);
+    expect(records.length).toBeGreaterThan(0);
+    expect(records).toEqual(await store.findRecords(records.map((record) => record.id)));
   });
 
   it('runs compiled statements, none refused', async () => {

@@ -1,4 +1,6 @@
 import type { JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
+import type { Job } from '../model/job.js';
+import type { RecordMessage } from '../model/record.js';
 import type { TaskId } from '../tasks/task.js';
 
 /** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
@@ -60,5 +62,20 @@ export function teamChangedEvent(teamId: TeamId, owner: OwnerId, seq: number, cr
  * wake-up listen here; the event log in the store stays the source of truth.
  */
 export interface EventSink {
-  published(events: readonly TeamEvent[]): void;
+  /**
+   * @param rows - what the commit wrote, as stored, when the writer knows it (local commits);
+   * absent for events read back or received from another server.
+   */
+  published(events: readonly TeamEvent[], rows?: CommittedRows): void;
+}
+
+/**
+ * Rows a commit wrote, as stored at its COMMIT, so a listener that renders its events (the live
+ * feeds) can show them without reading them back. Only rows the commit left exactly as given.
+ */
+export interface CommittedRows {
+  /** Jobs by id, each as the commit's last write of it left it. */
+  readonly jobs: ReadonlyMap<JobId, Job>;
+  /** Record messages the commit appended, by id. */
+  readonly records: ReadonlyMap<RecordId, RecordMessage>;
 }
