@@ -13,16 +13,17 @@ import {
   settledRound,
   type TeamId,
 } from '@agent-teams/core';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { readCandidates } from './admission-candidates.js';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
-import type { Database } from './database-types.js';
+import type { Database, TeamsTable } from './database-types.js';
 import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { recentRecords } from './record-reads.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
+import { lockTeamWithJob } from './team-job-lock.js';
 import { listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -75,11 +76,11 @@ async function freezeOne(
   args: AdmitArgs,
   ride: RiddenEnqueue | null,
 ): Promise<AdmittedJob | null> {
-  const teamRow = await (ride === null ? scope.lockTeam(teamId) : scope.lockTeamIfFree(teamId));
-  if (teamRow === undefined) return null;
-  const job = ride?.inserted.get(jobId) ?? (await readJobRow(scope, jobId));
+  const locked = await (ride === null ? lockTeamAndJob(scope, teamId, jobId) : lockInRide(scope, teamId, jobId, ride));
+  if (locked === undefined) return null;
+  const { team: teamRow, job } = locked;
   // Changed since the candidates were read (cancelled by another server): not admitted.
-  if (job === undefined || !ADMISSIBLE_PHASES.includes(job.phase)) return null;
+  if (!ADMISSIBLE_PHASES.includes(job.phase)) return null;
   const outcome = args.freeze({
     job,
     team: withoutSeq(toTeam(teamRow)),
@@ -100,9 +101,31 @@ async function freezeOne(
   return admitted;
 }
 
-async function readJobRow(scope: WriteScope, jobId: JobId): Promise<Job | undefined> {
+/** A pass's freeze: the team locked and the job read under it (one round trip on PostgreSQL). */
+async function lockTeamAndJob(scope: WriteScope, teamId: TeamId, jobId: JobId): Promise<Locked | undefined> {
+  const locked = await lockTeamWithJob(scope, teamId, jobId);
+  return locked === undefined ? undefined : { team: locked.team, job: toJob(locked.job) };
+}
+
+/** A ride's freeze: the team locked only if free; its own jobs as the enqueue inserted them. */
+async function lockInRide(
+  scope: WriteScope,
+  teamId: TeamId,
+  jobId: JobId,
+  ride: RiddenEnqueue,
+): Promise<Locked | undefined> {
+  const team = await scope.lockTeamIfFree(teamId);
+  if (team === undefined) return undefined;
+  const inserted = ride.inserted.get(jobId);
+  if (inserted !== undefined) return { team, job: inserted };
   const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
-  return row === undefined ? undefined : toJob(row);
+  return row === undefined ? undefined : { team, job: toJob(row) };
+}
+
+/** A team row locked and a job read under that lock. */
+interface Locked {
+  readonly team: Selectable<TeamsTable>;
+  readonly job: Job;
 }
 
 /**

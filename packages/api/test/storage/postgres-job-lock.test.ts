@@ -19,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planCounts } from '../../src/storage/compiled-statement.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { openDatabase } from '../../src/storage/open-database.js';
+import { lockTeamWithJob } from '../../src/storage/team-job-lock.js';
+import { runWrite } from '../../src/storage/write-transaction.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 
 let fresh: FreshPostgres;
@@ -30,18 +32,13 @@ let selects = 0;
 let observed: KyselyTeamStore;
 const published: { jobs: Job[]; records: RecordMessage[] }[] = [];
 let locker: pg.Client;
+let database: Awaited<ReturnType<typeof openDatabase>>;
 beforeAll(async () => {
   fresh = await createFreshPostgres('agent_teams_job_lock');
   const opened = await openDatabase(fresh.url);
+  database = opened;
   store = new KyselyTeamStore(opened.db, opened.dialect, { close: opened.close });
-  const counter: KyselyPlugin = {
-    transformQuery(args) {
-      if (args.node.kind === 'SelectQueryNode') selects += 1;
-      return args.node;
-    },
-    transformResult: (args) => Promise.resolve(args.result),
-  };
-  counted = new KyselyTeamStore(opened.db.withPlugin(counter), opened.dialect);
+  counted = new KyselyTeamStore(opened.db.withPlugin(countingPlugin()), opened.dialect);
   observed = new KyselyTeamStore(opened.db, opened.dialect, {
     events: {
       published: (_events, rows) =>
@@ -56,6 +53,17 @@ afterAll(async () => {
   await store.close();
   await fresh.drop();
 });
+
+/** Counts the SELECT statements sent through a handle into {@link selects}. */
+function countingPlugin(): KyselyPlugin {
+  return {
+    transformQuery(args) {
+      if (args.node.kind === 'SelectQueryNode') selects += 1;
+      return args.node;
+    },
+    transformResult: (args) => Promise.resolve(args.result),
+  };
+}
 
 const ids = new SequentialIds();
 const alice = asOwnerId('alice');
@@ -201,6 +209,39 @@ describe("a job's write on PostgreSQL", () => {
     const records = published.flatMap((entry) => entry.records);
     expect(records.length).toBeGreaterThan(0);
     expect(records).toEqual(await store.findRecords(records.map((record) => record.id)));
+  });
+
+  it("locks a team and reads its job under the lock in one statement (an admission's freeze)", async () => {
+    const job = await queuedRequest();
+    const ctx = { db: database.db, dialect: database.dialect, sink: null, ids: null };
+    const counting = { ...ctx, db: database.db.withPlugin(countingPlugin()) };
+    selects = 0;
+    const quiet = await runWrite(counting, now, (scope) => lockTeamWithJob(scope, job.teamId, job.id));
+    expect(selects).toBe(1);
+    const { rows: teams } = await locker.query('SELECT * FROM teams WHERE id = $1', [job.teamId]);
+    expect(quiet?.team).toEqual(teams[0]);
+    expect(quiet?.job.id).toBe(job.id);
+    // Another team's job, or none: nothing.
+    expect(await runWrite(ctx, now, (scope) => lockTeamWithJob(scope, job.teamId, 'job_none'))).toBeUndefined();
+
+    const release = await holdTeam(job.teamId);
+    const reading = runWrite(ctx, now, (scope) => lockTeamWithJob(scope, job.teamId, job.id));
+    await waitForLockWait();
+    const other = new pg.Client({ connectionString: fresh.url });
+    await other.connect();
+    try {
+      // Waiting for the team, it holds no lock on the job row yet.
+      await other.query('BEGIN');
+      const { rows } = await other.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT', [job.id]);
+      expect(rows).toEqual([{ id: job.id }]);
+      await other.query('ROLLBACK');
+    } finally {
+      await other.end();
+    }
+    await locker.query("UPDATE jobs SET updated_at = '2026-01-01T00:00:08.000Z' WHERE id = $1", [job.id]);
+    await locker.query('COMMIT');
+    expect((await reading)?.job.updated_at).toBe('2026-01-01T00:00:08.000Z');
+    await release().catch(() => undefined);
   });
 
   it('runs compiled statements, none refused', async () => {
