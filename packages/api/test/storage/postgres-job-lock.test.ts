@@ -54,6 +54,20 @@ afterAll(async () => {
   await fresh.drop();
 });
 
+/** Another session can lock the job's row at once: nobody holds it. */
+async function expectJobRowFree(jobId: string): Promise<void> {
+  const other = new pg.Client({ connectionString: fresh.url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    const { rows } = await other.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT', [jobId]);
+    expect(rows).toEqual([{ id: jobId }]);
+    await other.query('ROLLBACK');
+  } finally {
+    await other.end();
+  }
+}
+
 /** Counts the SELECT statements sent through a handle into {@link selects}. */
 function countingPlugin(): KyselyPlugin {
   return {
@@ -179,16 +193,7 @@ describe("a job's write on PostgreSQL", () => {
     const write = store.updateJob(job.id, look, { now, lease });
     await waitForLockWait();
     // Waiting for the team, it holds no lock on the job row yet.
-    const other = new pg.Client({ connectionString: fresh.url });
-    await other.connect();
-    try {
-      await other.query('BEGIN');
-      const { rows } = await other.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT', [job.id]);
-      expect(rows).toEqual([{ id: job.id }]);
-      await other.query('ROLLBACK');
-    } finally {
-      await other.end();
-    }
+    await expectJobRowFree(job.id);
     // Changed under the team lock while the write waits: the write must see it.
     await locker.query("UPDATE jobs SET updated_at = '2026-01-01T00:00:09.000Z' WHERE id = $1", [job.id]);
     await locker.query('COMMIT');
@@ -227,17 +232,8 @@ describe("a job's write on PostgreSQL", () => {
     const release = await holdTeam(job.teamId);
     const reading = runWrite(ctx, now, (scope) => lockTeamWithJob(scope, job.teamId, job.id));
     await waitForLockWait();
-    const other = new pg.Client({ connectionString: fresh.url });
-    await other.connect();
-    try {
-      // Waiting for the team, it holds no lock on the job row yet.
-      await other.query('BEGIN');
-      const { rows } = await other.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT', [job.id]);
-      expect(rows).toEqual([{ id: job.id }]);
-      await other.query('ROLLBACK');
-    } finally {
-      await other.end();
-    }
+    // Waiting for the team, it holds no lock on the job row yet.
+    await expectJobRowFree(job.id);
     await locker.query("UPDATE jobs SET updated_at = '2026-01-01T00:00:08.000Z' WHERE id = $1", [job.id]);
     await locker.query('COMMIT');
     expect((await reading)?.job.updated_at).toBe('2026-01-01T00:00:08.000Z');
