@@ -38,6 +38,8 @@ export interface AdvanceDeps {
   readonly track: (runId: RunId, job: Job) => void;
   /** True while this server holds the job's lease; a job it does not hold is left alone. */
   readonly holds: (jobId: JobId) => boolean;
+  /** True while no other server can have taken this server's jobs (`ServerLease.surelyHeld`). */
+  readonly surelyHeld: () => boolean;
   /** The started runs whose acknowledgement waits for them to settle (decision 0210). */
   readonly acks: AckGrace;
 }
@@ -195,9 +197,12 @@ function startFrozen(s: Step): Promise<RunId | null> {
   return submit(s, 'start', 'frozen input', request);
 }
 
-/** True when the step's key was never submitted: the job entered `phase` in this server's admission just now. */
+/**
+ * True when the step's key was never submitted: the job entered `phase` in this server's admission
+ * just now, and no other server can have claimed it since (one that did may have run it already).
+ */
 function firstCall(s: Step, phase: JobPhase): boolean {
-  return s.firstCall && s.job.phase === phase;
+  return s.firstCall && s.job.phase === phase && s.d.surelyHeld();
 }
 
 /** Submits the persisted answer with its own key. */

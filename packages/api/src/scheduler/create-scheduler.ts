@@ -155,6 +155,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     stepTimeoutMs: deps.options?.stepTimeoutMs ?? 10_000,
     track: (runId: RunId, job: Job) => watch.track(runId, job),
     holds: (jobId: JobId) => lease.holds(jobId),
+    surelyHeld: () => lease.surelyHeld,
     acks: new AckGrace(deps.options?.ackGraceMs ?? ACK_GRACE_MS),
   };
   const driver = new JobDriver({ advance, store, clock, logger, timer });

@@ -51,3 +51,45 @@ describe('ServerLease.claim', () => {
     expect((await second).map((e) => e.job.id)).toEqual(['job_a']);
   });
 });
+
+describe('ServerLease.surelyHeld', () => {
+  /** A lease shared with other servers (or alone, `exclusive`), on a clock the test moves. */
+  function leaseAt(exclusive: boolean) {
+    let now = 1_000_000;
+    const store = {
+      renewServerLease: async () => {},
+      claimActiveJobs: async () => [],
+    } as unknown as Leases;
+    const lease = new ServerLease({
+      store,
+      clock: { nowMs: () => now } as never,
+      logger: new MemoryLogger(),
+      options: { serverId: 'server-1', host: 'h', ttlMs: 15_000, heartbeatMs: 5_000, exclusive },
+    });
+    return { lease, advance: (ms: number) => (now += ms) };
+  }
+
+  it('holds for half the TTL after a renewal when shared, never before the first one', async () => {
+    const { lease, advance } = leaseAt(false);
+    expect(lease.surelyHeld).toBe(false);
+    await lease.renewIfDue();
+    expect(lease.surelyHeld).toBe(true);
+    advance(7_499);
+    expect(lease.surelyHeld).toBe(true);
+    advance(1);
+    // Stalled past half the TTL: another server may claim its jobs soon, or already did.
+    expect(lease.surelyHeld).toBe(false);
+    advance(1);
+    expect(lease.surelyHeld).toBe(false);
+    await lease.renewIfDue();
+    expect(lease.surelyHeld).toBe(true);
+  });
+
+  it('always holds once an exclusive server took every job over, however long it stalls', async () => {
+    const { lease, advance } = leaseAt(true);
+    await lease.renewIfDue();
+    await lease.claim();
+    advance(60_000);
+    expect(lease.surelyHeld).toBe(true);
+  });
+});

@@ -95,6 +95,18 @@ export class ServerLease {
     this.#heldDuringClaim?.set(entry.job.id, entry);
   }
 
+  /**
+   * True while no other server can have claimed a job from this one: it is alone on the database
+   * (`takenOver`), or its last renewal is under half the TTL old. Half, so another server's
+   * clock running ahead still finds the lease unexpired. A server stalled past that may have
+   * lost its jobs without knowing it yet.
+   */
+  get surelyHeld(): boolean {
+    if (this.takenOver) return true;
+    const last = this.#renewedAtMs;
+    return last !== null && this.#clock.nowMs() - last < this.options.ttlMs / 2;
+  }
+
   /** True while this server holds the job. */
   holds(jobId: JobId): boolean {
     return this.#held.has(jobId);

@@ -12,14 +12,19 @@ export class CommittedRowNotes implements CommittedRows {
   readonly jobs = new Map<JobId, Job>();
   readonly records = new Map<RecordId, RecordMessage>();
 
-  /** Notes a job as this transaction stored it (its last write wins). */
+  /**
+   * Notes a job as this transaction stored it (its last write wins). A job with text the database
+   * does not store as given (a lone surrogate, stored as U+FFFD) is not noted, and an earlier note
+   * of it is dropped: its views read it back.
+   */
   noteJob(job: Job): void {
-    this.jobs.set(job.id, job);
+    if (storedAsGiven(job)) this.jobs.set(job.id, job);
+    else this.jobs.delete(job.id);
   }
 
-  /** Notes a record message as this transaction appended it. */
+  /** Notes a record message as this transaction appended it (unless stored otherwise, as above). */
   noteRecord(record: RecordMessage): void {
-    this.records.set(record.id, record);
+    if (!LONE_SURROGATE.test(record.text)) this.records.set(record.id, record);
   }
 
   /** Remembers the notes now; the returned function drops every note taken since. */
@@ -33,4 +38,13 @@ export class CommittedRowNotes implements CommittedRows {
       for (const [recordId, record] of records) this.records.set(recordId, record);
     };
   }
+}
+
+/** A UTF-16 surrogate without its pair: not storable as UTF-8, so each engine replaces it. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** True unless a text column of the job holds a lone surrogate (its JSON columns keep escapes). */
+function storedAsGiven(job: Job): boolean {
+  for (const value of Object.values(job)) if (typeof value === 'string' && LONE_SURROGATE.test(value)) return false;
+  return job.result === null || !LONE_SURROGATE.test(job.result.text);
 }

@@ -1,6 +1,8 @@
 import { JobPhase, RuntimeError, type StartRunArgs } from '@agent-teams/core';
+import { MemoryLogger } from '@agent-teams/testkit';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { RunTable } from '../../src/runtimes/durable/run-table.js';
+import { ScriptedRuntime } from '../../src/runtimes/scripted/scripted-runtime.js';
 import { type Harness, openHarness, removeTempDirs, waitForPhases, wrapRuntime } from './scheduler-harness.js';
 
 afterAll(removeTempDirs);
@@ -53,29 +55,35 @@ describe('a job admitted here starts with firstCall (no lookup of its key)', () 
     }
   });
 
-  it('a first call on a key that already has a run (a racing server) writes nothing twice', async () => {
-    let repeated = 0;
+  it('a first call on a key another server already ran writes nothing twice', async () => {
+    let raced = 0;
     const h = await openHarness({
       wrap: (runtime) =>
         wrapRuntime(runtime, {
-          // The run is written, then the same first call comes again, as from a server that lost
-          // the job's lease meanwhile and never looked the key up.
+          // The run is written, then a second server's runtime (its own instance over the same
+          // database) makes the same first call: it never looked the key up, its insert loses.
           start: async (args) => {
             const first = await runtime.start(args);
             if (args.firstCall !== true) return first;
-            repeated += 1;
-            const again = await runtime.start(args);
+            raced += 1;
+            const other = new ScriptedRuntime({
+              db: h.database.db,
+              dialect: h.database.dialect,
+              clock: { nowMs: () => Date.now() },
+              logger: new MemoryLogger(),
+            });
+            const again = await other.start(args);
             expect(again.runId).toBe(first.runId);
-            return again;
+            return first;
           },
         }),
     });
     try {
       const { team, members } = await h.team(['researcher', 'reviewer']);
       const [job] = await h.send(team, members.slice(0, 1), 'Check twice');
-      if (!job) throw new Error('no job');
+      if (job === undefined) throw new Error('no job');
       const [done] = await waitForPhases(h, [job.id], [JobPhase.COMPLETED]);
-      expect(repeated).toBe(1);
+      expect(raced).toBe(1);
       expect(done?.result?.text).toBe('m0: Check twice');
       const { runs, messages } = await written(h, job.conversationId);
       expect(runs).toEqual([{ run_key: job.id, state: 'completed' }]);

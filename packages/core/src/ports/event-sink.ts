@@ -70,8 +70,9 @@ export interface EventSink {
 }
 
 /**
- * Rows a commit wrote, as stored at its COMMIT, so a listener that renders its events (the live
- * feeds) can show them without reading them back. Only rows the commit left exactly as given.
+ * Rows a write stored, as it stored them, so a listener that renders its events (the live feeds)
+ * can show them without reading them back. Only rows stored exactly as given. Writes that share
+ * one SQLite transaction publish in turn, each with its own rows: a job's last publish is final.
  */
 export interface CommittedRows {
   /** Jobs by id, each as the commit's last write of it left it. */
