@@ -93,8 +93,9 @@ export interface ResumeRunArgs {
   readonly context: RunContext;
   /**
    * True when no call with this key can have been made before: the caller's own admission moved
-   * the job into this phase in the commit just before (a key is never submitted before that). A
-   * runtime may then skip looking the key up; one that ignores this stays correct.
+   * the job into this phase in the commit just before (a key is never submitted before that), and
+   * no other server can have claimed the job since. A runtime may then skip looking the key up;
+   * one that ignores this stays correct.
    */
   readonly firstCall?: boolean;
 }

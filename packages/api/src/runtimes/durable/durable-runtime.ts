@@ -134,10 +134,10 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
    * Joins concurrent calls for one key, so a retried call never starts a turn twice; a key that
    * already has a run answers it (and resumes its execution if it still runs).
    *
-   * With `firstCall` (`StartRunArgs.firstCall`: no call with this key was made before) no run can
-   * exist under the key, so it is not looked up (one read less per turn). The run's insert stays
-   * conditional, so a duplicate (a server that lost its lease, racing the new holder) still writes
-   * nothing, as when two calls both find no run.
+   * With `firstCall` (`StartRunArgs.firstCall`: no call with this key was made before, and no
+   * other server can have claimed the job) no run can exist under the key, so it is not looked up
+   * (one read less per turn). The run's insert stays conditional all the same: a duplicate writes
+   * no second run or conversation turn, as when two calls both find no run.
    */
   protected once(
     args: { readonly runKey: string; readonly context: RunContext; readonly firstCall?: boolean },
