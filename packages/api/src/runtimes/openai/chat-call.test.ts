@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
+import { modelCall } from '../../../test/support/model-call.js';
 import { callModel, ModelCallError } from './chat-call.js';
 
 /** A client whose provider answers every call with `status` (the HTTP boundary, no network). */
@@ -25,23 +26,17 @@ describe('callModel retries within the turn deadline', () => {
   it('names the provider failure, not the deadline, when a backoff wait ends past the deadline', async () => {
     const { client, calls } = failingClient(503);
     let now = 1_000;
-    const error = await callModel({
-      client,
-      body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
-      stream: false,
-      keepMessages: false,
-      signal: new AbortController().signal,
-      deadlineMs: 2_000,
-      nowMs: () => now,
-      retryBaseMs: 10,
-      // A timer that fires late on a busy machine: the wait was short, the clock moved far.
-      sleep: async () => {
-        now += 5_000;
-        return true;
-      },
-      progress: { text: () => undefined, tool: () => undefined },
-      idPrefix: 'call_x',
-    }).catch((caught: unknown) => caught);
+    const error = await callModel(
+      modelCall(client, {
+        deadlineMs: 2_000,
+        nowMs: () => now,
+        // A timer that fires late on a busy machine: the wait was short, the clock moved far.
+        sleep: async () => {
+          now += 5_000;
+          return true;
+        },
+      }),
+    ).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelCallError);
     expect((error as ModelCallError).message).toMatch(/kept failing \(.*503.*\); gave up after 1 attempt/);
     expect((error as ModelCallError).code).toBe('PROVIDER_UNAVAILABLE');
@@ -50,19 +45,9 @@ describe('callModel retries within the turn deadline', () => {
 
   it('still says the deadline passed when no attempt was made', async () => {
     const { client, calls } = failingClient(503);
-    const error = await callModel({
-      client,
-      body: { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
-      stream: false,
-      keepMessages: false,
-      signal: new AbortController().signal,
-      deadlineMs: 1_000,
-      nowMs: () => 1_000,
-      retryBaseMs: 10,
-      sleep: async () => true,
-      progress: { text: () => undefined, tool: () => undefined },
-      idPrefix: 'call_x',
-    }).catch((caught: unknown) => caught);
+    const error = await callModel(modelCall(client, { deadlineMs: 1_000, nowMs: () => 1_000 })).catch(
+      (caught: unknown) => caught,
+    );
     expect((error as ModelCallError).message).toBe('The turn deadline passed before the model answered.');
     expect(calls()).toBe(0);
   });
@@ -118,19 +103,9 @@ describe('callModel request', () => {
   ] as const) {
     it(`posts the JSON chat.completions.create would send (stream ${stream}, kept messages ${keepMessages}), the same bytes on a retry`, async () => {
       const { client, seen } = recordingClient(true);
-      const answer = await callModel({
-        client,
-        body,
-        stream,
-        keepMessages,
-        signal: new AbortController().signal,
-        deadlineMs: Date.now() + 60_000,
-        nowMs: () => Date.now(),
-        retryBaseMs: 1,
-        sleep: async () => true,
-        progress: { text: () => undefined, tool: () => undefined },
-        idPrefix: 'call_x',
-      });
+      const answer = await callModel(
+        modelCall(client, { body, stream, keepMessages, deadlineMs: Date.now() + 60_000, retryBaseMs: 1 }),
+      );
       expect(answer.content).toBe('ok');
       const sent = stream ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream };
       expect(seen).toHaveLength(2);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterEach, describe, expect, it } from 'vitest';
+import { modelCall } from '../../../test/support/model-call.js';
 import { callModel, ModelCallError } from './chat-call.js';
 import { ModelClients } from './model-clients.js';
 import type { OpenAiSettings } from './openai-settings.js';
@@ -60,19 +61,12 @@ function settings(baseUrl: string): OpenAiSettings {
 }
 
 function call(baseUrl: string) {
-  return callModel({
-    client: new ModelClients({}).client(settings(baseUrl)),
-    body: { model: 'm', messages: [{ role: 'user', content: 'Hi, ünïcode 日本 🙂' }] },
-    stream: false,
-    keepMessages: false,
-    signal: new AbortController().signal,
-    deadlineMs: Date.now() + 10_000,
-    nowMs: () => Date.now(),
-    retryBaseMs: 10,
-    sleep: async () => true,
-    progress: { text: () => undefined, tool: () => undefined },
-    idPrefix: 'call_x',
-  });
+  return callModel(
+    modelCall(new ModelClients({}).client(settings(baseUrl)), {
+      body: { model: 'm', messages: [{ role: 'user', content: 'Hi, ünïcode 日本 🙂' }] },
+      deadlineMs: Date.now() + 10_000,
+    }),
+  );
 }
 
 describe('the model call over HTTP', () => {

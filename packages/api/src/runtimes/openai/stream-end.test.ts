@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { modelCall } from '../../../test/support/model-call.js';
 import { callModel } from './chat-call.js';
 import { ModelClients } from './model-clients.js';
 import type { OpenAiSettings } from './openai-settings.js';
@@ -57,19 +58,7 @@ async function provider(after: (res: ServerResponse) => void) {
 
 function streamedCall(clients: ModelClients, baseUrl: string) {
   const settings = { model: 'm', baseUrl, apiKeyEnv: null, stream: true } as OpenAiSettings;
-  return callModel({
-    client: clients.client(settings),
-    body: { model: 'm', messages: [{ role: 'user', content: 'Hi' }] },
-    stream: true,
-    keepMessages: false,
-    signal: new AbortController().signal,
-    deadlineMs: Date.now() + 30_000,
-    nowMs: () => Date.now(),
-    retryBaseMs: 10,
-    sleep: async () => true,
-    progress: { text: () => undefined, tool: () => undefined },
-    idPrefix: 'call_x',
-  });
+  return callModel(modelCall(clients.client(settings), { stream: true }));
 }
 
 describe('the end of a streamed answer', () => {
