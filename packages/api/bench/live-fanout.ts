@@ -234,6 +234,14 @@ export const liveFanout: Benchmark = {
         sharedClientCpuMicros: shared.clientCpuMicrosPerDelivery,
         deliveries: shared.deliveries,
         expected: shared.expected,
+        // Both paths, so the smoke test can hold each to every expected delivery (a refused
+        // subscription shows only as a shortfall in the table, and as client errors).
+        sharedDeliveries: shared.deliveries,
+        sharedExpected: shared.expected,
+        sharedClientErrors: shared.clientErrors,
+        stockDeliveries: stock.deliveries,
+        stockExpected: stock.expected,
+        stockClientErrors: stock.clientErrors,
       },
     };
   },

@@ -28,8 +28,10 @@ interface EnvelopedRoot {
  *
  * @remarks Operations run through `yoga.getEnveloped` with a request carrying the connection's
  * `authorization`, so the context factory (authentication) and the error masking are exactly
- * those of HTTP. `onConnect` refuses a connection without a known token; graphql-ws then closes
- * the socket with 4403 Forbidden.
+ * those of HTTP; the operation's context then drops that request, as a WebSocket operation has
+ * none (the operation guard refuses a subscription whose context carries one). `onConnect`
+ * refuses a connection without a known token; graphql-ws then closes the socket with 4403
+ * Forbidden.
  */
 export function startGraphqlWs(
   server: Server,
@@ -49,12 +51,16 @@ export function startGraphqlWs(
           headers: authorization === null ? {} : { authorization },
         });
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ request, params });
+        // The request is there only for the context factory to authenticate: envelop merges it
+        // into the context, where the operation guard takes it for an HTTP operation and refuses
+        // every subscription (no SSE). This operation came over a WebSocket, so it goes.
+        const { request: _authenticated, ...contextValue } = await contextFactory();
         const args: ExecutionArgs = {
           schema,
           operationName: params.operationName,
           document: parse(params.query),
           variableValues: params.variables,
-          contextValue: await contextFactory(),
+          contextValue,
           rootValue: { execute, subscribe } satisfies EnvelopedRoot,
         };
         const errors = validate(args.schema, args.document);
