@@ -100,8 +100,9 @@ describe('pnpm bench harness', () => {
       tempRoot: dir,
     });
     const m = reports.get('token-relay')?.metrics ?? {};
-    // Two phases (active only; active + idle), each: every delta relayed once, each to every subscriber.
-    for (const phase of ['active', 'idle']) {
+    // Three phases (active only; the bare floor relay; active + idle), each: every delta relayed
+    // once, each to every subscriber.
+    for (const phase of ['active', 'floor', 'idle']) {
       expect(m[`${phase}Sent`]).toBeGreaterThan(0);
       expect(m[`${phase}Relayed`]).toBe(m[`${phase}Sent`]);
       expect(m[`${phase}Deliveries`]).toBe(m[`${phase}Expected`]);

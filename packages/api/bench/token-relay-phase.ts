@@ -18,6 +18,8 @@ export const INTERVAL_MS = 20;
 /** What one phase of the `token-relay` benchmark measured (see `token-relay.ts` for the method). */
 export interface PhaseResult {
   readonly label: string;
+  /** The application's relay, or the bare floor relay (`token-relay-floor-process.ts`). */
+  readonly relay: 'app' | 'floor';
   readonly active: number;
   readonly idle: number;
   readonly latency: Summary;
@@ -85,15 +87,21 @@ async function progressListeners(server: BenchChild, listeners: number): Promise
  * One phase of `token-relay`: a fresh server process, a clients process and the provider in this
  * process; `idle` sockets join the active ones before the turns stream.
  */
-export async function phase(ctx: BenchContext, label: string, idle: number): Promise<PhaseResult> {
+export async function phase(
+  ctx: BenchContext,
+  label: string,
+  idle: number,
+  relay: 'app' | 'floor' = 'app',
+): Promise<PhaseResult> {
+  if (relay === 'floor' && idle > 0) throw new Error('[agent-teams/bench] the floor relay has no idle phase');
   const size = SIZES[ctx.scale];
   const active = size.turns * size.perJob;
   const provider = await startStreamingChatProvider();
   // TOKEN_RELAY_CPU_PROF=<dir> profiles the server process (one .cpuprofile per phase).
   const profile = process.env.TOKEN_RELAY_CPU_PROF;
   const server = BenchChild.fork(
-    'relay server',
-    'token-relay-server-process.ts',
+    relay === 'app' ? 'relay server' : 'floor relay',
+    relay === 'app' ? 'token-relay-server-process.ts' : 'token-relay-floor-process.ts',
     profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [],
   );
   const clients = BenchChild.fork('relay clients', 'token-relay-clients-process.ts');
@@ -174,6 +182,7 @@ export async function phase(ctx: BenchContext, label: string, idle: number): Pro
     );
     return {
       label,
+      relay,
       active,
       idle,
       latency: report.latency,

@@ -24,10 +24,19 @@ export const tokenRelay: Benchmark = {
         `[agent-teams/bench] token-relay needs ${needed} file descriptors per process; ulimit -n is ${limit}`,
       );
     }
-    const results = [await phase(ctx, 'active', 0), await phase(ctx, 'idle', size.idle)];
-    const [first, second] = results as [PhaseResult, PhaseResult];
-    const name = (r: PhaseResult) => (r.idle > 0 ? `${r.active} active + ${r.idle} idle` : `${r.active} active`);
-    const goal = (r: PhaseResult) => (r.idle > 0 ? GOALS.idle : GOALS.active);
+    const results = [
+      await phase(ctx, 'active', 0),
+      await phase(ctx, 'floor', 0, 'floor'),
+      await phase(ctx, 'idle', size.idle),
+    ];
+    const [first, floor, second] = results as [PhaseResult, PhaseResult, PhaseResult];
+    const name = (r: PhaseResult) =>
+      r.relay === 'floor'
+        ? `${r.active} active, bare relay (floor)`
+        : r.idle > 0
+          ? `${r.active} active + ${r.idle} idle`
+          : `${r.active} active`;
+    const goal = (r: PhaseResult) => (r.relay === 'floor' ? '–' : `≤ ${r.idle > 0 ? GOALS.idle : GOALS.active} ms`);
     return {
       tables: [
         {
@@ -39,7 +48,7 @@ export const tokenRelay: Benchmark = {
             ms(r.latency.p50),
             ms(r.latency.p99),
             ms(r.latency.max),
-            `≤ ${goal(r)} ms`,
+            goal(r),
           ]),
         },
         {
@@ -88,6 +97,7 @@ export const tokenRelay: Benchmark = {
         `${size.turns} turns (one request each, to the first member of ${size.turns} two-member teams of one owner) run concurrently; each model call gets its headers at once, then the provider holds it until every subscriber is set up, and streams the ${size.turns} answers together: ${size.chunks} content deltas each, one every ${INTERVAL_MS} ms (50 tokens/s per turn, ${(size.turns * 1000) / INTERVAL_MS} deltas/s in all), the answers staggered over one interval. Each delta's text is \`<stream>.<index>@<send time>\`, stamped just before its \`write\`.`,
         `Subscribers: ${size.perJob} WebSocket clients per running job (${size.turns * size.perJob} sockets, one subscription each) in a separate process subscribe to \`jobProgress(jobId)\` with the widget's own document (\`textDelta toolCall\`). \`jobProgress\` is what carries text deltas: \`teamEvents\` carries committed events only (a job's status, the answer once it is recorded), nothing per token. A subscriber is set up once the server's progress hub counts its listener.`,
         `Latency: from the provider's send stamp to the \`next\` frame read by each subscriber, on the machine's monotonic clock (\`process.hrtime\`, CLOCK_MONOTONIC, one clock for every process: \`live-clock.ts\`), matched by the delta's text, which the subscriber reads from the frame's bytes. The first ${size.warmup} deltas of every answer are delivered but not counted (JIT warm-up). Every subscriber must receive each delta of its job once, in order: the deliveries column counts them, the run fails its smoke test otherwise.`,
+        `Floor (the middle row, between the two phases of the application): the same provider, model calls, clients, subscriptions and measurement against a bare relay in a process of its own (\`token-relay-floor-process.ts\`): \`ws\` on \`node:http\`, the model calls read with \`fetch\`, and each content delta written as one prebuilt graphql-transport-ws \`next\` frame, one shared buffer, to the TCP socket of every subscriber of its call (one \`write\` per delivery, as the application's frame writer does), with no GraphQL, database, authorization or per-subscriber queue. It is what this machine allows a Node relay that makes one write per delivery; the application's rows are read against it.`,
         `Deltas relayed: text notices the runtimes published to the server's progress hub while the turns streamed (one per provider chunk). Server CPU (\`process.cpuUsage\` of the server process, user+system) covers from just before the release until every subscriber had its last delta, including the turns' own work (SSE parsing, the answers' commits); it is divided by the relayed deltas and by the deliveries. Event-loop delay: \`monitorEventLoopDelay\` (1 ms resolution) over the same window, in both processes.`,
         `Second phase, a fresh server process: the same turns and active subscribers plus ${size.idle} idle sockets of the same owner on ${size.idleTeams} quiet teams: half follow a team's \`teamEvents\` from its last event (one replayed event, then nothing), half a finished job's \`jobProgress\` (nothing ever). Idle sockets must receive nothing during the run. RSS per idle socket: server RSS after the idle sockets were set up minus before, after a full GC each, divided by the idle sockets (noisy: RSS moves in pages); heap = V8 heap used + external memory at the same points.`,
         'The machine table: `/proc/stat` read when the provider starts streaming and once every subscriber had its last delta: cores busy machine-wide against the CPU of the three processes of this benchmark (server, clients, and the benchmark process that runs the provider); the difference is other work on the shared machine. GC pauses: a `PerformanceObserver` on `gc` in the server over the same window. `TOKEN_RELAY_CPU_PROF=<dir>` runs the server process with `--cpu-prof` (one profile per phase, for the analysis below).',
@@ -95,6 +105,7 @@ export const tokenRelay: Benchmark = {
       ],
       notes: [
         `Worst latency in each second of the stream (by send time; a stall shows as a peak, a server that cannot keep up as a climb): ${results.map((r) => `${name(r)}: ${r.worstBySecond.map((worst) => worst.toFixed(0)).join(', ')} ms`).join('; ')}.`,
+        `Floor: the bare relay's server used ${perItem(floor.serverCpuMicros, floor.deliveries)} of CPU per delivery against the application's ${perItem(first.serverCpuMicros, first.deliveries)}; its subscribers saw p50 ${ms(floor.latency.p50)} and p99 ${ms(floor.latency.p99)} against ${ms(first.latency.p50)} and ${ms(first.latency.p99)}.`,
         `Goals: p99 ≤ ${GOALS.active} ms with ${first.active} subscribers (${ms(first.latency.p99)} measured); p99 ≤ ${GOALS.idle} ms with ${second.idle} idle subscribers beside them (${ms(second.latency.p99)} measured).`,
       ],
       metrics: {
@@ -113,8 +124,16 @@ export const tokenRelay: Benchmark = {
         idleDeliveries: second.deliveries,
         idleExpected: second.expected,
         idleMinPerSocket: second.minPerSocket,
+        floorP50Ms: floor.latency.p50,
+        floorP99Ms: floor.latency.p99,
+        floorRelayed: floor.relayed,
+        floorSent: floor.sent,
+        floorDeliveries: floor.deliveries,
+        floorExpected: floor.expected,
+        floorMinPerSocket: floor.minPerSocket,
+        floorCpuMicrosPerDelivery: floor.serverCpuMicros / Math.max(1, floor.deliveries),
         chunks: size.chunks,
-        errors: first.errors + second.errors,
+        errors: first.errors + floor.errors + second.errors,
         unexpectedIdleDeliveries: first.idleDeliveries + second.idleDeliveries,
         serverCpuMicrosPerDelta: first.serverCpuMicros / Math.max(1, first.relayed),
         serverCpuMicrosPerDelivery: first.serverCpuMicros / Math.max(1, first.deliveries),

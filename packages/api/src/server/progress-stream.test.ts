@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PULL_READY } from './live/ready-events.js';
+import { PULL_OR_WAKE, PULL_READY } from './live/ready-events.js';
 import { PROGRESS_BACKLOG, ProgressStream } from './progress-stream.js';
 
 describe('ProgressStream', () => {
@@ -68,5 +68,59 @@ describe('ProgressStream', () => {
       if (seen.length === 2) break;
     }
     expect(seen).toEqual([1, 2]);
+  });
+
+  it('calls an armed wake once, a turn after the pushes that make a view ready, not before', async () => {
+    const stream = new ProgressStream<string>(() => {});
+    let woken = 0;
+    const wake = () => {
+      woken += 1;
+    };
+    expect(stream[PULL_OR_WAKE](wake)).toBeUndefined();
+    stream.push('a');
+    stream.push('b');
+    // Not inside the push (the hub's loop over every listener), at the end of the turn.
+    expect(woken).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(1);
+    expect([stream[PULL_READY](), stream[PULL_READY](), stream[PULL_READY]()]).toEqual([
+      { done: false, value: 'a' },
+      { done: false, value: 'b' },
+      undefined,
+    ]);
+    // Disarmed after one call: a push without a new arming wakes nobody.
+    stream.push('c');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(1);
+    // Armed while a view is ready: handed over at once, nothing armed.
+    expect(stream[PULL_OR_WAKE](wake)).toEqual({ done: false, value: 'c' });
+    stream.push('d');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(1);
+  });
+
+  it('calls an armed wake when the stream ends, which then answers the end', async () => {
+    let released = 0;
+    const stream = new ProgressStream<string>(() => {
+      released += 1;
+    });
+    const seen: (IteratorResult<string> | undefined)[] = [];
+    stream[PULL_OR_WAKE](() => seen.push(stream[PULL_OR_WAKE](() => {})));
+    await stream.return();
+    // Released before the wake: the subscriber finds the stream closed.
+    expect(released).toBe(1);
+    expect(seen).toEqual([{ done: true, value: undefined }]);
+  });
+
+  it('calls an armed wake when a subscriber falls more than the backlog behind', () => {
+    const stream = new ProgressStream<number>(() => {});
+    let woken = 0;
+    stream[PULL_OR_WAKE](() => {
+      woken += 1;
+    });
+    for (let i = 0; i <= PROGRESS_BACKLOG; i += 1) stream.push(i);
+    // Ended by the push that overflowed, synchronously (its queue is dropped).
+    expect(woken).toBe(1);
+    expect(stream[PULL_OR_WAKE](() => {})).toEqual({ done: true, value: undefined });
   });
 });

@@ -1,4 +1,4 @@
-import { PULL_READY, type ReadyEvents } from './live/ready-events.js';
+import { PULL_OR_WAKE, PULL_READY, type WakingEvents } from './live/ready-events.js';
 
 /** Views one `jobProgress` subscription may hold undelivered; one more ends it (progress is not retained). */
 export const PROGRESS_BACKLOG = 1024;
@@ -19,13 +19,16 @@ const DONE: IteratorResult<never> = { done: true, value: undefined };
  * write, so the cost per delta falls and the server catches up instead of queueing further
  * behind (token-relay benchmark). A subscriber more than {@link PROGRESS_BACKLOG} views behind is
  * ended (the client sees `complete`): progress is not stored, and a consumer that slow cannot
- * use it live anyway.
+ * use it live anyway. The live server waits through {@link PULL_OR_WAKE} rather than `next()`:
+ * the wake then calls it back synchronously, without a promise per delivery.
  */
-export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<V> {
+export class ProgressStream<V> implements AsyncIterableIterator<V>, WakingEvents<V> {
   #queue: (V | undefined)[] = [];
   #head = 0;
   /** Resolves the pending `next()`, if any. */
   #wake: ((result: IteratorResult<V>) => void) | null = null;
+  /** The callback armed by {@link PULL_OR_WAKE}, if any (instead of a waiting `next()`). */
+  #wakeCallback: (() => void) | null = null;
   #closed = false;
   /** True while this stream waits in {@link ProgressStream.#toWake}. */
   #scheduled = false;
@@ -51,7 +54,7 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<
       return;
     }
     this.#queue.push(value);
-    if (this.#wake === null || this.#scheduled) return;
+    if ((this.#wake === null && this.#wakeCallback === null) || this.#scheduled) return;
     this.#scheduled = true;
     ProgressStream.#toWake.add(this as ProgressStream<unknown>);
     if (!ProgressStream.#wakeScheduled) {
@@ -70,6 +73,13 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<
   /** Hands the first queued view to the waiting `next()` (the caller takes the rest with PULL_READY). */
   #wakeWaiter(): void {
     this.#scheduled = false;
+    const callback = this.#wakeCallback;
+    if (callback !== null) {
+      if (this.#head === this.#queue.length) return;
+      this.#wakeCallback = null;
+      callback();
+      return;
+    }
     const wake = this.#wake;
     const ready = wake === null ? undefined : this[PULL_READY]();
     if (wake === null || ready === undefined) return;
@@ -87,6 +97,14 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<
       this.#head = 0;
     }
     return { done: false, value };
+  }
+
+  [PULL_OR_WAKE](wake: () => void): IteratorResult<V> | undefined {
+    const ready = this[PULL_READY]();
+    if (ready !== undefined) return ready;
+    if (this.#closed) return DONE;
+    this.#wakeCallback = wake;
+    return undefined;
   }
 
   next(): Promise<IteratorResult<V>> {
@@ -112,7 +130,11 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, ReadyEvents<
     this.#head = 0;
     const wake = this.#wake;
     this.#wake = null;
+    const callback = this.#wakeCallback;
+    this.#wakeCallback = null;
     wake?.(DONE);
     this.#release();
+    // Last: the subscriber finds the stream fully closed (its pull answers the end).
+    callback?.();
   }
 }

@@ -3,7 +3,7 @@ import type { OperationHost } from './connection-deps.js';
 import { deliverEvents } from './deliver-events.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { Operation } from './operation-slots.js';
-import { PULL_READY } from './ready-events.js';
+import { PULL_OR_WAKE, PULL_READY } from './ready-events.js';
 import type { SharedPayload } from './shared-results.js';
 
 /** A source whose queued events are ready now; `next()` waits for the next push. */
@@ -42,6 +42,48 @@ class QueueSource implements AsyncIterator<number> {
   }
 }
 
+/**
+ * The same queue calling back instead ({@link PULL_OR_WAKE}), a turn after the push that wakes it
+ * (as `ProgressStream` does); `next()` is never used.
+ */
+class WakingQueueSource implements AsyncIterator<number> {
+  readonly #queue: number[] = [];
+  #wake: (() => void) | null = null;
+  #ended = false;
+
+  push(...events: number[]): void {
+    this.#queue.push(...events);
+    const wake = this.#wake;
+    this.#wake = null;
+    if (wake) setImmediate(wake);
+  }
+
+  next(): Promise<IteratorResult<number>> {
+    throw new Error('a waking source is not awaited');
+  }
+
+  [PULL_READY](): IteratorResult<number> | undefined {
+    const first = this.#queue.shift();
+    return first === undefined ? undefined : { done: false, value: first };
+  }
+
+  [PULL_OR_WAKE](wake: () => void): IteratorResult<number> | undefined {
+    const ready = this[PULL_READY]();
+    if (ready !== undefined) return ready;
+    if (this.#ended) return { done: true, value: undefined };
+    this.#wake = wake;
+    return undefined;
+  }
+
+  return(): Promise<IteratorResult<number>> {
+    this.#ended = true;
+    const wake = this.#wake;
+    this.#wake = null;
+    wake?.();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+}
+
 /** A connection whose writer logs frames and writes ("flush" only when frames were pending). */
 function fakeHost(isAuthorized: () => boolean) {
   const log: string[] = [];
@@ -58,6 +100,7 @@ function fakeHost(isAuthorized: () => boolean) {
       pending = 0;
     },
     flushSoon: () => {},
+    flushAfterTask: () => queueMicrotask(() => writer.flush()),
   } as unknown as FrameWriter;
   const host: OperationHost = {
     deps: { maskError: (error: unknown) => error } as unknown as OperationHost['deps'],
@@ -82,10 +125,15 @@ const operation = (): Operation => ({
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const bytes = { result: (event: unknown): SharedPayload => Buffer.from(`e${event}`) };
 
-describe('deliverEvents', () => {
+const sources = [
+  { kind: 'awaited (next)', make: () => new QueueSource() },
+  { kind: 'woken (PULL_OR_WAKE)', make: () => new WakingQueueSource() },
+];
+
+describe.each(sources)('deliverEvents from a source $kind', ({ make }) => {
   it('writes every ready event of a burst, then one flush before it waits again', async () => {
     const { host, log, checks } = fakeHost(() => true);
-    const source = new QueueSource();
+    const source = make();
     const op = operation();
     const done = deliverEvents(host, op, source, Buffer.from(''), bytes);
     source.push(1, 2, 3);
@@ -101,7 +149,7 @@ describe('deliverEvents', () => {
 
   it('keeps a result that is still resolving in the same write as the events before it', async () => {
     const { host, log } = fakeHost(() => true);
-    const source = new QueueSource();
+    const source = make();
     const done = deliverEvents(host, operation(), source, Buffer.from(''), {
       result: (event) => (event === 2 ? Promise.resolve(Buffer.from('e2')) : bytes.result(event)),
     });
@@ -120,7 +168,7 @@ describe('deliverEvents', () => {
       if (!allowed) op.cancelled = true;
       return allowed;
     });
-    const source = new QueueSource();
+    const source = make();
     const done = deliverEvents(host, op, source, Buffer.from(''), bytes);
     source.push(1);
     await settle();
@@ -130,10 +178,34 @@ describe('deliverEvents', () => {
     expect(log).toEqual(['e1', 'flush']);
   });
 
+  it('ends with complete once the source ends, after the events it still had', async () => {
+    const { host, log } = fakeHost(() => true);
+    const source = make();
+    const op = operation();
+    const done = deliverEvents(host, op, source, Buffer.from(''), bytes);
+    source.push(1);
+    await settle();
+    await source.return();
+    await done;
+    expect(log).toEqual(['e1', 'flush', JSON.stringify({ id: '1', type: 'complete' })]);
+  });
+});
+
+describe('deliverEvents from a failing source', () => {
   it('answers a source that fails mid-stream with its errors and complete', async () => {
     const { host, log } = fakeHost(() => true);
     const failing: AsyncIterator<number> = {
       next: () => Promise.reject(new Error('RESUME_EXPIRED')),
+    };
+    await deliverEvents(host, operation(), failing, Buffer.from(''), bytes);
+    expect(log.map((frame) => JSON.parse(frame).type)).toEqual(['next', 'complete']);
+  });
+
+  it('answers a waking source that fails with its errors and complete, never awaiting it', async () => {
+    const { host, log } = fakeHost(() => true);
+    const failing = new WakingQueueSource();
+    failing[PULL_READY] = () => {
+      throw new Error('RESUME_EXPIRED');
     };
     await deliverEvents(host, operation(), failing, Buffer.from(''), bytes);
     expect(log.map((frame) => JSON.parse(frame).type)).toEqual(['next', 'complete']);

@@ -1,8 +1,9 @@
 import type { GraphQLError } from 'graphql';
 import type { OperationHost } from './connection-deps.js';
+import { deliverWokenEvents } from './deliver-woken.js';
 import { completeOperation, endOperation } from './end-operation.js';
 import type { Operation } from './operation-slots.js';
-import { hasReadyEvents, PULL_READY } from './ready-events.js';
+import { hasReadyEvents, hasWakingEvents, PULL_READY } from './ready-events.js';
 import type { SharedPayload } from './shared-results.js';
 
 /** Where an event's serialized result comes from (a group of subscribers sharing it). */
@@ -21,7 +22,8 @@ export interface EventResults {
  * unless it takes longer than the current turn of the event loop. Authorization is checked
  * before the first write after every wait: no other code runs between two writes of one
  * synchronous pass, so that is the same as checking before each write, and a revoked token
- * still stops the very next delivery.
+ * still stops the very next delivery. A source that calls back when it has events
+ * (`jobProgress`) is delivered without a promise per event ({@link deliverWokenEvents}).
  */
 export async function deliverEvents(
   host: OperationHost,
@@ -30,6 +32,7 @@ export async function deliverEvents(
   prefix: Buffer,
   results: EventResults,
 ): Promise<void> {
+  if (hasWakingEvents(iterator)) return deliverWokenEvents(host, operation, iterator, prefix, results);
   const { writer } = host;
   const ready = hasReadyEvents(iterator) ? iterator : null;
   let checked = false;

@@ -74,4 +74,43 @@ describe('FrameWriter', () => {
     writer.send('{"type":"pong"}');
     expect(log).toEqual([]);
   });
+
+  it('flushes after the current task with every writer that asked in it, unless flushed first', async () => {
+    const sockets = [fakeSocket(), fakeSocket(), fakeSocket()];
+    const writers = sockets.map(({ ws }) => new FrameWriter(ws, 1024, () => {}));
+    const order: number[] = [];
+    sockets.forEach(({ socket, log }, n) => {
+      socket._socket.write = (data: Buffer) => {
+        order.push(n);
+        return log.push(data);
+      };
+    });
+    writers.forEach((writer, n) => {
+      writer.sendNext(prefix, payload(n));
+      writer.flushAfterTask();
+      writer.flushAfterTask();
+    });
+    // One writer is flushed by hand first, one sends another frame (which flushes its own first).
+    writers[1]?.flush();
+    writers[2]?.send('{"type":"pong"}');
+    expect(order).toEqual([1, 2]);
+    expect(sockets[0]?.log).toEqual([]);
+    await Promise.resolve();
+    expect(order).toEqual([1, 2, 0]);
+    expect(sockets.map(({ log }) => log[0])).toEqual([0, 1, 2].map((n) => encodeNextFrames([prefix, payload(n)])));
+    expect(sockets[2]?.log[1]).toBe('{"type":"pong"}');
+    expect(sockets.map(({ log }) => log.length)).toEqual([1, 1, 2]);
+  });
+
+  it('writes one shared buffer to every socket given the same prefix and payload', () => {
+    const shared = payload(7);
+    const [a, b] = [fakeSocket(), fakeSocket()];
+    for (const { ws } of [a, b]) {
+      const writer = new FrameWriter(ws, 1024, () => {});
+      writer.sendNext(prefix, shared);
+      writer.flush();
+    }
+    expect(a.log[0]).toEqual(encodeNextFrames([prefix, shared]));
+    expect(a.log[0]).toBe(b.log[0]);
+  });
 });

@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import { nextFrameBytes } from './protocol.js';
-import { encodeNextFrames } from './ws-frames.js';
+import { encodeNextFrame, encodeNextFrames } from './ws-frames.js';
 
 /** The TCP socket under a `ws` WebSocket (`ws` keeps it as `_socket`). */
 type RawSocket = { write(data: Buffer): boolean };
@@ -30,6 +30,10 @@ export class FrameWriter {
   #pending: Buffer[] | null = null;
   #pendingBytes = 0;
   #flushScheduled = false;
+  /** True while this writer waits in {@link FrameWriter.#afterTask}. */
+  #flushAfterTask = false;
+  /** Writers whose flush waits for the end of the current task ({@link flushAfterTask}). */
+  static #afterTask: FrameWriter[] = [];
 
   constructor(socket: WebSocket, highWaterMarkBytes: number, onSlow: (bufferedBytes: number) => void) {
     this.#socket = socket;
@@ -64,7 +68,7 @@ export class FrameWriter {
     if (this.#socket.readyState !== this.#socket.OPEN) return;
     const raw = (this.#socket as unknown as { _socket?: RawSocket })._socket;
     if (raw && this.#socket.extensions === '') {
-      raw.write(encodeNextFrames(parts));
+      raw.write(parts.length === 2 ? encodeNextFrame(parts[0] as Buffer, parts[1] as Buffer) : encodeNextFrames(parts));
     } else {
       for (let i = 0; i + 1 < parts.length; i += 2) {
         this.#socket.send(nextFrameBytes(parts[i] as Buffer, parts[i + 1] as Buffer), TEXT);
@@ -83,6 +87,31 @@ export class FrameWriter {
     this.#flushScheduled = true;
     // No closure per call: in a fan-out, every socket of a commit may ask.
     setImmediate(FrameWriter.#flushScheduledWrites, this);
+  }
+
+  /**
+   * Flushes at the end of the current task (a microtask), together with every other writer that
+   * asked during it, unless a {@link flush} came first: a fan-out prepares every socket's frames,
+   * then makes its writes back to back.
+   *
+   * @remarks On this class of machine a socket write costs more when JavaScript runs between
+   * two of them than in a row (token-relay benchmark, docs/benchmarks.md). No frame waits past the
+   * current task, and any other frame still flushes first, so order is kept.
+   */
+  flushAfterTask(): void {
+    if (this.#pending === null || this.#flushAfterTask) return;
+    this.#flushAfterTask = true;
+    FrameWriter.#afterTask.push(this);
+    if (FrameWriter.#afterTask.length === 1) queueMicrotask(FrameWriter.#flushAfterTaskWrites);
+  }
+
+  static #flushAfterTaskWrites(): void {
+    const writers = FrameWriter.#afterTask;
+    FrameWriter.#afterTask = [];
+    for (const writer of writers) {
+      writer.#flushAfterTask = false;
+      writer.flush();
+    }
   }
 
   static #flushScheduledWrites(writer: FrameWriter): void {

@@ -112,8 +112,21 @@ const CLOSE_BRACE = 0x7d;
 
 /** The bytes of a `next` frame up to its payload: computed once per operation. */
 export function nextFramePrefix(id: string): Buffer {
-  return Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+  const shared = SHARED_PREFIXES.get(id);
+  if (shared !== undefined) return shared;
+  const prefix = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+  if (SHARED_PREFIXES.size < MAX_SHARED_PREFIXES) SHARED_PREFIXES.set(id, prefix);
+  return prefix;
 }
+
+/**
+ * How many operation ids share one prefix buffer across sockets. Clients number their operations
+ * from 1 (graphql-ws, the widget), so a few ids cover most subscriptions; subscribers of one event
+ * with the same id then share one encoded frame (`ws-frames.ts`). Ids beyond the bound get a
+ * buffer of their own: the same bytes, only without the sharing.
+ */
+export const MAX_SHARED_PREFIXES = 256;
+const SHARED_PREFIXES = new Map<string, Buffer>();
 
 /**
  * A `next` frame as bytes: the operation's prefix, a serialized payload shared by every

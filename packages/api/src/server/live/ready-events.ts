@@ -20,3 +20,25 @@ export interface ReadyEvents<T> {
 export function hasReadyEvents<T>(iterator: AsyncIterator<T>): iterator is AsyncIterator<T> & ReadyEvents<T> {
   return typeof (iterator as Partial<ReadyEvents<T>>)[PULL_READY] === 'function';
 }
+
+/**
+ * Key of an optional method of a subscription's event iterator that delivers without promises:
+ * the next event if one is ready, the end if the source ended, else `undefined` after arranging
+ * for `wake` to be called once, synchronously, when either becomes true.
+ *
+ * @remarks For the sources that carry every token of a streamed answer (`jobProgress`): a waiting
+ * subscriber costs its source a callback, where `next()` costs a promise, a microtask and the
+ * resumption of an async function per delivery (a quarter of the relay's JavaScript per
+ * delivery in the token-relay benchmark). `wake` must not throw; one wake is armed at a time.
+ */
+export const PULL_OR_WAKE: unique symbol = Symbol('agent-teams.live.pullOrWake');
+
+/** An event iterator that can also call back when its next event is ready ({@link PULL_OR_WAKE}). */
+export interface WakingEvents<T> extends ReadyEvents<T> {
+  [PULL_OR_WAKE](wake: () => void): IteratorResult<T> | undefined;
+}
+
+/** Whether the iterator can call back when its next event is ready. */
+export function hasWakingEvents<T>(iterator: AsyncIterator<T>): iterator is AsyncIterator<T> & WakingEvents<T> {
+  return hasReadyEvents(iterator) && typeof (iterator as Partial<WakingEvents<T>>)[PULL_OR_WAKE] === 'function';
+}

@@ -26,6 +26,31 @@ export function encodeNextFrames(parts: readonly Buffer[]): Buffer {
   return out;
 }
 
+/** Encoded single frames by payload, then by prefix: freed with the payload (one event's result). */
+const SINGLE_FRAMES = new WeakMap<Buffer, Map<Buffer, Buffer>>();
+
+/**
+ * The WebSocket frame of one `next` message, shared: the subscribers of one event whose
+ * operations have the same prefix buffer (the same id, `nextFramePrefix`) write the same bytes.
+ *
+ * @remarks One frame per (payload, prefix) is encoded, the first time a socket asks, instead of
+ * one buffer per socket and delivery. Sockets only read what they are given, so one buffer can be
+ * written to many.
+ */
+export function encodeNextFrame(prefix: Buffer, payload: Buffer): Buffer {
+  let byPrefix = SINGLE_FRAMES.get(payload);
+  if (byPrefix === undefined) {
+    byPrefix = new Map();
+    SINGLE_FRAMES.set(payload, byPrefix);
+  }
+  let frame = byPrefix.get(prefix);
+  if (frame === undefined) {
+    frame = encodeNextFrames([prefix, payload]);
+    byPrefix.set(prefix, frame);
+  }
+  return frame;
+}
+
 const FIN_TEXT = 0x81;
 const CLOSE_BRACE = 0x7d;
 
