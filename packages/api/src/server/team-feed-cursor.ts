@@ -1,5 +1,5 @@
 import { DomainError, type TeamEvent } from '@agent-teams/core';
-import { PULL_READY, type ReadyEvents } from './live/ready-events.js';
+import { PULL_OR_WAKE, PULL_READY, type WakingEvents } from './live/ready-events.js';
 
 /** Events read from the log per round trip (gap fill and replay). */
 export const READ_PAGE = 100;
@@ -45,12 +45,21 @@ export interface CursorFeed<V> {
 }
 
 /** One subscriber's position in a feed; replays from the log what the ring no longer holds. */
-export class FeedCursor<V> implements AsyncIterableIterator<V>, ReadyEvents<V> {
+export class FeedCursor<V> implements AsyncIterableIterator<V>, WakingEvents<V> {
   #seq: number;
   #closed = false;
   #replay: TeamEvent[] = [];
   /** Resolves the pending wait, if any. */
   #wake: (() => void) | null = null;
+  /** The wake armed by {@link PULL_OR_WAKE} while nothing new is in the feed. */
+  #armed: (() => void) | null = null;
+  /** What a `next()` started by {@link PULL_OR_WAKE} answered, not pulled yet. */
+  #answered: { readonly step: IteratorResult<V> } | { readonly error: unknown } | null = null;
+  readonly #onFeedWake = (): void => {
+    const wake = this.#armed;
+    this.#armed = null;
+    wake?.();
+  };
   // One executor per cursor rather than closures per wait: a fan-out waits 1,000 cursors per commit.
   readonly #waitExecutor = (resolve: () => void): void => {
     this.#wake = resolve;
@@ -93,6 +102,12 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, ReadyEvents<V> {
 
   /** The next event when the ring holds it with its view loaded; otherwise `next()` must wait. */
   [PULL_READY](): IteratorResult<V> | undefined {
+    const answered = this.#answered;
+    if (answered !== null) {
+      this.#answered = null;
+      if ('error' in answered) throw answered.error;
+      return answered.step;
+    }
     for (;;) {
       const entry = this.#closed ? undefined : this.#feed.entry(this.#seq + 1);
       if (!entry?.loaded) return undefined;
@@ -100,6 +115,35 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, ReadyEvents<V> {
       // A null view (the entity is gone) is skipped, as `next()` does.
       if (entry.value !== null) return { done: false, value: entry.value };
     }
+  }
+
+  /**
+   * The next event if ready, else a wake: straight from the feed while nothing new was appended
+   * (the common wait, no promise), or once `next()` answered for the rest (a view still loading
+   * or failed, a replay from the log, the feed's end), whose answer the next pull returns.
+   */
+  [PULL_OR_WAKE](wake: () => void): IteratorResult<V> | undefined {
+    const ready = this[PULL_READY]();
+    if (ready !== undefined) return ready;
+    if (this.#closed) return { done: true, value: undefined };
+    const feed = this.#feed;
+    const want = this.#seq + 1;
+    if (feed.entry(want) === undefined && want > feed.lastSeq && !feed.ended) {
+      this.#armed = wake;
+      feed.addWaiter(this.#onFeedWake);
+      return undefined;
+    }
+    this.next().then(
+      (step) => {
+        this.#answered = { step };
+        wake();
+      },
+      (error: unknown) => {
+        this.#answered = { error };
+        wake();
+      },
+    );
+    return undefined;
   }
 
   async return(): Promise<IteratorResult<V>> {
@@ -114,7 +158,12 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, ReadyEvents<V> {
         this.#feed.removeWaiter(wake);
         wake();
       }
+      const armed = this.#armed;
+      this.#armed = null;
+      if (armed) this.#feed.removeWaiter(this.#onFeedWake);
       this.#release();
+      // Last: the subscriber finds the cursor closed (its pull answers the end).
+      armed?.();
     }
     return { done: true, value: undefined };
   }

@@ -23,7 +23,8 @@ export interface EventResults {
  * before the first write after every wait: no other code runs between two writes of one
  * synchronous pass, so that is the same as checking before each write, and a revoked token
  * still stops the very next delivery. A source that calls back when it has events
- * (`jobProgress`) is delivered without a promise per event ({@link deliverWokenEvents}).
+ * (`jobProgress`, `teamEvents`) is delivered without a promise per event
+ * ({@link deliverWokenEvents}); this loop serves the others (`inboxChanged`).
  */
 export async function deliverEvents(
   host: OperationHost,

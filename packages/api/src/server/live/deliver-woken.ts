@@ -17,8 +17,8 @@ import { PULL_OR_WAKE, PULL_READY, type WakingEvents } from './ready-events.js';
  * writes between each socket's JavaScript (token-relay benchmark, docs/benchmarks.md).
  * Authorization is checked before the first write of every pass, as there. A result still
  * resolving (the first subscriber of a group whose selection has an asynchronous resolver) pauses
- * the pass until it settles; the events behind it wait, in order. The pass never throws: the
- * source's wake is called from its own loop over many subscribers.
+ * the pass until it settles; the events behind it wait, in order. The wake never throws (the
+ * source calls it from its own loop over many subscribers): what would throw fails the delivery.
  */
 export function deliverWokenEvents(
   host: OperationHost,
@@ -28,7 +28,20 @@ export function deliverWokenEvents(
   results: EventResults,
 ): Promise<void> {
   const { writer } = host;
-  return new Promise<void>((resolve) => {
+  return new Promise<void>((resolve, reject) => {
+    /**
+     * Runs one step of the delivery from a callback (the source's wake, a result that settled).
+     * An error no step expects fails the delivery, as a throw fails `deliverEvents`: its group is
+     * released and the connection closes the socket with 4500 (`runOperation`'s caller).
+     */
+    const step = (work: () => void): void => {
+      try {
+        work();
+      } catch (error) {
+        reject(error);
+      }
+    };
+    const wake = (): void => step(pass);
     /** Ends the delivery: `complete` (unless cancelled), or a failed source's errors. */
     const end = (error?: unknown): void => {
       writer.flush();
@@ -47,22 +60,23 @@ export function deliverWokenEvents(
       let checked = false;
       try {
         while (!operation.cancelled) {
-          let step = source[PULL_READY]();
-          if (step === undefined) {
+          let next = source[PULL_READY]();
+          if (next === undefined) {
             writer.flushAfterTask();
-            step = source[PULL_OR_WAKE](pass);
-            if (step === undefined) return;
+            next = source[PULL_OR_WAKE](wake);
+            if (next === undefined) return;
           }
-          if (step.done) break;
-          const payload = results.result(step.value);
+          if (next.done) break;
+          const payload = results.result(next.value);
           if (payload instanceof Promise) {
             writer.flushSoon();
             payload.then(
-              (bytes) => {
-                if (operation.cancelled || !write(bytes, false)) end();
-                else pass();
-              },
-              (error: unknown) => end(error),
+              (bytes) =>
+                step(() => {
+                  if (operation.cancelled || !write(bytes, false)) end();
+                  else pass();
+                }),
+              (error: unknown) => step(() => end(error)),
             );
             return;
           }
@@ -75,6 +89,6 @@ export function deliverWokenEvents(
       }
       end();
     };
-    pass();
+    wake();
   });
 }

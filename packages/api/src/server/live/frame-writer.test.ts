@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { FrameWriter } from './frame-writer.js';
+import { nextFramePrefix } from './protocol.js';
 import { encodeNextFrames } from './ws-frames.js';
 
 /** A `ws` socket stand-in: what reaches the TCP socket, and what goes through `ws.send`. */
@@ -18,12 +19,16 @@ function fakeSocket() {
 }
 
 const prefix = Buffer.from('{"id":"1","type":"next","payload":');
+/** No test here expects a flush to fail. */
+const failed = (error: unknown) => {
+  throw error;
+};
 const payload = (n: number) => Buffer.from(`{"data":{"n":${n}}}`);
 
 describe('FrameWriter', () => {
   it('writes the pending next frames of a burst with one write, after frames sent before them', () => {
     const { ws, log } = fakeSocket();
-    const writer = new FrameWriter(ws, 1024, () => {});
+    const writer = new FrameWriter(ws, 1024, () => {}, failed);
     writer.sendNext(prefix, payload(1));
     writer.sendNext(prefix, payload(2));
     expect(log).toEqual([]);
@@ -36,7 +41,7 @@ describe('FrameWriter', () => {
 
   it('flushes on the next turn when asked to, unless a flush came first', async () => {
     const { ws, log } = fakeSocket();
-    const writer = new FrameWriter(ws, 1024, () => {});
+    const writer = new FrameWriter(ws, 1024, () => {}, failed);
     writer.sendNext(prefix, payload(1));
     writer.flushSoon();
     writer.sendNext(prefix, payload(2));
@@ -53,7 +58,7 @@ describe('FrameWriter', () => {
   it('reports a slow consumer when its socket buffer, or a burst alone, passes the high-water mark', () => {
     const { socket, ws } = fakeSocket();
     const slow: number[] = [];
-    const writer = new FrameWriter(ws, 200, (buffered) => slow.push(buffered));
+    const writer = new FrameWriter(ws, 200, (buffered) => slow.push(buffered), failed);
     socket.bufferedAmount = 250;
     writer.sendNext(prefix, payload(1));
     expect(slow).toEqual([]);
@@ -67,7 +72,7 @@ describe('FrameWriter', () => {
 
   it('sends nothing once the socket is closing', () => {
     const { socket, ws, log } = fakeSocket();
-    const writer = new FrameWriter(ws, 1024, () => {});
+    const writer = new FrameWriter(ws, 1024, () => {}, failed);
     writer.sendNext(prefix, payload(1));
     socket.readyState = 2;
     writer.flush();
@@ -77,7 +82,7 @@ describe('FrameWriter', () => {
 
   it('flushes after the current task with every writer that asked in it, unless flushed first', async () => {
     const sockets = [fakeSocket(), fakeSocket(), fakeSocket()];
-    const writers = sockets.map(({ ws }) => new FrameWriter(ws, 1024, () => {}));
+    const writers = sockets.map(({ ws }) => new FrameWriter(ws, 1024, () => {}, failed));
     const order: number[] = [];
     sockets.forEach(({ socket, log }, n) => {
       socket._socket.write = (data: Buffer) => {
@@ -102,15 +107,45 @@ describe('FrameWriter', () => {
     expect(sockets.map(({ log }) => log.length)).toEqual([1, 1, 2]);
   });
 
-  it('writes one shared buffer to every socket given the same prefix and payload', () => {
+  it('writes one shared buffer to every socket given the same shared prefix and payload in a task', () => {
     const shared = payload(7);
+    const one = nextFramePrefix('1');
     const [a, b] = [fakeSocket(), fakeSocket()];
     for (const { ws } of [a, b]) {
-      const writer = new FrameWriter(ws, 1024, () => {});
-      writer.sendNext(prefix, shared);
+      const writer = new FrameWriter(ws, 1024, () => {}, failed);
+      writer.sendNext(one, shared);
       writer.flush();
     }
-    expect(a.log[0]).toEqual(encodeNextFrames([prefix, shared]));
+    expect(a.log[0]).toEqual(encodeNextFrames([one, shared]));
     expect(a.log[0]).toBe(b.log[0]);
+  });
+
+  it('hands a failed flush after the task to its writer, and still writes the others of the batch', async () => {
+    const [bad, good] = [fakeSocket(), fakeSocket()];
+    bad.socket._socket.write = () => {
+      throw new Error('socket gone');
+    };
+    const failures: unknown[] = [];
+    const writers = [bad, good].map(
+      ({ ws }) =>
+        new FrameWriter(
+          ws,
+          1024,
+          () => {},
+          (error) => failures.push(error),
+        ),
+    );
+    for (const writer of writers) {
+      writer.sendNext(prefix, payload(1));
+      writer.flushAfterTask();
+    }
+    await Promise.resolve();
+    expect(failures).toEqual([new Error('socket gone')]);
+    expect(good.log).toEqual([encodeNextFrames([prefix, payload(1)])]);
+    // Neither stays marked as batched: a later request is flushed again.
+    writers[1]?.sendNext(prefix, payload(2));
+    writers[1]?.flushAfterTask();
+    await Promise.resolve();
+    expect(good.log).toHaveLength(2);
   });
 });

@@ -26,6 +26,7 @@ export class FrameWriter {
   readonly #socket: WebSocket;
   readonly #highWaterMarkBytes: number;
   readonly #onSlow: (bufferedBytes: number) => void;
+  readonly #onFailed: (error: unknown) => void;
   /** Prefix and payload of each `next` frame not yet written (null when none: idle sockets stay small). */
   #pending: Buffer[] | null = null;
   #pendingBytes = 0;
@@ -35,10 +36,21 @@ export class FrameWriter {
   /** Writers whose flush waits for the end of the current task ({@link flushAfterTask}). */
   static #afterTask: FrameWriter[] = [];
 
-  constructor(socket: WebSocket, highWaterMarkBytes: number, onSlow: (bufferedBytes: number) => void) {
+  /**
+   * @param onSlow - the socket's buffer passed the high-water mark.
+   * @param onFailed - a flush after the task ({@link flushAfterTask}) threw: no caller is there to
+   * hear it (the connection closes the socket with 4500).
+   */
+  constructor(
+    socket: WebSocket,
+    highWaterMarkBytes: number,
+    onSlow: (bufferedBytes: number) => void,
+    onFailed: (error: unknown) => void,
+  ) {
     this.#socket = socket;
     this.#highWaterMarkBytes = highWaterMarkBytes;
     this.#onSlow = onSlow;
+    this.#onFailed = onFailed;
   }
 
   /** Sends one text frame now, after any pending `next` frames (nothing once the socket is closing). */
@@ -108,9 +120,14 @@ export class FrameWriter {
   static #flushAfterTaskWrites(): void {
     const writers = FrameWriter.#afterTask;
     FrameWriter.#afterTask = [];
+    for (const writer of writers) writer.#flushAfterTask = false;
     for (const writer of writers) {
-      writer.#flushAfterTask = false;
-      writer.flush();
+      try {
+        writer.flush();
+      } catch (error) {
+        // One socket's failure is its own: the others of the batch are still written.
+        writer.#onFailed(error);
+      }
     }
   }
 

@@ -47,7 +47,15 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   constructor(socket: WebSocket, deps: LiveConnectionDeps) {
     this.#socket = socket;
     this.deps = deps;
-    this.writer = new FrameWriter(socket, deps.options.highWaterMarkBytes, (buffered) => this.#slow(buffered));
+    this.writer = new FrameWriter(
+      socket,
+      deps.options.highWaterMarkBytes,
+      (buffered) => this.#slow(buffered),
+      (error) =>
+        this.guarded('flush', () => {
+          throw error;
+        }),
+    );
     this.#slots = new OperationSlots(deps.options, deps.ownerCounts);
     this.#authority = new SocketAuthority(deps.auth, () => this.guarded('expiry', () => this.authorized()));
     this.#initTimer = setTimeout(

@@ -1,40 +1,49 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SHARED_PREFIXES, nextFramePrefix } from './protocol.js';
+import { isSharedPrefix, nextFramePrefix, SHARED_PREFIX_IDS } from './protocol.js';
 import { encodeNextFrame, encodeNextFrames } from './ws-frames.js';
 
 /** What a prefix must hold, built the plain way. */
 const expected = (id: string) => Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
 
-// Its own file: the shared prefixes are process-wide, and this counts them from none.
+const endOfTask = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('nextFramePrefix sharing', () => {
-  it(`shares one buffer per id for the first ${MAX_SHARED_PREFIXES} ids, then builds the same bytes unshared`, () => {
-    const ids = [
-      '1',
+  it(`shares one buffer per id for ids 0 to ${SHARED_PREFIX_IDS - 1} only, and builds the same bytes for any id`, () => {
+    const shared = ['0', '1', '2', String(SHARED_PREFIX_IDS - 2), String(SHARED_PREFIX_IDS - 1)];
+    const own = [
+      String(SHARED_PREFIX_IDS),
+      String(SHARED_PREFIX_IDS + 1),
+      '01',
+      '-1',
+      '1.5',
+      '１',
       '订阅-一',
       'sub-😀',
       'lone-\ud800',
-      ...Array.from({ length: MAX_SHARED_PREFIXES - 2 }, (_, i) => `p${i}`),
+      '7c9e6679-7425-40de-944b-e07fc1f90ae7',
     ];
-    expect(ids).toHaveLength(MAX_SHARED_PREFIXES + 2);
-    const first = ids.map((id) => nextFramePrefix(id));
-    const again = ids.map((id) => nextFramePrefix(id));
-    ids.forEach((id, i) => {
-      expect(first[i]).toEqual(expected(id));
+    for (const id of [...shared, ...own]) {
+      const first = nextFramePrefix(id);
+      expect(first).toEqual(expected(id));
       // The frame parses back to the id, lone surrogate included (escaped by JSON.stringify).
-      expect(JSON.parse(`${first[i]?.toString()}null}`).id).toBe(id);
-    });
-    // n − 1 and n: shared; n + 1 and beyond: a buffer per call, same bytes.
-    expect(again[MAX_SHARED_PREFIXES - 2]).toBe(first[MAX_SHARED_PREFIXES - 2]);
-    expect(again[MAX_SHARED_PREFIXES - 1]).toBe(first[MAX_SHARED_PREFIXES - 1]);
-    expect(again[MAX_SHARED_PREFIXES]).not.toBe(first[MAX_SHARED_PREFIXES]);
-    expect(again[MAX_SHARED_PREFIXES + 1]).not.toBe(first[MAX_SHARED_PREFIXES + 1]);
-    expect(again[MAX_SHARED_PREFIXES]).toEqual(first[MAX_SHARED_PREFIXES]);
+      expect(JSON.parse(`${first.toString()}null}`).id).toBe(id);
+      expect(nextFramePrefix(id) === first, id).toBe(shared.includes(id));
+      expect(isSharedPrefix(first), id).toBe(shared.includes(id));
+    }
   });
 
-  it('encodes one frame per payload and prefix, shared by the sockets that ask', () => {
-    const payload = Buffer.from('{"data":{"jobProgress":{"textDelta":"订阅 😀","toolCall":null}}}');
-    const one = nextFramePrefix('1');
-    const two = nextFramePrefix('2');
+  it('can be filled by no client: any number of other ids leaves the small ids shared', () => {
+    for (let i = 0; i < 5_000; i += 1) nextFramePrefix(`junk-${i}`);
+    expect(nextFramePrefix('1')).toBe(nextFramePrefix('1'));
+    expect(nextFramePrefix('junk-1')).not.toBe(nextFramePrefix('junk-1'));
+  });
+});
+
+describe('encodeNextFrame', () => {
+  const payload = Buffer.from('{"data":{"jobProgress":{"textDelta":"订阅 😀","toolCall":null}}}');
+
+  it('encodes one frame per payload and shared prefix within a task, exact bytes', async () => {
+    const [one, two] = [nextFramePrefix('1'), nextFramePrefix('2')];
     const frame = encodeNextFrame(one, payload);
     expect(frame).toEqual(encodeNextFrames([one, payload]));
     expect(encodeNextFrame(one, payload)).toBe(frame);
@@ -43,5 +52,16 @@ describe('nextFramePrefix sharing', () => {
     const copy = Buffer.from(payload);
     expect(encodeNextFrame(one, copy)).not.toBe(frame);
     expect(encodeNextFrame(one, copy)).toEqual(frame);
+    // Nothing is kept past the task: the next one encodes again.
+    await endOfTask();
+    expect(encodeNextFrame(one, payload)).not.toBe(frame);
+    expect(encodeNextFrame(one, payload)).toEqual(frame);
+  });
+
+  it('encodes per call, and keeps nothing, for a prefix of its own', () => {
+    const uuid = nextFramePrefix('7c9e6679-7425-40de-944b-e07fc1f90ae7');
+    const frame = encodeNextFrame(uuid, payload);
+    expect(frame).toEqual(encodeNextFrames([uuid, payload]));
+    expect(encodeNextFrame(uuid, payload)).not.toBe(frame);
   });
 });

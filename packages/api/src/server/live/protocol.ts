@@ -115,18 +115,33 @@ export function nextFramePrefix(id: string): Buffer {
   const shared = SHARED_PREFIXES.get(id);
   if (shared !== undefined) return shared;
   const prefix = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
-  if (SHARED_PREFIXES.size < MAX_SHARED_PREFIXES) SHARED_PREFIXES.set(id, prefix);
+  if (isSharedPrefixId(id)) {
+    SHARED_PREFIXES.set(id, prefix);
+    SHARED_PREFIX_BUFFERS.add(prefix);
+  }
   return prefix;
 }
 
 /**
- * How many operation ids share one prefix buffer across sockets. Clients number their operations
- * from 1 (graphql-ws, the widget), so a few ids cover most subscriptions; subscribers of one event
- * with the same id then share one encoded frame (`ws-frames.ts`). Ids beyond the bound get a
- * buffer of their own: the same bytes, only without the sharing.
+ * Operation ids `"0"` to `"1023"` (written without leading zeros) share one prefix buffer across
+ * sockets, so subscribers of one event with the same id share one encoded frame (`ws-frames.ts`).
+ * The widget numbers its operations from 1; graphql-ws's own client uses random UUIDs, whose
+ * prefixes stay per operation (their frames are encoded per socket, as before). A fixed set, so
+ * neither many clients nor a hostile one can fill it with other ids.
  */
-export const MAX_SHARED_PREFIXES = 256;
+export const SHARED_PREFIX_IDS = 1024;
 const SHARED_PREFIXES = new Map<string, Buffer>();
+const SHARED_PREFIX_BUFFERS = new WeakSet<Buffer>();
+
+function isSharedPrefixId(id: string): boolean {
+  if (id.length > 4 || !/^(0|[1-9][0-9]*)$/.test(id)) return false;
+  return Number(id) < SHARED_PREFIX_IDS;
+}
+
+/** Whether `prefix` is the one buffer every operation with its id shares ({@link nextFramePrefix}). */
+export function isSharedPrefix(prefix: Buffer): boolean {
+  return SHARED_PREFIX_BUFFERS.has(prefix);
+}
 
 /**
  * A `next` frame as bytes: the operation's prefix, a serialized payload shared by every

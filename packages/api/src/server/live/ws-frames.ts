@@ -1,3 +1,5 @@
+import { isSharedPrefix } from './protocol.js';
+
 /**
  * WebSocket frames (RFC 6455 §5.2) of graphql-transport-ws `next` messages, server to client:
  * final, text, unmasked. Several messages become one buffer, written with one call.
@@ -26,22 +28,36 @@ export function encodeNextFrames(parts: readonly Buffer[]): Buffer {
   return out;
 }
 
-/** Encoded single frames by payload, then by prefix: freed with the payload (one event's result). */
-const SINGLE_FRAMES = new WeakMap<Buffer, Map<Buffer, Buffer>>();
+/**
+ * Single frames encoded in the current task, by payload, then by (shared) prefix. Emptied at the
+ * end of the task: the subscribers that can share a frame are those of one fan-out, which all
+ * write in the task that woke them, and nothing of an event outlives its delivery here.
+ */
+let taskFrames: Map<Buffer, Map<Buffer, Buffer>> | null = null;
+
+function forgetTaskFrames(): void {
+  taskFrames = null;
+}
 
 /**
- * The WebSocket frame of one `next` message, shared: the subscribers of one event whose
- * operations have the same prefix buffer (the same id, `nextFramePrefix`) write the same bytes.
+ * The WebSocket frame of one `next` message, shared within a task: the subscribers of one event
+ * whose operations share their prefix buffer (the same small numeric id, `nextFramePrefix`)
+ * write the same bytes.
  *
- * @remarks One frame per (payload, prefix) is encoded, the first time a socket asks, instead of
- * one buffer per socket and delivery. Sockets only read what they are given, so one buffer can be
- * written to many.
+ * @remarks One frame per (payload, prefix) is encoded instead of one buffer per socket and
+ * delivery. Sockets only read what they are given, so one buffer can be written to many. A
+ * prefix of its own (any other id) is encoded per call and not kept.
  */
 export function encodeNextFrame(prefix: Buffer, payload: Buffer): Buffer {
-  let byPrefix = SINGLE_FRAMES.get(payload);
+  if (!isSharedPrefix(prefix)) return encodeNextFrames([prefix, payload]);
+  if (taskFrames === null) {
+    taskFrames = new Map();
+    queueMicrotask(forgetTaskFrames);
+  }
+  let byPrefix = taskFrames.get(payload);
   if (byPrefix === undefined) {
     byPrefix = new Map();
-    SINGLE_FRAMES.set(payload, byPrefix);
+    taskFrames.set(payload, byPrefix);
   }
   let frame = byPrefix.get(prefix);
   if (frame === undefined) {
