@@ -79,6 +79,9 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, WakingEvents<V> 
   }
 
   async next(): Promise<IteratorResult<V>> {
+    // An answer a wake delivered but nobody pulled comes first (a reader that mixes both ways).
+    const answered = this.#takeAnswered();
+    if (answered !== undefined) return answered;
     const feed = this.#feed;
     while (!this.#closed) {
       const want = this.#seq + 1;
@@ -102,12 +105,8 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, WakingEvents<V> 
 
   /** The next event when the ring holds it with its view loaded; otherwise `next()` must wait. */
   [PULL_READY](): IteratorResult<V> | undefined {
-    const answered = this.#answered;
-    if (answered !== null) {
-      this.#answered = null;
-      if ('error' in answered) throw answered.error;
-      return answered.step;
-    }
+    const answered = this.#takeAnswered();
+    if (answered !== undefined) return answered;
     for (;;) {
       const entry = this.#closed ? undefined : this.#feed.entry(this.#seq + 1);
       if (!entry?.loaded) return undefined;
@@ -144,6 +143,15 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, WakingEvents<V> 
       },
     );
     return undefined;
+  }
+
+  /** What a `next()` started by {@link PULL_OR_WAKE} answered (thrown if it failed), once. */
+  #takeAnswered(): IteratorResult<V> | undefined {
+    const answered = this.#answered;
+    if (answered === null) return undefined;
+    this.#answered = null;
+    if ('error' in answered) throw answered.error;
+    return answered.step;
   }
 
   async return(): Promise<IteratorResult<V>> {
