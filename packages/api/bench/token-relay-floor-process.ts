@@ -14,9 +14,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { loopDelayOf } from './live-clock.js';
+import { RelayWindow } from './harness/relay-window.js';
 
 interface Open {
   readonly providerUrl: string;
@@ -28,16 +27,8 @@ const groups = new Map<string, WebSocket[]>();
 let sockets = 0;
 let subscribed = 0;
 let relayed = 0;
-let cpu: NodeJS.CpuUsage | null = null;
-const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-const gc = { count: 0, totalMs: 0, maxMs: 0 };
-const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    gc.count += 1;
-    gc.totalMs += entry.duration;
-    gc.maxMs = Math.max(gc.maxMs, entry.duration);
-  }
-});
+/** CPU, event-loop delay and GC pauses between `measure` and `measured`. */
+const costs = new RelayWindow();
 let close: (() => Promise<void>) | null = null;
 
 /** One complete WebSocket text frame (RFC 6455: final, unmasked) of `text`. */
@@ -152,21 +143,12 @@ function reply(message: { type: string }): void | Promise<void> {
       return;
     case 'measure':
       relayed = 0;
-      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
-      gcObserver.observe({ entryTypes: ['gc'] });
-      loopDelay.reset();
-      loopDelay.enable();
-      cpu = process.cpuUsage();
+      costs.open();
       process.send?.({ type: 'measuring' });
       return;
-    case 'measured': {
-      const used = process.cpuUsage(cpu ?? undefined);
-      loopDelay.disable();
-      gcObserver.disconnect();
-      const cpuMicros = used.user + used.system;
-      process.send?.({ type: 'measured', cpuMicros, relayed, loopDelay: loopDelayOf(loopDelay), gc });
+    case 'measured':
+      process.send?.({ type: 'measured', relayed, ...costs.close() });
       return;
-    }
     case 'close':
       return (close?.() ?? Promise.resolve()).then(() => {
         process.send?.({ type: 'closed' });

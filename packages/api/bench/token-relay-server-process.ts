@@ -13,7 +13,6 @@
  * → `{ type: 'measured', cpuMicros, relayed, loopDelay, gc }` (CPU, relayed text deltas,
  * event-loop delay and GC pauses since `measure`); parent → `{ type: 'close' }`; child → `{ type: 'closed' }`.
  */
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import {
@@ -28,9 +27,9 @@ import { createConfigCatalog } from '../src/adapters/config-catalog.js';
 import { type App, createApp } from '../src/app/create-app.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { BENCH_LOGGER } from './harness/bench-stack.js';
+import { RelayWindow } from './harness/relay-window.js';
 import { waitUntil } from './harness/stats.js';
 import { INSTANT_PREFIX } from './harness/streaming-chat-provider.js';
-import { loopDelayOf } from './live-clock.js';
 
 const TOKEN = 'tok-relay-bench';
 const OWNER: OwnerId = asOwnerId('relay-owner');
@@ -45,17 +44,8 @@ interface Open {
 
 let app: App | null = null;
 let relayed = 0;
-let cpu: NodeJS.CpuUsage | null = null;
-const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-/** Garbage-collection pauses while measuring: a long one stalls every delivery at once. */
-const gc = { count: 0, totalMs: 0, maxMs: 0 };
-const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    gc.count += 1;
-    gc.totalMs += entry.duration;
-    gc.maxMs = Math.max(gc.maxMs, entry.duration);
-  }
-});
+/** CPU, event-loop delay and GC pauses between `measure` and `measured`. */
+const costs = new RelayWindow();
 
 function collectGarbage(): void {
   try {
@@ -182,26 +172,12 @@ function reply(message: { type: string }): void | Promise<void> {
     }
     case 'measure':
       relayed = 0;
-      Object.assign(gc, { count: 0, totalMs: 0, maxMs: 0 });
-      gcObserver.observe({ entryTypes: ['gc'] });
-      loopDelay.reset();
-      loopDelay.enable();
-      cpu = process.cpuUsage();
+      costs.open();
       process.send?.({ type: 'measuring' });
       return;
-    case 'measured': {
-      const used = process.cpuUsage(cpu ?? undefined);
-      loopDelay.disable();
-      gcObserver.disconnect();
-      process.send?.({
-        type: 'measured',
-        cpuMicros: used.user + used.system,
-        relayed,
-        loopDelay: loopDelayOf(loopDelay),
-        gc,
-      });
+    case 'measured':
+      process.send?.({ type: 'measured', relayed, ...costs.close() });
       return;
-    }
     case 'close':
       return built.close().then(() => {
         process.send?.({ type: 'closed' });
