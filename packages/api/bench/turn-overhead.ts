@@ -6,13 +6,14 @@ import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.j
 import { ms, type Summary, summarize } from './harness/stats.js';
 import { openTurnStack, type TurnStack } from './harness/turn-stack.js';
 import { profileTurnCommits } from './turn-commits.js';
+import { type CpuBySteps, cpuBySteps, cpuStepsMethod, cpuStepsTable, profiled, turnBounds } from './turn-cpu.js';
 import { type Phases, phaseRows, phasesOf } from './turn-phases.js';
 import type { TurnSample } from './turn-user-process.js';
 
 /** Per concurrency: counted samples per worker and uncounted warm-up samples per worker. */
 const SIZES = {
-  full: { rounds: 3, samples: { 1: 120, 8: 30 }, warmup: 8, counted: 40, processWarmup: 400 },
-  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3, processWarmup: 2 },
+  full: { rounds: 3, samples: { 1: 120, 8: 30 }, warmup: 8, counted: 40, processWarmup: 400, profiled: 80 },
+  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3, processWarmup: 2, profiled: 3 },
 } as const;
 const CONCURRENCY = [1, 8] as const;
 /** Requests per team stay below the 100-request limit. */
@@ -24,6 +25,8 @@ interface Series {
   readonly accepted: number[];
   readonly direct: number[];
   readonly phases: Phases[];
+  /** Each turn's stamps bounding the CPU steps (`turn-cpu.ts`), for the turns that have them all. */
+  readonly bounds: number[][];
 }
 
 /**
@@ -52,7 +55,7 @@ async function round(
     'round-done',
     600_000,
   );
-  const series: Series = { turns: [], accepted: [], direct: [], phases: [] };
+  const series: Series = { turns: [], accepted: [], direct: [], phases: [], bounds: [] };
   for (const sample of samples) {
     series.turns.push(sample.seen - sample.called);
     series.accepted.push(sample.seen - sample.accepted);
@@ -60,6 +63,8 @@ async function round(
     const trace = stack.trace(sample.jobId);
     if (sample.provider) trace.provider = { lastUser: '', ...sample.provider };
     series.phases.push(phasesOf(trace, sample.called, sample.accepted, sample.seen));
+    const bounds = turnBounds(trace, sample);
+    if (bounds !== null) series.bounds.push(bounds);
   }
   stack.clearTraces();
   return series;
@@ -108,6 +113,7 @@ export const turnOverhead: Benchmark = {
     for (let r = 0; r < size.rounds * (CONCURRENCY.length + variantRounds); r += 1)
       tokens.set(`turn-token-${r}`, `turn-owner-${r}`);
     tokens.set('turn-token-warmup', 'turn-owner-warmup');
+    tokens.set('turn-token-profiled', 'turn-owner-profiled');
     // The user's side (provider and client) runs in its own process, off the server's event loop.
     const user = BenchChild.fork('turn-overhead/user', 'turn-user-process.ts');
     try {
@@ -136,6 +142,8 @@ async function measureAll(
   const metrics: Record<string, number> = {};
   const breakdown: Phases[] = [];
   let cpuStart = process.cpuUsage();
+  let cpuStop: NodeJS.CpuUsage | null = null;
+  let cpuSteps: CpuBySteps | null = null;
   let turnsRun = 0;
   try {
     await stack.app.start();
@@ -178,10 +186,16 @@ async function measureAll(
       metrics[`addedP50MsC${concurrency}`] = p50s[Math.floor(p50s.length / 2)] as number;
       metrics[`addedP99MsC${concurrency}`] = p99s[Math.floor(p99s.length / 2)] as number;
     }
+    cpuStop = process.cpuUsage(cpuStart);
+    // After the measured rounds, so the profiler's own cost is in none of them.
+    const { result, profile } = await profiled(() =>
+      round(stack, user, 'turn-token-profiled', 'profiled', 1, size.profiled, 0),
+    );
+    cpuSteps = cpuBySteps(profile, result.bounds);
   } finally {
     await stack.close();
   }
-  const cpu = process.cpuUsage(cpuStart);
+  const cpu = cpuStop ?? process.cpuUsage(cpuStart);
   // The same turns on databases opened two other ways: as `--sqlite-synchronous normal` opens
   // them (no sync at all: what the syncs cost a turn), and with SQLite's own fsync inside every
   // COMMIT, as before group commit (what group commit saves).
@@ -257,6 +271,7 @@ async function measureAll(
         header: ['Step', 'p50', 'p99', 'mean'],
         rows: phaseRows(breakdown),
       },
+      ...(cpuSteps === null ? [] : [cpuStepsTable(cpuSteps)]),
       {
         title: `Commits of one turn (${profile.turns} sequential turns, counted on the connection; besides them ${profile.readsPerTurn.toFixed(1)} reads and ${profile.writesPerTurn.toFixed(1)} write statements per turn)`,
         header: ['Commit (tables its transaction wrote)', 'Count', 'Per turn'],
@@ -268,6 +283,7 @@ async function measureAll(
       'A turn sample: `sendRequest` to one member over HTTP (`fetch`), then the wait until the COMPLETED `JobChanged` of its job arrives on a graphql-ws `teamEvents` subscription opened before the round (the client is a few lines over `ws`). A direct sample: the same provider called with an OpenAI client built as the runtime builds it (`openai` SDK, streaming, `include_usage`), the stream read to its end. Turn and direct samples alternate (which goes first alternates too), so load drift hits both alike.',
       `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before any round the process runs ${size.processWarmup} uncounted turns (a fresh process gets faster for its first few hundred turns, which made the rows measured after the main ones look faster than the code they ran). At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
       'The main rows run on a database opened as `serve` opens it by default: WAL with `synchronous=FULL` (SQLite syncs the log inside every COMMIT while the event loop waits). After them, the same turns run on two more databases: `synchronous=normal` opened as `--sqlite-synchronous normal` opens it (no sync at all; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), and group commit as `--sqlite-synchronous group` opens it (a commit answers only after one `fdatasync` of the log, run off the event loop and shared by the commits made while it ran; `src/storage/sqlite-wal-sync.ts`).',
+      cpuStepsMethod(size.profiled),
       `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync.`,
       'The breakdown stamps the machine\'s monotonic clock (`process.hrtime`, the same in both processes): the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "Server CPU per turn" is the server process\'s CPU (`process.cpuUsage`) over the main rounds, divided by their turns.',
     ],
