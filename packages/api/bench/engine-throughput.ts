@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { JobPhase, type OwnerId } from '@agent-teams/core';
 import { type OpenedDatabase, openDatabase } from '../src/storage/open-database.js';
+import { describeCommit } from './engine-commit-labels.js';
 import { type BenchStack, benchOwner, openBenchStack, sendToAll } from './harness/bench-stack.js';
 import type { Benchmark, BenchReport, BenchScale } from './harness/benchmark.js';
 import { openCountingDatabase } from './harness/commit-counter.js';
 import { rawCommitRate } from './harness/raw-commit-rate.js';
+import { statementHeader, statementRows } from './harness/statement-times.js';
 import { ms, rate, waitUntil } from './harness/stats.js';
 
 /** The workload of one engine run (see `SHAPES`). */
@@ -33,6 +35,9 @@ export const SHAPES: Record<BenchScale, Shape> = {
   },
   tiny: { owners: 2, teamsPerOwner: 2, size: 4, jobs: 16, warmupJobs: 8, profileJobs: 16, rawCommits: 100, rawMs: 200 },
 };
+
+/** Statements listed one per row in the SQLite time table; the rest share one row. */
+const STATEMENT_ROWS = 12;
 
 /** The goal: engine jobs/s at least a quarter of the raw commit rate. */
 const GOAL = 0.25;
@@ -146,7 +151,13 @@ export async function engineRun(
 async function profile(
   dir: string,
   shape: Shape,
-): Promise<{ rows: string[][]; perJob: number; selectsPerJob: number; writesPerJob: number }> {
+): Promise<{
+  rows: string[][];
+  statements: string[][];
+  perJob: number;
+  selectsPerJob: number;
+  writesPerJob: number;
+}> {
   const database = openCountingDatabase(join(dir, 'profile.sqlite'));
   const stack = await openBenchStack(database);
   try {
@@ -164,28 +175,16 @@ async function profile(
     const total = entries.reduce((sum, [, n]) => sum + n, 0);
     const rows = entries.map(([label, n]) => [describeCommit(label), `\`${label}\``, String(n), (n / jobs).toFixed(3)]);
     rows.push(['**all commits**', '', String(total), `**${(total / jobs).toFixed(2)}**`]);
-    return { rows, perJob: total / jobs, selectsPerJob: counts.selects / jobs, writesPerJob: counts.writes / jobs };
+    return {
+      rows,
+      statements: statementRows(counts.statements, jobs, STATEMENT_ROWS),
+      perJob: total / jobs,
+      selectsPerJob: counts.selects / jobs,
+      writesPerJob: counts.writes / jobs,
+    };
   } finally {
     await stack.close();
   }
-}
-
-function describeCommit(label: string): string {
-  // Writes of several callers that arrived together, in one transaction (decision 0224).
-  const shared = /^tx of (\d+) writes$/.exec(label);
-  if (shared !== null) return `${shared[1]} writes sharing one transaction (decision 0224)`;
-  // The admission riding an enqueue (decision 0223) writes the new job and updates it in one transaction.
-  if (label.includes('insert jobs') && label.includes('update jobs'))
-    return 'enqueue with its admission (decision 0223)';
-  if (label.includes('update scheduler_state')) return 'admission pass (`store.admit`)';
-  if (label.includes('insert jobs')) return 'enqueue (`requests.send`)';
-  if (label.includes('runtime_runs') && label.includes('update jobs')) {
-    return "job update carrying the run's end (acknowledge + complete, the scripted run row and its conversation)";
-  }
-  if (label.includes('runtime_runs')) return 'scripted run row and its conversation, alone (a ride not carried)';
-  if (label.includes('conversation_messages')) return 'conversation append (input + answer)';
-  if (label.includes('update jobs')) return 'job update (`store.updateJob`: acknowledge + complete)';
-  return 'other';
 }
 
 /**
@@ -251,13 +250,18 @@ export const engineThroughput: Benchmark = {
           header: ['Commit', 'Writes in it', 'Count', 'Per job'],
           rows: counted.rows,
         },
+        {
+          title: `Where a job's SQLite time goes (the same run, every statement timed at execution; the ${STATEMENT_ROWS} costliest)`,
+          header: statementHeader('job'),
+          rows: counted.statements,
+        },
       ],
       method: [
         `Raw rate: better-sqlite3 on a temporary file in the same directory, WAL, synchronous=FULL, \`BEGIN IMMEDIATE\` + one-row INSERT + COMMIT per transaction, up to ${shape.rawCommits} timed commits or ${shape.rawMs / 1000} s after 50 untimed; measured before, between and after the two engine runs, and each run's ratio uses the mean of the raw rates measured right before and right after it (the disk is shared, so the rate drifts).`,
         `Engine: ${shape.owners} owners × ${shape.teamsPerOwner} teams × ${shape.size} members (${conversations} conversations, so the 8 slots stay full); each request goes to all ${shape.size} members of a team, teams in rotation; the text has no directive, so every scripted turn is instant (answer "m<i>: Instant answer <n>").`,
         `Live: the scheduler runs while ${shape.jobs / shape.size} \`requests.send\` calls are made one after the other; timed from the first send to the moment no job is unfinished (checked every 10 ms with a count over the partial index), after an untimed warm-up of ${shape.warmupJobs} jobs. Enqueue commits are inside the window.`,
         'Drain: the same jobs enqueued first with the scheduler stopped; timed from `scheduler.start()` until no job is unfinished (admission, runs and completion only).',
-        `"Result" counts only jobs that ended COMPLETED (x/y shows completed of sent). Commit profile: a separate live run of ${shape.profileJobs} jobs on a connection with the same pragmas that counts, at execution time, every COMMIT (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); besides the commits it counted ${counted.selectsPerJob.toFixed(1)} reads and ${counted.writesPerJob.toFixed(1)} write statements per job.`,
+        `"Result" counts only jobs that ended COMPLETED (x/y shows completed of sent). Commit profile: a separate live run of ${shape.profileJobs} jobs on a connection with the same pragmas that counts, at execution time, every COMMIT (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); besides the commits it counted ${counted.selectsPerJob.toFixed(1)} reads and ${counted.writesPerJob.toFixed(1)} write statements per job. The same connection times every better-sqlite3 call (\`performance.now()\` around \`run\`/\`all\`; a COMMIT's log writes and sync included, Kysely's building not), grouped by the statement's text with its lists of placeholders shortened; this connection prepares each statement anew (outside the timing), and the timing adds its own cost, so read the shares rather than the totals.`,
         '"CPU per job": user + system CPU time of the benchmark process (`process.cpuUsage`) over the timed window, divided by the jobs. better-sqlite3 is synchronous, so an fsync blocks the event loop without using CPU: wall time per job is roughly CPU per job plus commits per job × the time of one commit.',
       ],
       notes: [

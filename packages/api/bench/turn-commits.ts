@@ -3,6 +3,7 @@ import { asOwnerId } from '@agent-teams/core';
 import { type OpenedDatabase, openDatabase } from '../src/storage/open-database.js';
 import { openCountingDatabase } from './harness/commit-counter.js';
 import { rawCommitRate } from './harness/raw-commit-rate.js';
+import { statementRows } from './harness/statement-times.js';
 import { openTurnClient } from './harness/turn-client.js';
 import { openTurnStack } from './harness/turn-stack.js';
 
@@ -10,6 +11,8 @@ import { openTurnStack } from './harness/turn-stack.js';
 export interface TurnCommitProfile {
   readonly turns: number;
   readonly rows: string[][];
+  /** The turn's statements by time (`statement-times.ts`), the costliest first. */
+  readonly statements: string[][];
   readonly commitsPerTurn: number;
   readonly readsPerTurn: number;
   readonly writesPerTurn: number;
@@ -69,6 +72,7 @@ export async function profileTurnCommits(dir: string, turns: number): Promise<Tu
   return {
     turns,
     rows,
+    statements: statementRows(counts.statements, turns, 12),
     commitsPerTurn: all / turns,
     readsPerTurn: counts.selects / turns,
     writesPerTurn: counts.writes / turns,

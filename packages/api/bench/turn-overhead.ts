@@ -3,6 +3,7 @@ import { asOwnerId } from '@agent-teams/core';
 import { type OpenDatabaseOptions, openDatabase } from '../src/storage/open-database.js';
 import { BenchChild } from './harness/bench-child.js';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
+import { statementHeader } from './harness/statement-times.js';
 import { ms, type Summary, summarize } from './harness/stats.js';
 import { openTurnStack, type TurnStack } from './harness/turn-stack.js';
 import { profileTurnCommits } from './turn-commits.js';
@@ -277,6 +278,7 @@ async function measureAll(
         header: ['Commit (tables its transaction wrote)', 'Count', 'Per turn'],
         rows: profile.rows,
       },
+      { title: "The same turns' SQLite time by statement", header: statementHeader('turn'), rows: profile.statements },
     ],
     method: [
       "One process serves the application as `serve` builds it (`createApp`, SQLite file, default runtimes, HTTP and graphql-ws on 127.0.0.1) with one agent on the `openai` runtime (`stream: true`) whose `baseUrl` is a local fake OpenAI-compatible provider (testkit `FakeChatProvider` behind `node:http` on 127.0.0.1) that answers every call at once with a 2-word streamed answer. The provider and the client run in a second process (`bench/turn-user-process.ts`), as a remote provider and a user's browser would: until 2026-12-01 (the figures in the hand-written part below) they ran in the server's own process, whose event loop then also carried the client's and the provider's work.",
@@ -284,7 +286,7 @@ async function measureAll(
       `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before any round the process runs ${size.processWarmup} uncounted turns (a fresh process gets faster for its first few hundred turns, which made the rows measured after the main ones look faster than the code they ran). At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
       'The main rows run on a database opened as `serve` opens it by default: WAL with `synchronous=FULL` (SQLite syncs the log inside every COMMIT while the event loop waits). After them, the same turns run on two more databases: `synchronous=normal` opened as `--sqlite-synchronous normal` opens it (no sync at all; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), and group commit as `--sqlite-synchronous group` opens it (a commit answers only after one `fdatasync` of the log, run off the event loop and shared by the commits made while it ran; `src/storage/sqlite-wal-sync.ts`).',
       cpuStepsMethod(size.profiled),
-      `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync.`,
+      `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync. The same connection times every statement (\`engine-throughput\` says how), provider and client in the server's process.`,
       'The breakdown stamps the machine\'s monotonic clock (`process.hrtime`, the same in both processes): the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "Server CPU per turn" is the server process\'s CPU (`process.cpuUsage`) over the main rounds, divided by their turns.',
     ],
     notes: [

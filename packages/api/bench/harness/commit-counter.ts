@@ -4,6 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../../src/storage/database-types.js';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { type StatementTimes, timeStatement } from './statement-times.js';
 
 /** What one kind of commit wrote, e.g. `tx: insert jobs, insert record_messages, insert team_events`. */
 export type CommitLabel = string;
@@ -14,6 +15,8 @@ export interface CommitCounts {
   readonly selects: number;
   readonly writes: number;
   readonly rollbacks: number;
+  /** Every statement run (COMMIT included), by its text (`statement-times.ts`): calls and time. */
+  readonly statements: StatementTimes;
 }
 
 /** A database that counts commits by what they wrote. */
@@ -44,6 +47,7 @@ export function openCountingDatabase(file: string): CountingDatabase {
   let selects = 0;
   let writes = 0;
   let rollbacks = 0;
+  let statements: StatementTimes = new Map();
   let open: string[] | null = null;
   /** The callers' writes sharing the open transaction, one savepoint each (decision 0224). */
   let shared = 0;
@@ -93,7 +97,7 @@ export function openCountingDatabase(file: string): CountingDatabase {
             if (name !== 'run' && name !== 'all' && name !== 'iterate' && name !== 'get') return value;
             return (...args: unknown[]) => {
               seen(text);
-              return (value as (...a: unknown[]) => unknown).apply(inner, args);
+              return timeStatement(statements, text, () => (value as (...a: unknown[]) => unknown).apply(inner, args));
             };
           },
         });
@@ -106,9 +110,10 @@ export function openCountingDatabase(file: string): CountingDatabase {
     dialect: 'sqlite',
     target: file,
     close: () => db.destroy(),
-    counts: () => ({ commits: new Map(commits), selects, writes, rollbacks }),
+    counts: () => ({ commits: new Map(commits), selects, writes, rollbacks, statements: new Map(statements) }),
     reset() {
       commits = new Map();
+      statements = new Map();
       selects = 0;
       writes = 0;
       rollbacks = 0;
