@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ownerSpendToday } from '../storage/budgets.js';
 import type { Database } from '../storage/database-types.js';
+import { UNFINISHED } from '../storage/job-reads.js';
 
 /** The prefix of every metric the server exports. */
 export const METRIC_PREFIX = 'agent_teams_';
@@ -42,6 +43,20 @@ const TURN_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
 /** Buckets of the event lag across servers in seconds (poll default 250 ms). */
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/**
+ * Unfinished jobs by owner and phase, for the `jobs` gauge. `unfinished = 1` changes no answer
+ * (every phase asked is unfinished) but lets the read walk the partial index of unfinished jobs
+ * instead of every job ever run (migration 0014 dropped the full index it used to scan).
+ */
+export function unfinishedJobCounts(db: Kysely<Database>) {
+  return db
+    .selectFrom('jobs')
+    .select(['owner', 'phase', (eb) => eb.fn.countAll<string | number>().as('count')])
+    .where('unfinished', '=', UNFINISHED)
+    .where('phase', 'in', [...ACTIVE_PHASES, JobPhase.QUEUED])
+    .groupBy(['owner', 'phase']);
+}
+
 /** Creates the metrics over the application's database (null: the job and usage gauges stay empty). */
 export function createMetrics(db: Kysely<Database> | null, now: () => number): ServerMetrics {
   const registry = new Registry();
@@ -55,12 +70,7 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
     async collect() {
       this.reset();
       if (!db) return;
-      const rows = await db
-        .selectFrom('jobs')
-        .select(['owner', 'phase', (eb) => eb.fn.countAll<string | number>().as('count')])
-        .where('phase', 'in', [...ACTIVE_PHASES, JobPhase.QUEUED])
-        .groupBy(['owner', 'phase'])
-        .execute();
+      const rows = await unfinishedJobCounts(db).execute();
       for (const row of rows) {
         const state = row.phase === JobPhase.QUEUED ? 'queued' : 'active';
         this.inc({ owner: row.owner, state }, Number(row.count));

@@ -24,6 +24,9 @@ import { inInputOrder } from './team-reads.js';
  */
 export const UNFINISHED = sql.lit(1);
 
+/** The phase of the jobs the inbox lists, as a literal (see {@link waitingJobs}). */
+const WAITING_INPUT = sql.lit(JobPhase.WAITING_INPUT);
+
 type JobQuery = SelectQueryBuilder<Database, 'jobs', object>;
 
 /** The owner's job, or null. */
@@ -98,16 +101,21 @@ export function listJobs(
   return pageWithTotal(query, page);
 }
 
+/**
+ * An owner's jobs waiting for a person. The phase is a literal, not a parameter: only then can
+ * SQLite and PostgreSQL prove that the partial index of those jobs applies (migration 0014).
+ */
+export function waitingJobs(db: Kysely<Database>, owner: OwnerId): JobQuery {
+  return db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', WAITING_INPUT);
+}
+
 /** Jobs waiting for a person, of one owner, oldest first (the inbox). */
 export function listWaitingJobs(
   db: Kysely<Database>,
   owner: OwnerId,
   page: SeqPageRequest,
 ): Promise<SeqPage<Job> & { readonly totalCount: number }> {
-  return pageWithTotal(
-    db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', JobPhase.WAITING_INPUT),
-    page,
-  );
+  return pageWithTotal(waitingJobs(db, owner), page);
 }
 
 /** Unfinished jobs holding a slot, in creation order. */

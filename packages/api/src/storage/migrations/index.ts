@@ -13,6 +13,7 @@ import { budgetsMigration } from './0010-budgets.js';
 import { teamworkLifecycleMigration } from './0011-teamwork-lifecycle.js';
 import { seededHistoryIndexMigration } from './0012-seeded-history-index.js';
 import { requestCountIndexMigration } from './0013-request-count-index.js';
+import { leanWriteIndexesMigration } from './0014-lean-write-indexes.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -43,6 +44,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0011-teamwork-lifecycle': teamworkLifecycleMigration(),
       '0012-seeded-history-index': seededHistoryIndexMigration(),
       '0013-request-count-index': requestCountIndexMigration(),
+      '0014-lean-write-indexes': leanWriteIndexesMigration(),
     };
   }
 }
