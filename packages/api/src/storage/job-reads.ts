@@ -19,8 +19,9 @@ import { toJob } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
 
 /**
- * `unfinished = 1` as a literal, not a bound parameter: SQLite uses a partial index only when the
- * query's WHERE visibly implies the index's WHERE, which a `?` never does.
+ * `unfinished = 1` as a literal, not a bound parameter: a partial index applies only where the
+ * query's WHERE implies the index's. With a `?`, SQLite re-plans the statement for the value bound
+ * (on every bind) and PostgreSQL's generic plans cannot use the index at all.
  */
 export const UNFINISHED = sql.lit(1);
 
@@ -102,8 +103,9 @@ export function listJobs(
 }
 
 /**
- * An owner's jobs waiting for a person. The phase is a literal, not a parameter: only then can
- * SQLite and PostgreSQL prove that the partial index of those jobs applies (migration 0014).
+ * An owner's jobs waiting for a person. The phase is a literal, not a parameter, as with
+ * {@link UNFINISHED}: so every plan of the statement can use the partial index of those jobs
+ * (migration 0014).
  */
 export function waitingJobs(db: Kysely<Database>, owner: OwnerId): JobQuery {
   return db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', WAITING_INPUT);
