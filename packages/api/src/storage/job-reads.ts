@@ -20,13 +20,12 @@ import { inInputOrder } from './team-reads.js';
 
 /**
  * `unfinished = 1` as a literal, not a bound parameter: a partial index applies only where the
- * query's WHERE implies the index's. With a `?`, SQLite re-plans the statement for the value bound
- * (on every bind) and PostgreSQL's generic plans cannot use the index at all.
+ * query's WHERE implies the index's. With a `?` compared to a column that a partial index's WHERE
+ * tests for equality, SQLite re-plans the statement at every run for the value bound (measured:
+ * a count of unfinished jobs 5.0 µs with the literal, 10.8 µs bound; decision 0231), and
+ * PostgreSQL's generic plans cannot use the index at all.
  */
 export const UNFINISHED = sql.lit(1);
-
-/** The phase of the jobs the inbox lists, as a literal (see {@link waitingJobs}). */
-const WAITING_INPUT = sql.lit(JobPhase.WAITING_INPUT);
 
 type JobQuery = SelectQueryBuilder<Database, 'jobs', object>;
 
@@ -102,13 +101,9 @@ export function listJobs(
   return pageWithTotal(query, page);
 }
 
-/**
- * An owner's jobs waiting for a person. The phase is a literal, not a parameter, as with
- * {@link UNFINISHED}: so every plan of the statement can use the partial index of those jobs
- * (migration 0014).
- */
+/** An owner's jobs waiting for a person (`jobs_owner_phase_seq_idx`). */
 export function waitingJobs(db: Kysely<Database>, owner: OwnerId): JobQuery {
-  return db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', WAITING_INPUT);
+  return db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', JobPhase.WAITING_INPUT);
 }
 
 /** Jobs waiting for a person, of one owner, oldest first (the inbox). */
