@@ -1,9 +1,12 @@
 import { type EnqueueRequestsArgs, type EnqueueSnapshot, type JobId, JobKind, Limits } from '@agent-teams/core';
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { CompiledListStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
+
+/** The kind the team's request count counts, as a literal. */
+const REQUEST = sql.lit(JobKind.REQUEST);
 
 /** The values of one idempotency key in {@link EXISTING}: requester, client key, member. */
 const KEY_VALUES = 3;
@@ -41,16 +44,20 @@ const EXISTING = new CompiledListStatement(1 + KEY_VALUES * Limits.maxMembers, (
  */
 const COUNTS = new CompiledListStatement(1 + Limits.maxMembers, (db: Kysely<Database>, values) => {
   const [teamId, ...roots] = values;
-  return db
-    .selectFrom('jobs')
-    .select((eb) => [
-      eb.fn.countAll<number | string>().as('n'),
-      ...roots.map((root, i) =>
-        eb.fn.sum<number | string | null>(eb.case().when('root_id', '=', root).then(1).else(0).end()).as(`r${i}`),
-      ),
-    ])
-    .where('team_id', '=', teamId as string)
-    .where('kind', '=', JobKind.REQUEST);
+  return (
+    db
+      .selectFrom('jobs')
+      .select((eb) => [
+        eb.fn.countAll<number | string>().as('n'),
+        ...roots.map((root, i) =>
+          eb.fn.sum<number | string | null>(eb.case().when('root_id', '=', root).then(1).else(0).end()).as(`r${i}`),
+        ),
+      ])
+      .where('team_id', '=', teamId as string)
+      // A literal: bound, the kind is checked against the partial index of receipts (`kind =
+      // 'RECEIPT'`) while planning, and SQLite re-plans the statement at every run (decision 0231).
+      .where('kind', '=', REQUEST)
+  );
 });
 
 /** What `decide` sees of an enqueue, read under the team lock (the caller holds `team` locked). */

@@ -1,19 +1,29 @@
 import type { RecordId, RecordMessage, TeamEvent, TeamId } from '@agent-teams/core';
-import type { Kysely } from 'kysely';
-import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
-import type { Database } from './database-types.js';
+import type { Kysely, Selectable } from 'kysely';
+import { CompiledListStatement, CompiledShapes, ID_LIST_PLANNED } from './compiled-statement.js';
+import type { Database, RecordMessagesTable } from './database-types.js';
+import { LIMIT_SHAPES, literalLimit } from './literal-limit.js';
 import { toEvent, toRecord } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
 
-/** A team's newest record messages, newest first; compiled once. */
-const RECENT_RECORDS = new CompiledStatement(2, (db, teamId: string, limit: number) =>
-  db.selectFrom('record_messages').selectAll().where('team_id', '=', teamId).orderBy('seq', 'desc').limit(limit),
-);
+/** A team's newest record messages, newest first; compiled once per limit (`literal-limit.ts`). */
+const RECENT_RECORDS = new CompiledShapes<Selectable<RecordMessagesTable>>(LIMIT_SHAPES);
 
 /** The newest `limit` record messages of a team, oldest first. */
 export async function recentRecords(db: Kysely<Database>, teamId: TeamId, limit: number): Promise<RecordMessage[]> {
   if (limit <= 0) return [];
-  const rows = await RECENT_RECORDS.rows(db, teamId, limit);
+  const { rows } = await RECENT_RECORDS.execute(
+    db,
+    String(limit),
+    (target, [team]) =>
+      target
+        .selectFrom('record_messages')
+        .selectAll()
+        .where('team_id', '=', team as string)
+        .orderBy('seq', 'desc')
+        .limit(literalLimit(limit)),
+    [teamId],
+  );
   return rows.map(toRecord).reverse();
 }
 

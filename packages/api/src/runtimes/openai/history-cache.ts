@@ -1,6 +1,7 @@
-import type { Compilable, Kysely } from 'kysely';
-import { CompiledStatement } from '../../storage/compiled-statement.js';
+import type { Compilable, Kysely, RawBuilder } from 'kysely';
+import { CompiledShapes } from '../../storage/compiled-statement.js';
 import type { Database } from '../../storage/database-types.js';
+import { LIMIT_SHAPES, literalLimit } from '../../storage/literal-limit.js';
 import { toPersisted, toSeedMessage } from './openai-messages.js';
 import type { PersistedMessage } from './openai-run-store.js';
 
@@ -128,7 +129,12 @@ export class HistoryCache {
  * The read of a conversation's seeded entries (a forked member's copy of the lead's turns),
  * oldest first, after `afterSeq` when given; planned on `conversation_messages_seeded_idx`.
  */
-export function seededRead(db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) {
+export function seededRead(
+  db: Kysely<Database>,
+  conversationId: string,
+  afterSeq: number | undefined,
+  limit: number | RawBuilder<number>,
+) {
   let query = db
     .selectFrom('conversation_messages')
     .select(['seq', 'role', 'text'])
@@ -139,27 +145,37 @@ export function seededRead(db: Kysely<Database>, conversationId: string, afterSe
 }
 
 /** A conversation's newest model messages after `afterSeq` when given, newest first. */
-function modelRead(db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) {
+function modelRead(
+  db: Kysely<Database>,
+  conversationId: string,
+  afterSeq: number | undefined,
+  limit: number | RawBuilder<number>,
+) {
   let query = db.selectFrom('openai_messages').selectAll().where('conversation_id', '=', conversationId);
   if (afterSeq !== undefined) query = query.where('seq', '>', afterSeq);
   return query.orderBy('seq', 'desc').limit(limit);
 }
 
 /**
- * A conversation read compiled once per shape (`storage/compiled-statement.ts`): from the start,
- * or after a seq.
+ * A conversation read compiled once per shape (`storage/compiled-statement.ts`): from the start or
+ * after a seq, and per limit, which is written into the statement (`storage/literal-limit.ts`).
  */
 function compiledRead<R>(
-  build: (db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) => Compilable<R>,
+  build: (
+    db: Kysely<Database>,
+    conversationId: string,
+    afterSeq: number | undefined,
+    limit: RawBuilder<number>,
+  ) => Compilable<R>,
 ) {
-  const all = new CompiledStatement(2, (db, conversationId: string, limit: number) =>
-    build(db, conversationId, undefined, limit),
-  );
-  const after = new CompiledStatement(3, (db, conversationId: string, afterSeq: number, limit: number) =>
-    build(db, conversationId, afterSeq, limit),
-  );
-  return (db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) =>
-    afterSeq === undefined ? all.rows(db, conversationId, limit) : after.rows(db, conversationId, afterSeq, limit);
+  const shapes = new CompiledShapes<R>(2 * LIMIT_SHAPES);
+  return async (db: Kysely<Database>, conversationId: string, afterSeq: number | undefined, limit: number) => {
+    const key = `${afterSeq === undefined ? 'all' : 'after'}:${limit}`;
+    const values = afterSeq === undefined ? [conversationId] : [conversationId, afterSeq];
+    const read = (target: Kysely<Database>, [conversation, after]: readonly unknown[]) =>
+      build(target, conversation as string, after as number | undefined, literalLimit(limit));
+    return (await shapes.execute(db, key, read, values)).rows;
+  };
 }
 
 const MODEL = compiledRead(modelRead);
