@@ -15,6 +15,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { answerParent } from './harness/bench-child.js';
 import { RelayWindow } from './harness/relay-window.js';
 
 interface Open {
@@ -157,10 +158,4 @@ function reply(message: { type: string }): void | Promise<void> {
   }
 }
 
-process.on('message', (message: { type: string }) => {
-  Promise.resolve()
-    .then(() => reply(message))
-    .catch((error: unknown) => {
-      process.send?.({ type: 'failed', error: String((error as Error)?.stack ?? error) });
-    });
-});
+answerParent(reply);

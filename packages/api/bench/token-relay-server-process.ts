@@ -26,6 +26,7 @@ import {
 import { createConfigCatalog } from '../src/adapters/config-catalog.js';
 import { type App, createApp } from '../src/app/create-app.js';
 import { openDatabase } from '../src/storage/open-database.js';
+import { answerParent } from './harness/bench-child.js';
 import { BENCH_LOGGER } from './harness/bench-stack.js';
 import { RelayWindow } from './harness/relay-window.js';
 import { waitUntil } from './harness/stats.js';
@@ -186,10 +187,4 @@ function reply(message: { type: string }): void | Promise<void> {
   }
 }
 
-process.on('message', (message: { type: string }) => {
-  Promise.resolve()
-    .then(() => reply(message))
-    .catch((error: unknown) => {
-      process.send?.({ type: 'failed', error: String((error as Error)?.stack ?? error) });
-    });
-});
+answerParent(reply);

@@ -39,6 +39,13 @@ describe('the CPU-by-step cut of the turn-overhead section', () => {
     expect(categoryOf(frame('transition', 'file:///w/packages/core/dist/jobs/job-machine.js'))).toBe(
       'Agent Teams code',
     );
+    // Our own modules whose paths name a library are still ours.
+    expect(categoryOf(frame('readStream', 'file:///w/packages/api/src/runtimes/openai/chat-call.ts'))).toBe(
+      'Agent Teams code',
+    );
+    expect(categoryOf(frame('runGraphql', 'file:///w/packages/api/src/interop/mcp/run-graphql.ts'))).toBe(
+      'Agent Teams code',
+    );
     expect(categoryOf(frame('_storeHeader', 'node:_http_outgoing'))).toBe('Node HTTP, sockets, streams');
     expect(categoryOf(frame('onwrite', 'node:internal/streams/writable'))).toBe('Node HTTP, sockets, streams');
     expect(categoryOf(frame('listOnTimeout', 'node:internal/timers'))).toBe('other');

@@ -119,13 +119,14 @@ export function categoryOf(frame: { readonly functionName: string; readonly url:
   // The statement cache's wrappers only call through; V8 puts much of the native call's time on
   // the calling frame when that frame is optimized code, so they count as SQLite.
   if (url.endsWith('storage/sqlite-statement-cache.ts') && SQLITE_NATIVE.has(name)) return 'SQLite';
+  // Our own modules before the libraries' patterns: `runtimes/openai/…` or `run-graphql.ts` are ours.
+  if (/packages\/(api|core)\/(src|dist)\//.test(url) && !url.includes('node_modules')) return 'Agent Teams code';
   if (url.includes('/kysely')) return 'Kysely';
-  if (/undici|internal\/webstreams|\/openai@|\/openai\/|abort_controller|node-fetch/.test(url)) {
+  if (/undici|internal\/webstreams|\/openai@|abort_controller|node-fetch/.test(url)) {
     return 'model call client (openai, fetch)';
   }
   if (/graphql|@envelop|@whatwg-node|dataloader|@pothos|\/ws@|\/ws\/lib/.test(url)) return 'GraphQL, Yoga, graphql-ws';
   if (url.includes('async_hooks')) return 'async context hooks';
-  if (/packages\/(api|core)\/(src|dist)\//.test(url) && !url.includes('node_modules')) return 'Agent Teams code';
   if (/^node:(_http_|net|internal\/streams|internal\/stream_base|events|buffer|internal\/http|stream)/.test(url)) {
     return 'Node HTTP, sockets, streams';
   }

@@ -8,6 +8,20 @@ export interface ChildMessage {
 }
 
 /**
+ * In a child process: answers each message from the benchmark with `reply`; what `reply` throws or
+ * rejects with goes back as `{ type: 'failed', error }` (with its stack when it has one).
+ */
+export function answerParent(reply: (message: ChildMessage) => void | Promise<void>): void {
+  process.on('message', (message: ChildMessage) => {
+    Promise.resolve()
+      .then(() => reply(message))
+      .catch((error: unknown) => {
+        process.send?.({ type: 'failed', error: String((error as Error)?.stack ?? error) });
+      });
+  });
+}
+
+/**
  * A benchmark's child process (a TypeScript module run through tsx, talking over IPC): send a
  * message and wait for the answer of a given type, or listen to what it reports on its own.
  */
