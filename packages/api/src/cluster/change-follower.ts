@@ -2,12 +2,18 @@ import { type Clock, type EventSink, type Logger, type TeamEvent, TeamEventKind 
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { CoalescedTask } from '../async/coalesced-task.js';
 import type { Database, TeamEventsTable } from '../storage/database-types.js';
+import { literalLimit } from '../storage/literal-limit.js';
 import { toEvent } from '../storage/row-mappers.js';
 import { ChangeCursor } from './change-cursor.js';
 import { OwnEvents } from './own-events.js';
 
 /** Rows read per round trip; a full page is followed by another at once. */
 const PAGE = 500;
+/**
+ * {@link PAGE} written into the reads' text, like the store's other fixed limits (decision 0231):
+ * bound, it is one more parameter, and a generic plan of a prepared statement does not know it.
+ */
+const PAGE_LIMIT = literalLimit(PAGE);
 
 /** One row of the feed: an event with its team's owner. */
 type ChangeRow = Selectable<TeamEventsTable> & { readonly owner: string };
@@ -154,14 +160,14 @@ export class ChangeFollower {
         .select('t.owner')
         .where(news('e.change_id'))
         .orderBy('e.change_id')
-        .limit(PAGE)
+        .limit(PAGE_LIMIT)
         .execute(),
       this.#opts.db
         .selectFrom('team_deletions as d')
         .select(['d.team_id', 'd.owner', 'd.seq', 'd.change_id', 'd.created_at'])
         .where(news('d.change_id'))
         .orderBy('d.change_id')
-        .limit(PAGE)
+        .limit(PAGE_LIMIT)
         .execute(),
     ]);
     const tombstones: ChangeRow[] = deletions.map((row) => ({

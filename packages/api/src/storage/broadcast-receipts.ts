@@ -1,5 +1,6 @@
-import { broadcastReceipt, isBroadcastRequest, isTerminal, type Job, JobKind, TeamEventKind } from '@agent-teams/core';
+import { broadcastReceipt, isBroadcastRequest, isTerminal, type Job, TeamEventKind } from '@agent-teams/core';
 import { insertJob } from './job-row-writes.js';
+import { REQUEST_KIND } from './literal-kind.js';
 import { toJob } from './row-mappers.js';
 import { listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
@@ -17,7 +18,8 @@ export async function completeBroadcast(scope: WriteScope, job: Job): Promise<vo
     .where('team_id', '=', job.teamId)
     .where('requester_key', '=', job.requester.conversationId ?? '')
     .where('client_key', '=', job.clientKey)
-    .where('kind', '=', JobKind.REQUEST)
+    // A literal: bound, the kind would re-plan the read at every run (`literal-kind.ts`).
+    .where('kind', '=', REQUEST_KIND)
     .execute();
   const receipt = broadcastReceipt(rows.map(toJob), await listMembers(scope.trx, [job.teamId]), scope.now);
   if (receipt === null) return;

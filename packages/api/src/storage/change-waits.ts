@@ -10,6 +10,7 @@ import {
 import type { Kysely } from 'kysely';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
+import { literalLimit } from './literal-limit.js';
 import { toEvent } from './row-mappers.js';
 
 /**
@@ -64,7 +65,8 @@ export async function readChanges(db: Kysely<Database>, job: Job): Promise<TeamE
     .where('seq', '>', wait.afterSeq)
     .orderBy('seq')
     // Its own parking events are few (two per wait): read a little more than the list, then filter.
-    .limit(WAKE_CHANGES_MAX + 8)
+    // A literal, so the read is not re-planned at every run (`literal-limit.ts`).
+    .limit(literalLimit(WAKE_CHANGES_MAX + 8))
     .execute();
   const waiter = { id: job.id, memberId: job.memberId, wait };
   return (

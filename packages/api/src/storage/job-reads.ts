@@ -15,6 +15,7 @@ import {
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
+import { literalKind } from './literal-kind.js';
 import { toJob } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
 
@@ -78,6 +79,8 @@ async function pageWithTotal(
   const rows = await anchored
     .selectAll()
     .orderBy('seq')
+    // Bound: a caller's page size (1–100); in the text it would add a statement per size to a
+    // statement cache of 500 texts and could evict a turn's (decision 0231).
     .limit(page.first + 1)
     .execute();
   return {
@@ -95,7 +98,8 @@ export function listJobs(
   page: SeqPageRequest,
 ): Promise<SeqPage<Job> & { readonly totalCount: number }> {
   let query: JobQuery = db.selectFrom('jobs').where('team_id', '=', teamId);
-  if (filter.kind) query = query.where('kind', '=', filter.kind);
+  // A literal (one of four kinds): bound, it would re-plan the count at every run (`literal-kind.ts`).
+  if (filter.kind) query = query.where('kind', '=', literalKind(filter.kind));
   if (filter.memberId) query = query.where('member_id', '=', filter.memberId);
   if (filter.statuses && filter.statuses.length > 0) query = query.where('phase', 'in', phasesOf(filter.statuses));
   return pageWithTotal(query, page);

@@ -108,6 +108,8 @@ export async function pageMessages(
     .where('team_id', '=', teamId)
     .where('seq', '>', page.afterSeq ?? 0)
     .orderBy('seq')
+    // Bound: a caller's page size (1–100); in the text it would add a statement per size to a
+    // statement cache of 500 texts and could evict a turn's (decision 0231).
     .limit(page.first + 1)
     .execute();
   return { items: rows.slice(0, page.first).map(toMessage), hasNextPage: rows.length > page.first };

@@ -1,6 +1,5 @@
 import {
   type Job,
-  JobKind,
   type NewestFirstPage,
   type NewestFirstPageRequest,
   type RecordMessage,
@@ -10,6 +9,7 @@ import {
 } from '@agent-teams/core';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database } from './database-types.js';
+import { REQUEST_KIND } from './literal-kind.js';
 import type { DatabaseDialect } from './open-database.js';
 import { toJob, toRecord } from './row-mappers.js';
 
@@ -60,6 +60,8 @@ export async function pageRecords(
   if (filter.query !== null) query = query.where(contains(dialect, 'text_folded', filter.query));
   const rows = await query
     .orderBy('seq', 'desc')
+    // Bound: the member's page size (1–20) times the filters' shapes would add hundreds of texts
+    // to a statement cache of 500 and could evict a turn's (decision 0231).
     .limit(page.limit + 1)
     .execute();
   return { items: rows.slice(0, page.limit).map(toRecord), hasMore: rows.length > page.limit, anchorFound: true };
@@ -80,7 +82,9 @@ export async function searchResults(
     .selectFrom('jobs')
     .selectAll()
     .where('team_id', '=', teamId)
-    .where('kind', '=', JobKind.REQUEST)
+    // A literal: a bound kind is one cause of a re-plan at every run (`literal-kind.ts`); the
+    // bound limit below, the other, stays.
+    .where('kind', '=', REQUEST_KIND)
     .where('phase', 'in', TERMINAL_PHASES);
   if (page.beforeSeq !== null) query = query.where('seq', '<', page.beforeSeq);
   if (filter.memberId !== null) {
@@ -101,6 +105,8 @@ export async function searchResults(
   }
   const rows = await query
     .orderBy('seq', 'desc')
+    // Bound: the member's page size (1–20) times the filters' shapes would add hundreds of texts
+    // to a statement cache of 500 and could evict a turn's (decision 0231).
     .limit(page.limit + 1)
     .execute();
   return { items: rows.slice(0, page.limit).map(toJob), hasMore: rows.length > page.limit, anchorFound: true };

@@ -39,7 +39,13 @@ export async function findRecords(db: Kysely<Database>, recordIds: readonly Reco
   return inInputOrder(recordIds, rows.map(toRecord), (record) => record.id);
 }
 
-/** Retained events of a team after `afterSeq`, in seq order, at most `limit`. */
+/**
+ * Retained events of a team after `afterSeq`, in seq order, at most `limit`.
+ *
+ * @remarks The limit is written into the text (`literalLimit`), so the read is not re-planned at
+ * every run (decision 0231): its callers pass a few fixed limits (one event, the live feed's 100,
+ * a wake's 108; the core caps any limit at 500), not a page size a person picks.
+ */
 export async function readEvents(
   db: Kysely<Database>,
   teamId: TeamId,
@@ -55,7 +61,7 @@ export async function readEvents(
     .where('team_events.team_id', '=', teamId)
     .where('team_events.seq', '>', afterSeq)
     .orderBy('team_events.seq')
-    .limit(limit)
+    .limit(literalLimit(limit))
     .execute();
   return rows.map(toEvent);
 }

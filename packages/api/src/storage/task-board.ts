@@ -141,6 +141,8 @@ export async function listTasks(
     (after === null ? base : base.where('seq', '>', after))
       .selectAll()
       .orderBy('seq')
+      // Bound: a caller's page size (1–100, a member's 1–20); in the text it would add a statement
+      // per size to a statement cache of 500 texts and could evict a turn's (decision 0231).
       .limit(page.first + 1)
       .execute(),
     base.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow(),

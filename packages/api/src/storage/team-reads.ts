@@ -58,6 +58,8 @@ export async function listTeams(
   if (page.afterSeq !== null) query = query.where('seq', '<', page.afterSeq);
   const rows = await query
     .orderBy('seq', 'desc')
+    // Bound: a caller's page size (1–100); in the text it would add a statement per size to a
+    // statement cache of 500 texts and could evict a turn's (decision 0231).
     .limit(page.first + 1)
     .execute();
   return { items: rows.slice(0, page.first).map(toTeam), hasNextPage: rows.length > page.first };

@@ -13,6 +13,7 @@ import {
 } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { UNFINISHED } from './job-reads.js';
+import { literalLimit } from './literal-limit.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -136,7 +137,8 @@ export async function deleteTeam(scope: WriteScope, owner: OwnerId, teamId: Team
     .select('id')
     .where('team_id', '=', teamId)
     .where('unfinished', '=', UNFINISHED)
-    .limit(1)
+    // A literal: a bound limit re-plans the statement at every run (`literal-limit.ts`).
+    .limit(literalLimit(1))
     .executeTakeFirst();
   if (pending !== undefined) {
     throw new DomainError(ErrorCode.PENDING_WORK, 'The team has unfinished jobs; cancel them or let them finish');

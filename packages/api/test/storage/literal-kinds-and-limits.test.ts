@@ -1,0 +1,259 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JobKind, type StoreRole, WAKE_CHANGES_MAX } from '@agent-teams/core';
+import { describeStoreRoleContract, type OpenContractStore } from '@agent-teams/testkit';
+import { CompiledQuery, type Kysely, type KyselyPlugin, type QueryId, type RootOperationNode, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/storage/database-types.js';
+import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { openDatabase } from '../../src/storage/open-database.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+
+/**
+ * Decision 0231: SQLite re-plans a statement at every run when it binds a top-level `LIMIT ?` or a
+ * `kind = ?` on `jobs` (a partial index tests `kind = 'RECEIPT'`). The store's cases of the roles
+ * that run those statements are run here once per engine with every statement recorded as its
+ * dialect compiled it; the contract checks the answers, the tests at the end the texts, and on
+ * SQLite that each statement keeps the plan of its bound form. Those last tests read what the
+ * contract cases recorded: run the file whole (a `-t` filter that skips the cases fails them).
+ * better-sqlite3 does not expose `SQLITE_STMTSTATUS_REPREPARE`, so no test here counts re-plans.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-teams-literal-values-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The roles whose cases run every statement made literal (and the page reads left bound). */
+const ROLES: readonly StoreRole[] = [
+  'teamWrites',
+  'jobWrites',
+  'jobReads',
+  'admission',
+  'recordReads',
+  'eventLog',
+  'mailbox',
+];
+
+/** Every data statement run through the handles it wraps, compiled by their dialect. */
+class StatementRecorder {
+  readonly statements: CompiledQuery[] = [];
+
+  /** `db` with every statement it runs recorded once it answered (a subquery alone never runs). */
+  on(db: Kysely<Database>): Kysely<Database> {
+    const nodes = new WeakMap<QueryId, RootOperationNode>();
+    const plugin: KyselyPlugin = {
+      transformQuery: ({ node, queryId }) => {
+        nodes.set(queryId, node);
+        return node;
+      },
+      transformResult: async ({ queryId, result }) => {
+        const node = nodes.get(queryId);
+        if (node !== undefined && node.kind !== 'RawNode') {
+          this.statements.push(db.getExecutor().compileQuery(node, queryId));
+        }
+        return result;
+      },
+    };
+    return db.withPlugin(plugin);
+  }
+
+  /** The recorded statements, PostgreSQL's `$1 … $n` written as SQLite's `?`, so one text fits both. */
+  get texts(): { readonly text: string; readonly parameters: readonly unknown[]; readonly sql: string }[] {
+    return this.statements.map((s) => ({ text: s.sql.replace(/\$\d+/g, '?'), parameters: s.parameters, sql: s.sql }));
+  }
+
+  /** The recorded statements whose text starts with `prefix`; fails when there is none. */
+  startingWith(prefix: string) {
+    const found = this.texts.filter((s) => s.text.startsWith(prefix));
+    expect(found, prefix).not.toEqual([]);
+    return found;
+  }
+}
+
+const sqliteRecorder = new StatementRecorder();
+const postgresRecorder = new StatementRecorder();
+
+let next = 0;
+const openSqlite: OpenContractStore = async ({ events, ids }) => {
+  next += 1;
+  const opened = await openDatabase(join(dir, `store-${next}.sqlite`));
+  await migrateToLatest(opened.db, opened.dialect);
+  const store = new KyselyTeamStore(sqliteRecorder.on(opened.db), opened.dialect, {
+    events,
+    ids,
+    close: opened.close,
+  });
+  return { store, close: () => store.close() };
+};
+
+let pg: FreshPostgres;
+beforeAll(async () => {
+  pg = await createFreshPostgres('literal_values');
+});
+afterAll(() => pg.drop());
+
+const openPostgres: OpenContractStore = async ({ events, ids }) => {
+  const opened = await openDatabase(pg.url, { poolSize: 4 });
+  // Every test's ids start again at 1: the tables are emptied first (as `postgres-store.test.ts`).
+  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases, team_deletions, team_budgets, spend_reservations RESTART IDENTITY CASCADE`.execute(
+    opened.db,
+  );
+  await opened.db
+    .updateTable('scheduler_state')
+    .set({ round_json: JSON.stringify({ rotation: [], served: [] }), updated_at: null })
+    .execute();
+  const store = new KyselyTeamStore(postgresRecorder.on(opened.db), opened.dialect, {
+    events,
+    ids,
+    close: opened.close,
+  });
+  return { store, close: () => store.close() };
+};
+
+for (const role of ROLES) {
+  describeStoreRoleContract(role, 'SQLite, statements recorded', openSqlite);
+  describeStoreRoleContract(role, 'PostgreSQL, statements recorded', openPostgres);
+}
+
+/** The page reads whose limit stays bound: a caller's page size (see each site's comment). */
+const BOUND_PAGE_READS = [
+  // `listJobs` and the inbox (job-reads.ts): a page of 1–100.
+  /^select \* from "jobs" where "(team_id|owner)" = \? .*order by "seq" limit \?$/,
+  // The member tools' record and request search (member-tool-reads.ts): a page of 1–20.
+  /^select \* from "(jobs|record_messages)" where "team_id" = \? .*order by "seq" desc limit \?$/,
+  // Teams, team messages, a conversation, tasks: pages of 1–100.
+  /^select \* from "(teams|team_messages|conversation_messages|tasks)" where .* limit \?$/,
+];
+
+describe.each([
+  ['SQLite', sqliteRecorder],
+  ['PostgreSQL', postgresRecorder],
+])('%s: the texts of the statements made literal', (_engine, recorder) => {
+  it.each(Object.values(JobKind))('listJobs writes the kind %s into its count and its page', (kind) => {
+    const count = recorder.startingWith(
+      `select count(*) as "n" from "jobs" where "team_id" = ? and "kind" = '${kind}'`,
+    );
+    // Its page, oldest first, its size still bound (a caller's choice, 1–100); the count's text
+    // for REQUEST alone is also the request count of a send (`enqueue-snapshot.ts`).
+    const page = recorder
+      .startingWith(`select * from "jobs" where "team_id" = ? and "kind" = '${kind}'`)
+      .filter((statement) => / order by "seq" limit \?$/.test(statement.text));
+    expect(page).not.toEqual([]);
+    for (const statement of [...count, ...page]) expect(statement.parameters).not.toContain(kind);
+  });
+
+  it("a broadcast's requests and the member tools' request search write the kind", () => {
+    const [broadcast] = recorder.startingWith(
+      `select * from "jobs" where "team_id" = ? and "requester_key" = ? and "client_key" = ? and "kind" = 'REQUEST'`,
+    );
+    expect(broadcast?.parameters).toHaveLength(3);
+    expect(broadcast?.parameters).not.toContain(JobKind.REQUEST);
+    // The member tools' search, newest first (listJobs with the kind and a status reads oldest first).
+    const search = recorder
+      .startingWith(`select * from "jobs" where "team_id" = ? and "kind" = 'REQUEST' and "phase" in (`)
+      .filter((statement) => statement.text.includes(' order by "seq" desc '));
+    expect(search).not.toEqual([]);
+    for (const statement of search) {
+      expect(statement.parameters).not.toContain(JobKind.REQUEST);
+      expect(statement.text).toMatch(/order by "seq" desc limit \?$/);
+    }
+  });
+
+  it('the event reads, the wake read and the pending-work check write their limits', () => {
+    const events = recorder.startingWith(`select "team_events".*, "teams"."owner" from "team_events"`);
+    const limits = new Set<number>();
+    for (const statement of events) {
+      const limit = /order by "team_events"\."seq" limit (\d+)$/.exec(statement.text)?.[1];
+      expect(limit, statement.text).toBeDefined();
+      limits.add(Number(limit));
+      expect(statement.parameters).toHaveLength(2);
+    }
+    // More than one limit, each its own text, each answered right by the contract.
+    expect(limits.size).toBeGreaterThan(1);
+    const wake = recorder.startingWith(`select * from "team_events" where "team_id" = ? and "seq" > ? order by "seq"`);
+    for (const statement of wake) {
+      expect(statement.text).toMatch(new RegExp(` limit ${WAKE_CHANGES_MAX + 8}$`));
+      expect(statement.parameters).toHaveLength(2);
+    }
+    const [pending] = recorder.startingWith(`select "id" from "jobs" where "team_id" = ? and "unfinished" = 1`);
+    expect(pending?.text).toMatch(/ limit 1$/);
+    expect(pending?.parameters).toHaveLength(1);
+  });
+
+  it('no statement binds a kind for equality, and only the page reads bind a top-level limit', () => {
+    expect(recorder.texts.length).toBeGreaterThan(100);
+    for (const { text } of recorder.texts) {
+      expect(text).not.toMatch(/"kind" = \?/);
+      // A subquery's `limit ?` ends in `)`: SQLite turns it into `? <> 0`, never planned on.
+      if (/ limit \?( offset \?)?$/.test(text)) {
+        expect(
+          BOUND_PAGE_READS.some((read) => read.test(text)),
+          text,
+        ).toBe(true);
+      }
+    }
+  });
+});
+
+describe('SQLite: each statement made literal keeps the plan of its bound form', () => {
+  /** What SQLite reads for `text` bound with `parameters`. */
+  async function plan(db: Kysely<Database>, text: string, parameters: readonly unknown[]): Promise<string> {
+    const rows = await db.executeQuery<{ detail: string }>(
+      CompiledQuery.raw(`explain query plan ${text}`, [...parameters]),
+    );
+    return rows.rows.map((row) => row.detail).join(' | ');
+  }
+
+  /** The statement as it was before decision 0231's literals: its kind and limit bound again. */
+  function boundForm(text: string, parameters: readonly unknown[]): [string, unknown[]] {
+    let bound = text;
+    const values = [...parameters];
+    const kind = /'(REQUEST|RECEIPT|MESSAGE|BROADCAST_RECEIPT)'/.exec(bound);
+    if (kind !== null) {
+      const before = bound.slice(0, kind.index).split('?').length - 1;
+      values.splice(before, 0, kind[1]);
+      bound = `${bound.slice(0, kind.index)}?${bound.slice(kind.index + kind[0].length)}`;
+    }
+    const limit = / limit (\d+)$/.exec(bound);
+    if (limit !== null) {
+      bound = `${bound.slice(0, limit.index)} limit ?`;
+      values.push(Number(limit[1]));
+    }
+    return [bound, values];
+  }
+
+  it('the counts and pages by kind, the broadcast read, the search, the event reads and the pending check', async () => {
+    const opened = await openDatabase(join(dir, 'plans.sqlite'));
+    try {
+      await migrateToLatest(opened.db, opened.dialect);
+      const expected: [string, RegExp][] = [
+        [
+          `select count(*) as "n" from "jobs" where "team_id" = ? and "kind" = '`,
+          /INDEX jobs_team_kind_root_idx \(team_id=\? AND kind=\?\)/,
+        ],
+        [
+          `select * from "jobs" where "team_id" = ? and "kind" = '`,
+          /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/,
+        ],
+        [`select * from "jobs" where "team_id" = ? and "requester_key" = ?`, /INDEX jobs_idempotency_key/],
+        [`select "id" from "jobs" where "team_id" = ? and "unfinished" = 1`, /INDEX jobs_team_\w+ \(team_id=\?\)/],
+        [`select "team_events".*`, /INDEX sqlite_autoindex_team_events_1 \(team_id=\? AND seq>\?\)/],
+        [`select * from "team_events" where "team_id" = ?`, /INDEX sqlite_autoindex_team_events_1/],
+      ];
+      for (const [prefix, index] of expected) {
+        for (const statement of sqliteRecorder.startingWith(prefix)) {
+          const detail = await plan(opened.db, statement.sql, statement.parameters);
+          expect(detail, statement.text).toMatch(index);
+          // A literal 'RECEIPT' makes the partial index of receipts usable: it must not be taken.
+          expect(detail, statement.text).not.toMatch(/jobs_one_receipt_per_request|SCAN jobs/);
+          const [bound, values] = boundForm(statement.sql, statement.parameters);
+          expect(bound, statement.text).not.toBe(statement.sql);
+          expect(await plan(opened.db, bound, values), statement.text).toBe(detail);
+        }
+      }
+    } finally {
+      await opened.close();
+    }
+  });
+});
