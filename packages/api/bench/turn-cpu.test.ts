@@ -19,13 +19,19 @@ describe('the CPU-by-step cut of the turn-overhead section', () => {
     expect(categoryOf(frame('(program)'))).toBe('other');
     const pnpm = 'file:///w/node_modules/.pnpm';
     expect(categoryOf(frame('compile', `${pnpm}/kysely@0.28.19/node_modules/kysely/dist/esm/x.js`))).toBe('Kysely');
-    expect(categoryOf(frame('fetching', 'node:internal/deps/undici/undici'))).toBe('model call client (openai, fetch)');
-    expect(categoryOf(frame('read', 'node:internal/webstreams/readablestream'))).toBe(
-      'model call client (openai, fetch)',
-    );
+    expect(categoryOf(frame('fetching', 'node:internal/deps/undici/undici'))).toBe('model call client');
+    expect(categoryOf(frame('read', 'node:internal/webstreams/readablestream'))).toBe('model call client');
     expect(categoryOf(frame('post', `${pnpm}/openai@6.49.0_ws@8/node_modules/openai/client.mjs`))).toBe(
-      'model call client (openai, fetch)',
+      'model call client',
     );
+    // The model call's own transport and SSE reading count with the client they replaced.
+    const openaiDir = 'file:///w/packages/api/src/runtimes/openai';
+    expect(categoryOf(frame('post', `${openaiDir}/provider-http.ts`))).toBe('model call client');
+    expect(categoryOf(frame('onChunk', `${openaiDir}/sse-reader.ts`))).toBe('model call client');
+    expect(
+      categoryOf(frame('feed', `${pnpm}/eventsource-parser@3.1.1/node_modules/eventsource-parser/dist/index.js`)),
+    ).toBe('model call client');
+    expect(categoryOf(frame('callModel', `${openaiDir}/chat-call.ts`))).toBe('Agent Teams code');
     expect(categoryOf(frame('execute', `${pnpm}/graphql@16.11.0/node_modules/graphql/execution/execute.js`))).toBe(
       'GraphQL, Yoga, graphql-ws',
     );

@@ -9,7 +9,9 @@
  * IPC: parent → `start` → `started { baseUrl }`; parent → `round { url, token, teams,
  * concurrency, count, warmup, label }` → `round-done { samples }`; parent → `close` → `closed`.
  */
-import OpenAI from 'openai';
+import { callModel } from '../src/runtimes/openai/chat-call.js';
+import { ModelClients, type ModelEndpoint } from '../src/runtimes/openai/model-clients.js';
+import type { OpenAiSettings } from '../src/runtimes/openai/openai-settings.js';
 import { type LocalChatProvider, type ProviderTiming, startLocalChatProvider } from './harness/local-chat-provider.js';
 import { openTurnClient } from './harness/turn-client.js';
 import { INSTANT_ANSWER, MODEL } from './harness/turn-stack.js';
@@ -46,24 +48,40 @@ export interface TurnSample {
 }
 
 let provider: LocalChatProvider | null = null;
-let client: OpenAI | null = null;
+let endpoint: ModelEndpoint | null = null;
 const byText = new Map<string, ProviderTiming>();
 
+/**
+ * One direct call: the model call the runtime makes (`callModel`, streaming with usage, over its
+ * own connection pool), the answer read to its end, without anything of the server around it.
+ */
 async function direct(text: string): Promise<void> {
-  if (client === null) throw new Error('[agent-teams/bench] not started');
-  const stream = await client.chat.completions.create({
-    model: MODEL,
-    messages: [
-      { role: 'system', content: 'You are a member of a team.' },
-      { role: 'user', content: text },
-    ],
+  if (endpoint === null) throw new Error('[agent-teams/bench] not started');
+  const answer = await callModel({
+    endpoint,
+    body: {
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'You are a member of a team.' },
+        { role: 'user', content: text },
+      ],
+    },
     stream: true,
-    stream_options: { include_usage: true },
+    keepMessages: false,
+    signal: NEVER,
+    deadlineMs: Date.now() + 60_000,
+    nowMs: Date.now,
+    retryBaseMs: 100,
+    sleep: async () => false,
+    progress: { text: () => undefined, tool: () => undefined },
+    idPrefix: 'direct',
   });
-  let answer = '';
-  for await (const chunk of stream) answer += chunk.choices[0]?.delta?.content ?? '';
-  if (answer !== INSTANT_ANSWER) throw new Error(`[agent-teams/bench] direct call answered "${answer}"`);
+  if (answer.content !== INSTANT_ANSWER)
+    throw new Error(`[agent-teams/bench] direct call answered "${answer.content}"`);
 }
+
+/** The direct calls are never cancelled. */
+const NEVER = new AbortController().signal;
 
 /** The provider's timing of the turn whose request carried `key` (the runtime's call, not a direct one). */
 function providerTiming(key: string): ProviderTiming | null {
@@ -144,7 +162,7 @@ process.on('message', (message: { type: string }) => {
       .then((started) => {
         provider = started;
         started.onAnswered = (timing) => byText.set(timing.lastUser, timing);
-        client = new OpenAI({ baseURL: started.baseUrl, apiKey: 'not-needed', maxRetries: 0, logLevel: 'off' });
+        endpoint = new ModelClients({}).endpoint({ baseUrl: started.baseUrl, apiKeyEnv: null } as OpenAiSettings);
         reply({ type: 'started', baseUrl: started.baseUrl });
       })
       .catch(fail);

@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { FakeChatProvider } from '@agent-teams/testkit/msw';
+import { fetchRequestOf } from '../../test/support/chat-provider-server.js';
 
 /** When the provider saw one request and when it finished answering it (the provider's clock). */
 export interface ProviderTiming {
@@ -18,19 +18,6 @@ export interface LocalChatProvider {
   /** Called for every request once its answer was written (the benchmark reads its times). */
   onAnswered: (timing: ProviderTiming) => void;
   close(): Promise<void>;
-}
-
-function toRequest(req: IncomingMessage, origin: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-  }
-  return new Request(new URL(req.url ?? '/', origin), {
-    method: req.method ?? 'GET',
-    headers,
-    body: Readable.toWeb(req) as ReadableStream<Uint8Array>,
-    duplex: 'half',
-  } as RequestInit);
 }
 
 /**
@@ -60,7 +47,7 @@ export async function startLocalChatProvider(
       return;
     }
     const receivedAt = clock();
-    const request = toRequest(req, origin);
+    const request = fetchRequestOf(req, origin);
     const response = await fake.handle(request);
     const body = fake.requests.at(-1)?.body;
     const user = body?.messages.filter((message) => message.role === 'user').at(-1);

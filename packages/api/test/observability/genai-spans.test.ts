@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTeam, sendRequest } from '../graphql/fixtures.js';
 import { createGraphqlStack } from '../graphql/graphql-stack.js';
 import { openTeamHarness, waitFor } from '../openai/openai-team-harness.js';
+import { loopbackOrError } from '../support/chat-provider-server.js';
 
 // Spans go to an in-memory exporter registered as the global provider, as `startTracing`
 // registers the OTLP one; this file's worker has no other tracer.
@@ -14,7 +15,7 @@ const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProces
 const msw = setupServer();
 beforeAll(() => {
   trace.setGlobalTracerProvider(provider);
-  msw.listen({ onUnhandledRequest: 'error' });
+  msw.listen({ onUnhandledRequest: loopbackOrError });
 });
 afterAll(async () => {
   msw.close();

@@ -1,13 +1,14 @@
 import { type Job, JobErrorCode, JobPhase } from '@agent-teams/core';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackOrError } from '../support/chat-provider-server.js';
 import { gqlOf } from '../support/test-app.js';
 import { OWNER, openTeamHarness, type TeamHarness, waitFor } from './openai-team-harness.js';
 
 const server = setupServer();
 let h: TeamHarness;
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
 afterAll(() => server.close());
 afterEach(async () => {
   await h?.close();

@@ -2,12 +2,13 @@ import { JobPhase } from '@agent-teams/core';
 import type { FakeReply } from '@agent-teams/testkit/msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loopbackOrError } from '../support/chat-provider-server.js';
 import { openTeamHarness, type TeamHarness, waitFor } from './openai-team-harness.js';
 
 const server = setupServer();
 let h: TeamHarness;
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
 afterAll(() => server.close());
 beforeEach(async () => {
   h = await openTeamHarness(server);
@@ -67,6 +68,11 @@ describe('an openai lead', () => {
     expect(result.timed_out).toBe(false);
     expect(result.changes.some((c) => c.job_id === news.id)).toBe(true);
 
+    // The lead wakes when the request is sent; the reviewer answers it on its own time.
+    await waitFor(
+      async () => ((await h.job(news.id)).phase === JobPhase.COMPLETED ? true : null),
+      'the reviewer to answer',
+    );
     const reviewerCalls = h.provider.requests.filter((r) => r.body.model === 'model-review');
     expect(reviewerCalls.length).toBeGreaterThan(0);
     for (const r of reviewerCalls) {

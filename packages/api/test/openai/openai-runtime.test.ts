@@ -1,5 +1,6 @@
 import { asRunId } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
+import { serveChatProvider } from '../support/chat-provider-server.js';
 import {
   API_KEY,
   context,
@@ -229,12 +230,18 @@ describe('OpenAiRuntime: faults', () => {
   it('aborts the HTTP request when the run is cancelled', async () => {
     const { provider, runtime } = fixture();
     provider.enqueue({ kind: 'hang', data: [contentChunk('thinking')] });
-    const ctx = context('job_1', openAiAgent());
-    const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
-    await until(() => provider.openStreams === 1, 'the stream to open');
-    await runtime.cancel({ runId, context: ctx });
-    expect(await settle(runtime, runId, ctx)).toEqual({ state: 'cancelled' });
-    await until(() => provider.closedStreams === 1, 'the request to be aborted');
+    // Over real HTTP: the provider sees the connection drop.
+    const served = await serveChatProvider(provider);
+    try {
+      const ctx = context('job_1', openAiAgent({ baseUrl: served.baseUrl }));
+      const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+      await until(() => provider.openStreams === 1, 'the stream to open');
+      await runtime.cancel({ runId, context: ctx });
+      expect(await settle(runtime, runId, ctx)).toEqual({ state: 'cancelled' });
+      await until(() => provider.closedStreams === 1, 'the request to be aborted');
+    } finally {
+      await served.close();
+    }
   });
 });
 

@@ -22,6 +22,7 @@ import type { JobProgressNotice } from '../../src/events/progress-hub.js';
 import { OpenAiRuntime } from '../../src/runtimes/openai/openai-runtime.js';
 import type { Scheduler } from '../../src/scheduler/create-scheduler.js';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { loopbackOrError, serveChatProvider } from '../support/chat-provider-server.js';
 import { openTestApp } from '../support/test-app.js';
 
 export const OWNER = asOwnerId('alice');
@@ -82,10 +83,14 @@ export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOpti
   const dir = mkdtempSync(join(tmpdir(), 'agent-teams-openai-'));
   const provider = new FakeChatProvider();
   server.use(chatCompletionHandler(http, BASE_URL, provider));
+  // Served over real HTTP too, and the agents call that: a test sees what a model call does to its
+  // connection (a cancelled turn closes it). The msw handler serves files that point at BASE_URL.
+  const served = await serveChatProvider(provider);
+  const agents = TEAM_AGENTS.map((agent) => ({ ...agent, settings: { ...agent.settings, baseUrl: served.baseUrl } }));
   const app = await openTestApp({
     database: join(dir, 'teams.sqlite'),
     ids: createRandomIds(),
-    catalog: new StaticCatalog(TEAM_AGENTS),
+    catalog: new StaticCatalog(agents),
     ...(opts.budgets ? { budgets: opts.budgets } : {}),
     ...(opts.ackGraceMs === undefined ? {} : { scheduler: { ackGraceMs: opts.ackGraceMs } }),
     runtimes: ({ database, clock, logger, spend, rides }) => [
@@ -150,6 +155,7 @@ export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOpti
     },
     async close() {
       await app.close();
+      await served.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -164,7 +170,7 @@ export { waitFor } from '../scheduler/scheduler-harness.js';
 export function teamHarnessPerTest(): () => TeamHarness {
   const server = setupServer();
   let current: TeamHarness | null = null;
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
   afterAll(() => server.close());
   beforeEach(async () => {
     current = await openTeamHarness(server);

@@ -3,12 +3,13 @@ import type { FakeReply } from '@agent-teams/testkit/msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { planCounts } from '../../src/storage/compiled-statement.js';
+import { loopbackOrError } from '../support/chat-provider-server.js';
 import { OWNER, openTeamHarness, type TeamHarness, waitFor } from './openai-team-harness.js';
 
 const server = setupServer();
 let h: TeamHarness;
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
 afterAll(() => server.close());
 beforeEach(async () => {
   h = await openTeamHarness(server);

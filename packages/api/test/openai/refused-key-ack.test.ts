@@ -1,10 +1,11 @@
 import { JobPhase } from '@agent-teams/core';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopbackOrError } from '../support/chat-provider-server.js';
 import { OWNER, openTeamHarness, waitFor } from './openai-team-harness.js';
 
 const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
 afterAll(() => server.close());
 
 describe('a run parked on a refused key is acknowledged before the team disconnects', () => {

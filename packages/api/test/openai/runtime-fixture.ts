@@ -24,6 +24,7 @@ import type { SpendGuard } from '../../src/runtimes/spend-guard.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
 import type { RunRides } from '../../src/storage/run-rides.js';
+import { loopbackOrError } from '../support/chat-provider-server.js';
 
 export const BASE_URL = 'https://llm.test/v1';
 export const API_KEY = 'sk-test-key';
@@ -77,7 +78,7 @@ export function useRuntimeFixture(
   open: () => Promise<OpenedDatabase> = () => openDatabase(':memory:'),
 ): () => RuntimeFixture {
   let current: RuntimeFixture | null = null;
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
   afterAll(() => server.close());
   beforeEach(async () => {
     const provider = new FakeChatProvider();

@@ -4,9 +4,9 @@ import type { ModelCall } from '../../src/runtimes/openai/chat-call.js';
  * A `callModel` argument for tests: one user message to model `m`, not streamed, a 30 s deadline on
  * the real clock, 10 ms retry backoff without waiting, no progress; `overrides` change any of it.
  */
-export function modelCall(client: ModelCall['client'], overrides: Partial<ModelCall> = {}): ModelCall {
+export function modelCall(endpoint: ModelCall['endpoint'], overrides: Partial<ModelCall> = {}): ModelCall {
   return {
-    client,
+    endpoint,
     body: { model: 'm', messages: [{ role: 'user', content: 'Hi' }] },
     stream: false,
     keepMessages: false,

@@ -1,30 +1,26 @@
-import OpenAI from 'openai';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type LoopbackProvider, startLoopbackProvider } from '../../../test/support/loopback-provider.js';
 import { modelCall } from '../../../test/support/model-call.js';
 import { callModel, ModelCallError } from './chat-call.js';
 
-/** A client whose provider answers every call with `status` (the HTTP boundary, no network). */
-function failingClient(status: number) {
-  let calls = 0;
-  const client = new OpenAI({
-    baseURL: 'http://provider.invalid/v1',
-    apiKey: 'k',
-    maxRetries: 0,
-    logLevel: 'off',
-    fetch: async () => {
-      calls += 1;
-      return new Response(JSON.stringify({ error: { message: 'busy' } }), {
-        status,
-        headers: { 'content-type': 'application/json' },
-      });
-    },
+let provider: LoopbackProvider | null = null;
+afterEach(async () => {
+  await provider?.close();
+  provider = null;
+});
+
+/** A provider that answers every call with `status` and an error JSON. */
+async function failingClient(status: number) {
+  provider = await startLoopbackProvider((_request, res) => {
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'busy' } }));
   });
-  return { client, calls: () => calls };
+  const seen = provider.seen;
+  return { client: provider.endpoint(), calls: () => seen.length };
 }
 
 describe('callModel retries within the turn deadline', () => {
   it('names the provider failure, not the deadline, when a backoff wait ends past the deadline', async () => {
-    const { client, calls } = failingClient(503);
+    const { client, calls } = await failingClient(503);
     let now = 1_000;
     const error = await callModel(
       modelCall(client, {
@@ -44,7 +40,7 @@ describe('callModel retries within the turn deadline', () => {
   });
 
   it('still says the deadline passed when no attempt was made', async () => {
-    const { client, calls } = failingClient(503);
+    const { client, calls } = await failingClient(503);
     const error = await callModel(modelCall(client, { deadlineMs: 1_000, nowMs: () => 1_000 })).catch(
       (caught: unknown) => caught,
     );
@@ -54,36 +50,33 @@ describe('callModel retries within the turn deadline', () => {
 });
 
 describe('callModel request', () => {
-  /** A client that records each request and answers a complete non-streamed or streamed answer. */
-  function recordingClient(failFirst: boolean) {
-    const seen: { method: string; url: string; type: string | null; body: string }[] = [];
-    const client = new OpenAI({
-      baseURL: 'http://provider.invalid/v1',
-      apiKey: 'k',
-      maxRetries: 0,
-      logLevel: 'off',
-      fetch: async (url, init) => {
-        const request = new Request(url, init);
-        seen.push({
-          method: request.method,
-          url: request.url,
-          type: request.headers.get('content-type'),
-          body: await request.text(),
-        });
-        if (failFirst && seen.length === 1) return new Response('{}', { status: 503 });
-        if (JSON.parse(seen.at(-1)?.body ?? '{}').stream) {
-          const chunk = { choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] };
-          return new Response(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`, {
-            headers: { 'content-type': 'text/event-stream' },
-          });
-        }
-        const answer = {
-          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-        };
-        return new Response(JSON.stringify(answer), { headers: { 'content-type': 'application/json' } });
-      },
+  /** A provider that records each request and answers a complete non-streamed or streamed answer. */
+  async function recordingClient(failFirst: boolean) {
+    provider = await startLoopbackProvider((request, res) => {
+      if (failFirst && provider?.seen.length === 1) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
+      if (JSON.parse(request.body).stream) {
+        const chunk = { choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] };
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`);
+        return;
+      }
+      const answer = { choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
-    return { client, seen };
+    const seen = provider.seen.map.bind(provider.seen);
+    return {
+      client: provider.endpoint(),
+      seen: () =>
+        seen((request) => ({
+          method: request.method,
+          url: request.path,
+          type: request.headers['content-type'] ?? null,
+          body: request.body,
+        })),
+    };
   }
 
   const body = {
@@ -102,17 +95,17 @@ describe('callModel request', () => {
     [true, true],
   ] as const) {
     it(`posts the JSON chat.completions.create would send (stream ${stream}, kept messages ${keepMessages}), the same bytes on a retry`, async () => {
-      const { client, seen } = recordingClient(true);
+      const { client, seen } = await recordingClient(true);
       const answer = await callModel(
         modelCall(client, { body, stream, keepMessages, deadlineMs: Date.now() + 60_000, retryBaseMs: 1 }),
       );
       expect(answer.content).toBe('ok');
       const sent = stream ? { ...body, stream: true, stream_options: { include_usage: true } } : { ...body, stream };
-      expect(seen).toHaveLength(2);
-      for (const request of seen) {
+      expect(seen()).toHaveLength(2);
+      for (const request of seen()) {
         expect(request).toEqual({
           method: 'POST',
-          url: 'http://provider.invalid/v1/chat/completions',
+          url: '/v1/chat/completions',
           type: 'application/json',
           body: JSON.stringify(sent),
         });

@@ -1,10 +1,19 @@
 import { JobErrorCode } from '@agent-teams/core';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { ChunkAccumulator, type ModelAnswer, type ProgressSink, readUsage } from './chunk-accumulator.js';
+import type { ModelEndpoint } from './model-clients.js';
+import {
+  classifyRequestError,
+  classifyStatus,
+  type ProviderStatusError,
+  retryDelay,
+  statusError,
+  type Verdict,
+} from './provider-failures.js';
+import { ProviderAbortError, type ProviderResponse, readBodyText } from './provider-http.js';
 import { chatRequestBody } from './request-body.js';
-import { readSseData, SSE_END_LINGER_MS, type SseEnd } from './sse-reader.js';
+import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
 
 /**
  * Why a model call gave up: `access` (401/403: the key is missing, wrong or revoked), `failed`
@@ -27,7 +36,8 @@ export class ModelCallError extends Error {
 
 /** Everything one model call needs. */
 export interface ModelCall {
-  readonly client: OpenAI;
+  /** Where the call goes (`model-clients.ts`). */
+  readonly endpoint: ModelEndpoint;
   /** The request without `stream` (added here). */
   readonly body: Omit<ChatCompletionCreateParamsBase, 'stream' | 'stream_options'>;
   readonly stream: boolean;
@@ -52,8 +62,7 @@ export interface ModelCall {
  *
  * @remarks Only the request is retried, never a stream that already delivered deltas: a stream
  * that breaks off, ends without a finish reason or carries malformed JSON fails the call with a
- * message that says so. The client's own retries are off (`maxRetries: 0`), so this is the one
- * retry policy, bounded by the deadline.
+ * message that says so. This is the one retry policy, bounded by the deadline.
  */
 export async function callModel(call: ModelCall): Promise<ModelAnswer> {
   // One `chat` span per model call, retries included (OpenTelemetry GenAI conventions); a no-op
@@ -93,35 +102,36 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       throw gaveUp(failing.message, attempt - 1, failing.cause);
     }
     if (remaining <= 0) throw new ModelCallError('failed', 'The turn deadline passed before the model answered.');
-    let response: ChatCompletion | Response;
+    let verdict: Verdict;
+    let failure: unknown;
     try {
-      // What `chat.completions.create` sends, with the body's bytes from `chatRequestBody` (the SDK
-      // sends bytes as they are); `Object.assign`, not a literal that begins with a spread (see
-      // `UNADMITTED` in the core).
+      // What `chat.completions.create` sends, as the bytes `chatRequestBody` writes; `Object.assign`,
+      // not a literal that begins with a spread (see `UNADMITTED` in the core).
       const body = Object.assign(
         {},
         call.body,
         call.stream ? { stream: true, stream_options: { include_usage: true } } : { stream: false },
       );
-      const request = call.client.post<ChatCompletion>('/chat/completions', {
-        body: chatRequestBody(body, call.keepMessages),
-        headers: { 'content-type': 'application/json' },
-        signal: call.signal,
-        timeout: remaining,
-        maxRetries: 0,
-        stream: call.stream,
-      });
-      response = call.stream ? await request.asResponse() : await request;
+      const { endpoint } = call;
+      const bytes = chatRequestBody(body, call.keepMessages);
+      const response = await endpoint.http.post(endpoint.url, endpoint.headers, bytes, call.signal, remaining);
+      if (response.status >= 200 && response.status < 300) {
+        if (call.stream) return await readStream(response, call);
+        return readCompletion(parseCompletion(await readBodyText(response.body, call.signal)), call);
+      }
+      failure = await statusError(response, call.signal);
+      verdict = classifyStatus(failure as ProviderStatusError);
     } catch (error) {
-      const verdict = classifyRequestError(error, call.signal);
-      if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: error });
-      const delay = retryDelay(error, attempt, call.retryBaseMs);
-      if (call.nowMs() + delay >= call.deadlineMs) throw gaveUp(verdict.message, attempt, error);
-      failing = { message: verdict.message, cause: error };
-      if (!(await call.sleep(delay, call.signal))) throw new ModelCallError('aborted', 'The run was cancelled.');
-      continue;
+      // The stream's and the answer's own failures are final: a call that delivered deltas is never sent again.
+      if (error instanceof ModelCallError) throw error;
+      failure = error;
+      verdict = classifyRequestError(error, call.signal);
     }
-    return call.stream ? readStream(response as Response, call) : readCompletion(response as ChatCompletion, call);
+    if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: failure });
+    const delay = retryDelay(failure, attempt, call.retryBaseMs);
+    if (call.nowMs() + delay >= call.deadlineMs) throw gaveUp(verdict.message, attempt, failure);
+    failing = { message: verdict.message, cause: failure };
+    if (!(await call.sleep(delay, call.signal))) throw new ModelCallError('aborted', 'The run was cancelled.');
   }
 }
 
@@ -137,14 +147,12 @@ function gaveUp(reason: string, attempts: number, cause: unknown): ModelCallErro
 /** The last event of a chat completion stream. */
 const STREAM_END: SseEnd = { data: '[DONE]', lingerMs: SSE_END_LINGER_MS };
 
-async function readStream(response: Response, call: ModelCall): Promise<ModelAnswer> {
+async function readStream(response: ProviderResponse, call: ModelCall): Promise<ModelAnswer> {
   const accumulator = new ChunkAccumulator(call.idPrefix, call.progress);
-  if (response.body === null) throw new ModelCallError('failed', 'The model provider answered a stream with no body.');
   try {
-    // Leaving at `[DONE]` does not cancel the body: the reader reads its end in the background, so
-    // the connection stays open for the next call instead of being closed by a cancel.
-    for await (const data of readSseData(response.body, call.signal, STREAM_END)) {
-      if (data === STREAM_END.data) break;
+    // Leaving at `[DONE]` does not destroy the body: its end is read in the background, so the
+    // connection stays open for the next call instead of being closed.
+    await readSseEvents(response.body, call.signal, STREAM_END, (data) => {
       let chunk: { error?: { message?: string } } & Parameters<ChunkAccumulator['push']>[0];
       try {
         chunk = JSON.parse(data);
@@ -160,10 +168,14 @@ async function readStream(response: Response, call: ModelCall): Promise<ModelAns
         );
       }
       accumulator.push(chunk);
-    }
+    });
   } catch (error) {
-    if (call.signal.aborted) throw new ModelCallError('aborted', 'The run was cancelled.');
+    if (call.signal.aborted || error instanceof ProviderAbortError)
+      throw new ModelCallError('aborted', 'The run was cancelled.');
     if (error instanceof ModelCallError) throw error;
+    if (error instanceof SseEventTooLargeError) {
+      throw new ModelCallError('failed', `The model provider sent ${error.message} in its stream.`, { cause: error });
+    }
     throw new ModelCallError('failed', `The model provider's stream broke off: ${describe(error)}`, { cause: error });
   }
   if (call.signal.aborted) throw new ModelCallError('aborted', 'The run was cancelled.');
@@ -174,6 +186,11 @@ async function readStream(response: Response, call: ModelCall): Promise<ModelAns
     );
   }
   return accumulator.answer();
+}
+
+/** A non-streamed answer's JSON; a `SyntaxError` when it is not JSON (classified as malformed). */
+function parseCompletion(text: string): ChatCompletion {
+  return JSON.parse(text) as ChatCompletion;
 }
 
 function readCompletion(completion: ChatCompletion, call: ModelCall): ModelAnswer {
@@ -195,74 +212,6 @@ function readCompletion(completion: ChatCompletion, call: ModelCall): ModelAnswe
     ];
   });
   return { content, toolCalls, finishReason: choice.finish_reason ?? 'unknown', usage: readUsage(completion.usage) };
-}
-
-type Verdict = { retry: true; message: string } | { retry: false; kind: ModelCallError['kind']; message: string };
-
-/** The one table of provider failures: which are retried, which stop the team, which fail the job. */
-function classifyRequestError(error: unknown, signal: AbortSignal): Verdict {
-  if (signal.aborted || error instanceof OpenAI.APIUserAbortError) {
-    return { retry: false, kind: 'aborted', message: 'The run was cancelled.' };
-  }
-  if (error instanceof OpenAI.APIConnectionError && isRedirect(error)) {
-    return {
-      retry: false,
-      kind: 'failed',
-      message:
-        "The model provider answered with a redirect (HTTP 301, 302, 303, 307 or 308), which is not followed: set the agent's baseUrl to the provider's final address.",
-    };
-  }
-  if (error instanceof OpenAI.APIConnectionError)
-    return { retry: true, message: `connection failed: ${error.message}` };
-  if (error instanceof OpenAI.APIError) {
-    const status = error.status ?? 0;
-    if (status === 401 || status === 403) {
-      return { retry: false, kind: 'access', message: `The model provider refused the API key (${status}).` };
-    }
-    if (status === 429 || status >= 500) return { retry: true, message: `HTTP ${status}` };
-    return {
-      retry: false,
-      kind: 'failed',
-      message: `The model provider refused the request (HTTP ${status}): ${error.message}`,
-    };
-  }
-  if (error instanceof SyntaxError) {
-    return {
-      retry: false,
-      kind: 'failed',
-      message: `The model provider sent a malformed response (${error.message}).`,
-    };
-  }
-  return { retry: false, kind: 'failed', message: `The model call failed: ${describe(error)}` };
-}
-
-/** The provider's `retry-after-ms` / `retry-after`, else exponential backoff with jitter. */
-function retryDelay(error: unknown, attempt: number, baseMs: number): number {
-  const headers = error instanceof OpenAI.APIError ? error.headers : undefined;
-  const afterMs = Number(headers?.get?.('retry-after-ms'));
-  if (Number.isFinite(afterMs) && afterMs >= 0 && headers?.get?.('retry-after-ms') != null) return afterMs;
-  const after = headers?.get?.('retry-after');
-  if (after != null && after !== '' && Number.isFinite(Number(after))) return Number(after) * 1_000;
-  const exponential = Math.min(baseMs * 2 ** (attempt - 1), baseMs * 32);
-  return Math.round(exponential * (0.5 + Math.random() / 2));
-}
-
-/** What fetch says when it refuses a redirect (`SEND_AS_IS` in `model-clients.ts`). */
-const REFUSED_REDIRECT = 'unexpected redirect';
-
-/**
- * Fetch's refusal of a redirect somewhere in the causes: undici's is an `Error` with that
- * message, msw's interceptor (tests) gives the message itself as the cause.
- */
-function isRedirect(error: Error): boolean {
-  // A few links at most (the SDK's error, fetch's TypeError, undici's reason); bounded, as a chain can loop.
-  let cause: unknown = error;
-  for (let depth = 0; depth < 8; depth += 1) {
-    if (cause === REFUSED_REDIRECT || (cause instanceof Error && cause.message === REFUSED_REDIRECT)) return true;
-    if (!(cause instanceof Error)) return false;
-    cause = cause.cause;
-  }
-  return false;
 }
 
 function describe(error: unknown): string {

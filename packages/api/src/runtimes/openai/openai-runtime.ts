@@ -43,7 +43,8 @@ export interface OpenAiRuntimeDeps extends DurableRuntimeDeps {
 
 /**
  * The `openai` agent runtime: drives any OpenAI-compatible Chat Completions API (OpenAI,
- * DeepSeek, Ollama, vLLM, LM Studio, OpenRouter) through the official `openai` client.
+ * DeepSeek, Ollama, vLLM, LM Studio, OpenRouter) over `node:http` (`provider-http.ts`), as the
+ * official `openai` client sent and read them.
  *
  * @remarks Durable and idempotent by run key like the scripted runtime: `start` begins the run
  * and returns at once; the turn runs in the background (`turn-loop.ts`), the run and its input are
@@ -67,6 +68,12 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     this.#clients = new ModelClients(deps.env);
     this.#store = new OpenAiRunStore(deps.db, deps.dialect, this.runs);
     this.#ridesOn = (deps.rides ?? null) !== null;
+  }
+
+  /** Stops the executions as the base does, then closes the idle provider connections. */
+  override async dispose(): Promise<void> {
+    await super.dispose();
+    this.#clients.close();
   }
 
   start(args: StartRunArgs): Promise<{ runId: RunId }> {
@@ -242,7 +249,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         memberRole: doc.memberRole ?? null,
         memberIsLead: doc.memberIsLead === true,
         settings,
-        client: this.#clients.client(settings),
+        endpoint: this.#clients.endpoint(settings),
         tools: context.tools,
         store: this.#store,
         signal: run.signal,

@@ -41,7 +41,8 @@ function elementBytes(element: unknown): Uint8Array {
  * object of its `messages` and `tools` serialized and encoded once per process and reused.
  *
  * @remarks Why: every model call carries the member's whole context window, and the OpenAI SDK
- * serialized it to a string that fetch then encoded, both anew each time. With 400 history
+ * (which sent the calls until the twentieth pass) serialized it to a string that fetch then
+ * encoded, both anew each time. With 400 history
  * messages that cost 0.38–0.52 ms per call at 142 KiB and 2.1–2.9 ms at 806 KiB, against
  * 0.07–0.18 and 0.20–0.27 ms with the kept bytes (docs/benchmarks.md, thirteenth pass). `JSON.stringify` writes lone
  * surrogates as escapes, so the JSON is always well-formed UTF-16 and encodes without loss.

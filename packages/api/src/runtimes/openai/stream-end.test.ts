@@ -58,7 +58,7 @@ async function provider(after: (res: ServerResponse) => void) {
 
 function streamedCall(clients: ModelClients, baseUrl: string) {
   const settings = { model: 'm', baseUrl, apiKeyEnv: null, stream: true } as OpenAiSettings;
-  return callModel(modelCall(clients.client(settings), { stream: true }));
+  return callModel(modelCall(clients.endpoint(settings), { stream: true }));
 }
 
 describe('the end of a streamed answer', () => {
@@ -74,7 +74,7 @@ describe('the end of a streamed answer', () => {
       await until(() => counts.ended + counts.cut > i);
     }
     // Cancelled at [DONE], every response was cut off, its connection closed, and each call opened
-    // a new one. (undici may open a second connection for the second call, while the first one's
+    // a new one. (The pool may open a second connection for the second call, while the first one's
     // end is still being processed; from then on the two serve every call.)
     expect(counts.cut).toBe(0);
     expect(counts.connections).toBeLessThanOrEqual(2);

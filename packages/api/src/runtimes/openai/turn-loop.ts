@@ -12,13 +12,13 @@ import {
   type TeamId,
   truncateUtf8,
 } from '@agent-teams/core';
-import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { SpendGuard } from '../spend-guard.js';
 import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
 import { ASK_CLARIFICATION, executeMemberTool, parseArguments, type ToolCall, toolsFor } from './member-tools.js';
+import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
 import { reserveCall } from './reserve-call.js';
@@ -42,7 +42,7 @@ export interface TurnEnv {
   /** The lead is offered the lead's tools; others never see them. */
   readonly memberIsLead: boolean;
   readonly settings: OpenAiSettings;
-  readonly client: OpenAI;
+  readonly endpoint: ModelEndpoint;
   readonly tools: MemberToolPort;
   readonly store: OpenAiRunStore;
   readonly signal: AbortSignal;
@@ -204,7 +204,7 @@ async function callAndRecord(
   let answer: Awaited<ReturnType<typeof callModel>>;
   try {
     answer = await callModel({
-      client: env.client,
+      endpoint: env.endpoint,
       body: {
         model: settings.model,
         messages: prompt,

@@ -1,0 +1,123 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ModelCallError } from './chat-call.js';
+import { ProviderAbortError, ProviderConnectionError, type ProviderResponse, readBodyText } from './provider-http.js';
+
+/** Whether a failed attempt is tried again within the deadline, and what the job is told if not. */
+export type Verdict =
+  | { retry: true; message: string }
+  | { retry: false; kind: ModelCallError['kind']; message: string };
+
+/** Redirects `fetch` refused before; `node:http` never follows any, and these fail the call. */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The most bytes of an error answer read for its message: a provider's error JSON is a few
+ * hundred bytes, and what a misbehaving one sends beyond this is not read.
+ */
+export const PROVIDER_ERROR_BODY_MAX_BYTES = 64 * 1024;
+
+/** A provider answered with a status other than 2xx. */
+export class ProviderStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProviderStatusError';
+  }
+}
+
+/** The status error of a non-2xx answer, its message read from the body as the `openai` client wrote it. */
+export async function statusError(response: ProviderResponse, signal: AbortSignal): Promise<ProviderStatusError> {
+  if (REDIRECTS.has(response.status)) {
+    // Nothing in a redirect's body is wanted; reading it to its end keeps the connection.
+    response.body.resume();
+    return new ProviderStatusError(response.status, response.headers, `${response.status} redirect`);
+  }
+  const text = await readBodyText(response.body, signal, PROVIDER_ERROR_BODY_MAX_BYTES);
+  return new ProviderStatusError(response.status, response.headers, statusMessage(response.status, text));
+}
+
+/**
+ * `<status> <message>` as the `openai` client's `APIError` wrote it: the JSON body's
+ * `error.message` (or its `error` as JSON), else the body's text, else "status code (no body)".
+ */
+export function statusMessage(status: number, text: string): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return text === '' ? `${status} status code (no body)` : `${status} ${text}`;
+  }
+  const error = (json as { error?: { message?: unknown } } | null)?.error;
+  const message = error?.message
+    ? typeof error.message === 'string'
+      ? error.message
+      : JSON.stringify(error.message)
+    : error
+      ? JSON.stringify(error)
+      : '';
+  return message === '' ? `${status} status code (no body)` : `${status} ${message}`;
+}
+
+/** The one table of provider answers that are not 2xx: which are retried, which stop the team, which fail the job. */
+export function classifyStatus(error: ProviderStatusError): Verdict {
+  const { status } = error;
+  if (REDIRECTS.has(status)) {
+    return {
+      retry: false,
+      kind: 'failed',
+      message:
+        "The model provider answered with a redirect (HTTP 301, 302, 303, 307 or 308), which is not followed: set the agent's baseUrl to the provider's final address.",
+    };
+  }
+  if (status === 401 || status === 403) {
+    return { retry: false, kind: 'access', message: `The model provider refused the API key (${status}).` };
+  }
+  if (status === 429 || status >= 500) return { retry: true, message: `HTTP ${status}` };
+  return {
+    retry: false,
+    kind: 'failed',
+    message: `The model provider refused the request (HTTP ${status}): ${error.message}`,
+  };
+}
+
+/** The one table of failures before or while reading an answer: connection failures are retried. */
+export function classifyRequestError(error: unknown, signal: AbortSignal): Verdict {
+  if (signal.aborted || error instanceof ProviderAbortError) {
+    return { retry: false, kind: 'aborted', message: 'The run was cancelled.' };
+  }
+  if (error instanceof ProviderConnectionError) return { retry: true, message: `connection failed: ${error.message}` };
+  if (error instanceof SyntaxError) {
+    return {
+      retry: false,
+      kind: 'failed',
+      message: `The model provider sent a malformed response (${error.message}).`,
+    };
+  }
+  return { retry: false, kind: 'failed', message: `The model call failed: ${describe(error)}` };
+}
+
+/** One header's value (the first, when a provider sent it twice). */
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The provider's `retry-after-ms` / `retry-after`, else exponential backoff with jitter. */
+export function retryDelay(error: unknown, attempt: number, baseMs: number): number {
+  const headers = error instanceof ProviderStatusError ? error.headers : {};
+  const afterMs = header(headers, 'retry-after-ms');
+  if (afterMs !== undefined && afterMs !== '' && Number.isFinite(Number(afterMs)) && Number(afterMs) >= 0) {
+    return Number(afterMs);
+  }
+  const after = header(headers, 'retry-after');
+  if (after !== undefined && after !== '' && Number.isFinite(Number(after))) return Number(after) * 1_000;
+  const exponential = Math.min(baseMs * 2 ** (attempt - 1), baseMs * 32);
+  return Math.round(exponential * (0.5 + Math.random() / 2));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,138 @@
+import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+
+/** The longest wait `setTimeout` can arm (2^31 − 1 ms); a longer deadline waits this long. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** A provider's answer as it begins: its status and headers, the body still to be read. */
+export interface ProviderResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: IncomingMessage;
+}
+
+/**
+ * The request got no answer: the connection failed or broke off, or no answer began within the
+ * time the call had. Retried within the turn deadline (`chat-call.ts`).
+ */
+export class ProviderConnectionError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ProviderConnectionError';
+  }
+}
+
+/** The run was cancelled while the request or its body was in flight. */
+export class ProviderAbortError extends Error {
+  constructor() {
+    super('The run was cancelled.');
+    this.name = 'ProviderAbortError';
+  }
+}
+
+/**
+ * POSTs model calls over `node:http`/`node:https` with keep-alive agents (one connection pool
+ * per process part that owns it).
+ *
+ * @remarks Why not `fetch` and the `openai` client's request path: the client builds each call
+ * through its request machinery and undici's fetch wraps the answer in web streams. Measured on
+ * loopback against an instant streaming provider (`bench/` notes, twentieth pass), the client and
+ * fetch took 480–600 µs of CPU per call with an `AsyncLocalStorage` active, this path 140–170 µs.
+ * Redirects are never followed (`node:http` does not follow them; the caller fails the call on a
+ * 3xx), so the conversation and the key go only where the agent's settings say. Node's agent
+ * honours a provider's `Keep-Alive: timeout=` hint, so an idle connection is dropped before the
+ * provider closes it.
+ */
+export class ProviderHttp {
+  readonly #http = new http.Agent({ keepAlive: true });
+  readonly #https = new https.Agent({ keepAlive: true });
+
+  /**
+   * Sends `body` to `url` and resolves when the answer's status and headers arrived.
+   *
+   * @param timeoutMs how long the answer may take to begin; past it the request is dropped with
+   * a {@link ProviderConnectionError} ("Request timed out.", as the `openai` client said).
+   * @throws ProviderConnectionError when the connection fails or the answer does not begin in time.
+   * @throws ProviderAbortError when `signal` aborts first.
+   */
+  post(
+    url: URL,
+    headers: OutgoingHttpHeaders,
+    body: Uint8Array,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<ProviderResponse> {
+    if (signal.aborted) return Promise.reject(new ProviderAbortError());
+    return new Promise((resolve, reject) => {
+      const secure = url.protocol === 'https:';
+      const options = {
+        method: 'POST',
+        agent: secure ? this.#https : this.#http,
+        headers: Object.assign({}, headers, { 'content-length': body.byteLength }),
+        signal,
+      };
+      const request = (secure ? https : http).request(url, options, (response) => {
+        clearTimeout(timer);
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: response });
+      });
+      const timer = setTimeout(
+        () => request.destroy(new ProviderConnectionError('Request timed out.')),
+        Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS),
+      );
+      request.on('error', (error) => {
+        clearTimeout(timer);
+        if (signal.aborted) reject(new ProviderAbortError());
+        else if (error instanceof ProviderConnectionError) reject(error);
+        else reject(new ProviderConnectionError(error.message, { cause: error }));
+      });
+      request.end(body);
+    });
+  }
+
+  /** Closes the idle connections (a stopping server). */
+  close(): void {
+    this.#http.destroy();
+    this.#https.destroy();
+  }
+}
+
+/**
+ * The body as text, at most `maxBytes` of it (decoded as UTF-8, a cut character replaced): an
+ * error answer is read for its message only, and a provider that sends more is not read further.
+ *
+ * @throws ProviderConnectionError when the body breaks off; ProviderAbortError when `signal` aborts.
+ */
+export function readBodyText(body: IncomingMessage, signal: AbortSignal, maxBytes = Infinity): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const done = (settle: () => void) => {
+      body.off('data', onData).off('end', onEnd).off('error', onError);
+      signal.removeEventListener('abort', onAbort);
+      settle();
+    };
+    const text = () => new TextDecoder().decode(Buffer.concat(chunks, length).subarray(0, maxBytes));
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length < maxBytes) return;
+      // Enough for the message: the rest is not read, and the connection is not kept.
+      body.destroy();
+      done(() => resolve(text()));
+    };
+    const onEnd = () => done(() => resolve(text()));
+    const onError = (error: Error) =>
+      done(() =>
+        reject(
+          signal.aborted ? new ProviderAbortError() : new ProviderConnectionError(error.message, { cause: error }),
+        ),
+      );
+    const onAbort = () => {
+      body.destroy();
+      done(() => reject(new ProviderAbortError()));
+    };
+    if (signal.aborted) return onAbort();
+    body.on('data', onData).on('end', onEnd).on('error', onError);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
