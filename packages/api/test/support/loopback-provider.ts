@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ModelCallError } from '../../src/runtimes/openai/chat-call.js';
 import { ModelClients, type ModelEndpoint } from '../../src/runtimes/openai/model-clients.js';
 import type { OpenAiSettings } from '../../src/runtimes/openai/openai-settings.js';
 
@@ -53,4 +54,20 @@ export async function startLoopbackProvider(
         server.close(() => resolve());
       }),
   };
+}
+
+/** A non-streamed answer whose content is "Hello back.". */
+export const COMPLETION = JSON.stringify({
+  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello back.' } }],
+});
+
+/** What a model call that must fail threw (a call that succeeds fails the test). */
+export async function failure(call: Promise<unknown>): Promise<ModelCallError> {
+  const outcome = await call.then(
+    () => {
+      throw new Error('the call succeeded');
+    },
+    (error: unknown) => error,
+  );
+  return outcome as ModelCallError;
 }

@@ -11,7 +11,7 @@ import {
   statusError,
   type Verdict,
 } from './provider-failures.js';
-import { ProviderAbortError, type ProviderResponse, readBodyText } from './provider-http.js';
+import { ProviderAbortError, ProviderConnectionError, type ProviderResponse, readBodyText } from './provider-http.js';
 import { chatRequestBody } from './request-body.js';
 import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
 
@@ -117,7 +117,7 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       const response = await endpoint.http.post(endpoint.url, endpoint.headers, bytes, call.signal, remaining);
       if (response.status >= 200 && response.status < 300) {
         if (call.stream) return await readStream(response, call);
-        return readCompletion(parseCompletion(await readBodyText(response.body, call.signal)), call);
+        return readCompletion(parseCompletion(await readAnswerText(response, call.signal)), call);
       }
       failure = await statusError(response, call.signal);
       verdict = classifyStatus(failure as ProviderStatusError);
@@ -186,6 +186,19 @@ async function readStream(response: ProviderResponse, call: ModelCall): Promise<
     );
   }
   return accumulator.answer();
+}
+
+/**
+ * A non-streamed answer's body. One that breaks off fails the call without a retry, as a stream
+ * that breaks off does: the provider has likely billed the answer already.
+ */
+async function readAnswerText(response: ProviderResponse, signal: AbortSignal): Promise<string> {
+  try {
+    return await readBodyText(response.body, signal);
+  } catch (error) {
+    if (!(error instanceof ProviderConnectionError)) throw error;
+    throw new ModelCallError('failed', `The model provider's answer broke off: ${error.message}`, { cause: error });
+  }
 }
 
 /** A non-streamed answer's JSON; a `SyntaxError` when it is not JSON (classified as malformed). */

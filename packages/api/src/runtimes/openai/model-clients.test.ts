@@ -98,7 +98,7 @@ describe('the model call over HTTP', () => {
     expect(seen.map((s) => s.path)).toEqual(['/v1/chat/completions']);
   });
 
-  it('names the redirect too when the HTTP boundary is mocked (msw gives the refusal as a string cause)', async () => {
+  it('names the redirect too when the HTTP boundary is mocked with msw', async () => {
     let calls = 0;
     const mocked = setupServer(
       http.post('http://provider.test/v1/chat/completions', () => {

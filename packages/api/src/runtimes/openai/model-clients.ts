@@ -11,6 +11,9 @@ export interface ModelEndpoint {
   readonly http: ProviderHttp;
 }
 
+/** What an HTTP header value may hold (`node:http` refuses anything else when sending). */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 /** Sent as `user-agent`: some providers' front doors refuse requests without one. */
 const USER_AGENT = 'agent-teams';
 
@@ -30,16 +33,22 @@ export class ModelClients {
 
   /** The endpoint for `settings`' base URL and key; throws `ModelCallError('access')` when the key variable is unset. */
   endpoint(settings: OpenAiSettings): ModelEndpoint {
-    const apiKey = settings.apiKeyEnv === null ? 'not-needed' : this.#env[settings.apiKeyEnv];
+    // Trimmed as fetch trimmed header values: a key read from a file often ends with a newline.
+    const apiKey = settings.apiKeyEnv === null ? 'not-needed' : this.#env[settings.apiKeyEnv]?.trim();
     if (apiKey === undefined || apiKey === '') {
       const unset = `The environment variable ${settings.apiKeyEnv} holding the API key is not set.`;
       throw new ModelCallError('access', unset);
+    }
+    if (!HEADER_VALUE.test(apiKey)) {
+      // Never the key itself in the message: it goes to the job and the log.
+      const bad = `The environment variable ${settings.apiKeyEnv} holds an API key with characters an HTTP header cannot carry (control characters or characters beyond Latin-1).`;
+      throw new ModelCallError('access', bad);
     }
     const cacheKey = `${settings.baseUrl}\n${apiKey}`;
     let endpoint = this.#cache.get(cacheKey);
     if (!endpoint) {
       endpoint = {
-        // As the `openai` client joined them: the base URL's trailing slashes do not double.
+        // The base URL's trailing slashes do not double (the `openai` client kept one extra).
         url: new URL(`${settings.baseUrl.replace(/\/+$/, '')}/chat/completions`),
         headers: {
           authorization: `Bearer ${apiKey}`,

@@ -31,11 +31,19 @@ export class ProviderStatusError extends Error {
 /** The status error of a non-2xx answer, its message read from the body as the `openai` client wrote it. */
 export async function statusError(response: ProviderResponse, signal: AbortSignal): Promise<ProviderStatusError> {
   if (REDIRECTS.has(response.status)) {
-    // Nothing in a redirect's body is wanted; reading it to its end keeps the connection.
-    response.body.resume();
+    // Nothing in a redirect's body is wanted, and a body that never ends must not hold the socket.
+    response.body.destroy();
     return new ProviderStatusError(response.status, response.headers, `${response.status} redirect`);
   }
-  const text = await readBodyText(response.body, signal, PROVIDER_ERROR_BODY_MAX_BYTES);
+  let text: string;
+  try {
+    text = await readBodyText(response.body, signal, PROVIDER_ERROR_BODY_MAX_BYTES);
+  } catch (error) {
+    // The status decides, not a body that broke off (the `openai` client took the read's error
+    // message as the body): a cut 401 is still a refused key, a cut 400 still a refused request.
+    if (!(error instanceof ProviderConnectionError)) throw error;
+    text = error.message;
+  }
   return new ProviderStatusError(response.status, response.headers, statusMessage(response.status, text));
 }
 
@@ -48,8 +56,10 @@ export function statusMessage(status: number, text: string): string {
   try {
     json = JSON.parse(text);
   } catch {
-    return text === '' ? `${status} status code (no body)` : `${status} ${text}`;
+    json = undefined;
   }
+  // Not JSON, or JSON that is falsy (`null`, `0`, `false`, `""`): the body's text, as the client.
+  if (!json) return text === '' ? `${status} status code (no body)` : `${status} ${text}`;
   const error = (json as { error?: { message?: unknown } } | null)?.error;
   const message = error?.message
     ? typeof error.message === 'string'
@@ -99,7 +109,7 @@ export function classifyRequestError(error: unknown, signal: AbortSignal): Verdi
   return { retry: false, kind: 'failed', message: `The model call failed: ${describe(error)}` };
 }
 
-/** One header's value (the first, when a provider sent it twice). */
+/** One header's value (Node joins a repeated `retry-after-ms` into one text, which then reads as no number). */
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;

@@ -1,33 +1,24 @@
 // The model call's transport against real servers on loopback: what goes out, connections kept,
-// a provider that never answers, a refused connection, a cancel, and how much of an error is read.
-import { createServer } from 'node:net';
+// a provider that never answers, TLS, a cancel, and how much of an error is read.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LoopbackProvider, startLoopbackProvider } from '../../../test/support/loopback-provider.js';
+import {
+  COMPLETION,
+  failure,
+  type LoopbackProvider,
+  startLoopbackProvider,
+} from '../../../test/support/loopback-provider.js';
 import { modelCall } from '../../../test/support/model-call.js';
-import { callModel, type ModelCallError } from './chat-call.js';
+import { callModel } from './chat-call.js';
 import { ModelClients } from './model-clients.js';
 import type { OpenAiSettings } from './openai-settings.js';
 import { PROVIDER_ERROR_BODY_MAX_BYTES, statusMessage } from './provider-failures.js';
 import { ProviderAbortError, ProviderConnectionError, ProviderHttp } from './provider-http.js';
-
-const COMPLETION = JSON.stringify({
-  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello back.' } }],
-});
 
 let provider: LoopbackProvider | null = null;
 afterEach(async () => {
   await provider?.close();
   provider = null;
 });
-
-async function failure(call: Promise<unknown>): Promise<ModelCallError> {
-  return (await call.then(
-    () => {
-      throw new Error('the call succeeded');
-    },
-    (error: unknown) => error,
-  )) as ModelCallError;
-}
 
 describe('ProviderHttp', () => {
   it('sends the key, JSON both ways and who calls, and keeps one connection for calls in a row', async () => {
@@ -102,30 +93,6 @@ describe('ProviderHttp', () => {
     // The TLS client's complaint about the plain-HTTP answer, and no request reached the server.
     expect(error.message).toMatch(/kept failing \(connection failed: .*(SSL|TLS|wrong version|packet length)/i);
     expect(provider.seen).toHaveLength(0);
-  });
-
-  it('retries a refused connection and names it', async () => {
-    // A port that was free a moment ago: nothing listens there.
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as { port: number };
-    await new Promise((resolve) => probe.close(resolve));
-    const settings = { baseUrl: `http://127.0.0.1:${port}/v1`, apiKeyEnv: null } as OpenAiSettings;
-    let attempts = 0;
-    const error = await failure(
-      callModel(
-        modelCall(new ModelClients({}).endpoint(settings), {
-          deadlineMs: Date.now() + 60_000,
-          sleep: async () => {
-            attempts += 1;
-            return attempts < 3;
-          },
-        }),
-      ),
-    );
-    // The third wait was cut short as a cancel would: the connection was tried three times.
-    expect(error.kind).toBe('aborted');
-    expect(attempts).toBe(3);
   });
 
   it('drops a request in flight when the run is cancelled, and the provider sees the connection close', async () => {

@@ -4,6 +4,13 @@ import https from 'node:https';
 /** The longest wait `setTimeout` can arm (2^31 − 1 ms); a longer deadline waits this long. */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/**
+ * How long an idle kept-alive connection is kept: undici's default, shorter than the idle timeout
+ * of common front doors (nginx 75 s, load balancers 60 s), so a provider rarely closes a connection
+ * just as a call reuses it. A provider's `Keep-Alive: timeout=` hint shortens it further.
+ */
+export const IDLE_SOCKET_MS = 4_000;
+
 /** A provider's answer as it begins: its status and headers, the body still to be read. */
 export interface ProviderResponse {
   readonly status: number;
@@ -36,16 +43,17 @@ export class ProviderAbortError extends Error {
  *
  * @remarks Why not `fetch` and the `openai` client's request path: the client builds each call
  * through its request machinery and undici's fetch wraps the answer in web streams. Measured on
- * loopback against an instant streaming provider (`bench/` notes, twentieth pass), the client and
- * fetch took 480–600 µs of CPU per call with an `AsyncLocalStorage` active, this path 140–170 µs.
- * Redirects are never followed (`node:http` does not follow them; the caller fails the call on a
- * 3xx), so the conversation and the key go only where the agent's settings say. Node's agent
- * honours a provider's `Keep-Alive: timeout=` hint, so an idle connection is dropped before the
- * provider closes it.
+ * loopback against an instant streaming provider (docs/benchmarks.md, twentieth pass; decision
+ * 0232), the client and fetch took 480–600 µs of CPU per call with an `AsyncLocalStorage` active,
+ * this path 140–170 µs. Redirects are never followed (`node:http` does not follow them; the
+ * caller fails the call on a 3xx), so the conversation and the key go only where the agent's
+ * settings say. Idle connections are dropped after {@link IDLE_SOCKET_MS}; a request whose kept
+ * connection the provider had closed meanwhile (reset before any answer) is sent once more at
+ * once on a new one, as Node's documentation advises (`request.reusedSocket`).
  */
 export class ProviderHttp {
-  readonly #http = new http.Agent({ keepAlive: true });
-  readonly #https = new https.Agent({ keepAlive: true });
+  readonly #http = new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  readonly #https = new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
 
   /**
    * Sends `body` to `url` and resolves when the answer's status and headers arrived.
@@ -62,7 +70,19 @@ export class ProviderHttp {
     signal: AbortSignal,
     timeoutMs: number,
   ): Promise<ProviderResponse> {
+    return this.#send(url, headers, body, signal, timeoutMs, true);
+  }
+
+  #send(
+    url: URL,
+    headers: OutgoingHttpHeaders,
+    body: Uint8Array,
+    signal: AbortSignal,
+    timeoutMs: number,
+    mayResend: boolean,
+  ): Promise<ProviderResponse> {
     if (signal.aborted) return Promise.reject(new ProviderAbortError());
+    const startedAt = performance.now();
     return new Promise((resolve, reject) => {
       const secure = url.protocol === 'https:';
       const options = {
@@ -79,17 +99,22 @@ export class ProviderHttp {
         () => request.destroy(new ProviderConnectionError('Request timed out.')),
         Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS),
       );
-      request.on('error', (error) => {
+      request.on('error', (error: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        if (signal.aborted) reject(new ProviderAbortError());
-        else if (error instanceof ProviderConnectionError) reject(error);
-        else reject(new ProviderConnectionError(error.message, { cause: error }));
+        if (signal.aborted) return reject(new ProviderAbortError());
+        if (error instanceof ProviderConnectionError) return reject(error);
+        if (mayResend && request.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+          // A kept connection the provider closed as this request went out: nothing was answered.
+          const left = timeoutMs - (performance.now() - startedAt);
+          return resolve(this.#send(url, headers, body, signal, left, false));
+        }
+        reject(new ProviderConnectionError(error.message, { cause: error }));
       });
       request.end(body);
     });
   }
 
-  /** Closes the idle connections (a stopping server). */
+  /** Closes every connection, those of calls in flight too (a stopping server: `dispose`). */
   close(): void {
     this.#http.destroy();
     this.#https.destroy();
@@ -132,6 +157,8 @@ export function readBodyText(body: IncomingMessage, signal: AbortSignal, maxByte
       done(() => reject(new ProviderAbortError()));
     };
     if (signal.aborted) return onAbort();
+    if (body.destroyed)
+      return done(() => reject(new ProviderConnectionError('the answer was closed before it was read')));
     body.on('data', onData).on('end', onEnd).on('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
   });

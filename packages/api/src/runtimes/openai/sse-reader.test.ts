@@ -47,6 +47,15 @@ describe('readSseEvents', () => {
     );
   });
 
+  it('drops a byte-order mark before the first event, whole or split across chunks', async () => {
+    const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+    const wire = Buffer.concat([bom, Buffer.from('data: first\n\ndata: second\n\n')]);
+    for (const chunks of [[wire], [wire.subarray(0, 1), wire.subarray(1, 2), wire.subarray(2)]]) {
+      const { seen } = await read(chunks);
+      expect(seen).toEqual(['first', 'second']);
+    }
+  });
+
   it('reads CRLF and CR line endings, and an event the body ends without a blank line', async () => {
     const { outcome, seen } = await read(['data: one\r\n\r\ndata: two\r\rdata: last']);
     expect(outcome).toBe('ended');

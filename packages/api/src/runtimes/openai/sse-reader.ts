@@ -41,8 +41,10 @@ export class SseEventTooLargeError extends Error {
  * and resolves when the body ended or the event whose data is `end.data` arrived.
  *
  * @remarks The bytes are parsed by `eventsource-parser` (line endings, comments, multi-line data
- * joined with `\n`, a leading BOM); an event the body's end cuts short still counts, as the
- * `openai` client read it. What stays in our hands is the stream's life:
+ * joined with `\n`); a leading byte-order mark is dropped here, since the parser only knows it as
+ * bytes and the body arrives decoded. An event the body's end cuts short still counts, as the
+ * `openai` client read it. The limit counts characters: an event of many short `data:` lines
+ * costs the parser more memory than its characters (measured: about 130 MiB of heap at the limit). What stays in our hands is the stream's life:
  * - an abort of `signal` ends the read at once, even if the body never ends, and destroys it;
  * - `onData` throwing destroys the body and rejects with what it threw;
  * - after `end.data` the body is not destroyed (that would close a connection that can serve
@@ -93,7 +95,12 @@ export function readSseEvents(
       body.destroy();
       reject(error);
     };
+    let first = true;
     const onChunk = (chunk: string) => {
+      if (first) {
+        first = false;
+        if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
+      }
       parser.feed(chunk);
       if (failure !== null) fail(failure);
       else if (sawEnd) {
@@ -115,6 +122,7 @@ export function readSseEvents(
       fail(signal.aborted ? new ProviderAbortError() : new ProviderConnectionError(error.message, { cause: error }));
     const onAbort = () => fail(new ProviderAbortError());
     if (signal.aborted) return onAbort();
+    if (body.destroyed) return fail(new ProviderConnectionError('the answer was closed before it was read'));
     body.setEncoding('utf8');
     body.on('data', onChunk).on('end', onEnd).on('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
