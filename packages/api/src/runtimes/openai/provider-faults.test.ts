@@ -13,6 +13,7 @@ import { callModel, type ModelCallError } from './chat-call.js';
 import { ModelClients } from './model-clients.js';
 import type { OpenAiSettings } from './openai-settings.js';
 import { PROVIDER_ERROR_BODY_MAX_BYTES, statusMessage } from './provider-failures.js';
+import { IDLE_SOCKET_MS } from './provider-http.js';
 
 let provider: LoopbackProvider | null = null;
 afterEach(async () => {
@@ -150,6 +151,18 @@ describe('the connection', () => {
     const answer = await callModel(modelCall(provider.endpoint(), { deadlineMs: Date.now() + 60 }));
     expect(answer.content).toBe('Hello back.');
   });
+
+  it('keeps a stream that stays silent longer than an idle connection is kept (a model thinking)', async () => {
+    provider = await startLoopbackProvider((_request, res) => {
+      const chunk = (content: string, finish: string | null) =>
+        `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: finish }] })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(chunk('Thinking… ', null));
+      setTimeout(() => res.end(`${chunk('done.', 'stop')}data: [DONE]\n\n`), IDLE_SOCKET_MS + 300);
+    });
+    const answer = await callModel(modelCall(provider.endpoint(), { stream: true }));
+    expect(answer.content).toBe('Thinking… done.');
+  }, 15_000);
 
   it('retries a provider that drops the connection, naming what happened', async () => {
     provider = await startLoopbackProvider((_request, res) => {
