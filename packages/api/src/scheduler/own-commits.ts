@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { type JobId, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import { currentFrame, runInFrame } from '../async/async-frame.js';
 
 /** One write of the scheduler's own, while its store call runs. */
 interface OwnWrite {
@@ -7,12 +7,6 @@ interface OwnWrite {
   readonly key: unknown;
   open: boolean;
 }
-
-/**
- * One async context for every {@link OwnCommits} of the process: each AsyncLocalStorage in use
- * adds work to the creation of every promise, so the schedulers share this one.
- */
-const context = new AsyncLocalStorage<OwnWrite>();
 
 /**
  * Recognises the scheduler's own commits (a job step's, the admission's) among the local commits
@@ -30,7 +24,8 @@ export class OwnCommits<K> {
   async write<T>(key: K, work: () => Promise<T>): Promise<T> {
     const write: OwnWrite = { owner: this, key, open: true };
     try {
-      return await context.run(write, work);
+      // In the async frame the log fields share (`async-frame.ts`): one storage for both.
+      return await runInFrame({ logFields: currentFrame().logFields, ownWrite: write }, work);
     } finally {
       // Work started inside the write (a pass its events requested) inherits the context: it
       // must not count as this write once the write has returned.
@@ -40,7 +35,7 @@ export class OwnCommits<K> {
 
   /** The key of the write whose store call is running in this context, if any. */
   current(): K | undefined {
-    const write = context.getStore();
+    const write = currentFrame().ownWrite as OwnWrite | undefined;
     return write?.owner === this && write.open ? (write.key as K) : undefined;
   }
 }
