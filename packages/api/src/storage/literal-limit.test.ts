@@ -1,29 +1,10 @@
-import BetterSqlite3 from 'better-sqlite3';
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteDialect,
-} from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { sqlCompilers } from '../../test/support/sql-compilers.js';
 import type { Database } from './database-types.js';
 import { literalLimit } from './literal-limit.js';
 
-const sqlite = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }) });
-const postgres = new Kysely<Database>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
-afterAll(async () => {
-  await sqlite.destroy();
-  await postgres.destroy();
-});
+const { sqlite, postgres } = sqlCompilers();
 
 const newest = (db: Kysely<Database>, limit: number) =>
   db

@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobKind, type StoreRole, WAKE_CHANGES_MAX } from '@agent-teams/core';
 import { describeStoreRoleContract, type OpenContractStore } from '@agent-teams/testkit';
-import { CompiledQuery, type Kysely, type KyselyPlugin, type QueryId, type RootOperationNode, sql } from 'kysely';
+import { CompiledQuery, type Kysely, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { createFreshPostgres, emptyContractTables, type FreshPostgres } from '../support/fresh-postgres.js';
 
 /**
  * Decision 0231: SQLite re-plans a statement at every run when it binds a top-level `LIMIT ?` or a
@@ -96,13 +96,7 @@ afterAll(() => pg.drop());
 const openPostgres: OpenContractStore = async ({ events, ids }) => {
   const opened = await openDatabase(pg.url, { poolSize: 4 });
   // Every test's ids start again at 1: the tables are emptied first (as `postgres-store.test.ts`).
-  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases, team_deletions, team_budgets, spend_reservations RESTART IDENTITY CASCADE`.execute(
-    opened.db,
-  );
-  await opened.db
-    .updateTable('scheduler_state')
-    .set({ round_json: JSON.stringify({ rotation: [], served: [] }), updated_at: null })
-    .execute();
+  await emptyContractTables(opened.db);
   const store = new KyselyTeamStore(postgresRecorder.on(opened.db), opened.dialect, {
     events,
     ids,

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KyselyTeamStore, type KyselyTeamStoreOptions } from '../../src/storage/kysely-team-store.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { createFreshPostgres, emptyContractTables, type FreshPostgres } from '../support/fresh-postgres.js';
 
 // A fresh database per run, dropped afterwards. An unreachable server fails the run: a skipped
 // PostgreSQL suite would let the multi-server store rot unnoticed.
@@ -16,13 +16,7 @@ afterAll(() => pg.drop());
 
 describeTeamStoreContract('Kysely on PostgreSQL', async ({ events, ids }) => {
   const database = await openDatabase(pg.url, { poolSize: 4 });
-  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases, team_deletions, team_budgets, spend_reservations RESTART IDENTITY CASCADE`.execute(
-    database.db,
-  );
-  await database.db
-    .updateTable('scheduler_state')
-    .set({ round_json: JSON.stringify({ rotation: [], served: [] }), updated_at: null })
-    .execute();
+  await emptyContractTables(database.db);
   const store = new KyselyTeamStore(database.db, database.dialect, { events, ids, close: database.close });
   return { store, close: () => store.close() };
 });

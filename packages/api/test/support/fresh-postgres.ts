@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
+import type { Database } from '../../src/storage/database-types.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 
@@ -61,4 +63,18 @@ export async function createFreshPostgres(prefix: string, opts: { migrate?: bool
     name,
     drop: () => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/**
+ * Empties every table the store contract writes and resets the scheduler's round, so each
+ * contract test's ids start again at 1 on one migrated database.
+ */
+export async function emptyContractTables(db: Kysely<Database>): Promise<void> {
+  await sql`TRUNCATE teams, members, jobs, record_messages, team_events, conversation_messages, runtime_runs, openai_messages, model_usage, server_leases, team_deletions, team_budgets, spend_reservations RESTART IDENTITY CASCADE`.execute(
+    db,
+  );
+  await db
+    .updateTable('scheduler_state')
+    .set({ round_json: JSON.stringify({ rotation: [], served: [] }), updated_at: null })
+    .execute();
 }
