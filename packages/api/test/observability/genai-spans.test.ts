@@ -58,7 +58,7 @@ describe('GenAI spans', () => {
 
   it('traces each model call of an openai turn as a chat span with model and token usage', async () => {
     exporter.reset();
-    const h = await openTeamHarness(msw);
+    const h = await openTeamHarness();
     try {
       h.provider.respondWith(() => ({
         kind: 'answer',

@@ -29,7 +29,7 @@ const BUDGET = `mutation($input: SetTeamBudgetInput!) { setTeamBudget(input: $in
 
 describe('budgets stop model calls before they are made', () => {
   it('fails a job BUDGET_EXHAUSTED without calling the provider, and runs new work once the budget is raised', async () => {
-    h = await openTeamHarness(server);
+    h = await openTeamHarness();
     h.provider.respondWith(() => answer);
     const gql = gqlOf(h.app);
     const { team, lead } = await h.team();
@@ -59,7 +59,7 @@ describe('budgets stop model calls before they are made', () => {
   });
 
   it("stops at the owner's daily budget, naming it", async () => {
-    h = await openTeamHarness(server, {
+    h = await openTeamHarness({
       budgets: {
         defaultOwner: { maxTokensPerDay: null, maxCostPerDay: null },
         owners: new Map([[OWNER, { maxTokensPerDay: 500, maxCostPerDay: null }]]),
@@ -74,7 +74,7 @@ describe('budgets stop model calls before they are made', () => {
   });
 
   it('refuses another owner and out-of-range limits', async () => {
-    h = await openTeamHarness(server);
+    h = await openTeamHarness();
     const { team } = await h.team();
     const bob = gqlOf(h.app, 'tok-bob');
     const foreign = await bob(BUDGET, { input: { teamId: team.id, maxTokens: 5 } });

@@ -11,7 +11,7 @@ let h: TeamHarness;
 beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
 afterAll(() => server.close());
 beforeEach(async () => {
-  h = await openTeamHarness(server);
+  h = await openTeamHarness();
 });
 afterEach(async () => {
   await h.close();

@@ -12,9 +12,8 @@ import {
   type TeamStore,
 } from '@agent-teams/core';
 import { type AgentSpec, StaticCatalog } from '@agent-teams/testkit';
-import { chatCompletionHandler, FakeChatProvider } from '@agent-teams/testkit/msw';
-import { http } from 'msw';
-import { type SetupServer, setupServer } from 'msw/node';
+import { FakeChatProvider } from '@agent-teams/testkit/msw';
+import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
@@ -79,12 +78,11 @@ export interface TeamHarnessOptions {
   readonly ackGraceMs?: number;
 }
 
-export async function openTeamHarness(server: SetupServer, opts: TeamHarnessOptions = {}): Promise<TeamHarness> {
+export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<TeamHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-teams-openai-'));
   const provider = new FakeChatProvider();
-  server.use(chatCompletionHandler(http, BASE_URL, provider));
-  // Served over real HTTP too, and the agents call that: a test sees what a model call does to its
-  // connection (a cancelled turn closes it). The msw handler serves files that point at BASE_URL.
+  // Served over real HTTP, and the agents call that: a test sees what a model call does to its
+  // connection (a cancelled turn closes it). A file's msw server only refuses any other request.
   const served = await serveChatProvider(provider);
   const agents = TEAM_AGENTS.map((agent) => ({ ...agent, settings: { ...agent.settings, baseUrl: served.baseUrl } }));
   const app = await openTestApp({
@@ -173,7 +171,7 @@ export function teamHarnessPerTest(): () => TeamHarness {
   beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
   afterAll(() => server.close());
   beforeEach(async () => {
-    current = await openTeamHarness(server);
+    current = await openTeamHarness();
   });
   afterEach(async () => {
     await current?.close();

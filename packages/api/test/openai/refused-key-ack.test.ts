@@ -13,7 +13,7 @@ describe('a run parked on a refused key is acknowledged before the team disconne
   it.each([60_000, 0])(
     'shows the job RUNNING while the team waits for reconnectTeam (grace %i ms)',
     async (ackGraceMs) => {
-      const h = await openTeamHarness(server, { ackGraceMs });
+      const h = await openTeamHarness({ ackGraceMs });
       try {
         h.provider.enqueue(
           { kind: 'error', status: 401, message: 'Incorrect API key provided' },
