@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type {
   ConversationId,
   ConversationMessage,
@@ -7,6 +6,7 @@ import type {
   SeqPageRequest,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
+import { orderedIdBody } from '../adapters/random-ids.js';
 import { CompiledShapes } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { toConversationMessage } from './row-mappers.js';
@@ -31,7 +31,7 @@ export async function appendConversation(
     throw new Error('[agent-teams/api] appendConversation needs one time per message');
   }
   const values = messages.flatMap((message, index) => [
-    `message_${randomUUID()}`,
+    `message_${orderedIdBody()}`,
     conversationId,
     message.role,
     message.text,

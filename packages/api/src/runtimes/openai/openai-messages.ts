@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { ConversationId, JobId, NewConversationMessage } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
+import { orderedIdBody } from '../../adapters/random-ids.js';
 import { CompiledShapes } from '../../storage/compiled-statement.js';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
@@ -48,7 +48,7 @@ export async function writeMessageBatches(
 ): Promise<boolean> {
   const values = batches.flatMap(({ firstStep, messages, now }) =>
     messages.flatMap((message, index) => [
-      `omsg_${randomUUID()}`,
+      `omsg_${orderedIdBody()}`,
       conversationId,
       runId,
       firstStep + index,
