@@ -141,6 +141,12 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     database.pragma(synchronous === 'full' ? 'synchronous = FULL' : 'synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
+    // Statement journals in memory, not in a temporary file: a write that shares a transaction runs
+    // in its own SAVEPOINT (decision 0224), which copies the first change of every page it touches
+    // to a statement journal; past 64 KiB SQLite spilled that journal to a temporary file with two
+    // `pwrite`s per page, five times the log's own writes (decision 0234). SQLite's sorts and temporary
+    // tables go to memory too: every query here is bounded by a page size or a limit.
+    database.pragma('temp_store = MEMORY');
   } catch (error) {
     lock?.release();
     throw error;

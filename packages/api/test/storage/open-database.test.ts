@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -24,7 +24,41 @@ describe('openDatabase on SQLite', () => {
       expect(opened.walSync).toBeUndefined();
       expect(await pragma('busy_timeout')).toBe(5000);
       expect(await pragma('foreign_keys')).toBe(1);
+      expect(await pragma('temp_store')).toBe(2);
       expect(existsSync(`${file}.lock`)).toBe(true);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('keeps the statement journal of a savepoint in memory: no temporary file past 64 KiB of changed pages (decision 0234)', async () => {
+    const opened = await openDatabase(join(dir, 'journal.sqlite'));
+    // SQLite opens its temporary files unlinked: they show as `… (deleted)` among the open files.
+    const deletedFiles = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).endsWith('(deleted)');
+        } catch {
+          return false; // closed meanwhile (the listing's own descriptor)
+        }
+      }).length;
+    try {
+      await sql`create table pages (id integer primary key, body text not null)`.execute(opened.db);
+      await sql`insert into pages (body) with recursive n(i) as (select 1 union all select i + 1 from n where i < 200) select printf('%.3000c', 'a') from n`.execute(
+        opened.db,
+      );
+      const before = deletedFiles();
+      const during = await opened.db.transaction().execute(async (trx) => {
+        await sql`savepoint one_write`.execute(trx);
+        // About 150 pages (600 KiB) changed inside the savepoint: far past the 64 KiB spill.
+        await sql`update pages set body = printf('%.3000c', 'b')`.execute(trx);
+        const open = deletedFiles();
+        await sql`release savepoint one_write`.execute(trx);
+        return open;
+      });
+      expect(during).toBe(before);
+      const changed = await sql<{ n: number }>`select count(*) as n from pages where body like 'b%'`.execute(opened.db);
+      expect(changed.rows[0]?.n).toBe(200);
     } finally {
       await opened.close();
     }
