@@ -6,17 +6,18 @@ import type {
   SeqPageRequest,
 } from '@agent-teams/core';
 import type { Kysely } from 'kysely';
-import { orderedIdBody } from '../adapters/random-ids.js';
 import { CompiledShapes } from './compiled-statement.js';
 import type { Database } from './database-types.js';
+import { orderedIdBody } from './ordered-id.js';
 import { toConversationMessage } from './row-mappers.js';
 
 /**
  * Appends messages to a member conversation, in order.
  *
  * @remarks Conversations belong to the runtime side, not to a team's visible state: no revision,
- * no team event, and they outlive their team. Ids are random (`message_<uuid>`), since the store
- * has no id port and a seq-derived id would need a second write.
+ * no team event, and they outlive their team. Ids are `message_` and an ordered body (time first:
+ * `ordered-id.ts`, decision 0233), since the store has no id port and a seq-derived id would
+ * need a second write.
  * @param now - the time of every message, or one time per message (one insert carrying writes
  * made at different times).
  */

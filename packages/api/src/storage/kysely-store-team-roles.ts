@@ -40,7 +40,8 @@ export class KyselyTeamRoles extends KyselyStoreBase {
   }
 
   deleteTeam(owner: OwnerId, teamId: TeamId, now: string): Promise<void> {
-    return runWrite(this.ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId));
+    // Cascades over the team's whole history: a transaction of its own, temporary files on disk.
+    return runWrite(this.ctx, now, (scope) => teamWrites.deleteTeam(scope, owner, teamId), { large: true });
   }
 
   // ---- TeamLifecycle (decision 0165): spawn, retire and close, each one transaction ----------

@@ -1,4 +1,4 @@
-import { type Kysely, Migrator } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import type { Database } from './database-types.js';
 import { StaticMigrationProvider } from './migrations/index.js';
 import type { DatabaseDialect } from './open-database.js';
@@ -7,10 +7,32 @@ import type { DatabaseDialect } from './open-database.js';
  * Applies every pending migration, in order, and returns the names applied now.
  *
  * @remarks Kysely's migrator takes a lock table, so several PostgreSQL servers starting at once
- * migrate exactly once.
+ * migrate exactly once. On SQLite the migrations run with temporary files on disk: a server keeps
+ * them in memory (decision 0234), where building an index over every job would sort every key.
  * @throws the migration's error (the failed migration is rolled back).
  */
 export async function migrateToLatest(db: Kysely<Database>, dialect: DatabaseDialect): Promise<readonly string[]> {
+  if (dialect === 'sqlite') return withTempFilesOnDisk(db, () => migrate(db, dialect));
+  return migrate(db, dialect);
+}
+
+/**
+ * Runs `work` (outside any transaction: SQLite refuses the change inside one) with SQLite's
+ * temporary files on disk, then puts back the setting it found.
+ */
+export async function withTempFilesOnDisk<T>(db: Kysely<Database>, work: () => Promise<T>): Promise<T> {
+  const found = await sql<{ temp_store: number }>`PRAGMA temp_store`.execute(db);
+  const before = Number(found.rows[0]?.temp_store ?? 0);
+  await sql`PRAGMA temp_store = FILE`.execute(db);
+  try {
+    return await work();
+  } finally {
+    // 0 DEFAULT, 1 FILE, 2 MEMORY: a literal, since a PRAGMA takes no bound value.
+    await sql.raw(`PRAGMA temp_store = ${before}`).execute(db);
+  }
+}
+
+async function migrate(db: Kysely<Database>, dialect: DatabaseDialect): Promise<readonly string[]> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider(dialect) });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {

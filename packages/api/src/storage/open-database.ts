@@ -96,7 +96,8 @@ export function isPostgresTarget(target: string): boolean {
  * `full` durability by default (an accepted request must survive a power loss, not only a crash;
  * `group` keeps that with group commit, `normal` trades it for a commit without any sync: see
  * {@link SqliteSynchronous}),
- * `busy_timeout=5000` and `foreign_keys=ON` (the team cascade relies on it).
+ * `busy_timeout=5000`, `foreign_keys=ON` (the team cascade relies on it) and `temp_store=MEMORY`
+ * (decision 0234: migrations and a team's deletion switch it to FILE for their run).
  * @throws DatabaseInUseError when another server holds the SQLite file.
  */
 export async function openDatabase(target: string, opts: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
@@ -144,8 +145,9 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     // Statement journals in memory, not in a temporary file: a write that shares a transaction runs
     // in its own SAVEPOINT (decision 0224), which copies the first change of every page it touches
     // to a statement journal; past 64 KiB SQLite spilled that journal to a temporary file with two
-    // `pwrite`s per page, five times the log's own writes (decision 0234). SQLite's sorts and temporary
-    // tables go to memory too: every query here is bounded by a page size or a limit.
+    // `pwrite`s per page, five times the log's own writes (decision 0234). Sorts and temporary tables
+    // then never spill either, so what has no small bound runs with FILE: migrations
+    // (`migrate.ts`) and a team's deletion (`runWrite`'s `large`).
     database.pragma('temp_store = MEMORY');
   } catch (error) {
     lock?.release();

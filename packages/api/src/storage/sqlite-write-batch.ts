@@ -24,6 +24,8 @@ interface Queued {
   readonly work: (scope: WriteScope) => Promise<unknown>;
   readonly resolve: (done: { result: unknown; scope: WriteScope }) => void;
   readonly reject: (error: unknown) => void;
+  /** A write with no small bound on the pages it changes: runs alone, temporary files on disk. */
+  readonly large: boolean;
 }
 
 /**
@@ -69,11 +71,18 @@ export class SqliteWriteBatch {
     this.#handle = sqliteHandleOf(db);
   }
 
-  /** Runs `work` in the next transaction; resolves once that transaction committed. */
+  /**
+   * Runs `work` in the next transaction; resolves once that transaction committed. `large`: the
+   * write has no small bound on the pages it changes (a team's deletion cascades over its whole
+   * history), so it runs in a transaction of its own with SQLite's temporary files on disk: its
+   * statement journal may then spill to a file instead of holding every page in memory
+   * (decision 0234).
+   */
   run<T>(
     ctx: StoreContext,
     now: string,
     work: (scope: WriteScope) => Promise<T>,
+    large = false,
   ): Promise<{ result: T; scope: WriteScope }> {
     return new Promise((resolve, reject) => {
       // The caller's async context (log fields, own-commit marks), without `AsyncResource.bind`:
@@ -81,7 +90,7 @@ export class SqliteWriteBatch {
       // property), 1.4 % of a `sendRequest`'s CPU in a profile (docs/benchmarks.md, thirteenth pass).
       const context = new AsyncResource('AgentTeamsWrite');
       const bound = (scope: WriteScope) => context.runInAsyncScope(work, null, scope);
-      this.#queue.push({ ctx, now, work: bound, resolve: resolve as Queued['resolve'], reject });
+      this.#queue.push({ ctx, now, work: bound, resolve: resolve as Queued['resolve'], reject, large });
       if (this.#draining) return;
       this.#draining = true;
       // One turn of the event loop first: the requests whose bytes arrived with this one reach
@@ -94,11 +103,19 @@ export class SqliteWriteBatch {
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
-        const take = Math.min(this.#queue.length, MAX_BATCH_WRITES);
+        const take = batchSize(this.#queue);
+        const large = this.#queue[0]?.large === true;
         let outcomes: readonly Outcome[] = [];
         try {
           await this.#db.connection().execute(async (conn) => {
-            outcomes = await whileHeld(conn, this.#handle, () => this.#batch(conn, take));
+            // Outside the transaction: SQLite refuses to change where temporary files go inside one.
+            if (large) await sql`PRAGMA temp_store = FILE`.execute(conn);
+            try {
+              outcomes = await whileHeld(conn, this.#handle, () => this.#batch(conn, take));
+            } finally {
+              // Never fails the batch, which has committed: at worst later writes spill to disk.
+              if (large) await sql`PRAGMA temp_store = MEMORY`.execute(conn).catch(() => undefined);
+            }
           });
         } catch (error) {
           // The sync after the COMMIT failed (the handle is poisoned: `sqlite-wal-sync.ts`), or
@@ -180,6 +197,17 @@ export class SqliteWriteBatch {
     for (const outcome of outcomes) outcome.scope?.endRides(null);
     return outcomes;
   }
+}
+
+/**
+ * How many of the queued writes the next transaction takes: a large write alone; otherwise the
+ * writes before the first large one, at most {@link MAX_BATCH_WRITES}.
+ */
+function batchSize(queue: readonly Queued[]): number {
+  if (queue[0]?.large === true) return 1;
+  const limit = Math.min(queue.length, MAX_BATCH_WRITES);
+  for (let i = 1; i < limit; i += 1) if (queue[i]?.large === true) return i;
+  return limit;
 }
 
 /** Answers a committed batch's writes in order; `failed`: what made the batch's durability fail. */

@@ -150,13 +150,18 @@ export async function runWrite<T>(
   opts: {
     readonly retryOnUniqueViolation?: boolean;
     readonly retryOnLostRide?: boolean;
+    /**
+     * The write has no small bound on the pages it changes (a team's deletion): on SQLite it runs
+     * in a transaction of its own with temporary files on disk (`sqlite-write-batch.ts`).
+     */
+    readonly large?: boolean;
     /** Told right after COMMIT (`committed`) and once the events were published (`published`). */
     readonly around?: { readonly committed: () => void; readonly published: () => void };
   } = {},
 ): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const { result, scope } = await runOnce(ctx, now, work);
+      const { result, scope } = await runOnce(ctx, now, work, opts.large === true);
       try {
         opts.around?.committed();
         if (ctx.sink !== null && scope.events.events.length > 0)
@@ -186,6 +191,7 @@ async function runOnce<T>(
   ctx: StoreContext,
   now: string,
   work: (scope: WriteScope) => Promise<T>,
+  large: boolean,
 ): Promise<{ result: T; scope: WriteScope }> {
   if (ctx.dialect === 'postgres') {
     let scope: WriteScope | null = null;
@@ -204,5 +210,5 @@ async function runOnce<T>(
     }
   }
   // SQLite: the writes queued in one turn of the event loop share one transaction (decision 0224).
-  return writeBatchOf(ctx.db).run(ctx, now, work);
+  return writeBatchOf(ctx.db).run(ctx, now, work, large);
 }

@@ -58,10 +58,10 @@ describe('the result of a woken wait', () => {
   });
 
   it('lists at most WAKE_CHANGES_MAX changes: n-1 and n all, n+1 cut and marked', () => {
-    // Ids as the server mints them (`job_` and 22 characters).
+    // Ids as the server mints them (`job_` and 26 characters: decision 0233).
     const many = (n: number) =>
       Array.from({ length: n }, (_, i) =>
-        event(11 + i, TeamEventKind.JOB_CHANGED, { jobId: `job_${'a'.repeat(22)}` as JobId }),
+        event(11 + i, TeamEventKind.JOB_CHANGED, { jobId: `job_${'a'.repeat(26)}` as JobId }),
       );
     expect(wakeResult(many(WAKE_CHANGES_MAX - 1), 1).changes).toHaveLength(WAKE_CHANGES_MAX - 1);
     expect(wakeResult(many(WAKE_CHANGES_MAX), 1)).not.toHaveProperty('more');

@@ -1,9 +1,9 @@
 import type { ConversationId, JobId, NewConversationMessage } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
-import { orderedIdBody } from '../../adapters/random-ids.js';
 import { CompiledShapes } from '../../storage/compiled-statement.js';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
+import { orderedIdBody } from '../../storage/ordered-id.js';
 import type { ToolCall } from './member-tools.js';
 import type { MessageDraft, PersistedMessage } from './openai-run-store.js';
 
