@@ -17,7 +17,9 @@ const POOL_BYTES = ID_RANDOM_BYTES * 256;
 
 let pool = Buffer.alloc(0);
 let used = 0;
-// NaN equals nothing: the first call always computes (a kept -1 once answered '' for -1).
+// The last instant's digits, kept: the ids of one request or one turn share a millisecond, and
+// the compare costs less than `toString(32)` and `padStart`. NaN equals nothing, so the first
+// call always computes (a kept -1 once answered '' for -1).
 let lastMs = Number.NaN;
 let lastTime = '';
 
