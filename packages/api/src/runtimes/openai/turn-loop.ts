@@ -22,6 +22,7 @@ import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
 import { reserveCall } from './reserve-call.js';
+import { fallbackToolCallPrefix } from './tool-call-ids.js';
 import { systemPrompt } from './turn-prompt.js';
 
 /** How many of a conversation's newest messages the context policy looks at. */
@@ -222,7 +223,7 @@ async function callAndRecord(
       retryBaseMs: env.retryBaseMs,
       sleep: env.sleep,
       progress: env.progress,
-      idPrefix: `call_${env.runId}_${step}`,
+      idPrefix: fallbackToolCallPrefix(env.runId, step),
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'ModelCallError') {

@@ -1,0 +1,42 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fallbackToolCallPrefix, RUN_HASH_CHARS, TOOL_CALL_ID_MAX_CHARS } from './tool-call-ids.js';
+
+/** A fallback id as the chunk accumulator and the non-streamed answer build it. */
+const idOf = (runId: string, step: number, index: number) => `${fallbackToolCallPrefix(runId, step)}_${index}`;
+
+describe('fallback tool-call ids', () => {
+  it('fit OpenAI’s 40 characters for the run ids this server makes, woken waits’ included', () => {
+    const job = `job_${'0123456789abcdefghij'}${'A1b2C3'}`;
+    const runs = [`orun_${job}`, `orun_${job}:wake:${`input_${'x'.repeat(26)}`}`];
+    for (const runId of runs) {
+      // The old form was already over the limit for these: `call_<run id>_<step>_<index>`.
+      expect(`call_${runId}_0_0`.length).toBeGreaterThan(TOOL_CALL_ID_MAX_CHARS);
+      expect(idOf(runId, 0, 0).length).toBeLessThanOrEqual(TOOL_CALL_ID_MAX_CHARS);
+      expect(idOf(runId, 999, 99).length).toBeLessThanOrEqual(TOOL_CALL_ID_MAX_CHARS);
+    }
+  });
+
+  it('fit for any run id (ASCII, CJK, emoji, lone surrogates, empty, long) and realistic steps and indexes', () => {
+    const runId = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc.string({ unit: 'grapheme', maxLength: 100 }),
+      fc.constantFrom('東京のチーム', '🚀🚀🚀', '\uD800', '\uDFFFrun', ''),
+    );
+    fc.assert(
+      fc.property(runId, fc.nat({ max: 1_000_000 }), fc.nat({ max: 10_000 }), (run, step, index) => {
+        const id = idOf(run, step, index);
+        expect(id.length).toBeLessThanOrEqual(TOOL_CALL_ID_MAX_CHARS);
+        expect(id).toMatch(new RegExp(`^call_[A-Za-z0-9_-]{${RUN_HASH_CHARS}}_${step}_${index}$`));
+      }),
+    );
+  });
+
+  it('are the same for the same run and step (a step run again names its calls alike) and differ between runs', () => {
+    expect(fallbackToolCallPrefix('orun_job_a', 3)).toBe(fallbackToolCallPrefix('orun_job_a', 3));
+    expect(fallbackToolCallPrefix('orun_job_a', 3)).not.toBe(fallbackToolCallPrefix('orun_job_a', 4));
+    const prefixes = new Set<string>();
+    for (let i = 0; i < 5_000; i += 1) prefixes.add(fallbackToolCallPrefix(`orun_job_${i}`, 0));
+    expect(prefixes.size).toBe(5_000);
+  });
+});
