@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ownerSpendToday } from '../storage/budgets.js';
 import type { Database } from '../storage/database-types.js';
 import { UNFINISHED } from '../storage/job-reads.js';
+import { literalPhases } from '../storage/literal-phase.js';
 
 /** The prefix of every metric the server exports. */
 export const METRIC_PREFIX = 'agent_teams_';
@@ -53,7 +54,7 @@ export function unfinishedJobCounts(db: Kysely<Database>) {
     .selectFrom('jobs')
     .select(['owner', 'phase', (eb) => eb.fn.countAll<string | number>().as('count')])
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', [...ACTIVE_PHASES, JobPhase.QUEUED])
+    .where('phase', 'in', literalPhases([...ACTIVE_PHASES, JobPhase.QUEUED]))
     .groupBy(['owner', 'phase']);
 }
 

@@ -12,7 +12,11 @@ import { wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
+import { literalPhases } from './literal-phase.js';
 import type { WriteScope } from './write-transaction.js';
+
+/** The phases that wait for a slot, as literals (`literal-phase.ts`). */
+const WAITING_FOR_SLOT = literalPhases([JobPhase.QUEUED, JobPhase.ANSWERED]);
 
 /**
  * The head job of each conversation with unfinished work, when that head waits for a slot (QUEUED
@@ -62,7 +66,7 @@ function sqliteCandidates(db: Kysely<Database>, now: string, perOwner: number) {
             .over((ob) => ob.partitionBy('j.owner').orderBy('j.seq'))
             .as('rank'),
         ])
-        .where('j.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
+        .where('j.phase', 'in', WAITING_FOR_SLOT)
         // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
         .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'j.team_id'), 'in', [
           TeamStatus.READY,
@@ -125,7 +129,7 @@ function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number)
             .over((ob) => ob.partitionBy('c.owner').orderBy('c.seq'))
             .as('rank'),
         ])
-        .where('c.phase', 'in', [JobPhase.QUEUED, JobPhase.ANSWERED])
+        .where('c.phase', 'in', WAITING_FOR_SLOT)
         // By the team's key for each head: a join let the planner loop over every team per head.
         .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'c.team_id'), 'in', [
           TeamStatus.READY,

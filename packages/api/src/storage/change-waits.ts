@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { literalLimit } from './literal-limit.js';
+import { literalPhase } from './literal-phase.js';
 import { toEvent } from './row-mappers.js';
 
 /**
@@ -30,7 +31,7 @@ export function wokenJobs(db: Kysely<Database>, now: string) {
     .innerJoin('teams as t', 't.id', 'j.team_id')
     .select(['j.id', 'j.owner', 'j.team_id', 'j.conversation_id', 'j.seq'])
     .where('j.unfinished', '=', UNFINISHED)
-    .where('j.phase', '=', JobPhase.WAITING_CHANGE)
+    .where('j.phase', '=', literalPhase(JobPhase.WAITING_CHANGE))
     .where('t.status', '=', TeamStatus.READY)
     .where((eb) =>
       eb.or([
@@ -84,7 +85,7 @@ export async function nextWaitDeadline(db: Kysely<Database>): Promise<string | n
     .selectFrom('jobs')
     .select((eb) => eb.fn.min('wait_deadline').as('next'))
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', '=', JobPhase.WAITING_CHANGE)
+    .where('phase', '=', literalPhase(JobPhase.WAITING_CHANGE))
     .executeTakeFirst();
   return (row?.next as string | null | undefined) ?? null;
 }

@@ -16,6 +16,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { literalKind } from './literal-kind.js';
+import { literalPhase, literalPhases } from './literal-phase.js';
 import { toJob } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
 
@@ -101,13 +102,14 @@ export function listJobs(
   // A literal (one of four kinds): bound, it would re-plan the count at every run (`literal-kind.ts`).
   if (filter.kind) query = query.where('kind', '=', literalKind(filter.kind));
   if (filter.memberId) query = query.where('member_id', '=', filter.memberId);
-  if (filter.statuses && filter.statuses.length > 0) query = query.where('phase', 'in', phasesOf(filter.statuses));
+  if (filter.statuses && filter.statuses.length > 0)
+    query = query.where('phase', 'in', literalPhases(phasesOf(filter.statuses)));
   return pageWithTotal(query, page);
 }
 
-/** An owner's jobs waiting for a person (`jobs_owner_phase_seq_idx`). */
+/** An owner's jobs waiting for a person (the partial `jobs_waiting_input_idx`, migration 0015). */
 export function waitingJobs(db: Kysely<Database>, owner: OwnerId): JobQuery {
-  return db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', JobPhase.WAITING_INPUT);
+  return db.selectFrom('jobs').where('owner', '=', owner).where('phase', '=', literalPhase(JobPhase.WAITING_INPUT));
 }
 
 /** Jobs waiting for a person, of one owner, oldest first (the inbox). */
@@ -125,7 +127,7 @@ export async function listActiveJobs(db: Kysely<Database>): Promise<Job[]> {
     .selectFrom('jobs')
     .selectAll()
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', ACTIVE_PHASES)
+    .where('phase', 'in', literalPhases(ACTIVE_PHASES))
     .orderBy('seq')
     .execute();
   return rows.map(toJob);

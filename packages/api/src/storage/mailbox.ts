@@ -25,6 +25,7 @@ import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamMessagesTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { insertJob } from './job-row-writes.js';
+import { literalPhase } from './literal-phase.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
 import { inInputOrder, listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
@@ -136,7 +137,7 @@ async function queuedTurns(scope: WriteScope, conversations: ReadonlyMap<string,
     .select('conversation_id')
     .distinct()
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', '=', JobPhase.QUEUED)
+    .where('phase', '=', literalPhase(JobPhase.QUEUED))
     .where('conversation_id', 'in', [...conversations.keys()])
     .execute();
   return new Set(rows.flatMap((row) => conversations.get(row.conversation_id) ?? []));
@@ -256,7 +257,7 @@ export async function keepFollowUp(scope: WriteScope, before: Job, after: Job): 
     .select('id')
     .where('conversation_id', '=', after.conversationId)
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', '=', JobPhase.QUEUED)
+    .where('phase', '=', literalPhase(JobPhase.QUEUED))
     .executeTakeFirst();
   const mailbox = await undeliveredMessages(scope.trx, after.memberId);
   const job = followUpAfterDroppedTurn(before, after, mailbox, queued !== undefined, scope.now);

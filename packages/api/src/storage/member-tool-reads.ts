@@ -10,6 +10,7 @@ import {
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import type { Database } from './database-types.js';
 import { REQUEST_KIND } from './literal-kind.js';
+import { literalPhases } from './literal-phase.js';
 import type { DatabaseDialect } from './open-database.js';
 import { toJob, toRecord } from './row-mappers.js';
 
@@ -85,7 +86,7 @@ export async function searchResults(
     // A literal: a bound kind is one cause of a re-plan at every run (`literal-kind.ts`); the
     // bound limit below, the other, stays.
     .where('kind', '=', REQUEST_KIND)
-    .where('phase', 'in', TERMINAL_PHASES);
+    .where('phase', 'in', literalPhases(TERMINAL_PHASES));
   if (page.beforeSeq !== null) query = query.where('seq', '<', page.beforeSeq);
   if (filter.memberId !== null) {
     const memberId = filter.memberId;

@@ -18,6 +18,7 @@ import {
 import { appendConversation } from './conversations.js';
 import { UNFINISHED } from './job-reads.js';
 import { applyTransition } from './job-writes.js';
+import { literalPhases } from './literal-phase.js';
 import { toJob, toMember, toTeam, withoutSeq } from './row-mappers.js';
 import { releaseClaimsIn } from './task-board.js';
 import type { WriteScope } from './write-transaction.js';
@@ -148,7 +149,7 @@ export async function closeTeam(
     .selectAll()
     .where('team_id', '=', args.teamId)
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'not in', [...ACTIVE_PHASES, JobPhase.CANCELLING])
+    .where('phase', 'not in', literalPhases([...ACTIVE_PHASES, JobPhase.CANCELLING]))
     .orderBy('seq')
     .execute();
   const cancelled = await cancelAll(scope, rows.map(toJob), args.cancel);

@@ -14,6 +14,7 @@ import { teamworkLifecycleMigration } from './0011-teamwork-lifecycle.js';
 import { seededHistoryIndexMigration } from './0012-seeded-history-index.js';
 import { requestCountIndexMigration } from './0013-request-count-index.js';
 import { leanWriteIndexesMigration } from './0014-lean-write-indexes.js';
+import { waitingInputIndexMigration } from './0015-waiting-input-index.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -45,6 +46,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0012-seeded-history-index': seededHistoryIndexMigration(),
       '0013-request-count-index': requestCountIndexMigration(),
       '0014-lean-write-indexes': leanWriteIndexesMigration(),
+      '0015-waiting-input-index': waitingInputIndexMigration(),
     };
   }
 }
