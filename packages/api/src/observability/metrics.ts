@@ -47,7 +47,8 @@ const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /**
  * Unfinished jobs by owner and phase, for the `jobs` gauge. `unfinished = 1` changes no answer
  * (every phase asked is unfinished) but lets the read walk the partial index of unfinished jobs
- * instead of scanning the owner/phase index of every job ever run (decision 0231).
+ * instead of scanning an index of every job ever run (decision 0231); the phases are literals
+ * (decision 0235).
  */
 export function unfinishedJobCounts(db: Kysely<Database>) {
   return db

@@ -71,6 +71,18 @@ function phasesOf(statuses: readonly JobStatus[]): JobPhase[] {
   });
 }
 
+/**
+ * The phases of a caller's statuses for `phase IN (…)`: one phase as a literal (bound, SQLite would
+ * read `IN (?)` as `= ?` and re-plan at every run against the inbox's partial index, decision
+ * 0235), several bound, deduplicated and sorted. SQLite does not compare a list of bound values
+ * with a partial index's WHERE, and a caller's choice of statuses then makes one statement text
+ * per number of phases, not one per set (up to 511 sets, each its own prepared statement).
+ */
+function phaseFilter(statuses: readonly JobStatus[]) {
+  const phases = [...new Set(phasesOf(statuses))].sort();
+  return phases.length === 1 ? literalPhases(phases) : phases;
+}
+
 async function pageWithTotal(
   filtered: JobQuery,
   page: SeqPageRequest,
@@ -102,8 +114,7 @@ export function listJobs(
   // A literal (one of four kinds): bound, it would re-plan the count at every run (`literal-kind.ts`).
   if (filter.kind) query = query.where('kind', '=', literalKind(filter.kind));
   if (filter.memberId) query = query.where('member_id', '=', filter.memberId);
-  if (filter.statuses && filter.statuses.length > 0)
-    query = query.where('phase', 'in', literalPhases(phasesOf(filter.statuses)));
+  if (filter.statuses && filter.statuses.length > 0) query = query.where('phase', 'in', phaseFilter(filter.statuses));
   return pageWithTotal(query, page);
 }
 

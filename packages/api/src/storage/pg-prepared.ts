@@ -34,6 +34,13 @@ export class PreparedNames {
 type QueryFn = (config: unknown, values?: unknown, callback?: unknown) => unknown;
 
 /**
+ * One data statement and nothing else: a text without parameters is named only when it is one,
+ * since a text may hold several statements (migrations), which a prepared statement cannot.
+ * Statements whose every value is a literal (the phases, decision 0235) are such texts.
+ */
+const ONE_DATA_STATEMENT = /^\s*(select|with|insert|update|delete)\b[^;]*$/i;
+
+/**
  * Makes a pool client run each parameterized statement as a named prepared statement, so
  * PostgreSQL parses and plans each text once per connection instead of on every call.
  *
@@ -67,9 +74,14 @@ export function preparedStatements(client: pg.PoolClient, names: PreparedNames):
   };
   const wrapped: QueryFn = (config, values, callback) => {
     if (typeof config === 'string') track(config);
-    // Only what `pg` would send through the extended protocol anyway (parameters given): a text
-    // without them may hold several statements (migrations), which a prepared statement cannot.
-    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || typeof callback === 'function') {
+    // What `pg` would send through the extended protocol anyway (parameters given), and one data
+    // statement without parameters (`ONE_DATA_STATEMENT`).
+    if (
+      typeof config !== 'string' ||
+      !Array.isArray(values) ||
+      typeof callback === 'function' ||
+      (values.length === 0 && !ONE_DATA_STATEMENT.test(config))
+    ) {
       return query(config, values, callback);
     }
     const name = named(config);

@@ -33,6 +33,9 @@ const ROLES: readonly StoreRole[] = [
   'recordReads',
   'eventLog',
   'mailbox',
+  // Their cases run the lease claims and a team's closing and a member's retirement, which compare phases too.
+  'leases',
+  'teamLifecycle',
 ];
 
 /** Every data statement run through the handles it wraps, compiled by their dialect. */
@@ -181,9 +184,10 @@ describe.each([
     for (const { text } of recorder.texts) {
       expect(text).not.toMatch(/"kind" = \?/);
       // Where a statement compares the phase (an update's SET binds it, and may): a literal, so
-      // the partial index of the inbox never makes it re-plan (decision 0235).
+      // the partial index of the inbox never makes it re-plan (decision 0235). A list of two or
+      // more bound phases (a caller's statuses in `listJobs`) is not compared with that index.
       const where = text.slice(Math.max(0, text.indexOf(' where ')));
-      expect(where, text).not.toMatch(/"phase" (=|<>|!=|in|not in) \(?\?/);
+      expect(where, text).not.toMatch(/"phase" (=|<>|!=) \?|"phase" (not )?in \(\?\)/);
       if (/"phase" (=|in|not in) \(?'/.test(where)) comparesPhase += 1;
       // A subquery's `limit ?` ends in `)`: SQLite turns it into `? <> 0`, never planned on.
       if (/ limit \?( offset \?)?$/.test(text)) {

@@ -36,6 +36,23 @@ describe('PostgreSQL statements prepared once per connection', () => {
     }
   });
 
+  it('prepares a data statement without parameters too, never a text of several statements', async () => {
+    const opened = await openDatabase(pg.url, { poolSize: 1 });
+    try {
+      // Every value a literal (as the phases of decision 0235): still parsed and planned once.
+      const read = () => sql<{ v: string }>`select v from t where v = 'a'`.execute(opened.db);
+      expect((await read()).rows).toEqual([{ v: 'a' }]);
+      expect((await read()).rows).toEqual([{ v: 'a' }]);
+      await sql`select 1 as one; select 2 as two`.execute(opened.db);
+      await sql`begin; commit`.execute(opened.db);
+      const texts = await preparedTexts(opened.db);
+      expect(texts.filter((text) => text.includes("select v from t where v = 'a'"))).toHaveLength(1);
+      expect(texts.filter((text) => text.includes('select 1 as one') || text.includes('begin'))).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
   it('prepares nothing when turned off', async () => {
     const opened = await openDatabase(pg.url, { poolSize: 1, postgresPrepared: false });
     try {
