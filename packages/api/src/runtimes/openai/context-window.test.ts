@@ -23,6 +23,21 @@ const result = (id: string, content = '{"ok":true}'): StoredMessage => ({
   toolCallId: id,
 });
 
+describe('tool-call ids past 40 characters', () => {
+  it('go out hashed, the same on the assistant’s call and on the result that answers it', () => {
+    const long = `call_orun_job_${'0'.repeat(26)}_0_0`;
+    const window = buildContextWindow('sys', [user('a'), calls(long, 'c2'), result(long), result('c2')], 10_000);
+    const [, , assistant, answer, short] = window.messages;
+    const sent = (assistant as { tool_calls: { id: string }[] }).tool_calls;
+    expect(sent[0]?.id).not.toBe(long);
+    expect(sent[0]?.id.length).toBeLessThanOrEqual(40);
+    expect((answer as { tool_call_id: string }).tool_call_id).toBe(sent[0]?.id);
+    // Ids within the limit go out as stored.
+    expect(sent[1]?.id).toBe('c2');
+    expect((short as { tool_call_id: string }).tool_call_id).toBe('c2');
+  });
+});
+
 describe('toTurns', () => {
   it('answers tool calls an ended turn left open and drops orphan tool results', () => {
     const turns = toTurns([

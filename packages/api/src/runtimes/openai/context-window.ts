@@ -1,5 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ToolCall } from './member-tools.js';
+import { wireToolCallId } from './tool-call-ids.js';
 
 /** A message of the persisted conversation, in the provider's shape. */
 export interface StoredMessage {
@@ -168,14 +169,14 @@ function toParam(message: StoredMessage): ChatCompletionMessageParam {
     case 'user':
       return { role: 'user', content: message.content ?? '' };
     case 'tool':
-      return { role: 'tool', tool_call_id: message.toolCallId ?? '', content: message.content ?? '' };
+      return { role: 'tool', tool_call_id: wireToolCallId(message.toolCallId ?? ''), content: message.content ?? '' };
     case 'assistant':
       return message.toolCalls && message.toolCalls.length > 0
         ? {
             role: 'assistant',
             content: message.content === '' ? null : message.content,
             tool_calls: message.toolCalls.map((call) => ({
-              id: call.id,
+              id: wireToolCallId(call.id),
               type: 'function' as const,
               function: { name: call.name, arguments: call.arguments },
             })),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fallbackToolCallPrefix, RUN_HASH_CHARS, TOOL_CALL_ID_MAX_CHARS } from './tool-call-ids.js';
+import { fallbackToolCallPrefix, RUN_HASH_CHARS, TOOL_CALL_ID_MAX_CHARS, wireToolCallId } from './tool-call-ids.js';
 
 /** A fallback id as the chunk accumulator and the non-streamed answer build it. */
 const idOf = (runId: string, step: number, index: number) => `${fallbackToolCallPrefix(runId, step)}_${index}`;
@@ -38,5 +38,42 @@ describe('fallback tool-call ids', () => {
     const prefixes = new Set<string>();
     for (let i = 0; i < 5_000; i += 1) prefixes.add(fallbackToolCallPrefix(`orun_job_${i}`, 0));
     expect(prefixes.size).toBe(5_000);
+  });
+});
+
+describe('tool-call ids as a request carries them', () => {
+  /** `length` UTF-16 code units of `unit` (a lone surrogate, a CJK character, an emoji's two halves). */
+  const idOf = (unit: string, length: number) => {
+    let id = '';
+    while (id.length + unit.length <= length) id += unit;
+    return id.padEnd(length, 'x');
+  };
+
+  it.each([
+    ['ASCII', 'a'],
+    ['CJK', '東'],
+    ['emoji', '🚀'],
+    ['lone surrogate', '\uD800'],
+  ])('%s: kept up to 40 characters, hashed past them (n - 1, n, n + 1)', (_name, unit) => {
+    for (const length of [TOOL_CALL_ID_MAX_CHARS - 1, TOOL_CALL_ID_MAX_CHARS]) {
+      const id = idOf(unit, length);
+      expect(id.length).toBe(length);
+      expect(wireToolCallId(id)).toBe(id);
+    }
+    const long = idOf(unit, TOOL_CALL_ID_MAX_CHARS + 1);
+    const wire = wireToolCallId(long);
+    expect(wire).not.toBe(long);
+    expect(wire).toMatch(/^call_[A-Za-z0-9_-]{32}$/);
+    expect(wire.length).toBeLessThanOrEqual(TOOL_CALL_ID_MAX_CHARS);
+    expect(wireToolCallId(long)).toBe(wire);
+  });
+
+  it('maps an old fallback id, and distinct long ids stay distinct', () => {
+    const old = `call_orun_job_0123456789abcdefghijA1b2C3_0_0`;
+    expect(old.length).toBe(44);
+    expect(wireToolCallId(old).length).toBeLessThanOrEqual(TOOL_CALL_ID_MAX_CHARS);
+    const wires = new Set<string>();
+    for (let i = 0; i < 2_000; i += 1) wires.add(wireToolCallId(`${old}_${i}`));
+    expect(wires.size).toBe(2_000);
   });
 });

@@ -22,3 +22,20 @@ export function fallbackToolCallPrefix(runId: string, step: number): string {
   const hash = createHash('sha256').update(runId, 'utf8').digest('base64url').slice(0, RUN_HASH_CHARS);
   return `call_${hash}_${step}`;
 }
+
+/**
+ * A stored tool-call id as a model request carries it: unchanged up to
+ * {@link TOOL_CALL_ID_MAX_CHARS}, else `call_` and a hash of it. The same mapping serves the
+ * assistant's `tool_calls[].id` and the answering `tool_call_id`, so the pair still matches.
+ *
+ * @remarks For the ids stored before fallback ids were hashed (44 characters and more), and for a
+ * provider that issues longer ids than OpenAI takes back: a conversation keeps working when its
+ * member moves to OpenAI. The stored id is never changed (the member tools' idempotency keys hold it).
+ */
+export function wireToolCallId(id: string): string {
+  if (id.length <= TOOL_CALL_ID_MAX_CHARS) return id;
+  return `call_${createHash('sha256').update(id, 'utf8').digest('base64url').slice(0, WIRE_HASH_CHARS)}`;
+}
+
+/** Characters of the hash in a mapped id: `call_` and 32 characters (192 bits) stay within the limit. */
+const WIRE_HASH_CHARS = 32;
