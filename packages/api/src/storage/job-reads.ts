@@ -72,11 +72,12 @@ function phasesOf(statuses: readonly JobStatus[]): JobPhase[] {
 }
 
 /**
- * The phases of a caller's statuses for `phase IN (…)`: one phase as a literal (bound, SQLite would
- * read `IN (?)` as `= ?` and re-plan at every run against the inbox's partial index, decision
- * 0235), several bound, deduplicated and sorted. SQLite does not compare a list of bound values
- * with a partial index's WHERE, and a caller's choice of statuses then makes one statement text
- * per number of phases, not one per set (up to 511 sets, each its own prepared statement).
+ * The phases of a caller's statuses for `phase IN (…)`: one phase as a literal, as every other
+ * statement writes it (decision 0235); two or more bound, deduplicated and sorted. SQLite does not
+ * compare a list of bound values with the inbox's partial index (no re-plan at each run: counted,
+ * docs/benchmarks.md, twenty-second pass), and a caller's choice of statuses then makes one
+ * statement text per number of phases, not one per set (up to 511 sets, each its own prepared
+ * statement on PostgreSQL).
  */
 function phaseFilter(statuses: readonly JobStatus[]) {
   const phases = [...new Set(phasesOf(statuses))].sort();

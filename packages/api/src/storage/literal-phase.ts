@@ -10,9 +10,10 @@ const JOB_PHASES: ReadonlySet<string> = new Set(Object.values(JobPhase));
  *
  * @remarks The inbox's index is partial, `WHERE phase = 'WAITING_INPUT'` (migration 0015), so that
  * a job's other phase changes never write it. While planning, SQLite checks a value bound to a
- * `phase = ?` (or a one-value `phase IN (?)`) against that WHERE, and a new binding expires the
- * plan: a statement that bound the phase would re-plan at every run (decision 0231 measured 8.6 →
- * 135 µs for the admission's candidate scan). There are a handful of phases, so a statement gets
+ * `phase = ?` against that WHERE, and a new binding expires the plan: a statement that bound the
+ * phase would re-plan at every run (decision 0231 measured 8.6 → 135 µs for the admission's
+ * candidate scan). Lists of bound values (`IN (?, …)`) are not checked so (counted with
+ * `sqlite3_stmt_status(SQLITE_STMTSTATUS_REPREPARE)`, docs/benchmarks.md, twenty-second pass). There are a handful of phases, so a statement gets
  * a handful of texts; PostgreSQL's generic plans can use the partial index only with the literal.
  *
  * @throws RangeError when `phase` is not one of {@link JobPhase}'s values: no unchecked text reaches the SQL.
