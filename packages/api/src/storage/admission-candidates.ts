@@ -1,22 +1,11 @@
-import {
-  type AdmissionCandidate,
-  asConversationId,
-  asJobId,
-  asOwnerId,
-  asTeamId,
-  JobPhase,
-  TeamStatus,
-} from '@agent-teams/core';
+import { type AdmissionCandidate, asConversationId, asJobId, asOwnerId, asTeamId, TeamStatus } from '@agent-teams/core';
 import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
-import { literalPhases } from './literal-phase.js';
+import { SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
 import type { WriteScope } from './write-transaction.js';
-
-/** The phases that wait for a slot, as literals (`literal-phase.ts`). */
-const WAITING_FOR_SLOT = literalPhases([JobPhase.QUEUED, JobPhase.ANSWERED]);
 
 /**
  * The head job of each conversation with unfinished work, when that head waits for a slot (QUEUED
@@ -66,7 +55,7 @@ function sqliteCandidates(db: Kysely<Database>, now: string, perOwner: number) {
             .over((ob) => ob.partitionBy('j.owner').orderBy('j.seq'))
             .as('rank'),
         ])
-        .where('j.phase', 'in', WAITING_FOR_SLOT)
+        .where('j.phase', 'in', SLOT_WAITING_PHASE_LITERALS)
         // A closed team's late arrivals (a receipt) are admitted only to be cancelled by the freeze.
         .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'j.team_id'), 'in', [
           TeamStatus.READY,
@@ -129,7 +118,7 @@ function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number)
             .over((ob) => ob.partitionBy('c.owner').orderBy('c.seq'))
             .as('rank'),
         ])
-        .where('c.phase', 'in', WAITING_FOR_SLOT)
+        .where('c.phase', 'in', SLOT_WAITING_PHASE_LITERALS)
         // By the team's key for each head: a join let the planner loop over every team per head.
         .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'c.team_id'), 'in', [
           TeamStatus.READY,

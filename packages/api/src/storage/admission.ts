@@ -1,5 +1,4 @@
 import {
-  ACTIVE_PHASES,
   type AdmitArgs,
   type AdmittedJob,
   asOwnerId,
@@ -20,7 +19,7 @@ import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
-import { literalPhases } from './literal-phase.js';
+import { ACTIVE_PHASE_LITERALS, SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { recentRecords } from './record-reads.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
@@ -158,7 +157,7 @@ const MAY_CHANGE = new CompiledStatement(1, (db, now: string) =>
           .selectFrom('jobs')
           .select('id')
           .where('unfinished', '=', UNFINISHED)
-          .where('phase', 'in', literalPhases([JobPhase.QUEUED, JobPhase.ANSWERED]))
+          .where('phase', 'in', SLOT_WAITING_PHASE_LITERALS)
           .limit(1),
       )
       .as('queued'),
@@ -173,7 +172,7 @@ const ACTIVE_BY_OWNER = new CompiledStatement(0, (db) =>
     .selectFrom('jobs')
     .select((eb) => ['owner', eb.fn.countAll<number | string>().as('n')])
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', literalPhases(ACTIVE_PHASES))
+    .where('phase', 'in', ACTIVE_PHASE_LITERALS)
     .groupBy('owner'),
 );
 

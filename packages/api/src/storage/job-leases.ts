@@ -1,9 +1,9 @@
-import { ACTIVE_PHASES, checkFence, type JobLease, type LeasedJob } from '@agent-teams/core';
+import { checkFence, type JobLease, type LeasedJob } from '@agent-teams/core';
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, JobsTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
-import { literalPhases } from './literal-phase.js';
+import { ACTIVE_PHASE_LITERALS } from './literal-phase.js';
 import { toJob } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -57,7 +57,7 @@ export async function claimActiveJobs(
     .selectFrom('jobs as j')
     .select('j.id')
     .where('j.unfinished', '=', UNFINISHED)
-    .where('j.phase', 'in', literalPhases(ACTIVE_PHASES))
+    .where('j.phase', 'in', ACTIVE_PHASE_LITERALS)
     .where(orphaned);
   if (scope.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
   const orphans = (await candidates.execute()).map((row) => row.id);
@@ -81,7 +81,7 @@ const HELD_ACTIVE = new CompiledStatement(1, (db, serverId: string) =>
     .selectFrom('jobs')
     .selectAll()
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', literalPhases(ACTIVE_PHASES))
+    .where('phase', 'in', ACTIVE_PHASE_LITERALS)
     .where('lease_server', '=', serverId)
     .orderBy('seq'),
 );

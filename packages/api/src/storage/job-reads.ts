@@ -1,5 +1,4 @@
 import {
-  ACTIVE_PHASES,
   type ConversationId,
   type Job,
   type JobFilter,
@@ -16,7 +15,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { literalKind } from './literal-kind.js';
-import { literalPhase, literalPhases } from './literal-phase.js';
+import { ACTIVE_PHASE_LITERALS, literalPhase, literalPhases } from './literal-phase.js';
 import { toJob } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
 
@@ -139,7 +138,7 @@ export async function listActiveJobs(db: Kysely<Database>): Promise<Job[]> {
     .selectFrom('jobs')
     .selectAll()
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', literalPhases(ACTIVE_PHASES))
+    .where('phase', 'in', ACTIVE_PHASE_LITERALS)
     .orderBy('seq')
     .execute();
   return rows.map(toJob);

@@ -1,4 +1,4 @@
-import { JobPhase } from '@agent-teams/core';
+import { ACTIVE_PHASES, JobPhase } from '@agent-teams/core';
 import { type RawBuilder, sql } from 'kysely';
 
 /** Every phase a job can be in: the only text {@link literalPhase} writes into a statement. */
@@ -32,3 +32,9 @@ export function literalPhase(phase: JobPhase): RawBuilder<JobPhase> {
 export function literalPhases(phases: readonly JobPhase[]): RawBuilder<JobPhase>[] {
   return [...new Set(phases)].sort().map(literalPhase);
 }
+
+/** The phases holding a slot (`ACTIVE_PHASES`), as literals: read by the claim, the admission and the active list. */
+export const ACTIVE_PHASE_LITERALS = literalPhases(ACTIVE_PHASES);
+
+/** The phases waiting for a slot (QUEUED, ANSWERED), as literals: read by the admission's scan and its idle check. */
+export const SLOT_WAITING_PHASE_LITERALS = literalPhases([JobPhase.QUEUED, JobPhase.ANSWERED]);
