@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { createConsoleLogger } from './adapters/console-logger.js';
-import { logFields } from './async/log-context.js';
 import { parseServeOptions, USAGE, UsageError } from './cli-options.js';
 import { ConfigError } from './config/agent-teams-config.js';
 import { type RunningServer, startAgentTeams } from './main.js';
@@ -13,7 +12,7 @@ const SHUTDOWN_LIMIT_MS = 9_000;
 
 async function serve(argv: readonly string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env);
-  const logger = createConsoleLogger({ context: logFields });
+  const logger = createConsoleLogger();
   let running: RunningServer | null = null;
   installSafetyNet({
     process,

@@ -117,7 +117,7 @@ export type {
 export { RuntimeError } from './ports/agent-runtime.js';
 export type { Clock, Timestamp } from './ports/clock.js';
 export { nowTimestamp, toTimestamp } from './ports/clock.js';
-export type { CommittedRows, EventSink, TeamEvent } from './ports/event-sink.js';
+export type { CommittedRows, EventSink, PublishWindow, TeamEvent } from './ports/event-sink.js';
 export { TeamEventKind, teamChangedEvent } from './ports/event-sink.js';
 export type {
   Admission,

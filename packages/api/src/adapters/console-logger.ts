@@ -6,20 +6,13 @@ type Level = 'info' | 'warn' | 'error';
  * Writes one JSON line per entry to stderr (stdout carries the `listening on` line and the
  * development token that scripts read). `quiet` drops info lines, for tests.
  */
-export function createConsoleLogger(
-  opts: {
-    quiet?: boolean;
-    /** Fields of the current request or job step, added to each line (`requestId`, `jobId`). */
-    context?: () => Readonly<Record<string, string>>;
-  } = {},
-): Logger {
+export function createConsoleLogger(opts: { quiet?: boolean } = {}): Logger {
   const write = (level: Level, message: string, fields?: Record<string, unknown>) => {
     if (opts.quiet && level === 'info') return;
     const entry: Record<string, unknown> = {
       level,
       time: new Date().toISOString(),
       message,
-      ...opts.context?.(),
       ...fields,
     };
     for (const [key, value] of Object.entries(entry)) {

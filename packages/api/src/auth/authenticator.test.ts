@@ -55,6 +55,16 @@ describe('createAuthenticator', () => {
     for (const secret of [expired, wrongAudience, 'e30.e30.x']) expect(logged).not.toContain(secret);
   });
 
+  it("writes a refusal to the request's own logger when one is given (its requestId)", async () => {
+    const { auth, logger } = build();
+    const request = new MemoryLogger();
+    const tooLong = `Bearer ${'a'.repeat(MAX_BEARER_CHARS + 1)}`;
+    expect(await auth.authenticate('Bearer e30.e30.x', request)).toBeNull();
+    expect(await auth.authenticate(tooLong, request)).toBeNull();
+    expect(request.at('warn').map((entry) => entry.message)).toEqual(['bearer token refused', 'bearer token refused']);
+    expect(logger.entries).toHaveLength(0);
+  });
+
   it('refuses every JWT, silently, when auth.jwt is not set', async () => {
     const logger = new MemoryLogger();
     const auth = createAuthenticator({ tokens: new Map(), clock, logger });

@@ -29,9 +29,10 @@ export interface Authenticator {
    * The credential of a `Bearer <token>` value: a static token from `auth.tokens` first, then a
    * host-signed JWT when `auth.jwt` is set. Null for none, an unknown token or a refused JWT; a
    * JWT's refusal reason is logged for operators (never the token), and callers answer
-   * UNAUTHENTICATED without it.
+   * UNAUTHENTICATED without it. `log`: where that line goes, the request's own logger (its
+   * `requestId`); the authenticator's logger when absent.
    */
-  authenticate(authorization: string | null): Promise<Credential | null>;
+  authenticate(authorization: string | null, log?: Logger): Promise<Credential | null>;
   /**
    * Synchronous re-check for a socket at delivery time: a static token must still map to the
    * same owner (it may have been removed), a JWT must not be past its expiry.
@@ -63,21 +64,21 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         ...(deps.jwks ? { jwks: deps.jwks } : {}),
       })
     : null;
-  const refuse = (reason: string): null => {
-    deps.logger.warn('bearer token refused', { reason });
+  const refuse = (reason: string, log: Logger = deps.logger): null => {
+    log.warn('bearer token refused', { reason });
     return null;
   };
   return {
-    async authenticate(authorization) {
+    async authenticate(authorization, log) {
       const token = bearerToken(authorization);
       if (token === null) return null;
       const owner = deps.tokens.get(token);
       if (owner !== undefined) return { owner: asOwnerId(owner), expiresAtMs: null };
       if (verify === null) return null;
-      if (token.length > MAX_BEARER_CHARS) return refuse(`longer than ${MAX_BEARER_CHARS} characters`);
+      if (token.length > MAX_BEARER_CHARS) return refuse(`longer than ${MAX_BEARER_CHARS} characters`, log);
       if (!COMPACT_JWS.test(token)) return null;
       const verdict = await verify(token);
-      return verdict.ok ? { owner: verdict.owner, expiresAtMs: verdict.expiresAtMs } : refuse(verdict.reason);
+      return verdict.ok ? { owner: verdict.owner, expiresAtMs: verdict.expiresAtMs } : refuse(verdict.reason, log);
     },
     stillValid(authorization, credential) {
       if (credential.expiresAtMs !== null) return deps.clock.nowMs() < credential.expiresAtMs;

@@ -83,6 +83,8 @@ export class AdmissionPass {
   #admitting = false;
   /** The admission's own store writes (see {@link hear}). */
   readonly #own = new OwnCommits<'admission'>();
+  /** The window every admission write carries (one object: the pass's writes never overlap). */
+  readonly #ownWindow = this.#own.window('admission');
   /** The events its own commits published during the current {@link admit}. */
   #heard: TeamEvent[] = [];
   /** Between the COMMIT of an enqueue an admission rode and its events' publication (see {@link hear}). */
@@ -146,7 +148,7 @@ export class AdmissionPass {
         candidates = n;
       });
       this.#admittedAtMs = Date.parse(now);
-      admitted = await this.#own.write('admission', () => this.#deps.store.admit(args));
+      admitted = await this.#deps.store.admit(args);
       this.#backoff.succeeded('admit');
       return admitted;
     } catch (error) {
@@ -230,6 +232,8 @@ export class AdmissionPass {
         return planAdmissions(snapshot, policy);
       },
       freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
+      // Only `admit` publishes through it; a ride's writes are the enqueue's (`hear` settles them).
+      publishing: this.#ownWindow,
     };
   }
 

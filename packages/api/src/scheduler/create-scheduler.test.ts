@@ -1,4 +1,4 @@
-import { TeamEventKind } from '@agent-teams/core';
+import { type PublishWindow, TeamEventKind } from '@agent-teams/core';
 import { MemoryLogger, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createScheduler, type SchedulerStore } from './create-scheduler.js';
@@ -6,14 +6,14 @@ import { createScheduler, type SchedulerStore } from './create-scheduler.js';
 /** A store that only counts passes (admit calls) and how many overlap; `hold` keeps passes open. */
 function countingStore() {
   const stats = { passes: 0, concurrent: 0, maxConcurrent: 0, likely: [] as boolean[] };
-  /** Called inside each pass's admission (a commit publishing its events there). */
+  /** Called inside each pass's admission, its publish window open (its commit publishing its events). */
   const during: { admit: () => void } = { admit: () => {} };
   /** What each pass's admission returns (the ids of the jobs it admitted, without a lease), and how many wanted a slot. */
   const admits: { ids: string[]; candidates: number; phase: string } = { ids: [], candidates: 0, phase: 'ADMITTING' };
   let gate: Promise<void> | null = null;
   let open = () => {};
   const store = {
-    async admit(args: { likelyQueued?: boolean; plan?: (snapshot: object) => unknown }) {
+    async admit(args: { likelyQueued?: boolean; plan?: (snapshot: object) => unknown; publishing?: PublishWindow }) {
       stats.passes += 1;
       const candidates = Array.from({ length: admits.candidates }, (_, i) => ({
         jobId: `job_c${i}`,
@@ -30,7 +30,12 @@ function countingStore() {
         capacity: 8,
       });
       stats.likely.push(args.likelyQueued === true);
-      during.admit();
+      args.publishing?.opened();
+      try {
+        during.admit();
+      } finally {
+        args.publishing?.closed();
+      }
       stats.concurrent += 1;
       stats.maxConcurrent = Math.max(stats.maxConcurrent, stats.concurrent);
       await gate;

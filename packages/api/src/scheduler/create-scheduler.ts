@@ -132,11 +132,10 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     const fence = lease.fenceOf(jobId);
     const now = nowTimestamp(clock);
     const context = { now, ids: deps.ids };
-    const result = await stepWrites.write(jobId, () =>
-      store.updateJob(jobId, (job) => (guard(job) ? transitionAll(job, steps, context) : unchanged(job)), {
-        now,
-        lease: fence,
-      }),
+    const result = await store.updateJob(
+      jobId,
+      (job) => (guard(job) ? transitionAll(job, steps, context) : unchanged(job)),
+      { now, lease: fence, publishing: stepWrites.window(jobId) },
     );
     // Its own events woke nothing (see `eventSink`): a step that leaves the active phases frees
     // a slot (or starts a wait), which admission must see.

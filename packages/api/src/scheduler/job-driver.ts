@@ -12,7 +12,6 @@ import {
   type TeamWrites,
 } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
-import { withLogFields } from '../async/log-context.js';
 import { TeamQueues } from '../async/team-queues.js';
 import { type AdvanceDeps, advanceJob } from './advance-job.js';
 import { RetryBackoff } from './retry-backoff.js';
@@ -131,12 +130,11 @@ export class JobDriver {
     return this.#queues.drain(timeoutMs);
   }
 
-  #step(job: Job, stored: Job | undefined): Promise<void> {
-    // Every log line of the step (runtimes, store, scheduler) names the job it was for.
-    return withLogFields({ jobId: job.id, teamId: job.teamId }, () => this.#runStep(job, stored));
-  }
-
-  async #runStep(job: Job, stored: Job | undefined): Promise<void> {
+  /**
+   * One step of a job. Its log lines name the job themselves (`jobId`, `teamId` in their fields),
+   * as the runtimes' do: no async context carries them (decision 0236).
+   */
+  async #step(job: Job, stored: Job | undefined): Promise<void> {
     // Requested while an earlier step ran (that step then asked for later): this one supersedes it.
     this.#dropLater(job.id);
     // Backing off after a failure: the timer asks again once the wait is over.

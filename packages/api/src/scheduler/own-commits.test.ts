@@ -2,47 +2,24 @@ import { type JobId, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { OwnCommits, ownCommitEvent } from './own-commits.js';
 
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 describe('OwnCommits', () => {
-  it('names the write only inside its own store call, not in work it started or in other chains', async () => {
-    const own = new OwnCommits<string>();
-    expect(own.current()).toBeUndefined();
-    const seen: Record<string, string | undefined> = {};
-    let later: Promise<void> = Promise.resolve();
-    let resume = () => {};
-    const paused = new Promise<void>((resolve) => {
-      resume = resolve;
-    });
-    const write = own.write('step', async () => {
-      seen.start = own.current();
-      await paused;
-      seen.afterAwait = own.current();
-      // Work started inside inherits the context and runs after the write returned.
-      later = turn().then(() => {
-        seen.started = own.current();
-      });
-      return 7;
-    });
-    // Another chain running while the write is paused is not the write.
-    await turn();
-    seen.other = own.current();
-    resume();
-    expect(await write).toBe(7);
-    await later;
-    expect(seen).toEqual({ start: 'step', afterAwait: 'step', other: undefined, started: undefined });
-  });
-
-  it('closes the write when its work throws', async () => {
-    const own = new OwnCommits<string>();
-    let inside: () => string | undefined = () => undefined;
-    await expect(
-      own.write('step', async () => {
-        inside = () => own.current();
-        throw new Error('refused');
-      }),
-    ).rejects.toThrow('refused');
-    expect(inside()).toBeUndefined();
+  it('names a write only while its window is open, and each instance only its own', () => {
+    const steps = new OwnCommits<string>();
+    const admission = new OwnCommits<'admission'>();
+    const step = steps.window('job_1');
+    expect(steps.current()).toBeUndefined();
+    step.opened();
+    expect([steps.current(), admission.current()]).toEqual(['job_1', undefined]);
+    step.closed();
+    expect(steps.current()).toBeUndefined();
+    // A window is reusable: the admission passes one object with every write.
+    const pass = admission.window('admission');
+    for (let i = 0; i < 2; i += 1) {
+      pass.opened();
+      expect([steps.current(), admission.current()]).toEqual([undefined, 'admission']);
+      pass.closed();
+    }
+    expect(admission.current()).toBeUndefined();
   });
 });
 

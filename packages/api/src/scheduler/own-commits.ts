@@ -1,12 +1,4 @@
-import { type JobId, type TeamEvent, TeamEventKind } from '@agent-teams/core';
-import { currentFrame, runInFrame } from '../async/async-frame.js';
-
-/** One write of the scheduler's own, while its store call runs. */
-interface OwnWrite {
-  readonly owner: object;
-  readonly key: unknown;
-  open: boolean;
-}
+import { type JobId, type PublishWindow, type TeamEvent, TeamEventKind } from '@agent-teams/core';
 
 /**
  * Recognises the scheduler's own commits (a job step's, the admission's) among the local commits
@@ -14,29 +6,33 @@ interface OwnWrite {
  *
  * @remarks Every local commit wakes a full pass (admission, claim, wait deadlines), and a full
  * pass re-drives every held job. The scheduler's own commits mostly need none: the step that
- * wrote goes on driving its job, and the admission knows what it admitted. Commits are told
- * apart by the async context of the store call that made them: events are published
- * synchronously right after COMMIT, inside that call. So a person's cancel of the same job,
- * committed meanwhile through another connection, is never mistaken for the scheduler's own.
+ * wrote goes on driving its job, and the admission knows what it admitted. Each of its store
+ * writes carries a {@link PublishWindow} from {@link window}: the store opens it right before the
+ * event sink hears that write's events and closes it right after, all synchronously, so
+ * {@link current} names the write exactly while its own events are being heard. A person's cancel
+ * of the same job, committed meanwhile through another call, is published outside that window and
+ * never mistaken for the scheduler's own. (Until decision 0236 an `AsyncLocalStorage` carried the
+ * mark; its promise hooks cost every promise of the process.)
  */
 export class OwnCommits<K> {
-  /** Runs one store write under `key`: events it publishes meanwhile see {@link current} return `key`. */
-  async write<T>(key: K, work: () => Promise<T>): Promise<T> {
-    const write: OwnWrite = { owner: this, key, open: true };
-    try {
-      // In the async frame the log fields share (`async-frame.ts`): one storage for both.
-      return await runInFrame({ logFields: currentFrame().logFields, ownWrite: write }, work);
-    } finally {
-      // Work started inside the write (a pass its events requested) inherits the context: it
-      // must not count as this write once the write has returned.
-      write.open = false;
-    }
+  /** The key of the write whose events are being published now, if any. */
+  #open: K | undefined;
+
+  /** The window to pass with one store write under `key` (`UpdateJobOptions.publishing`, `AdmitArgs.publishing`). */
+  window(key: K): PublishWindow {
+    return {
+      opened: () => {
+        this.#open = key;
+      },
+      closed: () => {
+        this.#open = undefined;
+      },
+    };
   }
 
-  /** The key of the write whose store call is running in this context, if any. */
+  /** The key of the write whose events are being published right now, if any. */
   current(): K | undefined {
-    const write = currentFrame().ownWrite as OwnWrite | undefined;
-    return write?.owner === this && write.open ? (write.key as K) : undefined;
+    return this.#open;
   }
 }
 

@@ -6,6 +6,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createSystemClock } from '../adapters/system-clock.js';
 import type { EventHub } from '../events/event-hub.js';
 import type { ProgressSource } from '../events/progress-hub.js';
+import { requestLogger } from '../observability/log-fields.js';
 import { type OpsEndpoints, useOpsEndpoints } from '../observability/use-ops-endpoints.js';
 import { packageVersion } from '../package-version.js';
 import { type ApiContext, buildSchema, createApiContext } from '../schema/index.js';
@@ -125,7 +126,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     maxRequestBodySize: false,
     context: async ({ request }) => {
       const authorization = request.headers.get('authorization');
-      const viewer = (await auth.authenticate(authorization))?.owner ?? null;
+      // A refused token's line carries the request's id (`requestId`).
+      const viewer = (await auth.authenticate(authorization, requestLogger(logger, request.headers)))?.owner ?? null;
       const tokens = memberRunTokens;
       // Only HTTP requests carry member-run tokens (invokeTeamTool); resolved lazily, once.
       let memberRun: Promise<JobId | null> | undefined;
@@ -149,7 +151,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     renderGraphiQL: graphiql.renderGraphiQL,
     plugins: [
       useRequestLimits(),
-      useOperationGuard(guard, maskOne),
+      useOperationGuard(guard, maskOne, logger),
       graphiql.plugin,
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
       ...(deps.ops ? [useOpsEndpoints(deps.ops)] : []),

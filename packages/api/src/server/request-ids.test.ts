@@ -1,19 +1,24 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MemoryLogger } from '@agent-teams/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConsoleLogger } from '../adapters/console-logger.js';
-import { logFields } from '../async/log-context.js';
+import { requestLogger, withFields } from '../observability/log-fields.js';
 import { withRequestIds } from './request-ids.js';
 
 describe('request ids', () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    // The handler answers the log fields it sees after an await, as a resolver would.
+    // The handler answers the fields of a line its request logger writes after an await, as a
+    // resolver would (through the request's headers, as Yoga's context and the interop edges do).
     server = createServer(
-      withRequestIds(async (_request, response) => {
+      withRequestIds(async (request, response) => {
         await new Promise((resolve) => setImmediate(resolve));
-        response.end(JSON.stringify(logFields()));
+        const lines = new MemoryLogger();
+        const headers = { get: (name: string) => (request.headers[name] as string | undefined) ?? null };
+        requestLogger(lines, headers).warn('handled', { status: 200 });
+        response.end(JSON.stringify(lines.entries[0]?.fields ?? null));
       }),
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -24,7 +29,7 @@ describe('request ids', () => {
   it("keeps a caller's plain x-request-id, echoes it and carries it into the request's log fields", async () => {
     const response = await fetch(url, { headers: { 'x-request-id': 'req-42.a:b' } });
     expect(response.headers.get('x-request-id')).toBe('req-42.a:b');
-    expect(await response.json()).toEqual({ requestId: 'req-42.a:b' });
+    expect(await response.json()).toEqual({ requestId: 'req-42.a:b', status: 200 });
   });
 
   it.each([
@@ -35,7 +40,7 @@ describe('request ids', () => {
     const response = await fetch(url, { headers: { 'x-request-id': given } });
     const id = response.headers.get('x-request-id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await response.json()).toEqual({ requestId: id });
+    expect(await response.json()).toEqual({ requestId: id, status: 200 });
   });
 
   it('keeps the id at the limit of 64 characters', async () => {
@@ -53,10 +58,11 @@ describe('the console logger', () => {
   it('writes one JSON line with the fields of the current request or job step', () => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      const logger = createConsoleLogger({ context: () => ({ requestId: 'r1', jobId: 'j1' }) });
-      logger.warn('slow', { ms: 5 });
+      const logger = withFields(createConsoleLogger(), { requestId: 'r1', jobId: 'j1' });
+      logger.warn('slow', { ms: 5, jobId: 'own' });
       const line = JSON.parse(String(write.mock.calls[0]?.[0]));
-      expect(line).toMatchObject({ level: 'warn', message: 'slow', requestId: 'r1', jobId: 'j1', ms: 5 });
+      // A line's own fields win over the logger's.
+      expect(line).toMatchObject({ level: 'warn', message: 'slow', requestId: 'r1', jobId: 'own', ms: 5 });
     } finally {
       write.mockRestore();
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import { withLogFields } from '../async/log-context.js';
+import { REQUEST_ID_HEADER } from '../observability/log-fields.js';
 
 /** The longest caller-given `x-request-id` kept (it goes into every log line of the request). */
 export const MAX_REQUEST_ID_CHARS = 64;
@@ -18,13 +18,16 @@ export function acceptedRequestId(header: string | readonly string[] | undefined
 
 /**
  * Gives every HTTP request an id: the caller's `x-request-id` when it is plain, else a new UUID.
- * It is echoed in the `x-request-id` response header and carried by every log line written while
- * the request is handled (`requestId`), so an operator can follow one request through the logs.
+ * It is echoed in the `x-request-id` response header and written back into the request's own
+ * header, which is where the handlers read it (`requestLogger` in `observability/log-fields.ts`):
+ * their log lines carry it as `requestId`, so an operator can follow one request through the logs.
  */
 export function withRequestIds(handler: RequestListener): RequestListener {
   return (request, response) => {
-    const requestId = acceptedRequestId(request.headers['x-request-id']) ?? randomUUID();
-    response.setHeader('x-request-id', requestId);
-    withLogFields({ requestId }, () => handler(request, response));
+    const requestId = acceptedRequestId(request.headers[REQUEST_ID_HEADER]) ?? randomUUID();
+    response.setHeader(REQUEST_ID_HEADER, requestId);
+    // Replaced, not added beside: a refused caller id (too long, not plain) must never reach a log line.
+    request.headers[REQUEST_ID_HEADER] = requestId;
+    handler(request, response);
   };
 }

@@ -1,7 +1,9 @@
-import { DomainError, ErrorCode, type OwnerId } from '@agent-teams/core';
+import { DomainError, ErrorCode, type Logger, type OwnerId } from '@agent-teams/core';
 import type { ExecutionArgs, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { requestLogger } from '../observability/log-fields.js';
 import { exceedsJsonBytes } from './answer-size.js';
+import { createMaskError } from './mask-error.js';
 import type { OperationGuard } from './operation-guard.js';
 import { limitError, REQUEST_LIMITS } from './request-limits.js';
 
@@ -9,7 +11,7 @@ import { limitError, REQUEST_LIMITS } from './request-limits.js';
 interface GuardedContext {
   readonly viewer?: OwnerId | null;
   /** Present for HTTP requests only (Yoga puts it in every HTTP context). */
-  readonly request?: unknown;
+  readonly request?: Request;
 }
 
 /**
@@ -19,9 +21,15 @@ interface GuardedContext {
  * @remarks Subscriptions are served over the WebSocket endpoint only, where the per-socket and
  * per-owner caps, the keep-alive and the slow-consumer bound apply; over HTTP they would bypass
  * all of them (see the process-safety decision record). A refused operation's error goes through
- * the server's one mask, as every other error does.
+ * the server's one mask, as every other error does. An operation's errors are masked here, with
+ * the request's logger, so the line of an unexpected one carries its `requestId`; Yoga's own mask,
+ * which runs after and knows no request, then finds them masked and passes them unchanged.
  */
-export function useOperationGuard(guard: OperationGuard, maskError: (error: unknown) => GraphQLError): Plugin {
+export function useOperationGuard(
+  guard: OperationGuard,
+  maskError: (error: unknown) => GraphQLError,
+  logger: Logger,
+): Plugin {
   const check = (args: ExecutionArgs) =>
     guard({
       schema: args.schema,
@@ -42,7 +50,12 @@ export function useOperationGuard(guard: OperationGuard, maskError: (error: unkn
           if (Symbol.asyncIterator in result) return;
           if (exceedsJsonBytes(result.data, REQUEST_LIMITS.maxAnswerBytes)) {
             setResult({ errors: [limitError('maxAnswerBytes')] });
+            return;
           }
+          const request = (args.contextValue as GuardedContext).request;
+          if (result.errors === undefined || result.errors.length === 0 || request === undefined) return;
+          const mask = createMaskError(requestLogger(logger, request.headers));
+          setResult(Object.assign({}, result, { errors: result.errors.map((error) => mask(error, '')) }));
         },
       };
     },

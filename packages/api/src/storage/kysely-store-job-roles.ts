@@ -11,6 +11,7 @@ import {
   JobPhase,
   type LeasedJob,
   type OwnerId,
+  type PublishWindow,
   type RenewLeaseArgs,
   type RespondToJobArgs,
   type SeqPage,
@@ -79,6 +80,7 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     // The scheduler's writes are decided on it: theirs propagates, and the step polls again.
     return runWrite(this.ctx, opts.now, (scope) => jobWrites.updateJob(scope, jobId, decide, opts.owner, opts.lease), {
       retryOnLostRide: opts.lease === undefined,
+      ...aroundOf(opts.publishing),
     });
   }
 
@@ -123,7 +125,10 @@ export class KyselyJobRoles extends KyselyTeamRoles {
   async admit(args: AdmitArgs): Promise<readonly AdmittedJob[]> {
     // The unlocked check saves an idle pass its lock and commit; a pass that expects work skips it.
     if (args.likelyQueued !== true && !(await admission.admissionMayChange(this.ctx.db, args.now))) return [];
-    return runWrite(this.ctx, args.now, (scope) => admission.admit(scope, args), { retryOnUniqueViolation: true });
+    return runWrite(this.ctx, args.now, (scope) => admission.admit(scope, args), {
+      retryOnUniqueViolation: true,
+      ...aroundOf(args.publishing),
+    });
   }
 
   nextWaitDeadline(): Promise<string | null> {
@@ -144,4 +149,9 @@ export class KyselyJobRoles extends KyselyTeamRoles {
   releaseServerLeases(serverId: string): Promise<void> {
     return runWrite(this.ctx, new Date(0).toISOString(), (scope) => jobLeases.releaseServerLeases(scope, serverId));
   }
+}
+
+/** `runWrite`'s hooks around the publication, from a caller's {@link PublishWindow}. */
+function aroundOf(window: PublishWindow | undefined) {
+  return window === undefined ? {} : { around: { committed: () => window.opened(), published: () => window.closed() } };
 }

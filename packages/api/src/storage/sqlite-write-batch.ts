@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 // Node's own, not the global a test's fake timers replace: a host testing with faked timers
 // would otherwise see every write of an embedded server wait forever.
 import { setImmediate } from 'node:timers';
@@ -54,9 +53,9 @@ type Outcome =
  * transaction. Every transaction thus answers at least one write: a full disk cannot loop it.
  * Reads keep their turn: a batch takes only the writes queued when it asked for the connection,
  * never one that queued behind a read that waits too. A read does not wait for a write still
- * queued: a caller reads what it wrote only after awaiting the write (as on PostgreSQL). Each
- * write runs in its caller's async context (log fields, the scheduler's own-commit marks), not in
- * the one of the write that started the drain.
+ * queued: a caller reads what it wrote only after awaiting the write (as on PostgreSQL). No
+ * async context is carried (decision 0236): a write's events are published in its caller's
+ * `runWrite`, inside that caller's own publish window.
  */
 export class SqliteWriteBatch {
   readonly #db: Kysely<Database>;
@@ -85,12 +84,8 @@ export class SqliteWriteBatch {
     large = false,
   ): Promise<{ result: T; scope: WriteScope }> {
     return new Promise((resolve, reject) => {
-      // The caller's async context (log fields, own-commit marks), without `AsyncResource.bind`:
-      // Node 20 gives each function it binds two deprecation wrappers (its `asyncResource`
-      // property), 1.4 % of a `sendRequest`'s CPU in a profile (docs/benchmarks.md, thirteenth pass).
-      const context = new AsyncResource('AgentTeamsWrite');
-      const bound = (scope: WriteScope) => context.runInAsyncScope(work, null, scope);
-      this.#queue.push({ ctx, now, work: bound, resolve: resolve as Queued['resolve'], reject, large });
+      // No async context to carry into the batch: none is kept (decision 0236).
+      this.#queue.push({ ctx, now, work, resolve: resolve as Queued['resolve'], reject, large });
       if (this.#draining) return;
       this.#draining = true;
       // One turn of the event loop first: the requests whose bytes arrived with this one reach

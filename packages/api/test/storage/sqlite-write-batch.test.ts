@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { fdatasync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,21 +178,28 @@ describe('SQLite writes sharing one transaction (decision 0224)', () => {
     expect(committedKeys()).toEqual(['w1', 'w2']);
   });
 
-  it('runs each write in its caller’s async context, not in the one of the write that started the drain', async () => {
-    const callers = new AsyncLocalStorage<string>();
-    const seen: (string | undefined)[] = [];
+  it('tells each write of a shared transaction its own publication, in turn, after the one COMMIT', async () => {
+    // The scheduler tells its own commits apart by these hooks (a `PublishWindow`, decision 0236).
+    const heard: string[] = [];
     await Promise.all(
       ['r1', 'r2', 'r3'].map((id) =>
-        callers.run(id, () =>
-          runWrite(ctx, NOW, async (scope) => {
-            await mark(scope.trx, id);
-            seen.push(callers.getStore());
-          }),
-        ),
+        runWrite(ctx, NOW, (scope) => mark(scope.trx, id), {
+          around: {
+            committed: () => heard.push(`open ${id} after ${statements.commits} commit(s)`),
+            published: () => heard.push(`close ${id}`),
+          },
+        }),
       ),
     );
     expect(statements.commits).toBe(1);
-    expect(seen).toEqual(['r1', 'r2', 'r3']);
+    expect(heard).toEqual([
+      'open r1 after 1 commit(s)',
+      'close r1',
+      'open r2 after 1 commit(s)',
+      'close r2',
+      'open r3 after 1 commit(s)',
+      'close r3',
+    ]);
   });
 
   it('lets a later write of the batch find a run end an earlier one carried written, instead of waiting for it', async () => {

@@ -70,6 +70,20 @@ export interface EventSink {
 }
 
 /**
+ * Told synchronously around the publication of one write's events, after its COMMIT: `opened`
+ * right before the {@link EventSink} hears them, `closed` right after (also when a listener threw).
+ * Its writer can tell its own commit's events from everyone else's by the window being open,
+ * since a sink hears a commit's events synchronously and nothing else runs in between.
+ *
+ * @remarks Why not an async context: Node 20's `AsyncLocalStorage` runs promise hooks on every
+ * promise of the process once it is used, 18 % of a `sendRequest`'s instructions (decision 0236).
+ */
+export interface PublishWindow {
+  opened(): void;
+  closed(): void;
+}
+
+/**
  * Rows a write stored, as it stored them, so a listener that renders its events (the live feeds)
  * can show them without reading them back. Only rows stored exactly as given. Writes that share
  * one SQLite transaction publish in turn, each with its own rows: a job's last publish is final.

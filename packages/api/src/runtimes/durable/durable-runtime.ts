@@ -186,7 +186,11 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     };
     execution.ended = this.execute(run)
       .catch((error: unknown) => {
-        this.logger.error(`${this.name} run could not record its outcome`, { runId, error: String(error) });
+        this.logger.error(`${this.name} run could not record its outcome`, {
+          runId,
+          jobId: context.jobId,
+          error: String(error),
+        });
       })
       .finally(() => this.#executions.delete(runId));
   }

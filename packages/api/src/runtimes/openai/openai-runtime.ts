@@ -233,7 +233,11 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       finish.offer = (write, ends) => {
         if (run.abandoned) return;
         this.endRun(this.#store.context, { runKey, runId, state: runStateOf(ends) }, write).catch((error: unknown) =>
-          this.logger.error('openai run could not record its outcome', { runId, error: String(error) }),
+          this.logger.error('openai run could not record its outcome', {
+            runId,
+            jobId: context.jobId,
+            error: String(error),
+          }),
         );
       };
     }

@@ -1,6 +1,7 @@
 import { AgentCard } from '@a2a-js/sdk';
 import type { AgentDefinition, Core, DomainError, Member, OwnerId, Team } from '@agent-teams/core';
 import type { Plugin } from 'graphql-yoga';
+import { requestLogger } from '../../observability/log-fields.js';
 import type { TeamEventView } from '../../schema/views.js';
 import type { InteropDeps } from '../edge-deps.js';
 import type { TeamFeeds } from '../team-feed.js';
@@ -51,7 +52,9 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
       if (!url.pathname.startsWith('/a2a/') || request.method === 'OPTIONS') return;
       const route = routeOf(url.pathname);
       if (route === null) return;
-      const owner = (await deps.auth.authenticate(request.headers.get('authorization')))?.owner ?? null;
+      // Every line this request writes carries its id (`requestId`).
+      const log = requestLogger(deps.logger, request.headers);
+      const owner = (await deps.auth.authenticate(request.headers.get('authorization'), log))?.owner ?? null;
       if (owner === null) {
         endResponse(
           Response.json(
@@ -78,7 +81,7 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
           core: deps.core,
           teamFeeds: deps.teamFeeds,
           takeToken: deps.takeToken,
-          logger: deps.logger,
+          logger: log,
           owner,
           ...found,
           card,
@@ -88,7 +91,7 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
           await answerJsonRpc(request, {
             handler,
             card,
-            logger: deps.logger,
+            logger: log,
             maxBodyBytes: deps.maxBodyBytes,
             onCancel: () => stop.abort(),
           }),

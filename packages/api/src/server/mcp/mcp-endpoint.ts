@@ -1,6 +1,7 @@
-import type { JobId } from '@agent-teams/core';
+import type { JobId, Logger } from '@agent-teams/core';
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Plugin } from 'graphql-yoga';
+import { requestLogger } from '../../observability/log-fields.js';
 import { bearerToken } from '../bearer-token.js';
 import type { InteropDeps } from '../edge-deps.js';
 import { type GraphqlRunner, type McpToolSet, memberToolSet, ownerToolSet } from './mcp-tools.js';
@@ -54,7 +55,8 @@ export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
         return;
       }
       const authorization = request.headers.get('authorization');
-      const tools = await toolsOf(deps, authorization);
+      // Every line this request writes carries its id (`requestId`).
+      const tools = await toolsOf(deps, authorization, requestLogger(deps.logger, request.headers));
       if (tools === null) {
         endResponse(
           fetchAPI.Response.json(rpcError(-32001, 'A valid bearer token is required.'), {
@@ -71,12 +73,12 @@ export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
 }
 
 /** The caller's tools: a person's for an owner token, a member's for a member-run token; null otherwise. */
-async function toolsOf(deps: McpEndpointDeps, authorization: string | null): Promise<McpToolSet | null> {
-  const owner = (await deps.auth.authenticate(authorization))?.owner ?? null;
+async function toolsOf(deps: McpEndpointDeps, authorization: string | null, log: Logger): Promise<McpToolSet | null> {
+  const owner = (await deps.auth.authenticate(authorization, log))?.owner ?? null;
   if (owner !== null) return ownerToolSet(deps.core, owner, deps.graphql);
   const token = bearerToken(authorization);
   const jobId: JobId | null = token !== null && deps.memberRunTokens ? await deps.memberRunTokens.jobOf(token) : null;
-  return jobId === null ? null : memberToolSet(deps, jobId);
+  return jobId === null ? null : memberToolSet(Object.assign({}, deps, { logger: log }), jobId);
 }
 
 /** Answers one MCP POST with a fresh server and stateless transport, then closes both. */

@@ -5,7 +5,7 @@ import type { RecordMessage } from '../../model/record.js';
 import type { Member, Team } from '../../model/team.js';
 import type { TeamMessage } from '../../model/team-message.js';
 import type { Timestamp } from '../clock.js';
-import type { TeamEvent } from '../event-sink.js';
+import type { PublishWindow, TeamEvent } from '../event-sink.js';
 import type { JobLease } from './leases.js';
 
 /** Everything needed to freeze one admitted job's input. */
@@ -51,6 +51,8 @@ export interface AdmitArgs {
    * decides the same either way.
    */
   readonly likelyQueued?: boolean;
+  /** Told around the publication of this pass's events (none when it wrote nothing). */
+  readonly publishing?: PublishWindow;
 }
 
 /** Store role: admission, the one planning step that gives queued and answered jobs a slot. */

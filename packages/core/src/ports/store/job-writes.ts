@@ -2,6 +2,7 @@ import type { TransitionOutcome } from '../../jobs/job-machine.js';
 import type { ConversationId, JobId, MemberId, OwnerId, RecordId, TeamId } from '../../model/ids.js';
 import type { Job } from '../../model/job.js';
 import type { Team } from '../../model/team.js';
+import type { PublishWindow } from '../event-sink.js';
 import type { JobLease } from './leases.js';
 
 /**
@@ -52,6 +53,8 @@ export interface UpdateJobOptions {
   readonly owner?: OwnerId;
   /** The scheduler driving the job: the write is fenced by this lease. */
   readonly lease?: JobLease;
+  /** Told around the publication of this write's events (none when it wrote nothing). */
+  readonly publishing?: PublishWindow;
 }
 
 /** Arguments of {@link JobWrites.respondToJob}. */

@@ -16,7 +16,7 @@ import { admissionCandidates } from './job-reads.js';
 import { applyIn } from './job-writes.js';
 import { leaseJob } from './leases.js';
 import { deliverFrozen, undeliveredIn } from './mailbox.js';
-import type { MemoryStoreState } from './state.js';
+import { type MemoryStoreState, withinWindow } from './state.js';
 import { teamOf } from './team-writes.js';
 
 /** `TeamStore.admit`: one planning pass; persists the round state and freezes each admitted job. */
@@ -72,7 +72,7 @@ function changesFor(state: MemoryStoreState, job: Job): TeamEvent[] {
 /** The in-memory {@link Admission}. */
 export function memoryAdmission(state: MemoryStoreState): Admission {
   return {
-    admit: async (args) => admitIn(state, args),
+    admit: async (args) => withinWindow(args.publishing, () => admitIn(state, args)),
     async nextWaitDeadline() {
       const deadlines = [...state.jobs.values()].flatMap((j) =>
         j.phase === JobPhase.WAITING_CHANGE && j.wait != null ? [j.wait.deadline] : [],

@@ -18,7 +18,7 @@ import {
 import { receiptJob, requestJob, sameJob } from './job-reads.js';
 import { checkLeaseIn } from './leases.js';
 import { keepFollowUpIn } from './mailbox.js';
-import type { MemoryStoreState, TeamWrite } from './state.js';
+import { type MemoryStoreState, type TeamWrite, withinWindow } from './state.js';
 import { teamNotFound } from './team-writes.js';
 
 /** `TeamStore.enqueueRequests`: snapshot, decide, insert jobs with their REQUEST records. */
@@ -137,7 +137,7 @@ export function memoryJobWrites(state: MemoryStoreState): JobWrites {
       if (opts.lease !== undefined) checkLeaseIn(state, jobId, opts.lease);
       const outcome = decide(job);
       if (!outcome.ok) throw outcome.error;
-      return applyIn(state, job, outcome, opts.now);
+      return withinWindow(opts.publishing, () => applyIn(state, job, outcome, opts.now));
     },
     async respondToJob(args) {
       const job = state.jobs.get(args.jobId);

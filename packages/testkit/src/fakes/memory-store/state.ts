@@ -10,6 +10,7 @@ import {
   type Member,
   type MemberId,
   type MessageId,
+  type PublishWindow,
   type RecordKind,
   type RecordMessage,
   type RoundState,
@@ -184,4 +185,17 @@ export class TeamWrite {
 /** A page of the first `first` items of `items` (already in list order and after the anchor). */
 export function pageOf<T>(items: readonly T[], first: number): SeqPage<T> {
   return { items: items.slice(0, first), hasNextPage: items.length > first };
+}
+
+/**
+ * Runs one synchronous write inside its caller's publish window: everything it publishes is
+ * published while `work` runs (every memory write is synchronous, so nothing else runs meanwhile).
+ */
+export function withinWindow<T>(window: PublishWindow | undefined, work: () => T): T {
+  window?.opened();
+  try {
+    return work();
+  } finally {
+    window?.closed();
+  }
 }
