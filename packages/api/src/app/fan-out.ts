@@ -13,7 +13,8 @@ export function fanOut(sinks: () => readonly EventSink[], logger: Logger): Event
         try {
           sink.published(events, rows);
         } catch (error) {
-          logger.error('event listener failed', { error });
+          // Named by what it was about: no async context carries a request's or a step's fields.
+          logger.error('event listener failed', { teamId: events[0]?.teamId, events: events.length, error });
         }
       }
     },

@@ -1,35 +1,15 @@
 import type { Logger } from '@agent-teams/core';
+import { acceptedRequestId, REQUEST_ID_HEADER } from '../server/request-ids.js';
 
 /**
- * The header that carries a request's id: `withRequestIds` (`server/request-ids.ts`) sets it on
- * every HTTP request before anything else reads it, to the caller's plain id or a new UUID.
- */
-export const REQUEST_ID_HEADER = 'x-request-id';
-
-/** Fields a logger adds to each of its lines. */
-export type LogFields = Readonly<Record<string, string>>;
-
-/**
- * A logger that adds `fields` to every line it writes; a line's own fields win over them.
+ * The logger of one HTTP request's lines: each carries its `requestId`, the {@link REQUEST_ID_HEADER}
+ * that `withRequestIds` wrote into the request. `headers` are the request's.
  *
  * @remarks Log fields are passed, not carried by an async context: Node 20's `AsyncLocalStorage`
- * runs promise hooks on every promise of the process once it is used (decision 0236).
- */
-export function withFields(logger: Logger, fields: LogFields): Logger {
-  const merged = (own: Record<string, unknown> | undefined) => (own === undefined ? fields : { ...fields, ...own });
-  return {
-    info: (message, own) => logger.info(message, merged(own)),
-    warn: (message, own) => logger.warn(message, merged(own)),
-    error: (message, own) => logger.error(message, merged(own)),
-  };
-}
-
-/**
- * The logger of one HTTP request's lines: each carries its `requestId` (the {@link REQUEST_ID_HEADER}
- * `withRequestIds` set; none when the request did not come through it, as `yoga.fetch` in tests).
- *
- * @remarks One object per request and nothing else: the header is read only when a line is written,
- * which most requests never do.
+ * runs promise hooks on every promise of the process once it is used (decision 0236). The header is
+ * read only when a line is written, which most requests never do, and only a plain id of 1–64
+ * characters is written: a request that did not come through `withRequestIds` (Yoga mounted on a
+ * host's own server, `yoga.fetch`) carries its caller's header as it came, so anything else is left out.
  */
 export function requestLogger(logger: Logger, headers: { get(name: string): string | null }): Logger {
   return new RequestLogger(logger, headers);
@@ -57,7 +37,7 @@ class RequestLogger implements Logger {
   }
 
   #fields(own: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-    const requestId = this.#headers.get(REQUEST_ID_HEADER);
+    const requestId = acceptedRequestId(this.#headers.get(REQUEST_ID_HEADER) ?? undefined);
     return requestId === null ? own : { requestId, ...own };
   }
 }

@@ -39,6 +39,7 @@ export function offerRides(
               pass.driven.set(job.id, job);
             }
             logger.error('starting the jobs an enqueue admitted failed; a pass takes them over', {
+              jobIds: outcome.admitted.map(({ job }) => job.id).join(','),
               error: String(error),
             });
             wake();

@@ -13,6 +13,10 @@ import { type JobId, type PublishWindow, type TeamEvent, TeamEventKind } from '@
  * of the same job, committed meanwhile through another call, is published outside that window and
  * never mistaken for the scheduler's own. (Until decision 0236 an `AsyncLocalStorage` carried the
  * mark; its promise hooks cost every promise of the process.)
+ *
+ * Not re-entrant: one window of an instance is open at a time. That holds because a store
+ * publishes only after an `await` of its own write, never from inside a sink that is hearing
+ * another write's events, so windows never nest.
  */
 export class OwnCommits<K> {
   /** The key of the write whose events are being published now, if any. */

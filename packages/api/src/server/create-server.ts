@@ -158,7 +158,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       ...(deps.widgetBundle ? [useWidgetBundle(deps.widgetBundle)] : []),
       useMcpEndpoint({
         ...interop,
-        graphql: (viewer, document, variables) => runOwnerGraphql(viewer, document, variables),
+        graphql: (viewer, document, variables, log) => runOwnerGraphql(viewer, document, variables, log),
       }),
       useA2aEndpoint({
         ...interop,

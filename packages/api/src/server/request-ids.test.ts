@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { MemoryLogger } from '@agent-teams/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConsoleLogger } from '../adapters/console-logger.js';
-import { requestLogger, withFields } from '../observability/log-fields.js';
+import { requestLogger } from '../observability/log-fields.js';
 import { withRequestIds } from './request-ids.js';
 
 describe('request ids', () => {
@@ -54,15 +54,31 @@ describe('request ids', () => {
   });
 });
 
+describe('the request logger', () => {
+  it.each([
+    ['a plain id', 'req-7', { requestId: 'req-7', ms: 5 }],
+    ['no id', null, { ms: 5 }],
+    ['an id too long (a request that did not come through withRequestIds)', 'x'.repeat(65), { ms: 5 }],
+    ['an id that is not plain', 'a"}\n{"level":"error', { ms: 5 }],
+    ['a CJK id', '請求', { ms: 5 }],
+    ['an emoji id', '🙂', { ms: 5 }],
+    ['a lone surrogate', '\ud800', { ms: 5 }],
+  ])('writes %s as the line says', (_why, id, expected) => {
+    const lines = new MemoryLogger();
+    // What a host's server may hand Yoga unchecked: not every value is a valid Fetch header.
+    const headers = { get: (name: string) => (name === 'x-request-id' ? id : null) };
+    requestLogger(lines, headers).warn('slow', { ms: 5 });
+    expect(lines.entries[0]?.fields).toEqual(expected);
+  });
+});
+
 describe('the console logger', () => {
-  it('writes one JSON line with the fields of the current request or job step', () => {
+  it('writes one JSON line with its fields', () => {
     const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      const logger = withFields(createConsoleLogger(), { requestId: 'r1', jobId: 'j1' });
-      logger.warn('slow', { ms: 5, jobId: 'own' });
+      createConsoleLogger().warn('slow', { requestId: 'r1', jobId: 'j1', ms: 5 });
       const line = JSON.parse(String(write.mock.calls[0]?.[0]));
-      // A line's own fields win over the logger's.
-      expect(line).toMatchObject({ level: 'warn', message: 'slow', requestId: 'r1', jobId: 'own', ms: 5 });
+      expect(line).toMatchObject({ level: 'warn', message: 'slow', requestId: 'r1', jobId: 'j1', ms: 5 });
     } finally {
       write.mockRestore();
     }

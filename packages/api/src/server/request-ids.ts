@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import { REQUEST_ID_HEADER } from '../observability/log-fields.js';
+
+/**
+ * The header that carries a request's id: {@link withRequestIds} sets it on every HTTP request
+ * before anything else reads it, to the caller's plain id or a new UUID.
+ */
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 /** The longest caller-given `x-request-id` kept (it goes into every log line of the request). */
 export const MAX_REQUEST_ID_CHARS = 64;
@@ -11,7 +16,7 @@ const PLAIN_ID = /^[A-Za-z0-9._:-]+$/;
  * The caller's `x-request-id` when it is 1 to {@link MAX_REQUEST_ID_CHARS} plain ASCII characters
  * (letters, digits, `.`, `_`, `:`, `-`), else null: anything else could forge or break log lines.
  */
-export function acceptedRequestId(header: string | readonly string[] | undefined): string | null {
+export function acceptedRequestId(header: string | readonly string[] | null | undefined): string | null {
   if (typeof header !== 'string' || header.length > MAX_REQUEST_ID_CHARS) return null;
   return PLAIN_ID.test(header) ? header : null;
 }

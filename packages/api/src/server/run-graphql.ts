@@ -3,6 +3,7 @@ import { type ExecutionResult, execute, type GraphQLError } from 'graphql';
 import type { ApiContext } from '../schema/context.js';
 import { exceedsJsonBytes } from './answer-size.js';
 import type { PrepareDocument } from './live/connection-deps.js';
+import { createMaskError } from './mask-error.js';
 import type { GraphqlRunner } from './mcp/mcp-tools.js';
 import type { OperationGuard } from './operation-guard.js';
 import { limitError, REQUEST_LIMITS } from './request-limits.js';
@@ -29,8 +30,11 @@ export interface GraphqlRunnerDeps {
  * as the operation would over HTTP.
  */
 export function createGraphqlRunner(deps: GraphqlRunnerDeps): GraphqlRunner {
-  const masked = (errors: readonly unknown[] | undefined) => errors?.map((error) => deps.maskError(error).toJSON());
-  return async (viewer, document, variables) => {
+  return async (viewer, document, variables, log) => {
+    // With the caller's logger, an unexpected error's line carries its request's id.
+    const mask =
+      log === undefined ? deps.maskError : (error: unknown) => createMaskError(log)(error, '') as GraphQLError;
+    const masked = (errors: readonly unknown[] | undefined) => errors?.map((error) => mask(error).toJSON());
     const prepared = deps.prepare(document);
     if ('errors' in prepared) return { errors: masked(prepared.errors) };
     // Not a literal that begins with a spread (see `UNADMITTED` in the core): one per call.

@@ -17,13 +17,19 @@ let app: Awaited<ReturnType<typeof openTestApp>>;
 let url: string;
 beforeAll(async () => {
   app = await openTestApp({
-    // A catalog search that fails like a broken driver would: not a DomainError.
+    // A catalog search and a team listing that fail like a broken driver would: not DomainErrors.
     http: {
       core: (core: Core): Core =>
         Object.assign({}, core, {
           agents: Object.assign({}, core.agents, {
             search: async () => {
               throw new Error('SQLITE_CORRUPT: secret internals');
+            },
+          }),
+          // Likewise under the MCP owner tool `list_teams`.
+          teams: Object.assign({}, core.teams, {
+            list: async () => {
+              throw new Error('SQLITE_CORRUPT: teams');
             },
           }),
         }),
@@ -81,5 +87,47 @@ describe('no async context', () => {
     expect(lines[0]?.message).toBe('unexpected error in a GraphQL operation');
     expect(lines[0]?.fields).toMatchObject({ requestId: 'req-broken-1' });
     expect(String(lines[0]?.fields.error)).toContain('SQLITE_CORRUPT');
+  });
+
+  it("logs it with a fresh id when the caller's id is refused, the id the answer echoes", async () => {
+    app.logger.clear();
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${TOKENS.alice}`,
+        'x-request-id': 'x'.repeat(65),
+      },
+      body: JSON.stringify({ query: '{ agents { edges { node { id } } } }' }),
+    });
+    const echoed = response.headers.get('x-request-id');
+    expect(echoed).toMatch(/^[0-9a-f-]{36}$/);
+    expect(app.logger.at('error').map((line) => line.fields.requestId)).toEqual([echoed]);
+  });
+
+  it("logs an unexpected error of an MCP owner tool with the request's id", async () => {
+    app.logger.clear();
+    const response = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${TOKENS.alice}`,
+        'x-request-id': 'req-mcp-1',
+        'mcp-protocol-version': '2025-06-18',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'list_teams', arguments: {} },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).not.toContain('SQLITE');
+    const lines = app.logger.at('error');
+    expect(lines.map((line) => [line.message, line.fields.requestId])).toEqual([
+      ['unexpected error in a GraphQL operation', 'req-mcp-1'],
+    ]);
   });
 });

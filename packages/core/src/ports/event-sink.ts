@@ -79,7 +79,9 @@ export interface EventSink {
  * promise of the process once it is used, 18 % of a `sendRequest`'s instructions (decision 0236).
  */
 export interface PublishWindow {
+  /** Right after the write's COMMIT, before any sink hears its events. */
   opened(): void;
+  /** Right after the sinks heard them (or one of them threw). */
   closed(): void;
 }
 

@@ -232,12 +232,9 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
       // A process going away records nothing, as a crash would.
       finish.offer = (write, ends) => {
         if (run.abandoned) return;
+        const fields = { runId, jobId: context.jobId };
         this.endRun(this.#store.context, { runKey, runId, state: runStateOf(ends) }, write).catch((error: unknown) =>
-          this.logger.error('openai run could not record its outcome', {
-            runId,
-            jobId: context.jobId,
-            error: String(error),
-          }),
+          this.logger.error('openai run could not record its outcome', { ...fields, error: String(error) }),
         );
       };
     }

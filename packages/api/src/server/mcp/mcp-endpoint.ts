@@ -75,7 +75,11 @@ export function useMcpEndpoint(deps: McpEndpointDeps): Plugin {
 /** The caller's tools: a person's for an owner token, a member's for a member-run token; null otherwise. */
 async function toolsOf(deps: McpEndpointDeps, authorization: string | null, log: Logger): Promise<McpToolSet | null> {
   const owner = (await deps.auth.authenticate(authorization, log))?.owner ?? null;
-  if (owner !== null) return ownerToolSet(deps.core, owner, deps.graphql);
+  if (owner !== null) {
+    return ownerToolSet(deps.core, owner, (viewer, document, variables) =>
+      deps.graphql(viewer, document, variables, log),
+    );
+  }
   const token = bearerToken(authorization);
   const jobId: JobId | null = token !== null && deps.memberRunTokens ? await deps.memberRunTokens.jobOf(token) : null;
   return jobId === null ? null : memberToolSet(Object.assign({}, deps, { logger: log }), jobId);

@@ -23,6 +23,8 @@ export type GraphqlRunner = (
   viewer: OwnerId,
   document: string,
   variables: Record<string, unknown>,
+  /** The calling request's logger (its `requestId`), for the line of an unexpected error. */
+  log?: Logger,
 ) => Promise<GraphqlAnswer>;
 
 /** The tools one MCP caller sees and calls. */
