@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { rawRows } from './sqlite-row-builder.js';
 
 /** Distinct SQL texts kept prepared; the store issues a few dozen shapes, so this never evicts in practice. */
 const MAX_STATEMENTS = 500;
@@ -29,7 +30,13 @@ export function withStatementCache(database: BetterSqlite3.Database, observe?: S
       let statement = statements.get(sql);
       if (statement === undefined) {
         const prepared = database.prepare(sql);
-        statement = observe === undefined ? prepared : observed(database, prepared, observe);
+        // A reading statement's rows are built in JavaScript (`sqlite-row-builder.ts`).
+        const rows = rawRows(prepared);
+        const runs: SqliteStatement =
+          rows === null
+            ? prepared
+            : { reader: true, all: rows.all, iterate: rows.iterate, run: (parameters) => prepared.run(parameters) };
+        statement = observe === undefined ? runs : observed(database, prepared, runs, observe);
         if (statements.size >= MAX_STATEMENTS) {
           const oldest = statements.keys().next().value;
           if (oldest !== undefined) statements.delete(oldest);
@@ -49,12 +56,13 @@ export function withStatementCache(database: BetterSqlite3.Database, observe?: S
  */
 function observed(
   database: BetterSqlite3.Database,
-  statement: BetterSqlite3.Statement,
+  prepared: BetterSqlite3.Statement,
+  statement: SqliteStatement,
   observe: StatementObserver,
 ): SqliteStatement {
   // `BEGIN IMMEDIATE` is not read-only to SQLite (it takes the write lock), but it writes
   // nothing: a transaction that only read must not count as a commit to sync.
-  const writes = !statement.readonly && !TRANSACTION_CONTROL.test(statement.source);
+  const writes = !prepared.readonly && !TRANSACTION_CONTROL.test(prepared.source);
   return {
     reader: statement.reader,
     all(parameters) {
