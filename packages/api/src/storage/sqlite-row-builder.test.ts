@@ -75,6 +75,16 @@ describe('rows built in JavaScript', () => {
     expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
   });
 
+  it('follows a table that gained a column under a cached select *', () => {
+    db.exec('create table grows (id text)');
+    db.prepare('insert into grows values (?)').run('g');
+    const cached = withStatementCache(db).prepare('select * from grows');
+    expect(cached.all([])).toEqual([{ id: 'g' }]);
+    db.exec(`alter table grows add column extra text default 'e'`);
+    expectSameRows(cached.all([]), native('select * from grows'));
+    expect([...cached.iterate([])]).toEqual([{ id: 'g', extra: 'e' }]);
+  });
+
   it('builds the same rows as better-sqlite3 for any column names (fuzz)', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 12 }), { minLength: 1, maxLength: 6 }), (names) => {

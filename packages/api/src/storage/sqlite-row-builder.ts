@@ -29,24 +29,47 @@ type ReaderStatement = Pick<BetterSqlite3.Statement, 'all' | 'iterate' | 'raw' |
  * `all` and `iterate` of a reading statement that fetch raw rows and build the objects with a
  * {@link compileRowBuilder} builder; null for a statement that writes without returning rows, or
  * whose columns cannot be built so (it then keeps better-sqlite3's own rows).
+ *
+ * @remarks A statement whose tables gained or lost columns since (SQLite re-prepares it) is
+ * noticed by its rows' width and gets a new builder. A column renamed in place keeps the width
+ * and would keep its old key: the migrations never rename or drop a column (and run before the
+ * server's statements do).
  */
 export function rawRows(statement: ReaderStatement): {
   all(parameters: readonly unknown[]): unknown[];
   iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
 } | null {
   if (!statement.reader) return null;
-  const build = compileRowBuilder(statement.columns().map((column) => column.name));
+  let build = compileRowBuilder(statement.columns().map((column) => column.name));
   if (build === null) return null;
   statement.raw(true);
+  let width = statement.columns().length;
+  /**
+   * The builder for rows of `length` values: SQLite re-prepares a statement whose tables changed
+   * (a migration adding a column under a cached `select *`), and its columns change with it.
+   */
+  const builderFor = (length: number): RowBuilder => {
+    if (length !== width) {
+      const names = statement.columns().map((column) => column.name);
+      // A `__proto__` column after a schema change (none in this schema): an own property.
+      build = compileRowBuilder(names) ?? ((values) => Object.fromEntries(names.map((name, i) => [name, values[i]])));
+      width = names.length;
+    }
+    return build as RowBuilder;
+  };
   return {
     all(parameters) {
       const rows = statement.all(parameters) as unknown[][];
+      if (rows.length === 0) return rows;
+      const row = builderFor((rows[0] as unknown[]).length);
       const built: unknown[] = new Array(rows.length);
-      for (let i = 0; i < rows.length; i += 1) built[i] = build(rows[i] as unknown[]);
+      for (let i = 0; i < rows.length; i += 1) built[i] = row(rows[i] as unknown[]);
       return built;
     },
     *iterate(parameters) {
-      for (const row of statement.iterate(parameters) as IterableIterator<unknown[]>) yield build(row);
+      for (const values of statement.iterate(parameters) as IterableIterator<unknown[]>) {
+        yield builderFor(values.length)(values);
+      }
     },
   };
 }
