@@ -25,37 +25,45 @@ export function compileRowBuilder(names: readonly string[]): RowBuilder | null {
 /** The subset of a better-sqlite3 statement {@link rawRows} uses. */
 type ReaderStatement = Pick<BetterSqlite3.Statement, 'all' | 'iterate' | 'raw' | 'columns' | 'reader'>;
 
+/** Counts the schema changes (DDL) run on one connection: a statement's columns may change with each. */
+export interface SchemaGeneration {
+  readonly value: number;
+}
+
 /**
  * `all` and `iterate` of a reading statement that fetch raw rows and build the objects with a
  * {@link compileRowBuilder} builder; null for a statement that writes without returning rows, or
  * whose columns cannot be built so (it then keeps better-sqlite3's own rows).
  *
- * @remarks A statement whose tables gained or lost columns since (SQLite re-prepares it) is
- * noticed by its rows' width and gets a new builder. A column renamed in place keeps the width
- * and would keep its old key: the migrations never rename or drop a column (and run before the
- * server's statements do).
+ * @remarks SQLite re-prepares a statement whose tables changed, and its columns change with it (a
+ * migration adding, dropping or renaming a column under a cached `select *`). The builder is
+ * recompiled from the statement's current columns when `schema` moved since it was compiled (DDL
+ * on this connection: the statement cache counts it) or when a row's width differs from it (a
+ * change made elsewhere; a server holds its SQLite file alone, so only tests do that).
  */
-export function rawRows(statement: ReaderStatement): {
+export function rawRows(
+  statement: ReaderStatement,
+  schema: SchemaGeneration = { value: 0 },
+): {
   all(parameters: readonly unknown[]): unknown[];
   iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
 } | null {
   if (!statement.reader) return null;
-  let build = compileRowBuilder(statement.columns().map((column) => column.name));
-  if (build === null) return null;
+  const first = compileRowBuilder(statement.columns().map((column) => column.name));
+  if (first === null) return null;
   statement.raw(true);
+  let build: RowBuilder = first;
   let width = statement.columns().length;
-  /**
-   * The builder for rows of `length` values: SQLite re-prepares a statement whose tables changed
-   * (a migration adding a column under a cached `select *`), and its columns change with it.
-   */
+  let compiledAt = schema.value;
+  /** The builder for rows of `length` values (see the remarks). */
   const builderFor = (length: number): RowBuilder => {
-    if (length !== width) {
+    if (length !== width || compiledAt !== schema.value) {
       const names = statement.columns().map((column) => column.name);
-      // A `__proto__` column after a schema change (none in this schema): an own property.
-      build = compileRowBuilder(names) ?? ((values) => Object.fromEntries(names.map((name, i) => [name, values[i]])));
+      build = compileRowBuilder(names) ?? assigningBuilder(names);
       width = names.length;
+      compiledAt = schema.value;
     }
-    return build as RowBuilder;
+    return build;
   };
   return {
     all(parameters) {
@@ -71,5 +79,17 @@ export function rawRows(statement: ReaderStatement): {
         yield builderFor(values.length)(values);
       }
     },
+  };
+}
+
+/**
+ * Rows as better-sqlite3 builds them on Node 20, one assignment per column, for names a literal
+ * cannot hold (`__proto__` after a schema change; no table here has such a column).
+ */
+function assigningBuilder(names: readonly string[]): RowBuilder {
+  return (values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i += 1) row[names[i] as string] = values[i];
+    return row;
   };
 }

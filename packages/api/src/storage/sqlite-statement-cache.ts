@@ -5,6 +5,9 @@ import { rawRows } from './sqlite-row-builder.js';
 /** Distinct SQL texts kept prepared; the store issues a few dozen shapes, so this never evicts in practice. */
 const MAX_STATEMENTS = 500;
 
+/** Statements that change the schema: the columns of statements prepared before may change. */
+const DDL = /^\s*(CREATE|ALTER|DROP)\b/i;
+
 /** Statements that only open or end a transaction. */
 const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 
@@ -21,6 +24,14 @@ export type StatementObserver = (statementWrites: boolean, inTransaction: boolea
  */
 export function withStatementCache(database: BetterSqlite3.Database, observe?: StatementObserver): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
+  const schema = { value: 0 };
+  const ddl = (prepared: BetterSqlite3.Statement, parameters: readonly unknown[]) => {
+    try {
+      return prepared.run(parameters);
+    } finally {
+      schema.value += 1;
+    }
+  };
   return {
     close: () => {
       statements.clear();
@@ -30,11 +41,19 @@ export function withStatementCache(database: BetterSqlite3.Database, observe?: S
       let statement = statements.get(sql);
       if (statement === undefined) {
         const prepared = database.prepare(sql);
-        // A reading statement's rows are built in JavaScript (`sqlite-row-builder.ts`).
-        const rows = rawRows(prepared);
+        // A reading statement's rows are built in JavaScript (`sqlite-row-builder.ts`); a schema
+        // change counts, so builders compiled before it re-read their statements' columns.
+        const rows = rawRows(prepared, schema);
         const runs: SqliteStatement =
           rows === null
-            ? prepared
+            ? DDL.test(sql)
+              ? {
+                  reader: false,
+                  all: (p) => prepared.all(p),
+                  iterate: (p) => prepared.iterate(p),
+                  run: (p) => ddl(prepared, p),
+                }
+              : prepared
             : { reader: true, all: rows.all, iterate: rows.iterate, run: (parameters) => prepared.run(parameters) };
         statement = observe === undefined ? runs : observed(database, prepared, runs, observe);
         if (statements.size >= MAX_STATEMENTS) {
