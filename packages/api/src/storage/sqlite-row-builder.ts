@@ -49,18 +49,19 @@ export function rawRows(
   iterate(parameters: readonly unknown[]): IterableIterator<unknown>;
 } | null {
   if (!statement.reader) return null;
-  const first = compileRowBuilder(statement.columns().map((column) => column.name));
+  const names = statement.columns().map((column) => column.name);
+  const first = compileRowBuilder(names);
   if (first === null) return null;
   statement.raw(true);
   let build: RowBuilder = first;
-  let width = statement.columns().length;
+  let width = names.length;
   let compiledAt = schema.value;
   /** The builder for rows of `length` values (see the remarks). */
   const builderFor = (length: number): RowBuilder => {
     if (length !== width || compiledAt !== schema.value) {
-      const names = statement.columns().map((column) => column.name);
-      build = compileRowBuilder(names) ?? assigningBuilder(names);
-      width = names.length;
+      const current = statement.columns().map((column) => column.name);
+      build = compileRowBuilder(current) ?? assigningBuilder(current);
+      width = current.length;
       compiledAt = schema.value;
     }
     return build;

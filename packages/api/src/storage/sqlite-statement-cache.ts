@@ -24,14 +24,8 @@ export type StatementObserver = (statementWrites: boolean, inTransaction: boolea
  */
 export function withStatementCache(database: BetterSqlite3.Database, observe?: StatementObserver): SqliteDatabase {
   const statements = new Map<string, SqliteStatement>();
+  /** DDL run on this connection, counted: see {@link runnerOf}. */
   const schema = { value: 0 };
-  const ddl = (prepared: BetterSqlite3.Statement, parameters: readonly unknown[]) => {
-    try {
-      return prepared.run(parameters);
-    } finally {
-      schema.value += 1;
-    }
-  };
   return {
     close: () => {
       statements.clear();
@@ -41,20 +35,7 @@ export function withStatementCache(database: BetterSqlite3.Database, observe?: S
       let statement = statements.get(sql);
       if (statement === undefined) {
         const prepared = database.prepare(sql);
-        // A reading statement's rows are built in JavaScript (`sqlite-row-builder.ts`); a schema
-        // change counts, so builders compiled before it re-read their statements' columns.
-        const rows = rawRows(prepared, schema);
-        const runs: SqliteStatement =
-          rows === null
-            ? DDL.test(sql)
-              ? {
-                  reader: false,
-                  all: (p) => prepared.all(p),
-                  iterate: (p) => prepared.iterate(p),
-                  run: (p) => ddl(prepared, p),
-                }
-              : prepared
-            : { reader: true, all: rows.all, iterate: rows.iterate, run: (parameters) => prepared.run(parameters) };
+        const runs = runnerOf(prepared, schema);
         statement = observe === undefined ? runs : observed(database, prepared, runs, observe);
         if (statements.size >= MAX_STATEMENTS) {
           const oldest = statements.keys().next().value;
@@ -63,6 +44,31 @@ export function withStatementCache(database: BetterSqlite3.Database, observe?: S
         statements.set(sql, statement);
       }
       return statement;
+    },
+  };
+}
+
+/**
+ * How one prepared statement runs: a reading statement builds its rows in JavaScript
+ * (`sqlite-row-builder.ts`); a DDL statement counts in `schema`, so the row builders compiled
+ * before it re-read their statements' columns; anything else runs as better-sqlite3 prepared it.
+ */
+function runnerOf(prepared: BetterSqlite3.Statement, schema: { value: number }): SqliteStatement {
+  const rows = rawRows(prepared, schema);
+  if (rows !== null) {
+    return { reader: true, all: rows.all, iterate: rows.iterate, run: (parameters) => prepared.run(parameters) };
+  }
+  if (!DDL.test(prepared.source)) return prepared;
+  return {
+    reader: false,
+    all: (parameters) => prepared.all(parameters),
+    iterate: (parameters) => prepared.iterate(parameters),
+    run(parameters) {
+      try {
+        return prepared.run(parameters);
+      } finally {
+        schema.value += 1;
+      }
     },
   };
 }
