@@ -10,8 +10,8 @@ import {
   type TurnInput,
   transition,
 } from '@agent-teams/core';
-import { describe, expect, it } from 'vitest';
-import { alice, expectCode, type Harness, harness, limitSamples, readyTeam, sendOne } from './core-harness.js';
+import { describe, expect, it, vi } from 'vitest';
+import { alice, bob, expectCode, type Harness, harness, limitSamples, readyTeam, sendOne } from './core-harness.js';
 
 async function teamWithMembers(h: Harness) {
   const { team, members } = await readyTeam(h);
@@ -138,6 +138,26 @@ describe('requests.send', () => {
     const details = await expectCode(() => h.core.requests.send(alice, send), ErrorCode.NOT_FOUND);
     expect(details.field).toBe('memberIds');
     expect((await h.core.teams.capacity(team)).requests).toBe(0);
+  });
+
+  it('checks the team and its roster under the enqueue’s lock only, reading nothing before it', async () => {
+    const h = harness();
+    const { team, scout, critic } = await teamWithMembers(h);
+    const reads = [vi.spyOn(h.store, 'findTeam'), vi.spyOn(h.store, 'listMembers')];
+    const enqueue = vi.spyOn(h.store, 'enqueueRequests');
+    const send = (owner: typeof alice, memberIds: string[], key: string) =>
+      h.core.requests.send(owner, { teamId: team.id, memberIds, text: 'Go', clientRequestId: key });
+    expect((await send(alice, [critic.id, scout.id], 'r1')).map((j) => j.memberId)).toEqual([critic.id, scout.id]);
+    expect(enqueue.mock.calls[0]?.[0].withMembers).toBe(true);
+    await expectCode(() => send(bob, [scout.id], 'r2'), ErrorCode.NOT_FOUND);
+    expect(reads.map((read) => read.mock.calls.length)).toEqual([0, 0]);
+    await h.core.lifecycle.retire(alice, critic.id);
+    for (const read of reads) read.mockClear();
+    expect((await expectCode(() => send(alice, [scout.id, critic.id], 'r3'), ErrorCode.MEMBER_RETIRED)).field).toBe(
+      'memberIds',
+    );
+    expect(reads.map((read) => read.mock.calls.length)).toEqual([0, 0]);
+    expect((await h.core.teams.capacity(team)).requests).toBe(2);
   });
 
   describe('the text length rule', () => {

@@ -1,18 +1,17 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
-import { asMemberId, type MemberId, type OwnerId } from '../model/ids.js';
+import { asMemberId, asTeamId, type MemberId, type OwnerId } from '../model/ids.js';
 import type { Job } from '../model/job.js';
 import { nowTimestamp } from '../ports/clock.js';
-import type { JobWrites, TeamReads } from '../ports/team-store.js';
+import type { EnqueueSnapshot, JobWrites } from '../ports/team-store.js';
 import { validateClientRequestId, validateText } from '../text/validate-text.js';
 import type { Core, SendRequestInput, UsesStore } from './core-types.js';
 import { memberRetired } from './lifecycle-decisions.js';
 import { decideRequests, type RequestRecipient } from './request-decisions.js';
-import { requireTeam } from './team-service.js';
 
 /** The store roles these use cases depend on. */
-type Deps = UsesStore<TeamReads & JobWrites>;
+type Deps = UsesStore<JobWrites>;
 
 function invalidMembers(message: string): DomainError {
   return new DomainError(ErrorCode.INVALID_INPUT, message, { field: 'memberIds' });
@@ -28,32 +27,55 @@ function validateMemberIds(memberIds: unknown): MemberId[] {
 }
 
 /**
+ * The recipients of a send, checked against the roster the enqueue read under the team lock:
+ * NOT_FOUND (field `memberIds`) for an id not in the team, MEMBER_RETIRED for a retired member.
+ */
+function recipientsOf(
+  memberIds: readonly MemberId[],
+  minted: readonly Pick<RequestRecipient, 'jobId' | 'recordId'>[],
+  snapshot: EnqueueSnapshot,
+): RequestRecipient[] {
+  if (snapshot.members === undefined) throw new Error('[agent-teams/core] the enqueue snapshot holds no members');
+  const roster = new Map(snapshot.members.map((m) => [m.id, m]));
+  return memberIds.map((memberId, i) => {
+    const member = roster.get(memberId);
+    if (member === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Member not found.', { field: 'memberIds' });
+    if (member.retiredAt !== null) throw memberRetired('memberIds');
+    const ids = minted[i];
+    if (ids === undefined) throw new Error('[agent-teams/core] a recipient without minted ids');
+    return { memberId, conversationId: member.conversationId, jobId: ids.jobId, recordId: ids.recordId };
+  });
+}
+
+/**
  * `requests.send`: one REQUEST job per recipient, in the given order, each a new chain asked by
  * a person. Idempotent per recipient by `(clientRequestId, memberId)`.
+ *
+ * @remarks The team and its roster are read once, under the enqueue's team lock (the team's
+ * absence is the store's NOT_FOUND): no read before the transaction, and a member retired while
+ * the send waited for the lock is seen.
  * @throws DomainError INVALID_INPUT, NOT_FOUND (team, or a member not in it: field `memberIds`),
- * IDEMPOTENCY_CONFLICT, REQUEST_LIMIT.
+ * MEMBER_RETIRED, IDEMPOTENCY_CONFLICT, TEAM_CLOSED, REQUEST_LIMIT.
  */
 async function sendRequest(deps: Deps, owner: OwnerId, input: SendRequestInput): Promise<readonly Job[]> {
   const text = validateText('text', input.text, Limits.taskText);
   const clientKey = validateClientRequestId(input.clientRequestId);
   const memberIds = validateMemberIds(input.memberIds);
-  const team = await requireTeam(deps, owner, input.teamId);
-  const roster = new Map((await deps.store.listMembers([team.id])).map((m) => [m.id, m]));
-  const recipients: RequestRecipient[] = memberIds.map((memberId) => {
-    const member = roster.get(memberId);
-    if (member === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Member not found.', { field: 'memberIds' });
-    if (member.retiredAt !== null) throw memberRetired('memberIds');
-    // Ids are minted up front so the decision stays pure; a reused job leaves its pair unused.
-    return { memberId, conversationId: member.conversationId, jobId: deps.ids.jobId(), recordId: deps.ids.recordId() };
-  });
-  const plan = { recipients, text, clientKey, requester: { memberId: null, conversationId: null }, chain: null };
+  // Ids are minted up front so the decision stays pure; a reused job leaves its pair unused.
+  const minted = memberIds.map(() => ({ jobId: deps.ids.jobId(), recordId: deps.ids.recordId() }));
+  const requester = { memberId: null, conversationId: null };
   return deps.store.enqueueRequests({
     owner,
-    teamId: team.id,
-    keys: recipients.map((r) => ({ requesterConversationId: null, clientKey, memberId: r.memberId })),
+    teamId: asTeamId(input.teamId),
+    keys: memberIds.map((memberId) => ({ requesterConversationId: null, clientKey, memberId })),
     roots: [],
     now: nowTimestamp(deps.clock),
-    decide: (snapshot) => decideRequests(plan, snapshot),
+    withMembers: true,
+    decide: (snapshot) =>
+      decideRequests(
+        { recipients: recipientsOf(memberIds, minted, snapshot), text, clientKey, requester, chain: null },
+        snapshot,
+      ),
   });
 }
 

@@ -5,6 +5,7 @@ import { describeAdmissionOwnerCases } from './admission-owners-contract.js';
 import { describeBroadcastCases } from './broadcast-contract.js';
 import { describeBudgetCases } from './budgets-contract.js';
 import { describeConversationLogCases } from './conversation-log-contract.js';
+import { describeEnqueueRosterCases } from './enqueue-roster-contract.js';
 import { describeEventLogCases } from './event-log-contract.js';
 import { describeJobErrorCodeCases } from './job-error-code-contract.js';
 import { describeJobReadsCases } from './job-reads-contract.js';
@@ -27,6 +28,7 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   teamReads: describeTeamReadsCases,
   jobWrites: (h) => {
     describeJobWritesCases(h);
+    describeEnqueueRosterCases(h);
     describeRespondCases(h);
     describeBroadcastCases(h);
     describeJobErrorCodeCases(h);

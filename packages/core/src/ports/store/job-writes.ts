@@ -1,7 +1,7 @@
 import type { TransitionOutcome } from '../../jobs/job-machine.js';
 import type { ConversationId, JobId, MemberId, OwnerId, RecordId, TeamId } from '../../model/ids.js';
 import type { Job } from '../../model/job.js';
-import type { Team } from '../../model/team.js';
+import type { Member, Team } from '../../model/team.js';
 import type { PublishWindow } from '../event-sink.js';
 import type { JobLease } from './leases.js';
 
@@ -24,6 +24,11 @@ export interface EnqueueSnapshot {
   readonly requestCount: number;
   /** Number of REQUEST jobs per chain root, for the roots of the new requests. */
   readonly chainCounts: ReadonlyMap<JobId, number>;
+  /**
+   * The team's members in roster order (retired ones included), read under the same lock; only
+   * when the enqueue asked for them ({@link EnqueueRequestsArgs.withMembers}).
+   */
+  readonly members?: readonly Member[];
 }
 
 /**
@@ -43,6 +48,11 @@ export interface EnqueueRequestsArgs {
   readonly keys: readonly { requesterConversationId: ConversationId | null; clientKey: string; memberId: MemberId }[];
   readonly roots: readonly JobId[];
   readonly now: string;
+  /**
+   * Also read the team's members into the snapshot: a caller that checks its recipients against
+   * the roster does it inside the transaction instead of reading the roster before it.
+   */
+  readonly withMembers?: boolean;
   readonly decide: (snapshot: EnqueueSnapshot) => EnqueueDecision;
 }
 

@@ -33,7 +33,8 @@ function enqueueIn(state: MemoryStoreState, team: Team, args: EnqueueRequestsArg
     ),
   );
   const chainCounts = new Map(args.roots.map((root) => [root, requests.filter((j) => j.rootId === root).length]));
-  const decision = args.decide({ team, existing, requestCount: requests.length, chainCounts });
+  const members = args.withMembers === true ? { members: [...(state.rosters.get(team.id) ?? [])] } : {};
+  const decision = args.decide({ team, existing, requestCount: requests.length, chainCounts, ...members });
   const write = state.write(team.id, args.now);
   for (const request of decision.insert) {
     state.jobSeq += 1;
