@@ -42,7 +42,9 @@ export const graphqlThroughput: Benchmark = {
   title: 'GraphQL throughput (sendRequest mutations/s against a hello-world Yoga in the same process)',
   async run(ctx): Promise<BenchReport> {
     const size = SIZES[ctx.scale];
-    const owners = Array.from({ length: size.owners }, (_, i) => benchOwner(i));
+    // Twice the owners: the row with the scheduler running sends to teams of its own, so the
+    // requests the rows before it left unfinished never fill its teams (100 each).
+    const owners = Array.from({ length: size.owners * 2 }, (_, i) => benchOwner(i));
     const tokens = new Map(owners.map((owner, i) => [`tok-throughput-${i}`, owner]));
     const stack = await openBenchStack(await openDatabase(join(ctx.dir, 'throughput.sqlite')), { tokens });
     const hello = createServer(
@@ -62,9 +64,10 @@ export const graphqlThroughput: Benchmark = {
     );
     const load = BenchChild.fork('graphql-throughput/load', 'http-load-process.ts');
     try {
-      const targetsOf = async (of: typeof stack) => {
+      const targetsOf = async (of: typeof stack, first: number) => {
         const found: { token: string; fragment: string }[] = [];
-        for (const [i, owner] of owners.entries()) {
+        for (let i = first; i < first + size.owners; i += 1) {
+          const owner = owners[i] as (typeof owners)[number];
           for (const { team, members } of await of.teams(owner, size.teamsPerOwner, 2)) {
             for (const member of members) {
               found.push({
@@ -76,8 +79,9 @@ export const graphqlThroughput: Benchmark = {
         }
         return found;
       };
-      const targets = await targetsOf(stack);
-      const groupTargets = await targetsOf(grouped);
+      const targets = await targetsOf(stack, 0);
+      const busyTargets = await targetsOf(stack, size.owners);
+      const groupTargets = await targetsOf(grouped, 0);
       const groupUrl = (await grouped.app.server.listen(0, '127.0.0.1')).url;
       const { url } = await stack.app.server.listen(0, '127.0.0.1');
       await new Promise<void>((resolve) => hello.listen(0, '127.0.0.1', resolve));
@@ -137,6 +141,7 @@ export const graphqlThroughput: Benchmark = {
           `${url}/graphql`,
           sendBody('busy'),
           true,
+          busyTargets,
         ),
       );
       // The backlog the last rows left is not the group row's: without this, the first server's
@@ -174,8 +179,8 @@ export const graphqlThroughput: Benchmark = {
         ],
         method: [
           `One process serves both: the Agent Teams server built by \`createApp\` as \`serve\` builds it (SQLite file, production pragmas, rate limiter off) and a hello-world \`createYoga\` with one resolver on its own port; one load process (\`bench/http-load-process.ts\`, fetch over keep-alive) keeps ${size.concurrency} POSTs in flight for ${size.durationMs / 1000} s after ${size.warmupMs / 1000} s of warm-up, against each in turn.`,
-          `\`sendRequest\` goes to ${targets.length} members of ${owners.length * size.teamsPerOwner} teams of ${owners.length} owners in rotation (each team stays under its 100 unfinished requests), each with its own \`clientRequestId\`; an answer counts when it holds \`data\` and no \`errors\`.`,
-          `The ratio (goal ≥ ${GOAL_RATIO}) is the \`sendRequest\` rate with the scheduler stopped (the GraphQL path: parse, validate, auth, cost, the write) over the hello-world rate, the mean of its run before the Agent Teams rows and its run right after that \`sendRequest\` row (before them, one uncounted hello-world run warms up the load process, whose first run was half as fast). Then the scheduler starts: in the row \`(scheduler running the turns)\` every accepted request also becomes an instant scripted turn on the same two cores. Server CPU per answer is this process's CPU over the window (warm-up included) per answer. The last row sends the same mutations to a second server in the same process whose SQLite file is opened with \`--sqlite-synchronous group\` (group commit: each writer waits for an \`fdatasync\` of the log run off the event loop and shared by the commits made meanwhile; decision 0200), its scheduler stopped; the first server's scheduler is stopped before it, so the backlog of turns the previous rows left does not run beside it.`,
+          `\`sendRequest\` goes to ${targets.length} members of ${size.owners * size.teamsPerOwner} teams of ${size.owners} owners in rotation (each team stays under its 100 unfinished requests), each with its own \`clientRequestId\`; an answer counts when it holds \`data\` and no \`errors\`.`,
+          `The ratio (goal ≥ ${GOAL_RATIO}) is the \`sendRequest\` rate with the scheduler stopped (the GraphQL path: parse, validate, auth, cost, the write) over the hello-world rate, the mean of its run before the Agent Teams rows and its run right after that \`sendRequest\` row (before them, one uncounted hello-world run warms up the load process, whose first run was half as fast). Then the scheduler starts: in the row \`(scheduler running the turns)\` every accepted request also becomes an instant scripted turn on the same two cores; that row sends to ${targets.length} members of teams of ${size.owners} other owners, so the requests the rows before it left unfinished never fill its teams. Server CPU per answer is this process's CPU over the window (warm-up included) per answer. The last row sends the same mutations to a second server in the same process whose SQLite file is opened with \`--sqlite-synchronous group\` (group commit: each writer waits for an \`fdatasync\` of the log run off the event loop and shared by the commits made meanwhile; decision 0200), its scheduler stopped; the first server's scheduler is stopped before it, so the backlog of turns the previous rows left does not run beside it.`,
         ],
         metrics: {
           helloPerSecond: base,

@@ -42,6 +42,31 @@ describe('exceedsJsonBytes', () => {
     );
   });
 
+  it('clears an answer far below the ceiling by its bound, and counts exactly near it (property)', () => {
+    const edge = [-1.7976931348623157e308, -2.2250738585072014e-308, 5e-324, 1e21, -0, Number.NaN, -Infinity];
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.string({ unit: 'grapheme' }).filter((s) => JSON.stringify(s).length === s.length + 2),
+        fc.double(),
+        fc.constantFrom(...edge),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value')),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, fc.nat(64), (value, slack) => {
+        const bytes = Buffer.byteLength(JSON.stringify(value));
+        expect(exceedsJsonBytes(value, bytes - 1)).toBe(true);
+        expect(exceedsJsonBytes(value, bytes)).toBe(false);
+        expect(exceedsJsonBytes(value, bytes + slack)).toBe(false);
+        // Past any bound: 3 bytes per UTF-16 unit, 24 characters per number.
+        expect(exceedsJsonBytes(value, 3 * JSON.stringify(value).length + 24 * 64 + slack)).toBe(false);
+      }),
+    );
+  });
+
   it('stops early: a list far larger than the ceiling is refused after about the ceiling', () => {
     const shared = 'x'.repeat(1024);
     const huge = Array.from({ length: 1_000_000 }, () => shared);

@@ -56,8 +56,10 @@ export function graphiqlPage(endpoint: string, tokenHint: string | undefined): G
     },
     plugin: {
       onResponse({ request, response, setResponse, fetchAPI }) {
+        // Yoga renders the page for a GET (or HEAD) only: a POST never reads the answer's headers.
+        if (page === null || (request.method !== 'GET' && request.method !== 'HEAD')) return;
         const html = response.headers.get('content-type')?.startsWith('text/html') === true;
-        if (page === null || !html || new URL(request.url).pathname !== endpoint) return;
+        if (!html || new URL(request.url).pathname !== endpoint) return;
         return page.respond(request, fetchAPI).then(setResponse);
       },
     },

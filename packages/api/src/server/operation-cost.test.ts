@@ -85,4 +85,28 @@ describe('operationCost', () => {
     expect(cost(NESTED, { n: 100 })).toBeGreaterThan(REQUEST_LIMITS.maxCost);
     expect(cost(NESTED)).toBeGreaterThan(REQUEST_LIMITS.maxCost);
   });
+
+  it('reuses one document’s count only when no variable sized it, per operation name', () => {
+    // One parsed document, as Yoga's parser cache hands it to every request with the same text.
+    const sized = parse(NESTED);
+    expect(operationCost(schema, sized, null, { n: 2 })).toBeLessThan(REQUEST_LIMITS.maxCost);
+    expect(operationCost(schema, sized, null, { n: 100 })).toBeGreaterThan(REQUEST_LIMITS.maxCost);
+    expect(operationCost(schema, sized, null, { n: 2 })).toBeLessThan(REQUEST_LIMITS.maxCost);
+    // A variable-free size, asked again with variables that must not matter.
+    const fixed = parse('{ team(id: "t") { jobs(first: 7) { edges { node { id } } } } }');
+    expect([operationCost(schema, fixed, null, {}), operationCost(schema, fixed, null, { n: 100 })]).toEqual([29, 29]);
+    // Two operations in one document keep their own counts, also past the names remembered.
+    const two = parse(
+      'query Small { team(id: "t") { id } } query Big { team(id: "t") { jobs(first: 9) { edges { node { id } } } } }',
+    );
+    for (let round = 0; round < 2; round += 1) {
+      expect(operationCost(schema, two, 'Small', null)).toBe(2);
+      expect(operationCost(schema, two, 'Big', null)).toBe(1 + 9 * 4);
+      for (let i = 0; i < 20; i += 1) expect(operationCost(schema, two, `Missing${i}`, null)).toBe(0);
+    }
+    // The operation's own default is used when the variable is left out, and not kept for later.
+    const defaulted = parse('query($n: Int = 3) { team(id: "t") { jobs(first: $n) { edges { node { id } } } } }');
+    expect(operationCost(schema, defaulted, null, {})).toBe(1 + 3 * 4);
+    expect(operationCost(schema, defaulted, null, { n: 5 })).toBe(1 + 5 * 4);
+  });
 });

@@ -84,11 +84,51 @@ export function operationCost(
   operationName: string | null | undefined,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): number {
+  let known = fixedCosts.get(schema);
+  if (known === undefined) {
+    known = new WeakMap();
+    fixedCosts.set(schema, known);
+  }
+  const byName = known.get(document);
+  const cached = byName?.get(operationName ?? null);
+  if (cached !== undefined) return cached;
+  const counted = countOperation(schema, document, operationName, variables);
+  // Only a count no variable entered is the same for every request of this document.
+  if (!counted.usedVariables) {
+    if (byName === undefined) known.set(document, new Map([[operationName ?? null, counted.cost]]));
+    else if (byName.size < MAX_NAMES_PER_DOCUMENT) byName.set(operationName ?? null, counted.cost);
+  }
+  return counted.cost;
+}
+
+/**
+ * The counts that read no variable, by schema, document and operation name. Yoga's parser cache
+ * hands every request with the same text the same `DocumentNode`, so a repeated operation is
+ * counted once; the weak keys go with the documents that cache drops.
+ */
+const fixedCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string | null, number>>>();
+
+/** Operation names remembered per document: a client cannot grow one entry without bound. */
+const MAX_NAMES_PER_DOCUMENT = 16;
+
+function countOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): { readonly cost: number; readonly usedVariables: boolean } {
   const operation = getOperationAST(document, operationName ?? null);
-  if (!operation) return 0;
+  if (!operation) return { cost: 0, usedVariables: false };
   const root = schema.getRootType(operation.operation);
-  if (!root) return 0;
-  const effectiveVariables = withOperationDefaults(operation.variableDefinitions ?? [], variables);
+  if (!root) return { cost: 0, usedVariables: false };
+  let usedVariables = false;
+  let merged: Readonly<Record<string, unknown>> | null = null;
+  // Merged with the operation's defaults on first use: most operations size nothing by a variable.
+  const effectiveVariables = (): Readonly<Record<string, unknown>> => {
+    usedVariables = true;
+    merged ??= withOperationDefaults(operation.variableDefinitions ?? [], variables);
+    return merged;
+  };
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -141,7 +181,8 @@ export function operationCost(
     return BOUNDED_LISTS[key] ?? UNKNOWN_LIST;
   };
 
-  return selectionCost(operation.selectionSet, root);
+  const cost = selectionCost(operation.selectionSet, root);
+  return { cost, usedVariables };
 }
 
 function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unknown, unknown> | undefined {
@@ -176,18 +217,20 @@ function sizeArgument(
   node: FieldNode,
   name: string,
   max: number,
-  variables: Readonly<Record<string, unknown>>,
+  variablesOf: () => Readonly<Record<string, unknown>>,
 ): number {
   const argument = node.arguments?.find((arg) => arg.name.value === name);
+  // Read only when the argument is a variable: a literal or absent size leaves the count cacheable.
+  const variables = argument?.value.kind === Kind.VARIABLE ? variablesOf() : null;
   const unset =
-    !argument || (argument.value.kind === Kind.VARIABLE && variables[argument.value.name.value] === undefined);
+    !argument || (argument.value.kind === Kind.VARIABLE && variables?.[argument.value.name.value] === undefined);
   const asked = unset
     ? field.args.find((arg) => arg.name === name)?.defaultValue
     : askedValue(argument.value, variables);
   return typeof asked === 'number' && Number.isSafeInteger(asked) && asked >= 0 ? Math.min(asked, max) : max;
 }
 
-function askedValue(value: ValueNode, variables: Readonly<Record<string, unknown>>): unknown {
+function askedValue(value: ValueNode, variables: Readonly<Record<string, unknown>> | null): unknown {
   if (value.kind === Kind.INT) return Number(value.value);
   if (value.kind === Kind.VARIABLE) return variables?.[value.name.value];
   return undefined;
