@@ -8,7 +8,7 @@ import { benchOwner, openBenchStack } from './harness/bench-stack.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
 
 const SIZES = {
-  full: { owners: 8, teamsPerOwner: 20, concurrency: 16, warmupMs: 1_000, durationMs: 5_000 },
+  full: { owners: 12, teamsPerOwner: 20, concurrency: 16, warmupMs: 1_000, durationMs: 5_000 },
   tiny: { owners: 1, teamsPerOwner: 2, concurrency: 2, warmupMs: 100, durationMs: 300 },
 } as const;
 /** The goal of issue "performance users feel": sendRequest/s ÷ hello-world/s. */
@@ -42,8 +42,9 @@ export const graphqlThroughput: Benchmark = {
   title: 'GraphQL throughput (sendRequest mutations/s against a hello-world Yoga in the same process)',
   async run(ctx): Promise<BenchReport> {
     const size = SIZES[ctx.scale];
-    // Twice the owners: the row with the scheduler running sends to teams of its own, so the
-    // requests the rows before it left unfinished never fill its teams (100 each).
+    // Each team takes at most 100 requests: 12 owners × 20 teams leave room for 4,000 answers a
+    // second over the 6 s of a row, and the row with the scheduler running gets teams of its own
+    // (twice the owners), so the requests the rows before it left never fill its teams.
     const owners = Array.from({ length: size.owners * 2 }, (_, i) => benchOwner(i));
     const tokens = new Map(owners.map((owner, i) => [`tok-throughput-${i}`, owner]));
     const stack = await openBenchStack(await openDatabase(join(ctx.dir, 'throughput.sqlite')), { tokens });

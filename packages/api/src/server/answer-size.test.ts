@@ -42,17 +42,20 @@ describe('exceedsJsonBytes', () => {
     );
   });
 
-  it('clears an answer far below the ceiling by its bound, and counts exactly near it (property)', () => {
-    const edge = [-1.7976931348623157e308, -2.2250738585072014e-308, 5e-324, 1e21, -0, Number.NaN, -Infinity];
+  it('counts what JSON.stringify writes: escapes, lone surrogates, the longest numbers, unwritable items (property)', () => {
+    const edge = [-0.0000012345678901234567, -1.7976931348623157e308, 5e-324, 1e21, -0, Number.NaN, -Infinity];
+    const awkward = ['\u0001\u001f', '"\\', '\uD800', 'a\uDFFFb', '\u2028\n\t', '数😀'];
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom(...awkward));
     const json = fc.letrec((tie) => ({
       value: fc.oneof(
         { depthSize: 'small' },
-        fc.string({ unit: 'grapheme' }).filter((s) => JSON.stringify(s).length === s.length + 2),
+        text,
         fc.double(),
         fc.constantFrom(...edge),
         fc.boolean(),
         fc.constant(null),
-        fc.array(tie('value')),
+        fc.array(fc.oneof(tie('value'), fc.constant(undefined))),
+        fc.dictionary(text, fc.oneof(tie('value'), fc.constant(undefined))),
       ),
     })).value;
     fc.assert(
@@ -61,10 +64,17 @@ describe('exceedsJsonBytes', () => {
         expect(exceedsJsonBytes(value, bytes - 1)).toBe(true);
         expect(exceedsJsonBytes(value, bytes)).toBe(false);
         expect(exceedsJsonBytes(value, bytes + slack)).toBe(false);
-        // Past any bound: 3 bytes per UTF-16 unit, 24 characters per number.
-        expect(exceedsJsonBytes(value, 3 * JSON.stringify(value).length + 24 * 64 + slack)).toBe(false);
       }),
     );
+  });
+
+  it('refuses text of control characters by its escaped size, which is 6 bytes a character', () => {
+    const value = { t: '\u0001'.repeat(1_000) };
+    const n = Buffer.byteLength(JSON.stringify(value));
+    expect(n).toBe(6_000 + 8);
+    expect(exceedsJsonBytes(value, n - 1)).toBe(true);
+    expect(exceedsJsonBytes(value, n)).toBe(false);
+    expect(exceedsJsonBytes(value, 2_000)).toBe(true);
   });
 
   it('stops early: a list far larger than the ceiling is refused after about the ceiling', () => {
