@@ -19,8 +19,8 @@ export interface ServeCheckOptions {
 
 /**
  * Runs `npx agent-teams serve` in the host project, then checks `/health`, `/ready`, `/metrics`,
- * GraphiQL and that `/widget.js` is the installed widget package's bundle; stops the server (its
- * process group) either way.
+ * GraphiQL, a GraphQL query, MCP's `initialize` and that `/widget.js` is the installed widget
+ * package's bundle; stops the server (its process group) either way.
  */
 export async function checkServe(host: string, database: string, opts: ServeCheckOptions = {}): Promise<void> {
   // Its own process group, so the stop reaches npx's child (the server) too.
@@ -71,6 +71,19 @@ export async function checkServe(host: string, database: string, opts: ServeChec
     if (widget.status !== 200 || (await widget.text()) !== expected) {
       throw new Error(`/widget.js answered ${widget.status}, not the installed widget's bundle`);
     }
+    // An operation through the installed bundle, whose graphql-js is built for production (no
+    // development checks: `scripts/bundle-cli.ts`), and the bundle reads no NODE_ENV of its own.
+    const bundle = readFileSync(join(host, 'node_modules/@agent-teams/api/bundle/agent-teams.js'), 'utf8');
+    if (bundle.includes('process.env.NODE_ENV')) throw new Error('the installed bundle still reads NODE_ENV');
+    const viewer = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token ?? 'dev-token'}` },
+      body: JSON.stringify({ query: '{ viewer { id teams(first: 5) { edges { node { id name } } } } }' }),
+    });
+    const answer = await viewer.text();
+    if (viewer.status !== 200 || !answer.includes('"viewer":{"id"') || answer.includes('"errors"')) {
+      throw new Error(`GraphQL answered ${viewer.status}: ${answer.slice(0, 300)}`);
+    }
     // The MCP SDK is a chunk of the bundle loaded on the first MCP request.
     const mcp = await fetch(`${url}/mcp`, {
       method: 'POST',
@@ -90,7 +103,7 @@ export async function checkServe(host: string, database: string, opts: ServeChec
       throw new Error(`/mcp answered ${mcp.status}`);
     await opts.whileServing?.(url);
     process.stdout.write(
-      `[pack-check] ${url}: /health, /ready, /metrics, GraphiQL, /mcp, and /widget.js is the installed bundle\n`,
+      `[pack-check] ${url}: /health, /ready, /metrics, GraphiQL, a query, /mcp, and /widget.js is the installed bundle\n`,
     );
   } finally {
     if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');

@@ -31,6 +31,13 @@ export async function bundleCli(): Promise<string> {
     banner: {
       js: "import { createRequire as __agentTeamsRequire } from 'node:module'; const require = __agentTeamsRequire(import.meta.url);",
     },
+    // The installed server runs as deployed, as the container image does (`NODE_ENV=production`),
+    // whatever the shell says: graphql-js otherwise runs its development checks on every failed
+    // type test (a constructor's name read each time: 3.5 % of a `sendRequest`'s instructions,
+    // docs/benchmarks.md, twenty-fourth pass). Only graphql-js and GraphQL Armor's entry files
+    // read it here (Armor's two builds are the same code); Yoga reads it at run time, and only
+    // for `development` and `test`.
+    define: { 'process.env.NODE_ENV': '"production"' },
     // Whitespace and syntax only: identifiers stay, so stack traces stay readable.
     minifyWhitespace: true,
     minifySyntax: true,

@@ -11,6 +11,8 @@ export interface MachineInfo {
   readonly ramGiB: number;
   readonly os: string;
   readonly node: string;
+  /** `NODE_ENV` of the benchmark process (`pnpm bench` sets `production`, as deployed). */
+  readonly nodeEnv: string;
   readonly sqlite: string;
   /** `server_version` of the PostgreSQL server, or why it is not known. */
   readonly postgres: string;
@@ -30,6 +32,7 @@ export async function readMachineInfo(env: NodeJS.ProcessEnv = process.env): Pro
     ramGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
     os: `${osType()} ${release()} ${osName()}`.trim(),
     node: process.version,
+    nodeEnv: env.NODE_ENV ?? 'unset',
     sqlite: sqliteVersion(),
     postgres: await postgresVersion(env.AGENT_TEAMS_BENCH_POSTGRES ?? DEFAULT_POSTGRES),
     commit: gitCommit(),
@@ -82,5 +85,5 @@ function gitCommit(): string {
 
 /** One line naming the machine, for the header and each section. */
 export function machineLine(m: MachineInfo): string {
-  return `${m.cpuCount} × ${m.cpuModel}, ${m.ramGiB} GiB RAM, ${m.os}, Node ${m.node}, SQLite ${m.sqlite}`;
+  return `${m.cpuCount} × ${m.cpuModel}, ${m.ramGiB} GiB RAM, ${m.os}, Node ${m.node} (NODE_ENV ${m.nodeEnv}), SQLite ${m.sqlite}`;
 }

@@ -98,7 +98,7 @@ function writeHeader(document: string, m: MachineInfo, all: readonly Benchmark[]
     `| CPU | ${m.cpuCount} × ${m.cpuModel} |`,
     `| RAM | ${m.ramGiB} GiB |`,
     `| OS | ${m.os} |`,
-    `| Node | ${m.node} |`,
+    `| Node | ${m.node}, \`NODE_ENV\` ${m.nodeEnv} |`,
     `| SQLite | ${m.sqlite} (better-sqlite3) |`,
     `| PostgreSQL server | ${m.postgres} |`,
     `| Last full run | ${m.date}, commit ${m.commit}, scale ${scale} |`,
