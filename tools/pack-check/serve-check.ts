@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** How long the installed server may take to print its address (a slow CI machine, cold caches). */
@@ -72,9 +72,14 @@ export async function checkServe(host: string, database: string, opts: ServeChec
       throw new Error(`/widget.js answered ${widget.status}, not the installed widget's bundle`);
     }
     // An operation through the installed bundle, whose graphql-js is built for production (no
-    // development checks: `scripts/bundle-cli.ts`), and the bundle reads no NODE_ENV of its own.
-    const bundle = readFileSync(join(host, 'node_modules/@agent-teams/api/bundle/agent-teams.js'), 'utf8');
-    if (bundle.includes('process.env.NODE_ENV')) throw new Error('the installed bundle still reads NODE_ENV');
+    // development checks: `scripts/bundle-cli.ts`): no file of the bundle, chunks included, has a
+    // `process.env.NODE_ENV` left that the build should have replaced.
+    const bundleDir = join(host, 'node_modules/@agent-teams/api/bundle');
+    for (const file of readdirSync(bundleDir).filter((name) => name.endsWith('.js'))) {
+      if (readFileSync(join(bundleDir, file), 'utf8').includes('process.env.NODE_ENV')) {
+        throw new Error(`the installed bundle's ${file} still reads process.env.NODE_ENV`);
+      }
+    }
     const viewer = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${opts.token ?? 'dev-token'}` },
