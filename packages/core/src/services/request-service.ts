@@ -31,19 +31,16 @@ function validateMemberIds(memberIds: unknown): MemberId[] {
  * NOT_FOUND (field `memberIds`) for an id not in the team, MEMBER_RETIRED for a retired member.
  */
 function recipientsOf(
-  memberIds: readonly MemberId[],
-  minted: readonly Pick<RequestRecipient, 'jobId' | 'recordId'>[],
+  planned: readonly Omit<RequestRecipient, 'conversationId'>[],
   snapshot: EnqueueSnapshot,
 ): RequestRecipient[] {
   if (snapshot.members === undefined) throw new Error('[agent-teams/core] the enqueue snapshot holds no members');
   const roster = new Map(snapshot.members.map((m) => [m.id, m]));
-  return memberIds.map((memberId, i) => {
-    const member = roster.get(memberId);
+  return planned.map((recipient) => {
+    const member = roster.get(recipient.memberId);
     if (member === undefined) throw new DomainError(ErrorCode.NOT_FOUND, 'Member not found.', { field: 'memberIds' });
     if (member.retiredAt !== null) throw memberRetired('memberIds');
-    const ids = minted[i];
-    if (ids === undefined) throw new Error('[agent-teams/core] a recipient without minted ids');
-    return { memberId, conversationId: member.conversationId, jobId: ids.jobId, recordId: ids.recordId };
+    return { ...recipient, conversationId: member.conversationId };
   });
 }
 
@@ -62,7 +59,7 @@ async function sendRequest(deps: Deps, owner: OwnerId, input: SendRequestInput):
   const clientKey = validateClientRequestId(input.clientRequestId);
   const memberIds = validateMemberIds(input.memberIds);
   // Ids are minted up front so the decision stays pure; a reused job leaves its pair unused.
-  const minted = memberIds.map(() => ({ jobId: deps.ids.jobId(), recordId: deps.ids.recordId() }));
+  const planned = memberIds.map((memberId) => ({ memberId, jobId: deps.ids.jobId(), recordId: deps.ids.recordId() }));
   const requester = { memberId: null, conversationId: null };
   return deps.store.enqueueRequests({
     owner,
@@ -73,7 +70,7 @@ async function sendRequest(deps: Deps, owner: OwnerId, input: SendRequestInput):
     withMembers: true,
     decide: (snapshot) =>
       decideRequests(
-        { recipients: recipientsOf(memberIds, minted, snapshot), text, clientKey, requester, chain: null },
+        { recipients: recipientsOf(planned, snapshot), text, clientKey, requester, chain: null },
         snapshot,
       ),
   });
