@@ -252,6 +252,7 @@ export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,
+  exceedsCodePoints,
   findUnstorableText,
   hasLoneSurrogate,
   isStorableText,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   codePointLength,
+  exceedsCodePoints,
   findUnstorableText,
   hasLoneSurrogate,
   isStorableText,
@@ -32,6 +33,38 @@ describe('codePointLength', () => {
 
   it('agrees with Array.from for any string', () => {
     fc.assert(fc.property(fc.string({ unit: anyUnit }), (s) => codePointLength(s) === Array.from(s).length));
+  });
+});
+
+describe('exceedsCodePoints', () => {
+  const MAX = 5;
+  it.each([
+    ['ASCII', 'a'],
+    ['CJK', '数'],
+    ['emoji', '😀'],
+    ['lone surrogate', HIGH],
+  ])('is false at n−1 and n code points and true at n+1, in %s', (_label, unit) => {
+    expect(exceedsCodePoints(unit.repeat(MAX - 1), MAX)).toBe(false);
+    expect(exceedsCodePoints(unit.repeat(MAX), MAX)).toBe(false);
+    expect(exceedsCodePoints(unit.repeat(MAX + 1), MAX)).toBe(true);
+  });
+
+  it('agrees with codePointLength for any string and limit, on either side of the units it skips', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: anyUnit, maxLength: 40 }), fc.integer({ min: 0, max: 30 }), (s, max) => {
+        expect(exceedsCodePoints(s, max)).toBe(codePointLength(s) > max);
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', '数', '😀', HIGH, LOW), { maxLength: 30 }),
+        fc.integer({ min: 0, max: 30 }),
+        (parts, max) => {
+          const s = parts.join('');
+          expect(exceedsCodePoints(s, max)).toBe(codePointLength(s) > max);
+        },
+      ),
+    );
   });
 });
 

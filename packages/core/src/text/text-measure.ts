@@ -31,6 +31,19 @@ export function codePointLength(s: string): number {
 }
 
 /**
+ * True when `s` has more than `max` code points (as {@link codePointLength} counts them).
+ *
+ * @remarks A code point spans one or two UTF-16 units, so the string's length decides alone
+ * unless it lies between `max` and `2 · max`: a long text checked on every use (an agent's system
+ * prompt, once per model call) is then not walked at all.
+ */
+export function exceedsCodePoints(s: string, max: number): boolean {
+  if (s.length <= max) return false;
+  if (s.length > 2 * max) return true;
+  return codePointLength(s) > max;
+}
+
+/**
  * UTF-8 byte length of `s`.
  *
  * @remarks A lone surrogate has no UTF-8 form; it is counted as 3 bytes (its WTF-8 length) so a

@@ -29,6 +29,18 @@ describe('parseOpenAiSettings', () => {
     expect(() => parseOpenAiSettings({ ...base, maxOutputTokens: 1_000_001 })).toThrow(/maxOutputTokens/);
   });
 
+  it.each([
+    ['ASCII', 'a'],
+    ['CJK', '数'],
+    ['emoji', '😀'],
+    ['lone surrogates', '\ud800'],
+  ])('takes a systemPrompt of 31,999 and 32,000 characters and refuses 32,001, in %s', (_label, unit) => {
+    const prompt = (n: number) => ({ ...base, systemPrompt: unit.repeat(n) });
+    expect(parseOpenAiSettings(prompt(31_999)).systemPrompt).toHaveLength(31_999 * unit.length);
+    expect(parseOpenAiSettings(prompt(32_000)).systemPrompt).toHaveLength(32_000 * unit.length);
+    expect(() => parseOpenAiSettings(prompt(32_001))).toThrow(/systemPrompt must be at most 32000 characters/);
+  });
+
   it('computes the cost of a call from the price per million tokens', () => {
     const { pricing } = parseOpenAiSettings({ ...base, pricing: { inputPerMillion: 0.15, outputPerMillion: 0.6 } });
     expect(callCost(pricing, 2_000_000, 1_000_000)).toBeCloseTo(0.9, 12);

@@ -1,3 +1,5 @@
+import { exceedsCodePoints } from '@agent-teams/core';
+
 /** The per-agent settings of `runtime: "openai"` (config keys of the contract README, plus two of its own). */
 export interface OpenAiSettings {
   /** Model name as the provider knows it, e.g. `gpt-4o-mini`, `deepseek-chat`, `llama3.1`. */
@@ -118,7 +120,7 @@ export function parseOpenAiSettings(raw: Readonly<Record<string, unknown>>): Ope
     throw new OpenAiSettingsError('apiKeyEnv', 'apiKeyEnv must name an environment variable (letters, digits, _)');
   }
   const systemPrompt = text(settings, 'systemPrompt', false);
-  if (systemPrompt !== null && [...systemPrompt].length > MAX_SYSTEM_PROMPT_CHARS) {
+  if (systemPrompt !== null && exceedsCodePoints(systemPrompt, MAX_SYSTEM_PROMPT_CHARS)) {
     throw new OpenAiSettingsError('systemPrompt', `systemPrompt must be at most ${MAX_SYSTEM_PROMPT_CHARS} characters`);
   }
   const temperature = settings.temperature ?? null;
