@@ -68,7 +68,11 @@ export function addTeamEvents(builder: Builder, refs: Refs): void {
         await assertResumable(ctx, owner, team, afterSeq);
         return ctx.teamFeeds.follow(owner, team.id, afterSeq, team.lastEventSeq);
       },
-      resolve: (event) => event,
+      // The event's fields that load the team (a member's status) see the team its view shows.
+      resolve: (event, _args, ctx) => {
+        ctx.loaders.teams.prime(event.team.id, event.team);
+        return event;
+      },
     }),
   );
 }
@@ -102,10 +106,16 @@ export function teamEventViewLoader(core: Core): (event: TeamEvent, batch: ViewB
     let loaders = shared.get(batch);
     if (loaders === undefined) {
       loaders = createLoaders(core);
-      // A local commit's jobs as it stored them: its views read none of them back. Only the
-      // event's team: a transaction can write jobs of several teams.
+      // A local commit's jobs, team and roster as it stored or read them under the team's lock:
+      // its views read none of them back. Only the event's team: a transaction can write jobs of
+      // several teams.
       for (const job of batch.rows?.jobs.values() ?? []) {
         if (job.teamId === event.teamId) loaders.jobs.prime(job.id, job);
+      }
+      const team = batch.rows?.teams.get(event.teamId);
+      if (team !== undefined) loaders.teams.prime(team.id, team);
+      for (const member of batch.rows?.members.values() ?? []) {
+        if (member.teamId === event.teamId) loaders.members.prime(member.id, member);
       }
       shared.set(batch, loaders);
     }

@@ -24,7 +24,6 @@ import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { recentRecords } from './record-reads.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { lockTeamWithJob } from './team-job-lock.js';
-import { listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -84,7 +83,7 @@ async function freezeOne(
   const outcome = args.freeze({
     job,
     team: withoutSeq(toTeam(teamRow)),
-    members: await listMembers(scope.trx, [job.teamId]),
+    members: await scope.roster(job.teamId),
     recentRecords: await recentRecords(scope.trx, job.teamId, Limits.contextMessages),
     // Read under the team lock: a send to this member waits for this transaction, so a message
     // is either frozen into this turn or still undelivered for the next one, never both.

@@ -1,4 +1,14 @@
-import { type Job, type JobId, JobPhase, type RecordId, type RecordMessage } from '@agent-teams/core';
+import {
+  type Job,
+  type JobId,
+  JobPhase,
+  type Member,
+  type MemberId,
+  type RecordId,
+  type RecordMessage,
+  type Team,
+  type TeamId,
+} from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { CommittedRowNotes } from './committed-row-notes.js';
 
@@ -10,6 +20,10 @@ const job = (text: string, result: string | null = null): Job =>
     result: result === null ? null : { text: result, truncated: false },
   }) as Job;
 const record = (id: string, text: string): RecordMessage => ({ id: id as RecordId, text }) as RecordMessage;
+const team = (revision: number): Team => ({ id: 'team_1' as TeamId, revision }) as Team;
+const member = (id: string, retiredAt: string | null = null): Member =>
+  ({ id: id as MemberId, teamId: 'team_1' as TeamId, retiredAt }) as Member;
+const TEAM = 'team_1' as TeamId;
 
 describe('CommittedRowNotes', () => {
   it('keeps the last note of a job, in ASCII, CJK and emoji text', () => {
@@ -40,11 +54,45 @@ describe('CommittedRowNotes', () => {
   it('drops the notes taken since a mark when the mark is restored', () => {
     const notes = new CommittedRowNotes();
     notes.noteRecord(record('rec_1', 'kept'));
+    notes.noteTeam(team(1));
     const restore = notes.mark();
     notes.noteRecord(record('rec_2', 'rolled back'));
     notes.noteJob(job('rolled back'));
+    notes.noteTeam(team(2));
     restore();
     expect([...notes.records.keys()]).toEqual(['rec_1']);
     expect(notes.jobs.size).toBe(0);
+    expect(notes.teams.get('team_1' as TeamId)?.revision).toBe(1);
+  });
+
+  it('keeps the last note of a team', () => {
+    const notes = new CommittedRowNotes();
+    notes.noteTeam(team(1));
+    notes.noteTeam(team(2));
+    expect([...notes.teams.values()].map((noted) => noted.revision)).toEqual([2]);
+  });
+
+  it('keeps a roster read under the lock until a member of its team changes, its members as the last note left them', () => {
+    const notes = new CommittedRowNotes();
+    expect(notes.roster(TEAM)).toBeUndefined();
+    notes.noteRoster(TEAM, [member('m_1'), member('m_2')]);
+    expect(notes.roster(TEAM)?.map((m) => m.id)).toEqual(['m_1', 'm_2']);
+    expect(notes.roster('team_2' as TeamId)).toBeUndefined();
+    notes.rosterChanged(TEAM);
+    notes.noteMembers([member('m_2', '2026-12-05T00:00:00.000Z')]);
+    expect(notes.roster(TEAM)).toBeUndefined();
+    expect(notes.members.get('m_2' as MemberId)?.retiredAt).toBe('2026-12-05T00:00:00.000Z');
+    expect([...notes.members.keys()]).toEqual(['m_1', 'm_2']);
+  });
+
+  it('forgets a roster read in work rolled back to a mark, and keeps one read before it', () => {
+    const notes = new CommittedRowNotes();
+    notes.noteRoster(TEAM, [member('m_1')]);
+    const restore = notes.mark();
+    notes.rosterChanged(TEAM);
+    notes.noteRoster(TEAM, [member('m_1'), member('m_new')]);
+    restore();
+    expect(notes.roster(TEAM)?.map((m) => m.id)).toEqual(['m_1']);
+    expect([...notes.members.keys()]).toEqual(['m_1']);
   });
 });

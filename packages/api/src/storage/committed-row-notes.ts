@@ -1,16 +1,32 @@
-import type { CommittedRows, Job, JobId, RecordId, RecordMessage } from '@agent-teams/core';
+import type {
+  CommittedRows,
+  Job,
+  JobId,
+  Member,
+  MemberId,
+  RecordId,
+  RecordMessage,
+  Team,
+  TeamId,
+} from '@agent-teams/core';
 
 /**
  * The rows a write transaction stored and knows exactly, published with its events after COMMIT
  * (`CommittedRows`), so the live feeds render a local commit's events without reading them back.
  *
  * @remarks Every write of a job's columns goes through `job-writes.ts`, which notes the job as it
- * stored it; a record message is noted once appended and never changes. Notes taken in work
- * rolled back to a savepoint are dropped with it ({@link mark}).
+ * stored it; a record message is noted once appended and never changes; a team is noted as the
+ * update that numbers its events returned its row (`team-event-writer.ts`), and every write of a
+ * team's columns logs an event after it, so the last note is the row the write left; members are
+ * noted as a write read its team's roster under the team's lock (`listMembers` in a transaction),
+ * and a retirement notes its member as it leaves it. Notes taken in work rolled back to a
+ * savepoint are dropped with it ({@link mark}).
  */
 export class CommittedRowNotes implements CommittedRows {
   readonly jobs = new Map<JobId, Job>();
   readonly records = new Map<RecordId, RecordMessage>();
+  readonly teams = new Map<TeamId, Team>();
+  readonly members = new Map<MemberId, Member>();
 
   /**
    * Notes a job as this transaction stored it (its last write wins). A job with text the database
@@ -27,17 +43,60 @@ export class CommittedRowNotes implements CommittedRows {
     if (!LONE_SURROGATE.test(record.text)) this.records.set(record.id, record);
   }
 
+  /**
+   * Notes a team as the database returned its row in this transaction (its last note wins). Read
+   * back from the database, so stored text is what it holds (no lone-surrogate check needed).
+   */
+  noteTeam(team: Team): void {
+    this.teams.set(team.id, team);
+  }
+
+  /** Rosters this write read under their team's lock, by team, until a member of the team changes. */
+  readonly #rosters = new Map<TeamId, readonly Member[]>();
+
+  /** Notes members as this transaction read them (or left them), each one's last note winning. */
+  noteMembers(members: readonly Member[]): void {
+    for (const member of members) this.members.set(member.id, member);
+  }
+
+  /** Notes a team's whole roster as read under its lock (in roster order), its members too. */
+  noteRoster(teamId: TeamId, members: readonly Member[]): void {
+    this.#rosters.set(teamId, members);
+    this.noteMembers(members);
+  }
+
+  /** The roster {@link noteRoster} noted for the team, unless {@link rosterChanged} came since. */
+  roster(teamId: TeamId): readonly Member[] | undefined {
+    return this.#rosters.get(teamId);
+  }
+
+  /** Told by every write of a team's members (a spawn, a retirement): its noted roster is outdated. */
+  rosterChanged(teamId: TeamId): void {
+    this.#rosters.delete(teamId);
+  }
+
   /** Remembers the notes now; the returned function drops every note taken since. */
   mark(): () => void {
     const jobs = new Map(this.jobs);
     const records = new Map(this.records);
+    const teams = new Map(this.teams);
+    const members = new Map(this.members);
+    // A roster read in the rolled-back work may show its member writes: forgotten with them.
+    const rosters = new Map(this.#rosters);
     return () => {
-      this.jobs.clear();
-      for (const [jobId, job] of jobs) this.jobs.set(jobId, job);
-      this.records.clear();
-      for (const [recordId, record] of records) this.records.set(recordId, record);
+      restore(this.jobs, jobs);
+      restore(this.records, records);
+      restore(this.teams, teams);
+      restore(this.members, members);
+      restore(this.#rosters, rosters);
     };
   }
+}
+
+/** Sets `map` back to the entries of `saved`. */
+function restore<K, V>(map: Map<K, V>, saved: ReadonlyMap<K, V>): void {
+  map.clear();
+  for (const [key, value] of saved) map.set(key, value);
 }
 
 /** A UTF-16 surrogate without its pair: not storable as UTF-8, so each engine replaces it. */

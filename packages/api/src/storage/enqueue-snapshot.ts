@@ -3,7 +3,6 @@ import { type Kysely, type Selectable, sql } from 'kysely';
 import { CompiledListStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
-import { listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
 /** The kind the team's request count counts, as a literal. */
@@ -80,6 +79,6 @@ export async function readEnqueueSnapshot(
     requestCount: Number(counts.n),
     chainCounts,
     // Under the same lock: a send checks its recipients here instead of reading the roster first.
-    ...(args.withMembers === true ? { members: await listMembers(scope.trx, [args.teamId]) } : {}),
+    ...(args.withMembers === true ? { members: await scope.roster(args.teamId) } : {}),
   };
 }

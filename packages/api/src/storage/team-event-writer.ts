@@ -10,11 +10,12 @@ import {
   type TeamEventKind,
   type TeamId,
 } from '@agent-teams/core';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { CommittedRowNotes } from './committed-row-notes.js';
 import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
-import type { Database } from './database-types.js';
+import type { Database, TeamsTable } from './database-types.js';
 import type { DatabaseDialect } from './open-database.js';
+import { toTeam, withoutSeq } from './row-mappers.js';
 
 /** Events kept regardless of age, per team. */
 const KEEP_EVENTS = 1_000;
@@ -37,7 +38,9 @@ function bumpTeam(first: boolean) {
         updated_at: now,
       }))
       .where('id', '=', teamId)
-      .returning(['owner', 'last_event_seq']),
+      // The whole row: published with the commit (`CommittedRows.teams`), so the live views of
+      // its events need not read the team back.
+      .returningAll(),
   );
 }
 const BUMP_TEAM_FIRST = bumpTeam(true);
@@ -178,6 +181,7 @@ export class TeamEventWriter {
   async #write(teamId: TeamId, entries: readonly PendingEvent[], first: boolean): Promise<TeamEvent[]> {
     const [team] = await (first ? BUMP_TEAM_FIRST : BUMP_TEAM).rows(this.#trx, entries.length, this.#now, teamId);
     if (team === undefined) throw new Error(`[agent-teams/api] team ${teamId} is gone mid-transaction`);
+    this.rows.noteTeam(withoutSeq(toTeam(team)));
     const events = this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
     const values = events.flatMap((event) => [
       event.seq,
@@ -203,21 +207,22 @@ export class TeamEventWriter {
       ({ kind, refs }, index) =>
         sql`(${index + 1}::int, ${kind}::text, ${refs.jobId ?? null}::text, ${refs.recordId ?? null}::text, ${refs.memberId ?? null}::text, ${refs.messageId ?? null}::text, ${refs.taskId ?? null}::text, ${refs.reason ?? null}::text)`,
     );
-    const { rows: found } = await sql<{ owner: string; last_event_seq: number | string }>`
+    const { rows: found } = await sql<Selectable<TeamsTable>>`
       with t as (
         update teams
         set last_event_seq = last_event_seq + ${n}::int, revision = revision + ${first ? 1 : 0}::int, updated_at = ${this.#now}::text
         where id = ${teamId}::text
-        returning owner, last_event_seq
+        returning *
       ), i as (
         insert into team_events (team_id, seq, kind, job_id, record_id, member_id, message_id, task_id, reason, created_at)
         select ${teamId}::text, t.last_event_seq - ${n}::int + v.i, v.kind, v.job_id, v.record_id, v.member_id, v.message_id, v.task_id, v.reason, ${this.#now}::text
         from t cross join (values ${sql.join(rows)}) as v(i, kind, job_id, record_id, member_id, message_id, task_id, reason)
       )
-      select owner, last_event_seq from t`.execute(this.#trx);
+      select * from t`.execute(this.#trx);
     const team = found[0];
     // The callers hold the team's row: gone only if deleted in this very transaction.
     if (team === undefined) throw new Error(`[agent-teams/api] team ${teamId} is gone mid-transaction`);
+    this.rows.noteTeam(withoutSeq(toTeam(team)));
     return this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
   }
 

@@ -90,6 +90,7 @@ export async function spawnMember(
       is_lead: args.member.isLead === true ? 1 : 0,
     })
     .execute();
+  scope.events.rows.rosterChanged(args.teamId);
   await scope.trx
     .insertInto('member_spawns')
     .values({
@@ -120,6 +121,7 @@ export async function retireMember(
   }
   if (found.retiredAt !== null) return { member: found, cancelled: [] };
   await scope.trx.updateTable('members').set({ retired_at: scope.now }).where('id', '=', found.id).execute();
+  scope.events.rows.rosterChanged(args.teamId);
   const rows = await scope.trx
     .selectFrom('jobs')
     .selectAll()
@@ -133,7 +135,10 @@ export async function retireMember(
   await releaseClaimsIn(scope, args.teamId, found.id, releaseReason.retired(found.name));
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_RETIRED, { memberId: found.id });
   await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: found.id });
-  return { member: { ...found, retiredAt: scope.now }, cancelled };
+  const retired = { ...found, retiredAt: scope.now };
+  // Noted as stored, so its views show it retired whatever roster this write read before.
+  scope.events.rows.noteMembers([retired]);
+  return { member: retired, cancelled };
 }
 
 /** Closes a team and cancels its paused and queued work (see `TeamLifecycle.closeTeam`). */

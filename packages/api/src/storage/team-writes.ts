@@ -95,6 +95,7 @@ export async function createTeam(
         })),
       )
       .execute();
+    scope.events.rows.rosterChanged(team.id);
   }
   await scope.events.emit(team.id, TeamEventKind.TEAM_CHANGED);
   for (const member of team.members) {

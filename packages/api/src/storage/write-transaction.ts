@@ -1,4 +1,4 @@
-import { DomainError, type EventSink, type IdGenerator, notFound, type TeamId } from '@agent-teams/core';
+import { DomainError, type EventSink, type IdGenerator, type Member, notFound, type TeamId } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { EnqueueAdmission } from './admission-ride.js';
 import { CompiledStatement } from './compiled-statement.js';
@@ -8,6 +8,7 @@ import type { DatabaseDialect } from './open-database.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { writeBatchOf } from './sqlite-write-batch.js';
 import { TeamEventWriter } from './team-event-writer.js';
+import { listMembers } from './team-reads.js';
 
 /** How many times a transaction is tried when the database asks for a retry. */
 const MAX_ATTEMPTS = 5;
@@ -120,6 +121,21 @@ export class WriteScope {
     if (this.dialect !== 'postgres') return this.lockTeam(teamId);
     const [team] = await TEAM_FOR_UPDATE_IF_FREE.rows(this.trx, teamId);
     return team;
+  }
+
+  /**
+   * The roster of a team whose lock this transaction holds, in roster order; noted with the
+   * commit's rows (`CommittedRows.members`), so the live views of its events need not read them.
+   * Read once per write: under the lock only this write changes the team's members, and each of
+   * its member writes says so (`CommittedRowNotes.rosterChanged`), so the enqueue and the
+   * admission riding it share one read.
+   */
+  async roster(teamId: TeamId): Promise<Member[]> {
+    const noted = this.events.rows.roster(teamId);
+    if (noted !== undefined) return [...noted];
+    const members = await listMembers(this.trx, [teamId]);
+    this.events.rows.noteRoster(teamId, members);
+    return [...members];
   }
 
   /** Like {@link lockTeam}, scoped to an owner: NOT_FOUND for an absent or another owner's team. */

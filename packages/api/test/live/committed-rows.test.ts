@@ -3,16 +3,21 @@
 // the live feeds render a local commit's JobChanged and RecordAppended events without reading
 // them again.
 import {
+  asMemberId,
   asOwnerId,
+  asTeamId,
   type CommittedRows,
   type Job,
   type JobId,
   JobPhase,
+  type Member,
   type RecordMessage,
+  type Team,
   type TeamEvent,
+  type TeamId,
 } from '@agent-teams/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTeam, sendRequest } from '../graphql/fixtures.js';
+import { createTeam } from '../graphql/fixtures.js';
 import { createGraphqlStack } from '../graphql/graphql-stack.js';
 import { wrapRuntime } from '../scheduler/scheduler-harness.js';
 import { openTestApp, TOKENS } from '../support/test-app.js';
@@ -22,7 +27,13 @@ const alice = asOwnerId('alice');
 
 /** Every publish of the application: its events and a copy of the rows it said it wrote. */
 function recordingSink() {
-  const published: { events: readonly TeamEvent[]; jobs: Map<JobId, Job>; records: RecordMessage[] }[] = [];
+  const published: {
+    events: readonly TeamEvent[];
+    jobs: Map<JobId, Job>;
+    records: RecordMessage[];
+    teams: Map<TeamId, Team>;
+    members: Member[];
+  }[] = [];
   return {
     published,
     sink: {
@@ -31,6 +42,8 @@ function recordingSink() {
           events: [...events],
           jobs: new Map(rows?.jobs ?? []),
           records: [...(rows?.records.values() ?? [])],
+          teams: new Map(rows?.teams ?? []),
+          members: [...(rows?.members.values() ?? [])],
         });
       },
     },
@@ -115,6 +128,17 @@ describe('jobs published with their commit', () => {
       const records = recorded.published.flatMap((entry) => entry.records);
       expect(records.map((record) => record.kind)).toEqual(['REQUEST', 'COMPLETED']);
       expect(records).toEqual(await app.store.findRecords(records.map((record) => record.id)));
+      // Every publish of the team's events said how its row stood after them: the last one is the
+      // row read back now, and each one's seq head is its own last event's.
+      const ofTeam = recorded.published.filter(({ events }) => events.some((e) => e.teamId === team.id));
+      for (const { events, teams } of ofTeam) {
+        expect(teams.get(team.id)?.lastEventSeq).toBe(events.filter((e) => e.teamId === team.id).at(-1)?.seq);
+      }
+      expect(ofTeam.at(-1)?.teams.get(team.id)).toEqual((await app.store.findTeams([team.id]))[0]);
+      // The enqueue read the roster under the team's lock: published as read, as stored.
+      const roster = await app.store.listMembers([team.id]);
+      const withRoster = ofTeam.find(({ events }) => events.some((e) => e.jobId === sent.id));
+      expect(withRoster?.members).toEqual(roster);
     } finally {
       release();
       await app.close();
@@ -124,11 +148,13 @@ describe('jobs published with their commit', () => {
 
 describe('live JobChanged views of a local commit', () => {
   const loaded: string[] = [];
+  const teamsLoaded: string[] = [];
+  const membersLoaded: string[] = [];
   let recordLoads = 0;
   let stack: Awaited<ReturnType<typeof createGraphqlStack>>;
   afterAll(async () => stack?.close());
 
-  it('show each status of a turn and its record without reading them back', async () => {
+  it('show each status of a turn, its record, its team and its roster without reading them back', async () => {
     stack = await createGraphqlStack({
       core: (core) => ({
         ...core,
@@ -141,6 +167,14 @@ describe('live JobChanged views of a local commit', () => {
           records: (ids) => {
             recordLoads += ids.length;
             return core.load.records(ids);
+          },
+          teams: (ids) => {
+            teamsLoaded.push(...ids);
+            return core.load.teams(ids);
+          },
+          members: (ids) => {
+            membersLoaded.push(...ids);
+            return core.load.members(ids);
           },
         },
       }),
@@ -165,12 +199,28 @@ describe('live JobChanged views of a local commit', () => {
       );
       await subscribed;
       await until(() => (stack.hubListeners() > listeners ? true : undefined), 'the subscription');
-      const sent = await sendRequest(stack, team.id, [String(team.members[0]?.id)], 'Count the rows');
-      const jobId = String(sent[0]);
+      // The team's creation answered with its members' statuses, which load the team: not counted.
+      teamsLoaded.length = 0;
+      membersLoaded.length = 0;
+      // Through the core, not the mutation: its answer would load the member too.
+      const [sent] = await stack.core.requests.send(alice, {
+        teamId: asTeamId(team.id),
+        memberIds: [asMemberId(String(team.members[0]?.id))],
+        text: 'Count the rows',
+        clientRequestId: 'rows-live-1',
+      });
+      const jobId = String(sent?.id);
       const events = await collecting;
       const statuses = events.filter((e) => e.job?.id === jobId).map((e) => e.job?.status);
       expect(statuses.at(-1)).toBe('COMPLETED');
       expect(loaded.filter((id) => id === jobId)).toEqual([]);
+      // Every event of the turn was rendered with the team as its commit left it.
+      expect(teamsLoaded.filter((id) => id === String(team.id))).toEqual([]);
+      // The enqueue's MemberChanged shows the member as its commit read it; the completion's
+      // commit read no roster, so its MemberChanged reads the member.
+      const memberChanged = events.filter((e) => e.__typename === 'MemberChanged').length;
+      expect(memberChanged).toBeGreaterThanOrEqual(2);
+      expect(membersLoaded.length).toBeLessThan(memberChanged);
       expect(events.filter((e) => e.__typename === 'RecordAppended')).toHaveLength(2);
       expect(recordLoads).toBe(0);
     } finally {

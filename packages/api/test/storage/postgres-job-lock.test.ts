@@ -1,7 +1,7 @@
 // PostgreSQL: a job's write locks its team in one statement (the team row, never the job's other
 // tables), a write scoped to another owner locks nothing and answers NOT_FOUND at once, the
 // scheduler's fenced write locks team and job in one statement (team first), a commit publishes
-// the jobs and record messages it wrote as they read back, and the statements that do it are
+// the jobs, record messages and team it wrote as they read back, and the statements that do it are
 // compiled once (none refused its plan).
 import {
   asAgentId,
@@ -10,6 +10,7 @@ import {
   type Job,
   JobPhase,
   type RecordMessage,
+  type Team,
   transition,
 } from '@agent-teams/core';
 import { SequentialIds } from '@agent-teams/testkit';
@@ -30,7 +31,7 @@ let counted: KyselyTeamStore;
 let selects = 0;
 /** The same database through a store whose commits are recorded as published (`CommittedRows`). */
 let observed: KyselyTeamStore;
-const published: { jobs: Job[]; records: RecordMessage[] }[] = [];
+const published: { jobs: Job[]; records: RecordMessage[]; teams: Team[] }[] = [];
 let locker: pg.Client;
 let database: Awaited<ReturnType<typeof openDatabase>>;
 beforeAll(async () => {
@@ -42,7 +43,11 @@ beforeAll(async () => {
   observed = new KyselyTeamStore(opened.db, opened.dialect, {
     events: {
       published: (_events, rows) =>
-        published.push({ jobs: [...(rows?.jobs.values() ?? [])], records: [...(rows?.records.values() ?? [])] }),
+        published.push({
+          jobs: [...(rows?.jobs.values() ?? [])],
+          records: [...(rows?.records.values() ?? [])],
+          teams: [...(rows?.teams.values() ?? [])],
+        }),
     },
   });
   locker = new pg.Client({ connectionString: fresh.url });
@@ -214,6 +219,11 @@ describe("a job's write on PostgreSQL", () => {
     const records = published.flatMap((entry) => entry.records);
     expect(records.length).toBeGreaterThan(0);
     expect(records).toEqual(await store.findRecords(records.map((record) => record.id)));
+    // The team as the statement that numbered each commit's events returned it: the last one is
+    // the row read back now, and the enqueue's was one revision and its own events behind.
+    expect(cancelled?.teams).toEqual(await store.findTeams([job.teamId]));
+    expect(enqueued?.teams.map((team) => team.id)).toEqual([job.teamId]);
+    expect(enqueued?.teams[0]?.lastEventSeq).toBeLessThan(Number(cancelled?.teams[0]?.lastEventSeq));
   });
 
   it("locks a team and reads its job under the lock in one statement (an admission's freeze)", async () => {

@@ -1,6 +1,7 @@
 import type { JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
 import type { Job } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
+import type { Member, Team } from '../model/team.js';
 import type { TaskId } from '../tasks/task.js';
 
 /** Kinds of entries in a team's event log (the `TeamEvent` types of the contract). */
@@ -95,4 +96,14 @@ export interface CommittedRows {
   readonly jobs: ReadonlyMap<JobId, Job>;
   /** Record messages the commit appended, by id. */
   readonly records: ReadonlyMap<RecordId, RecordMessage>;
+  /**
+   * Teams whose log the commit appended to, by id, each as its row stood after the write's last
+   * events were logged (every write of a team's columns logs an event after it).
+   */
+  readonly teams: ReadonlyMap<TeamId, Team>;
+  /**
+   * Members the write read under its team's lock, by id, as they stood when read: no write that
+   * reads a roster changes a member after (a retirement changes its member before anything reads).
+   */
+  readonly members: ReadonlyMap<MemberId, Member>;
 }
