@@ -106,16 +106,15 @@ export function teamEventViewLoader(core: Core): (event: TeamEvent, batch: ViewB
     let loaders = shared.get(batch);
     if (loaders === undefined) {
       loaders = createLoaders(core);
-      // A local commit's jobs, team and roster as it stored or read them under the team's lock:
-      // its views read none of them back. Only the event's team: a transaction can write jobs of
-      // several teams.
-      for (const job of batch.rows?.jobs.values() ?? []) {
-        if (job.teamId === event.teamId) loaders.jobs.prime(job.id, job);
-      }
-      const team = batch.rows?.teams.get(event.teamId);
-      if (team !== undefined) loaders.teams.prime(team.id, team);
-      for (const member of batch.rows?.members.values() ?? []) {
-        if (member.teamId === event.teamId) loaders.members.prime(member.id, member);
+      // A local commit's jobs, teams and rosters as it stored them, or read them under their
+      // team's lock: its views read none of them back. Every team's: the batch, and so these
+      // loaders, serve the events of every team the commit wrote (an admission pass admits across
+      // teams), and an event names only its own team's rows.
+      const rows = batch.rows;
+      if (rows !== undefined) {
+        for (const job of rows.jobs.values()) loaders.jobs.prime(job.id, job);
+        for (const team of rows.teams.values()) loaders.teams.prime(team.id, team);
+        for (const member of rows.members.values()) loaders.members.prime(member.id, member);
       }
       shared.set(batch, loaders);
     }

@@ -65,11 +65,13 @@ describe('CommittedRowNotes', () => {
     expect(notes.teams.get('team_1' as TeamId)?.revision).toBe(1);
   });
 
-  it('keeps the last note of a team', () => {
+  it('keeps the last note of a team, and none once its columns were written after it', () => {
     const notes = new CommittedRowNotes();
     notes.noteTeam(team(1));
     notes.noteTeam(team(2));
     expect([...notes.teams.values()].map((noted) => noted.revision)).toEqual([2]);
+    notes.forgetTeam(TEAM);
+    expect(notes.teams.size).toBe(0);
   });
 
   it('keeps a roster read under the lock until a member of its team changes, its members as the last note left them', () => {

@@ -16,11 +16,11 @@ import type {
  *
  * @remarks Every write of a job's columns goes through `job-writes.ts`, which notes the job as it
  * stored it; a record message is noted once appended and never changes; a team is noted as the
- * update that numbers its events returned its row (`team-event-writer.ts`), and every write of a
- * team's columns logs an event after it, so the last note is the row the write left; members are
- * noted as a write read its team's roster under the team's lock (`listMembers` in a transaction),
- * and a retirement notes its member as it leaves it. Notes taken in work rolled back to a
- * savepoint are dropped with it ({@link mark}).
+ * update that numbers its events returned its row (`team-event-writer.ts`), and a write of a
+ * team's own columns drops that note first ({@link forgetTeam}), so a stale row is never
+ * published; members are noted as `WriteScope.roster` read them under their team's lock, and a
+ * retirement notes its member as it stored it. Notes taken in work rolled back to a savepoint are
+ * dropped with it ({@link mark}).
  */
 export class CommittedRowNotes implements CommittedRows {
   readonly jobs = new Map<JobId, Job>();
@@ -51,6 +51,15 @@ export class CommittedRowNotes implements CommittedRows {
     this.teams.set(team.id, team);
   }
 
+  /**
+   * Told by every write of a team's own columns (its status): the noted row is outdated until the
+   * next event numbering notes it again (a write whose repeated event is not logged twice never
+   * does, and its views read the team back).
+   */
+  forgetTeam(teamId: TeamId): void {
+    this.teams.delete(teamId);
+  }
+
   /** Rosters this write read under their team's lock, by team, until a member of the team changes. */
   readonly #rosters = new Map<TeamId, readonly Member[]>();
 
@@ -70,7 +79,7 @@ export class CommittedRowNotes implements CommittedRows {
     return this.#rosters.get(teamId);
   }
 
-  /** Told by every write of a team's members (a spawn, a retirement): its noted roster is outdated. */
+  /** Told by every write of a team's members (its creation, a spawn, a retirement): its noted roster is outdated. */
   rosterChanged(teamId: TeamId): void {
     this.#rosters.delete(teamId);
   }

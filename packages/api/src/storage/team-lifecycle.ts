@@ -149,6 +149,7 @@ export async function closeTeam(
   const row = await scope.lockOwnedTeam(args.owner, args.teamId);
   if (row.status === TeamStatus.CLOSED) return { team: withoutSeq(toTeam(row)), cancelled: [] };
   await scope.trx.updateTable('teams').set({ status: TeamStatus.CLOSED }).where('id', '=', args.teamId).execute();
+  scope.events.rows.forgetTeam(args.teamId);
   const rows = await scope.trx
     .selectFrom('jobs')
     .selectAll()

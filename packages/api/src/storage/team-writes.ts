@@ -110,6 +110,7 @@ export async function setTeamStatus(scope: WriteScope, teamId: TeamId, status: T
   if (row === undefined) throw notFound('team');
   if (row.status === status) return withoutSeq(toTeam(row));
   await scope.trx.updateTable('teams').set({ status, updated_at: scope.now }).where('id', '=', teamId).execute();
+  scope.events.rows.forgetTeam(teamId);
   await scope.events.emit(teamId, TeamEventKind.TEAM_CHANGED);
   // Member status dots derive from the team status (PROVISIONING while CREATING).
   const members = await scope.trx

@@ -1,7 +1,7 @@
-// A local commit publishes the jobs it wrote and the record messages it appended as stored
-// (`CommittedRows`): each equals the row read back after the commit, at every step of a turn, and
-// the live feeds render a local commit's JobChanged and RecordAppended events without reading
-// them again.
+// A local commit publishes the jobs it wrote, the record messages it appended, its team and the
+// roster it read under the team's lock (`CommittedRows`): each equals the row read back after the
+// commit, at every step of a turn, and the live feeds render a local commit's events without
+// reading their job, record, team or (read) member again.
 import {
   asMemberId,
   asOwnerId,
@@ -139,6 +139,12 @@ describe('jobs published with their commit', () => {
       const roster = await app.store.listMembers([team.id]);
       const withRoster = ofTeam.find(({ events }) => events.some((e) => e.jobId === sent.id));
       expect(withRoster?.members).toEqual(roster);
+      // Closing the team writes its status before its events: published as closed, as read back.
+      const before = recorded.published.length;
+      await app.core.lifecycle.close(alice, team.id);
+      const closing = recorded.published.slice(before).find(({ teams }) => teams.has(team.id));
+      expect(closing?.teams.get(team.id)?.status).toBe('CLOSED');
+      expect(closing?.teams.get(team.id)).toEqual((await app.store.findTeams([team.id]))[0]);
     } finally {
       release();
       await app.close();

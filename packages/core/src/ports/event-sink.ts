@@ -102,8 +102,8 @@ export interface CommittedRows {
    */
   readonly teams: ReadonlyMap<TeamId, Team>;
   /**
-   * Members the write read under its team's lock, by id, as they stood when read: no write that
-   * reads a roster changes a member after (a retirement changes its member before anything reads).
+   * Members of the rosters the write read under their team's lock, by id, as they stood when read,
+   * and a member it retired as it stored it: no write that reads a roster changes a member after.
    */
   readonly members: ReadonlyMap<MemberId, Member>;
 }
