@@ -49,7 +49,8 @@ describe('migration 0014 (decision 0231): an index every model call wrote for no
       expect(await sqlitePlan(opened.db, inbox)).toMatch(/USING INDEX jobs_waiting_input_idx \(owner=\?\)/);
       // The metrics' job counts walk the unfinished jobs, not every job ever run.
       const counts = await sqlitePlan(opened.db, unfinishedJobCounts(opened.db).compile());
-      expect(counts).toMatch(/USING (COVERING )?INDEX jobs_unfinished_phase_idx/);
+      // (Migration 0016 replaced the phase index by the phase-and-lease one.)
+      expect(counts).toMatch(/USING (COVERING )?INDEX jobs_unfinished_phase_lease_idx/);
       expect(counts).not.toMatch(/SCAN jobs/);
       // The migration's statement run again (a crash before its record) changes nothing.
       await leanWriteIndexesMigration().up(opened.db);
@@ -80,8 +81,8 @@ describe('migration 0014 (decision 0231): an index every model call wrote for no
         expect(counts.parameters).toEqual([]);
         const plan = await connection.executeQuery(CompiledQuery.raw('explain execute lean_counts'));
         const text = plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
-        // Either partial index of unfinished jobs (on an empty table the planner may take the leases').
-        expect(text).toMatch(/jobs_unfinished_(phase|lease)_idx/);
+        // Some partial index of unfinished jobs (on an empty table the planner may take any of them).
+        expect(text).toMatch(/jobs_unfinished_\w+_idx/);
         expect(text).not.toMatch(/Seq Scan/);
       });
     } finally {

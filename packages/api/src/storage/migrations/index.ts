@@ -15,6 +15,7 @@ import { seededHistoryIndexMigration } from './0012-seeded-history-index.js';
 import { requestCountIndexMigration } from './0013-request-count-index.js';
 import { leanWriteIndexesMigration } from './0014-lean-write-indexes.js';
 import { waitingInputIndexMigration } from './0015-waiting-input-index.js';
+import { unfinishedPhaseLeaseIndexMigration } from './0016-unfinished-phase-lease-index.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -47,6 +48,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0013-request-count-index': requestCountIndexMigration(),
       '0014-lean-write-indexes': leanWriteIndexesMigration(),
       '0015-waiting-input-index': waitingInputIndexMigration(),
+      '0016-unfinished-phase-lease-index': unfinishedPhaseLeaseIndexMigration(),
     };
   }
 }
