@@ -125,6 +125,9 @@ export async function retireMember(
   const rows = await scope.trx
     .selectFrom('jobs')
     .selectAll()
+    // The member's team too: SQLite then walks that team's jobs (`jobs_team_seq_idx`), where by
+    // the member alone it scanned every job ever run.
+    .where('team_id', '=', args.teamId)
     .where('member_id', '=', found.id)
     .where('unfinished', '=', UNFINISHED)
     .orderBy('seq')

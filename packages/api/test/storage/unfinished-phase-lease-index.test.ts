@@ -24,8 +24,9 @@ const ACTIVE = `(${[...ACTIVE_PHASES]
 const WAITING = `('${JobPhase.ANSWERED}', '${JobPhase.QUEUED}')`;
 
 /**
- * The shapes of the statements the two old indexes served (`job-leases.ts`, `admission.ts`), with
- * the phases written as literals as they are (`literal-phase.ts`). `$n` is a bound value.
+ * The shapes of the statements the two old indexes served, copied from `job-leases.ts` (held,
+ * claim, release) and `admission.ts` (the idle check, the active counts) with the phases written
+ * as literals as they are (`literal-phase.ts`); keep them in step. `$n` is a bound value.
  */
 const STATEMENTS = {
   held: `select * from jobs where unfinished = 1 and phase in ${ACTIVE} and lease_server = $1 order by seq`,
@@ -43,6 +44,30 @@ async function indexNames(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'):
           name: string;
         }>`select indexname as name from pg_indexes where schemaname = current_schema() order by indexname`.execute(db);
   return rows.rows.map((row) => row.name);
+}
+
+/** A crash between the migration's steps: the new index made, an old one not dropped yet. */
+async function interrupted(db: Kysely<Database>): Promise<void> {
+  await sql`create index jobs_unfinished_lease_idx on jobs (lease_server) where unfinished = 1`.execute(db);
+}
+
+/**
+ * PostgreSQL: 3,000 finished jobs and 60 unfinished ones in every phase, half of the active ones
+ * leased to `srv_a`, analyzed, so the planner chooses by cost among real indexes.
+ */
+async function seedPostgres(db: Kysely<Database>): Promise<void> {
+  const now = '2026-12-05T07:00:00.000Z';
+  await sql`insert into teams (id, owner, client_request_id, fingerprint, name, goal, status, revision, last_event_seq, created_at, updated_at)
+    values ('team_a', 'owner_a', 'create-a', 'f', 'T', 'g', 'READY', 1, 0, ${now}, ${now})`.execute(db);
+  const unfinished = Object.values(JobPhase).filter((phase) => !['COMPLETED', 'FAILED', 'CANCELLED'].includes(phase));
+  await sql`insert into jobs (id, team_id, owner, kind, phase, unfinished, conversation_id, requester_key, root_id,
+      client_key, text, created_at, updated_at, lease_server)
+    select 'job_' || n, 'team_a', 'owner_a', 'REQUEST',
+      case when n <= 3000 then 'COMPLETED' else (${sql.val(unfinished)}::text[])[1 + n % ${unfinished.length}] end,
+      case when n <= 3000 then 0 else 1 end, 'conversation_' || n, '', 'job_' || n, 'job_' || n, 'Do it', ${now}, ${now},
+      case when n > 3000 and n % 2 = 0 then 'srv_a' else null end
+    from generate_series(1, 3060) as n`.execute(db);
+  await sql`analyze jobs`.execute(db);
 }
 
 describe('migration 0016: unfinished jobs by phase and lease in one index', () => {
@@ -73,6 +98,13 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
           /SCAN (jobs|j)( |$)(?!USING)/,
         );
       }
+      // A retirement's read of its member's unfinished jobs (`team-lifecycle.ts`) names the team:
+      // it walks the team's jobs, not every job.
+      const retiring = await plan(
+        'select * from jobs where team_id = $1 and member_id = $2 and unfinished = 1 order by seq',
+        ['team_1', 'member_1'],
+      );
+      expect(retiring).toMatch(/SEARCH jobs USING INDEX jobs_team_seq_idx \(team_id=\?\)/);
       // The metrics' counts still walk unfinished jobs only.
       const counts = await opened.db.executeQuery(
         CompiledQuery.raw(`explain query plan ${unfinishedJobCounts(opened.db).compile().sql}`),
@@ -80,7 +112,10 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
       expect(counts.rows.map((row) => (row as { detail: string }).detail).join(' | ')).toMatch(
         /USING (COVERING )?INDEX jobs_unfinished_/,
       );
-      // The migration run again (a crash before its record) changes nothing.
+      // The migration run again (a crash before its record, or between its steps) ends the same.
+      await unfinishedPhaseLeaseIndexMigration().up(opened.db);
+      expect(await indexNames(opened.db, 'sqlite')).toEqual(names);
+      await interrupted(opened.db);
       await unfinishedPhaseLeaseIndexMigration().up(opened.db);
       expect(await indexNames(opened.db, 'sqlite')).toEqual(names);
     } finally {
@@ -88,7 +123,7 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
     }
   });
 
-  it('PostgreSQL: the same index, and generic plans of the lease and phase reads use a partial index, never a scan of every job', async () => {
+  it('PostgreSQL: the same index, which the generic plans of the lease and phase reads take over analyzed rows, never a scan of every job', async () => {
     const database = await createFreshPostgres('unfinished_phase_lease');
     const opened = await openDatabase(database.url);
     try {
@@ -97,10 +132,14 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
       expect(names).toContain('jobs_unfinished_phase_lease_idx');
       expect(names).not.toContain('jobs_unfinished_phase_idx');
       expect(names).not.toContain('jobs_unfinished_lease_idx');
-      // Generic plans (parameters unknown), scans off so an empty table shows which index the
-      // planner can use at all; one connection, so the settings hold.
+      const [definition] = (
+        await sql<{ def: string }>`select indexdef as def from pg_indexes
+          where schemaname = current_schema() and indexname = 'jobs_unfinished_phase_lease_idx'`.execute(opened.db)
+      ).rows;
+      expect(definition?.def).toMatch(/\(phase, lease_server\) WHERE \(unfinished = 1\)/);
+      await seedPostgres(opened.db);
+      // Generic plans (parameters unknown) over analyzed rows; one connection, so the settings hold.
       await opened.db.connection().execute(async (connection) => {
-        await sql`set enable_seqscan = off`.execute(connection);
         await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
         const explain = async (name: string, text: string, types: string) => {
           await connection.executeQuery(CompiledQuery.raw(`prepare ${name}${types} as ${text}`));
@@ -116,15 +155,20 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
           return plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
         };
         const held = await explain('held', STATEMENTS.held, '(text)');
-        // Some partial index of unfinished jobs: on an empty table the planner may take any of them.
-        expect(held).toMatch(/jobs_unfinished_\w+_idx/);
+        expect(held).toMatch(/jobs_unfinished_phase_lease_idx/);
         expect(held).not.toMatch(/Seq Scan/);
         const waiting = await explain('waiting', STATEMENTS.waiting, '');
-        expect(waiting).toMatch(/jobs_unfinished_\w+_idx/);
+        expect(waiting).toMatch(/jobs_unfinished_phase_lease_idx/);
         expect(waiting).not.toMatch(/Seq Scan/);
+        const active = await explain('active', STATEMENTS.activeByOwner, '');
+        expect(active).toMatch(/jobs_unfinished_phase_lease_idx/);
         expect(await explain('release', STATEMENTS.release, '(text)')).not.toMatch(/Seq Scan/);
-        expect(await explain('claim', STATEMENTS.claim, '(text, bigint)')).not.toMatch(/Seq Scan on jobs/);
+        const claim = `${STATEMENTS.claim} for update skip locked`;
+        expect(await explain('claim', claim, '(text, bigint)')).not.toMatch(/Seq Scan on jobs/);
       });
+      await unfinishedPhaseLeaseIndexMigration().up(opened.db);
+      expect(await indexNames(opened.db, 'postgres')).toEqual(names);
+      await interrupted(opened.db);
       await unfinishedPhaseLeaseIndexMigration().up(opened.db);
       expect(await indexNames(opened.db, 'postgres')).toEqual(names);
     } finally {
