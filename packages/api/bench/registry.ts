@@ -10,6 +10,7 @@ import { historyRead } from './history-read.js';
 import { interopOverhead } from './interop-overhead.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
+import { logFrames } from './log-frames.js';
 import { memberTools } from './member-tools.js';
 import { messageLatency } from './message-latency.js';
 import { ownerIsolation } from './owner-isolation.js';
@@ -27,6 +28,7 @@ import { waitLatency } from './wait-latency.js';
 export const BENCHMARKS: readonly Benchmark[] = [
   dispatchLatency,
   engineThroughput,
+  logFrames,
   planningPass,
   admissionPlanner,
   liveFanout,

@@ -14,12 +14,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const quiet = () => {};
 
 /**
- * The foundation's benchmarks and the in-process history read, run on the tiny scale in every
+ * The foundation's benchmarks, the log frames and the in-process history read, run on the tiny scale in every
  * `pnpm test`. Later benchmarks in the registry (live fan-out, ...) spawn servers and clients, too
  * slow for a smoke run on 2 cores.
  */
 const SMOKE = BENCHMARKS.filter((benchmark) =>
-  ['dispatch-latency', 'engine-throughput', 'planning-pass', 'history-read'].includes(benchmark.name),
+  ['dispatch-latency', 'engine-throughput', 'log-frames', 'planning-pass', 'history-read'].includes(benchmark.name),
 );
 
 describe('pnpm bench harness', () => {
@@ -49,6 +49,12 @@ describe('pnpm bench harness', () => {
     // every job's writes were committed by some commit.
     expect(engine?.commitsPerJob).toBeGreaterThan(0);
     expect(engine?.commitsPerJob).toBeLessThanOrEqual(1.5);
+    // Every counted job's two COMMITs were read back from the log, each frame named by its B-tree.
+    const frames = reports.get('log-frames')?.metrics;
+    expect(frames?.jobs).toBe(4);
+    expect(frames?.commits).toBeGreaterThanOrEqual(8);
+    expect(frames?.framesPerJob).toBeGreaterThan(10);
+    expect(frames?.trees).toBeGreaterThan(10);
     const planning = reports.get('planning-pass')?.metrics;
     expect(planning?.admitted).toBe(16);
     expect(planning?.candidates).toBeGreaterThan(0);
@@ -115,7 +121,7 @@ describe('pnpm bench harness', () => {
 
   it('registers every benchmark once, under a name usable as a section marker', () => {
     const names = BENCHMARKS.map((benchmark) => benchmark.name);
-    expect(SMOKE).toHaveLength(4);
+    expect(SMOKE).toHaveLength(5);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9-]*$/);
   });
