@@ -14,6 +14,10 @@ const SIZES = { full: { jobs: 60, warmup: 30 }, tiny: { jobs: 4, warmup: 2 } } a
 const WAL_HEADER_BYTES = 32;
 const FRAME_HEADER_BYTES = 24;
 
+/** What page 1 holds besides its B-tree, and what a page no B-tree holds at the end is shown as. */
+const PAGE_ONE = 'page 1 (`sqlite_schema`, the file header)';
+const NO_TREE = 'a page no B-tree holds now';
+
 /** One COMMIT's frames, each named by the B-tree its page belongs to. */
 type CommitFrames = readonly string[];
 
@@ -35,9 +39,7 @@ export function framesByCommit(wal: Buffer, owners: ReadonlyMap<number, string>)
   ) {
     if (!wal.subarray(at + 8, at + 16).equals(salts)) break;
     const page = wal.readUInt32BE(at);
-    current.push(
-      page === 1 ? 'page 1 (`sqlite_schema`, the file header)' : (owners.get(page) ?? 'a page no B-tree holds now'),
-    );
+    current.push(page === 1 ? PAGE_ONE : (owners.get(page) ?? NO_TREE));
     if (wal.readUInt32BE(at + 4) !== 0) {
       commits.push(current);
       current = [];
@@ -121,7 +123,7 @@ export const logFrames: Benchmark = {
           header: ['B-tree', 'Frames per job', 'Share'],
           rows: [
             ...rows.map(([tree, n]) => [
-              tree.startsWith('page 1') || tree.startsWith('a page') ? tree : `\`${tree}\``,
+              tree === PAGE_ONE || tree === NO_TREE ? tree : `\`${tree}\``,
               perJob(n),
               `${((n / Math.max(1, frames)) * 100).toFixed(1)} %`,
             ]),

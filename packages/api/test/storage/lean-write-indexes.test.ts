@@ -2,35 +2,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asOwnerId } from '@agent-teams/core';
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unfinishedJobCounts } from '../../src/observability/metrics.js';
-import type { Database } from '../../src/storage/database-types.js';
 import { waitingJobs } from '../../src/storage/job-reads.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { leanWriteIndexesMigration } from '../../src/storage/migrations/0014-lean-write-indexes.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres } from '../support/fresh-postgres.js';
+import { indexNames, sqlitePlan } from '../support/index-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-lean-indexes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function indexNames(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<string[]> {
-  const rows =
-    dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' order by name`.execute(db)
-      : await sql<{
-          name: string;
-        }>`select indexname as name from pg_indexes where schemaname = current_schema() order by indexname`.execute(db);
-  return rows.rows.map((row) => row.name);
-}
-
-async function sqlitePlan(db: Kysely<Database>, statement: CompiledQuery): Promise<string> {
-  const plan = await db.executeQuery(
-    CompiledQuery.raw(`explain query plan ${statement.sql}`, [...statement.parameters]),
-  );
-  return plan.rows.map((row) => (row as { detail: string }).detail).join(' | ');
-}
 
 describe('migration 0014 (decision 0231): an index every model call wrote for nothing is gone', () => {
   it('SQLite: model_usage keeps one team index, the inbox its index, the metrics read unfinished jobs only', async () => {

@@ -11,8 +11,9 @@ import { unfinishedJobCounts } from '../../src/observability/metrics.js';
 import type { Database } from '../../src/storage/database-types.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { unfinishedPhaseLeaseIndexMigration } from '../../src/storage/migrations/0016-unfinished-phase-lease-index.js';
-import { openDatabase } from '../../src/storage/open-database.js';
+import { type DatabaseDialect, openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres } from '../support/fresh-postgres.js';
+import { indexNames, sqlitePlan } from '../support/index-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-phase-lease-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -36,19 +37,20 @@ const STATEMENTS = {
   activeByOwner: `select owner, count(*) as n from jobs where unfinished = 1 and phase in ${ACTIVE} group by owner`,
 } as const;
 
-async function indexNames(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): Promise<string[]> {
-  const rows =
-    dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' order by name`.execute(db)
-      : await sql<{
-          name: string;
-        }>`select indexname as name from pg_indexes where schemaname = current_schema() order by indexname`.execute(db);
-  return rows.rows.map((row) => row.name);
-}
-
-/** A crash between the migration's steps: the new index made, an old one not dropped yet. */
-async function interrupted(db: Kysely<Database>): Promise<void> {
+/**
+ * The migration run again after it finished (a crash before its record) and after a crash between
+ * its steps (the new index made, an old one not dropped yet) leaves the same indexes.
+ */
+async function expectRerunsEndTheSame(
+  db: Kysely<Database>,
+  dialect: DatabaseDialect,
+  names: readonly string[],
+): Promise<void> {
+  await unfinishedPhaseLeaseIndexMigration().up(db);
+  expect(await indexNames(db, dialect)).toEqual(names);
   await sql`create index jobs_unfinished_lease_idx on jobs (lease_server) where unfinished = 1`.execute(db);
+  await unfinishedPhaseLeaseIndexMigration().up(db);
+  expect(await indexNames(db, dialect)).toEqual(names);
 }
 
 /**
@@ -79,11 +81,8 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
       expect(names).toContain('jobs_unfinished_phase_lease_idx');
       expect(names).not.toContain('jobs_unfinished_phase_idx');
       expect(names).not.toContain('jobs_unfinished_lease_idx');
-      const plan = async (text: string, values: readonly unknown[]) => {
-        const sqliteText = text.replace(/\$\d+/g, '?');
-        const rows = await opened.db.executeQuery(CompiledQuery.raw(`explain query plan ${sqliteText}`, [...values]));
-        return rows.rows.map((row) => (row as { detail: string }).detail).join(' | ');
-      };
+      const plan = (text: string, values: readonly unknown[]) =>
+        sqlitePlan(opened.db, CompiledQuery.raw(text.replace(/\$\d+/g, '?'), [...values]));
       const uses = /(SEARCH|SCAN) j(obs)? USING (COVERING )?INDEX jobs_unfinished_phase_lease_idx/;
       expect(await plan(STATEMENTS.held, ['srv_a'])).toMatch(
         /SEARCH jobs USING INDEX jobs_unfinished_phase_lease_idx \(phase=\? AND lease_server=\?\)/,
@@ -106,18 +105,10 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
       );
       expect(retiring).toMatch(/SEARCH jobs USING INDEX jobs_team_seq_idx \(team_id=\?\)/);
       // The metrics' counts still walk unfinished jobs only.
-      const counts = await opened.db.executeQuery(
-        CompiledQuery.raw(`explain query plan ${unfinishedJobCounts(opened.db).compile().sql}`),
-      );
-      expect(counts.rows.map((row) => (row as { detail: string }).detail).join(' | ')).toMatch(
+      expect(await sqlitePlan(opened.db, unfinishedJobCounts(opened.db).compile())).toMatch(
         /USING (COVERING )?INDEX jobs_unfinished_/,
       );
-      // The migration run again (a crash before its record, or between its steps) ends the same.
-      await unfinishedPhaseLeaseIndexMigration().up(opened.db);
-      expect(await indexNames(opened.db, 'sqlite')).toEqual(names);
-      await interrupted(opened.db);
-      await unfinishedPhaseLeaseIndexMigration().up(opened.db);
-      expect(await indexNames(opened.db, 'sqlite')).toEqual(names);
+      await expectRerunsEndTheSame(opened.db, 'sqlite', names);
     } finally {
       await opened.close();
     }
@@ -141,36 +132,25 @@ describe('migration 0016: unfinished jobs by phase and lease in one index', () =
       // Generic plans (parameters unknown) over analyzed rows; one connection, so the settings hold.
       await opened.db.connection().execute(async (connection) => {
         await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
-        const explain = async (name: string, text: string, types: string) => {
+        /** The plan of `text` prepared as `name(types)` and executed with `args`. */
+        const explain = async (name: string, text: string, types = '', args = '') => {
           await connection.executeQuery(CompiledQuery.raw(`prepare ${name}${types} as ${text}`));
-          const args =
-            types === ''
-              ? ''
-              : `(${types
-                  .slice(1, -1)
-                  .split(', ')
-                  .map((type) => (type === 'text' ? "'srv_a'" : '0'))
-                  .join(', ')})`;
           const plan = await connection.executeQuery(CompiledQuery.raw(`explain execute ${name}${args}`));
           return plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
         };
-        const held = await explain('held', STATEMENTS.held, '(text)');
+        const held = await explain('held', STATEMENTS.held, '(text)', "('srv_a')");
         expect(held).toMatch(/jobs_unfinished_phase_lease_idx/);
         expect(held).not.toMatch(/Seq Scan/);
-        const waiting = await explain('waiting', STATEMENTS.waiting, '');
+        const waiting = await explain('waiting', STATEMENTS.waiting);
         expect(waiting).toMatch(/jobs_unfinished_phase_lease_idx/);
         expect(waiting).not.toMatch(/Seq Scan/);
-        const active = await explain('active', STATEMENTS.activeByOwner, '');
+        const active = await explain('active', STATEMENTS.activeByOwner);
         expect(active).toMatch(/jobs_unfinished_phase_lease_idx/);
-        expect(await explain('release', STATEMENTS.release, '(text)')).not.toMatch(/Seq Scan/);
+        expect(await explain('release', STATEMENTS.release, '(text)', "('srv_a')")).not.toMatch(/Seq Scan/);
         const claim = `${STATEMENTS.claim} for update skip locked`;
-        expect(await explain('claim', claim, '(text, bigint)')).not.toMatch(/Seq Scan on jobs/);
+        expect(await explain('claim', claim, '(text, bigint)', "('srv_a', 0)")).not.toMatch(/Seq Scan on jobs/);
       });
-      await unfinishedPhaseLeaseIndexMigration().up(opened.db);
-      expect(await indexNames(opened.db, 'postgres')).toEqual(names);
-      await interrupted(opened.db);
-      await unfinishedPhaseLeaseIndexMigration().up(opened.db);
-      expect(await indexNames(opened.db, 'postgres')).toEqual(names);
+      await expectRerunsEndTheSame(opened.db, 'postgres', names);
     } finally {
       await opened.close();
       await database.drop();

@@ -11,6 +11,7 @@ import { waitingInputIndexMigration } from '../../src/storage/migrations/0015-wa
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
 import { type DatabaseDialect, openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres } from '../support/fresh-postgres.js';
+import { indexNames } from '../support/index-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-waiting-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,30 +45,19 @@ async function seedBefore(db: Kysely<Database>): Promise<void> {
   }
 }
 
-async function jobIndexes(db: Kysely<Database>, dialect: DatabaseDialect): Promise<string[]> {
-  const rows =
-    dialect === 'sqlite'
-      ? await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'jobs'`.execute(
-          db,
-        )
-      : await sql<{ name: string }>`select indexname as name from pg_indexes
-          where schemaname = current_schema() and tablename = 'jobs'`.execute(db);
-  return rows.rows.map((row) => row.name).sort();
-}
-
 /** Migrates a 0014 database with waiting jobs, then checks the inbox reads them through the new index. */
 async function checkMigration(db: Kysely<Database>, dialect: DatabaseDialect): Promise<void> {
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider(dialect) });
   expect((await migrator.migrateTo('0014-lean-write-indexes')).error).toBeUndefined();
   await seedBefore(db);
-  const before = await jobIndexes(db, dialect);
+  const before = await indexNames(db, dialect, 'jobs');
   expect(before).toContain('jobs_owner_phase_seq_idx');
 
   // Up to 0015 only: later migrations change other indexes of `jobs`.
   const migrated = await migrator.migrateTo('0015-waiting-input-index');
   expect(migrated.error).toBeUndefined();
   expect(migrated.results?.map((result) => result.migrationName)).toEqual(['0015-waiting-input-index']);
-  const after = await jobIndexes(db, dialect);
+  const after = await indexNames(db, dialect, 'jobs');
   expect(after).toContain('jobs_waiting_input_idx');
   expect(after).not.toContain('jobs_owner_phase_seq_idx');
 
@@ -82,7 +72,7 @@ async function checkMigration(db: Kysely<Database>, dialect: DatabaseDialect): P
 
   // Run again (a crash before the migration's record): nothing changes.
   await waitingInputIndexMigration().up(db);
-  expect(await jobIndexes(db, dialect)).toEqual(after);
+  expect(await indexNames(db, dialect, 'jobs')).toEqual(after);
 }
 
 describe('migration 0015 (decision 0235): the inbox index is partial, of the jobs waiting for a person', () => {
