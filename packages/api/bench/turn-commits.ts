@@ -72,7 +72,7 @@ export async function profileTurnCommits(dir: string, turns: number): Promise<Tu
   return {
     turns,
     rows,
-    statements: statementRows(counts.statements, turns, 12),
+    statements: statementRows(counts.statements, turns, 60),
     commitsPerTurn: all / turns,
     readsPerTurn: counts.selects / turns,
     writesPerTurn: counts.writes / turns,

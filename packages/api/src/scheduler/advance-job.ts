@@ -60,12 +60,13 @@ const NOTHING: StepReport = { wakeAtMs: null };
  * sure the run stops. Runtime calls are bounded; their errors propagate to the caller, which
  * classifies them. Nothing is reported complete that a runtime did not report complete.
  */
-export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job): Promise<StepReport> {
+export async function advanceJob(d: AdvanceDeps, jobId: JobId, fresh?: Job, known?: Job): Promise<StepReport> {
   // Another server drives it: touching its run here (a poll replays a scripted run) would run it twice.
   if (!d.holds(jobId)) return NOTHING;
-  // `fresh`: the job as a transaction of this server just stored it (admission); every write
-  // below re-checks its guard against the stored row anyway.
-  const job = fresh ?? (await d.store.findJobs([jobId]))[0];
+  // `fresh`: the job as a transaction of this server just stored it (admission); `known`: as the
+  // last local commit that named it stored it, where no other writer exists (`KnownJobs`). Every
+  // write below re-checks its guard against the row it reads under the team lock anyway.
+  const job = fresh ?? known ?? (await d.store.findJobs([jobId]))[0];
   if (!job || !ACTIVE_PHASES.includes(job.phase)) return NOTHING;
   const target = await d.targets.resolve(job);
   if (!target.ok) {

@@ -30,6 +30,7 @@ import type { ApplyCommands } from './advance-job.js';
 import { offerRides } from './enqueue-ride.js';
 import { JobDriver } from './job-driver.js';
 import { JobTargets } from './job-targets.js';
+import { KnownJobs } from './known-jobs.js';
 import { OwnCommits, ownCommitEvent } from './own-commits.js';
 import { transitionAll, unchanged } from './run-outcome.js';
 import { runPass } from './run-pass.js';
@@ -157,7 +158,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
     surelyHeld: () => lease.surelyHeld,
     acks: new AckGrace(deps.options?.ackGraceMs ?? ACK_GRACE_MS),
   };
-  const driver = new JobDriver({ advance, store, clock, logger, timer });
+  // Alone on its database, every write of a job is a local commit heard here (decision 0240).
+  const known = lease.options.exclusive === true ? new KnownJobs() : undefined;
+  const driver = new JobDriver({ advance, store, clock, logger, timer, ...(known ? { known } : {}) });
   const admission = new AdmissionPass({
     ...deps,
     serverId: lease.options.serverId,
@@ -252,8 +255,9 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (await lease.release()) deps.onLeasesReleased?.();
     },
     eventSink: {
-      published(events) {
+      published(events, rows) {
         if (events.length === 0) return;
+        known?.heard(events, rows);
         // Commits whose bearing on admission is known wake nothing: the admission's own (judged
         // once it knows what it admitted) and a job step's own change of its job. Unless a job
         // waits for a change: then any event may end that wait (decision 0165).
@@ -276,6 +280,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         // pass runs, `waiting` may not know yet of a wait that pass has just seen begin, so a
         // change arriving then asks for one more admission too (else only the safety net would).
         if (events.length > 0 && (admission.waiting || passes.busy)) admitWanted = true;
+        known?.forget(events);
         let teamChanged = false;
         for (const event of events) {
           const job = event.jobId === null ? undefined : driven.get(event.jobId);

@@ -14,6 +14,7 @@ import {
 import { CoalescedTask } from '../async/coalesced-task.js';
 import { TeamQueues } from '../async/team-queues.js';
 import { type AdvanceDeps, advanceJob } from './advance-job.js';
+import type { KnownJobs } from './known-jobs.js';
 import { RetryBackoff } from './retry-backoff.js';
 import type { WakeTimer } from './wake-timer.js';
 
@@ -24,6 +25,8 @@ export interface JobDriverDeps {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly timer: WakeTimer;
+  /** The jobs as this server's last commit stored them, where that is exact (`KnownJobs`); else absent. */
+  readonly known?: KnownJobs;
 }
 
 /**
@@ -144,7 +147,10 @@ export class JobDriver {
       return;
     }
     try {
-      const report = await advanceJob(this.#deps.advance, job.id, stored);
+      // Not just stored by this server's admission: the job as its last local commit stored it,
+      // where that is exact, saves the step's read (decision 0240).
+      const known = stored === undefined ? this.#deps.known?.get(job.id) : undefined;
+      const report = await advanceJob(this.#deps.advance, job.id, stored, known);
       this.#backoff.succeeded(job.id);
       if (report.wakeAtMs !== null) this.#deps.timer.wakeAt(report.wakeAtMs);
       if (report.againInMs !== undefined) this.#stepLater(job, report.againInMs);
