@@ -280,7 +280,6 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         // pass runs, `waiting` may not know yet of a wait that pass has just seen begin, so a
         // change arriving then asks for one more admission too (else only the safety net would).
         if (events.length > 0 && (admission.waiting || passes.busy)) admitWanted = true;
-        known?.forget(events);
         let teamChanged = false;
         for (const event of events) {
           const job = event.jobId === null ? undefined : driven.get(event.jobId);

@@ -155,6 +155,7 @@ export class JobDriver {
       if (report.wakeAtMs !== null) this.#deps.timer.wakeAt(report.wakeAtMs);
       if (report.againInMs !== undefined) this.#stepLater(job, report.againInMs);
     } catch (error) {
+      this.#deps.known?.drop(job.id);
       try {
         await this.#handle(job, error);
       } catch (secondary) {

@@ -1,11 +1,4 @@
-import {
-  ACTIVE_PHASES,
-  type CommittedRows,
-  type Job,
-  type JobId,
-  type TeamEvent,
-  TeamEventKind,
-} from '@agent-teams/core';
+import { ACTIVE_PHASES, type CommittedRows, type Job, type JobId, type TeamEvent } from '@agent-teams/core';
 
 /** At most this many jobs are remembered; past it the oldest note is forgotten (a read replaces it). */
 export const KNOWN_JOBS_MAX = 4_096;
@@ -18,9 +11,9 @@ export const KNOWN_JOBS_MAX = 4_096;
  * @remarks Exact only where every write of a job is a local commit published here with its rows:
  * a server alone on its database (SQLite, `ServerLease` `exclusive`). There every change of a
  * job's state is a transition that notes the job as stored and logs a JOB_CHANGED naming it
- * (`storage/job-writes.ts`); leases are not part of a `Job`. An event that names a job without
- * its row (a row not stored as given, another kind of event, a commit from elsewhere) drops the
- * note, and a job that left the active phases is dropped too: the step then reads it, as before.
+ * (`storage/job-writes.ts`); leases are not part of a `Job`. An event that names a job its commit
+ * did not note (a row not stored as given, an inserted receipt) drops the note, and so does a job
+ * that left the active phases or whose step failed: the step then reads it, as before.
  * Every write a step makes still checks its guard against the row it reads under the team lock.
  */
 export class KnownJobs {
@@ -31,7 +24,9 @@ export class KnownJobs {
     for (const event of events) {
       const jobId = event.jobId;
       if (jobId === null) continue;
-      const stored = event.kind === TeamEventKind.JOB_CHANGED ? rows?.jobs.get(jobId) : undefined;
+      // The commit's note of the job, whichever of its events names it (a MESSAGE_DELIVERED
+      // follows its turn's JOB_CHANGED); an event naming a job the commit did not note drops it.
+      const stored = rows?.jobs.get(jobId);
       // Delete first: a note set again moves to the newest end of the map (oldest forgotten first).
       this.#jobs.delete(jobId);
       if (stored === undefined || !ACTIVE_PHASES.includes(stored.phase)) continue;
@@ -40,9 +35,13 @@ export class KnownJobs {
     }
   }
 
-  /** Forgets every job the events name (commits this server did not make, read back or received). */
-  forget(events: readonly TeamEvent[]): void {
-    for (const event of events) if (event.jobId !== null) this.#jobs.delete(event.jobId);
+  /**
+   * Forgets a job whose step failed: a write that failed (a log sync that failed after its COMMIT
+   * included, whose commit is visible but never published) may have left the note behind the row,
+   * so the retry reads it.
+   */
+  drop(jobId: JobId): void {
+    this.#jobs.delete(jobId);
   }
 
   /** The job as its last local commit stored it, if it is known and active. */

@@ -61,20 +61,25 @@ describe('KnownJobs', () => {
     expect(known.get(admitting.id)).toBe(cancelling);
   });
 
-  it('drops a job an event names without its stored row, or that left the active phases', () => {
+  it('drops a job an event names that its commit did not note, or that left the active phases', () => {
     const known = new KnownJobs();
-    const [a, b, c] = [job('a', JobPhase.RUNNING), job('b', JobPhase.RUNNING), job('c', JobPhase.RUNNING)];
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((id) => job(id, JobPhase.RUNNING)) as [Job, Job, Job, Job];
     known.heard(
-      [a, b, c].map((j) => event(TeamEventKind.JOB_CHANGED, j.id)),
-      rows(a, b, c),
+      [a, b, c, d].map((j) => event(TeamEventKind.JOB_CHANGED, j.id)),
+      rows(a, b, c, d),
     );
-    expect(known.size).toBe(3);
-    // A JOB_CHANGED without its row (stored otherwise than given), no rows at all, another kind.
+    expect(known.size).toBe(4);
+    // A JOB_CHANGED without its row (stored otherwise than given), no rows at all, another kind
+    // of event naming a job its commit did not note.
     known.heard([event(TeamEventKind.JOB_CHANGED, a.id)], rows());
     known.heard([event(TeamEventKind.JOB_CHANGED, b.id)], undefined);
-    known.heard([event(TeamEventKind.MESSAGE_DELIVERED, c.id)], rows(c));
-    expect(known.size).toBe(0);
-    const done = job('d', JobPhase.COMPLETED);
+    known.heard([event(TeamEventKind.MESSAGE_DELIVERED, c.id)], rows());
+    expect([a, b, c].map((j) => known.get(j.id))).toEqual([undefined, undefined, undefined]);
+    // Another kind naming a job its commit noted (a delivery into the turn it admitted) keeps it.
+    const admitted = job('d', JobPhase.ADMITTING);
+    known.heard([event(TeamEventKind.JOB_CHANGED, d.id), event(TeamEventKind.MESSAGE_DELIVERED, d.id)], rows(admitted));
+    expect(known.get(d.id)).toBe(admitted);
+    const done = job('e', JobPhase.COMPLETED);
     const queued = job('q', JobPhase.QUEUED);
     known.heard(
       [event(TeamEventKind.JOB_CHANGED, done.id), event(TeamEventKind.JOB_CHANGED, queued.id)],
@@ -84,13 +89,12 @@ describe('KnownJobs', () => {
     expect(known.get(queued.id)).toBeUndefined();
   });
 
-  it('forgets the jobs of commits made elsewhere, and ignores events naming no job', () => {
+  it('forgets a job whose step failed, and ignores events naming no job', () => {
     const known = new KnownJobs();
     const a = job('a', JobPhase.RESUMING);
     known.heard([event(TeamEventKind.JOB_CHANGED, a.id), event(TeamEventKind.TEAM_CHANGED, null)], rows(a));
-    known.forget([event(TeamEventKind.TEAM_CHANGED, null)]);
     expect(known.get(a.id)).toBe(a);
-    known.forget([event(TeamEventKind.RECORD_APPENDED, a.id)]);
+    known.drop(a.id);
     expect(known.get(a.id)).toBeUndefined();
   });
 
@@ -158,8 +162,16 @@ describe('a job step on SQLite (one server per file)', () => {
     // Started, its acknowledgement held back: still ADMITTING in the database.
     await vi.waitFor(() => expect(starts).toHaveLength(1), { timeout: 5_000 });
     expect((await h.job(sent.id)).phase).toBe(JobPhase.ADMITTING);
+    const watched: JobId[] = [];
+    const counter = countReads(h, () => watched);
     const { job: cancelling } = await h.core.jobs.cancel(OWNER, sent.id);
     expect(cancelling.phase).toBe(JobPhase.CANCELLING);
+    watched.push(sent.id);
+    // The cancel's step drops the held-back step; nothing else waits once it is confirmed.
+    await h.scheduler.idle();
+    const reads = counter.reads();
+    vi.restoreAllMocks();
+    expect(reads).toBe(0);
     const [cancelled] = await waitForPhases(h, [sent.id], [JobPhase.CANCELLED], 5_000);
     expect(cancelled?.runId).not.toBeNull();
     // The run the first step started is the one stopped: every start used the job's one key.

@@ -6,6 +6,7 @@ import {
   type AgentRuntime,
   asOwnerId,
   type Core,
+  type EventSink,
   type Job,
   type JobId,
   type Member,
@@ -38,6 +39,8 @@ export interface HarnessOptions {
   readonly scheduler?: Omit<SchedulerOptions, 'lease'>;
   /** How long a run's final write waits for its job write (`AppOptions.rideWaitMs`). */
   readonly rideWaitMs?: number;
+  /** Told every local commit before the application's own listeners (`AppOptions.events`). */
+  readonly events?: EventSink;
 }
 
 /** The application (`createApp`) on a real SQLite file with the scripted runtime, started. */
@@ -80,6 +83,7 @@ export async function openHarness(opts: HarnessOptions = {}): Promise<Harness> {
     },
     ...(opts.scheduler ? { scheduler: opts.scheduler } : {}),
     ...(opts.rideWaitMs !== undefined ? { rideWaitMs: opts.rideWaitMs } : {}),
+    ...(opts.events ? { events: opts.events } : {}),
   });
   const progress: JobProgressNotice[] = [];
   app.progress.listen((notice) => progress.push(notice));
