@@ -8,6 +8,7 @@ import { createSystemClock } from '../adapters/system-clock.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import { type ClusterChanges, createClusterChanges } from '../cluster/create-cluster-changes.js';
 import { createEventHub } from '../events/event-hub.js';
+import { KnownMembers } from '../events/known-members.js';
 import { createProgressHub, type JobProgressNotice, progressNotice } from '../events/progress-hub.js';
 import { instrumentRuntime } from '../observability/instrument-runtime.js';
 import { createMetrics } from '../observability/metrics.js';
@@ -138,8 +139,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...options.cluster,
     });
   }
+  // Alone on its database, every write of a member is a local commit with its rows (decision 0241).
+  const knownMembers = database?.dialect === 'sqlite' && store === sql ? new KnownMembers() : null;
   localSinks = [
     ...(options.events ? [options.events] : []),
+    ...(knownMembers ? [knownMembers] : []),
     events,
     ...(scheduler ? [scheduler.eventSink] : []),
     ...(cluster ? [cluster.localSink] : []),
@@ -169,6 +173,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }),
       ...(memberRunTokens ? { memberRunTokens } : {}),
       eventHub: events,
+      ...(knownMembers ? { knownMembers } : {}),
       progress: progress.listen,
       logger,
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),

@@ -8,6 +8,7 @@ import {
   TeamEventKind,
 } from '@agent-teams/core';
 import type { ViewBatch } from '../events/event-hub.js';
+import type { KnownMembers } from '../events/known-members.js';
 import { type Builder, SHARES_ACROSS_ARGUMENTS } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -99,8 +100,12 @@ async function assertResumable(ctx: ApiContext, owner: OwnerId, team: Team, afte
  * exists (nothing to show). The events of one batch (one commit's events, loaded together after
  * that commit) share loaders: the team they all name is read once, their jobs and members in one
  * query each. Each batch gets fresh loaders (current state, never an earlier batch's cached one).
+ * `known`: the members as local commits noted them, where that is exact (SQLite; `KnownMembers`).
  */
-export function teamEventViewLoader(core: Core): (event: TeamEvent, batch: ViewBatch) => Promise<TeamEventView | null> {
+export function teamEventViewLoader(
+  core: Core,
+  known?: KnownMembers,
+): (event: TeamEvent, batch: ViewBatch) => Promise<TeamEventView | null> {
   const shared = new WeakMap<object, Loaders>();
   return (event, batch) => {
     let loaders = shared.get(batch);
@@ -118,6 +123,10 @@ export function teamEventViewLoader(core: Core): (event: TeamEvent, batch: ViewB
       }
       shared.set(batch, loaders);
     }
+    // A member no row of this commit names, as an earlier local commit noted it (decision 0241);
+    // `prime` keeps a row the batch already holds.
+    const member = event.memberId === null ? undefined : known?.get(event.memberId);
+    if (member !== undefined) loaders.members.prime(member.id, member);
     return toEventView(core, loaders, event, batch);
   };
 }

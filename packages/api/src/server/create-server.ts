@@ -5,6 +5,7 @@ import type { GraphQLError } from 'graphql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createSystemClock } from '../adapters/system-clock.js';
 import type { EventHub } from '../events/event-hub.js';
+import type { KnownMembers } from '../events/known-members.js';
 import type { ProgressSource } from '../events/progress-hub.js';
 import { requestLogger } from '../observability/log-fields.js';
 import { type OpsEndpoints, useOpsEndpoints } from '../observability/use-ops-endpoints.js';
@@ -36,6 +37,8 @@ import { useWidgetBundle, type WidgetBundle } from './widget-assets.js';
 /** What {@link createServer} is built from. */
 export interface ServerDeps extends EdgeDeps {
   readonly eventHub: EventHub;
+  /** The members as local commits noted them, where that is exact (SQLite; decision 0241). */
+  readonly knownMembers?: KnownMembers;
   readonly progress: ProgressSource;
   /**
    * The origin clients reach this server at (`https://teams.example`), written into A2A agent
@@ -97,7 +100,7 @@ interface InitialContext {
  */
 export function createServer(deps: ServerDeps): AgentTeamsServer {
   const { core, eventHub, progress, auth, memberRunTokens, logger } = deps;
-  const teamFeeds = createTeamFeeds({ core, eventHub, loadView: teamEventViewLoader(core) });
+  const teamFeeds = createTeamFeeds({ core, eventHub, loadView: teamEventViewLoader(core, deps.knownMembers) });
   const maskError = createMaskError(logger);
   const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
   const rateLimit = deps.rateLimit === undefined ? RATE_LIMIT_DEFAULTS : deps.rateLimit;
