@@ -124,8 +124,10 @@ export function teamEventViewLoader(
       shared.set(batch, loaders);
     }
     // A member no row of this commit names, as an earlier local commit noted it (decision 0241);
-    // `prime` keeps a row the batch already holds.
-    const member = event.memberId === null ? undefined : known?.get(event.memberId);
+    // `prime` keeps a row the batch already holds. Only in a local commit's batch, published in
+    // commit order: an event read back from the log may belong to a commit not published yet
+    // (with group commit, one whose log sync still runs), newer than every note.
+    const member = event.memberId === null || batch.rows === undefined ? undefined : known?.get(event.memberId);
     if (member !== undefined) loaders.members.prime(member.id, member);
     return toEventView(core, loaders, event, batch);
   };

@@ -15,6 +15,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { KNOWN_MEMBERS_MAX, KnownMembers } from '../../src/events/known-members.js';
+import { teamEventViewLoader } from '../../src/schema/team-events.js';
 import type { MembersTable } from '../../src/storage/database-types.js';
 import { toMember } from '../../src/storage/row-mappers.js';
 import { closeHarnesses, OWNER, openHarness, removeTempDirs, waitForPhases } from '../scheduler/scheduler-harness.js';
@@ -194,6 +195,27 @@ describe('KnownMembers against the database (SQLite)', () => {
     await waitForPhases(h, [turn.id], [JobPhase.COMPLETED]);
     await h.scheduler.idle();
     expect(mirror.unexplained()).toEqual([{ memberId: m0.id, known: null, stored: '2026-01-01T00:00:00.000Z' }]);
+    await h.close();
+  });
+
+  it('reads the member of an event read back from the log, which may be newer than every note', async () => {
+    const h = await openHarness();
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const [, m1] = members;
+    if (!m1) throw new Error('no member');
+    await h.core.lifecycle.retire(OWNER, m1.id);
+    const events = await h.core.events.read(OWNER, team.id, 0, 100);
+    const retiredEvent = events.find((e) => e.kind === TeamEventKind.MEMBER_RETIRED && e.memberId === m1.id);
+    if (!retiredEvent) throw new Error('no MEMBER_RETIRED');
+    // As a note from before the retirement would be while the retirement's commit is not published
+    // yet (with group commit, while its log sync runs).
+    const known = new KnownMembers();
+    known.published([], rows(m1));
+    expect(known.get(m1.id)?.retiredAt).toBeNull();
+    const load = teamEventViewLoader(h.core, known);
+    const fromLog = await load(retiredEvent, {});
+    expect(fromLog?.__typename).toBe('MemberRetired');
+    expect(fromLog && 'member' in fromLog ? fromLog.member.retiredAt : null).not.toBeNull();
     await h.close();
   });
 });
