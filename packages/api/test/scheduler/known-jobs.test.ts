@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { KNOWN_JOBS_MAX, KnownJobs } from '../../src/scheduler/known-jobs.js';
 import {
   closeHarnesses,
-  type Harness,
+  countJobReads,
   OWNER,
   openHarness,
   removeTempDirs,
@@ -112,17 +112,6 @@ describe('KnownJobs', () => {
   });
 });
 
-/** Counts the scheduler's reads of `jobId` (`findJobs` of the store it shares with the app). */
-function countReads(h: Harness, jobIds: () => readonly JobId[]): { reads: () => number } {
-  let reads = 0;
-  const original = h.store.findJobs.bind(h.store);
-  vi.spyOn(h.store, 'findJobs').mockImplementation((ids) => {
-    if (ids.some((id) => jobIds().includes(id))) reads += 1;
-    return original(ids);
-  });
-  return { reads: () => reads };
-}
-
 describe('a job step on SQLite (one server per file)', () => {
   it('runs a turn that settles after its start without reading its job back', async () => {
     // A grace far longer than the turn: its start is acknowledged with its outcome, by the step
@@ -130,7 +119,7 @@ describe('a job step on SQLite (one server per file)', () => {
     const h = await openHarness({ scheduler: { ackGraceMs: 60_000 } });
     const { team, members } = await h.team(['researcher', 'reviewer']);
     const watched: JobId[] = [];
-    const counter = countReads(h, () => watched);
+    const counter = countJobReads(h.store, () => watched);
     const [sent] = await h.send(team, members.slice(0, 1), '!sleep 50');
     if (!sent) throw new Error('no job');
     watched.push(sent.id);
@@ -163,7 +152,7 @@ describe('a job step on SQLite (one server per file)', () => {
     await vi.waitFor(() => expect(starts).toHaveLength(1), { timeout: 5_000 });
     expect((await h.job(sent.id)).phase).toBe(JobPhase.ADMITTING);
     const watched: JobId[] = [];
-    const counter = countReads(h, () => watched);
+    const counter = countJobReads(h.store, () => watched);
     const { job: cancelling } = await h.core.jobs.cancel(OWNER, sent.id);
     expect(cancelling.phase).toBe(JobPhase.CANCELLING);
     watched.push(sent.id);

@@ -14,7 +14,7 @@ import {
   type TeamStore,
 } from '@agent-teams/core';
 import { type AgentSpec, DEMO_AGENTS, type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
-import { afterAll, afterEach, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeEach, vi } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
 import type { JobProgressNotice } from '../../src/events/progress-hub.js';
@@ -195,4 +195,18 @@ function tempDir(): string {
 /** Deletes the temp dirs made by {@link openHarness}. */
 export function removeTempDirs(): void {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * Counts the store's `findJobs` calls that ask for any of `jobIds()` (the scheduler reads through
+ * the store it shares with the application); `vi.restoreAllMocks()` ends the count.
+ */
+export function countJobReads(store: TeamStore, jobIds: () => readonly JobId[]): { reads: () => number } {
+  let reads = 0;
+  const original = store.findJobs.bind(store);
+  vi.spyOn(store, 'findJobs').mockImplementation((ids) => {
+    if (ids.some((id) => jobIds().includes(id))) reads += 1;
+    return original(ids);
+  });
+  return { reads: () => reads };
 }
