@@ -75,13 +75,13 @@ describe('the CPU-by-step cut of the turn-overhead section', () => {
       accepted: 15,
       seen: 42,
       direct: 2,
-      provider: { receivedAt: 20, answeredAt: 25 },
+      provider: { receivedAt: 20, answeredAt: 25, bytes: 1024 },
     };
     // The completion is the last commit before COMPLETED was seen, the poll the last before it.
     expect(turnBounds(trace, sample)).toEqual([5, 10, 12, 20, 25, 35, 40, 42]);
     expect(turnBounds({ ...trace, start: undefined }, sample)).toBeNull();
     expect(turnBounds(trace, { ...sample, provider: null })).toBeNull();
-    expect(turnBounds(trace, { ...sample, provider: { receivedAt: 26, answeredAt: 25 } })).toBeNull();
+    expect(turnBounds(trace, { ...sample, provider: { receivedAt: 26, answeredAt: 25, bytes: 1024 } })).toBeNull();
   });
 
   it('gives each sample interval to the step its time falls in and to its category, per turn', () => {

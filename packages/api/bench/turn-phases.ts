@@ -2,7 +2,11 @@ import { ms, summarize } from './harness/stats.js';
 import type { TurnTrace } from './harness/turn-stack.js';
 
 /** The steps of one turn in order, each a duration in milliseconds (NaN when a stamp is missing). */
-export type Phases = Readonly<Record<PhaseName, number>> & { readonly commits: number };
+export type Phases = Readonly<Record<PhaseName, number>> & {
+  readonly commits: number;
+  /** The model call's request body in bytes (the runtime's call; NaN when the provider saw none). */
+  readonly bodyBytes: number;
+};
 
 /** The steps {@link phasesOf} cuts a turn into, in the order they happen. */
 export const PHASES = [
@@ -43,6 +47,7 @@ export function phasesOf(trace: TurnTrace, called: number, accepted: number, see
     'last `poll` → completion committed': completion - poll,
     'completion committed → subscriber saw COMPLETED': seen - completion,
     commits: commits.length,
+    bodyBytes: trace.provider?.bytes ?? Number.NaN,
   };
 }
 
@@ -59,5 +64,9 @@ export function phaseRows(samples: readonly Phases[]): string[][] {
     String(commits.p99),
     commits.mean.toFixed(2),
   ]);
+  // The history a member's call carries grows with its conversation (decision 0242 trimmed it).
+  const body = summarize(samples.map((phases) => phases.bodyBytes).filter(Number.isFinite));
+  const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+  rows.push(['model call request body (KiB)', kib(body.p50), kib(body.p99), kib(body.mean)]);
   return rows;
 }

@@ -141,7 +141,10 @@ async function round(job: Round): Promise<TurnSample[]> {
       samples.push({
         ...t,
         direct: d,
-        provider: timing === null ? null : { receivedAt: timing.receivedAt, answeredAt: timing.answeredAt },
+        provider:
+          timing === null
+            ? null
+            : { receivedAt: timing.receivedAt, answeredAt: timing.answeredAt, bytes: timing.bytes },
       });
     }
   };

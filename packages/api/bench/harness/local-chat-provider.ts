@@ -9,6 +9,8 @@ export interface ProviderTiming {
   readonly lastUser: string;
   readonly receivedAt: number;
   answeredAt: number;
+  /** The request body's size in bytes (its `content-length`; NaN without one). */
+  readonly bytes: number;
 }
 
 /** A fake OpenAI-compatible provider listening on loopback. */
@@ -54,7 +56,12 @@ export async function startLocalChatProvider(
     lastUser = typeof user?.content === 'string' ? user.content : '';
     // Bodies kept by the fake would grow with every sample: only the last one is read.
     fake.requests.length = 0;
-    const timing: ProviderTiming = { lastUser, receivedAt, answeredAt: 0 };
+    const timing: ProviderTiming = {
+      lastUser,
+      receivedAt,
+      answeredAt: 0,
+      bytes: Number(req.headers['content-length']),
+    };
     res.once('finish', () => {
       timing.answeredAt = clock();
       provider.onAnswered(timing);

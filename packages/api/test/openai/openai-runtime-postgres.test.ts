@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { checkEarlierTurnsWithoutContext } from './earlier-turn-context.js';
 import { checkFirstAnswerRide } from './first-answer-ride.js';
 import { context, openAiAgent, RecordingTools, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
 
@@ -23,6 +24,9 @@ const fixture = useRuntimeFixture(async () => {
 describe('OpenAiRuntime on PostgreSQL', () => {
   it("writes a first answer carried with its run's begin as one insert per table (the job write's ride)", () =>
     checkFirstAnswerRide(fixture()));
+
+  it('sends earlier turns without the team context they froze, the current turn with it (decision 0242)', () =>
+    checkEarlierTurnsWithoutContext(fixture()));
 
   it('runs a streamed turn with parallel tool calls and records usage', async () => {
     const { provider, runtime, database } = fixture();

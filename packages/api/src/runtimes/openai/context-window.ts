@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ToolCall } from './member-tools.js';
 import { wireToolCallId } from './tool-call-ids.js';
+import { withoutTeamContext } from './turn-prompt.js';
 
 /** A message of the persisted conversation, in the provider's shape. */
 export interface StoredMessage {
@@ -27,6 +28,10 @@ export interface ContextWindow {
 export const NOT_EXECUTED = JSON.stringify({
   error: { code: 'NOT_EXECUTED', message: 'The turn ended before this call ran.' },
 });
+/** Added to the system prompt when an earlier turn goes without its team context (decision 0242). */
+export const WITHOUT_CONTEXT_NOTE =
+  "\n\n(Earlier turns are shown without the team_context they carried; the current turn's team_context is " +
+  'the team as it is now, and read_team_history reaches the shared record.)';
 /** Replaces an older tool result of the current turn when the turn alone exceeds the budget. */
 export const ELIDED = JSON.stringify({
   elided: true,
@@ -97,6 +102,8 @@ export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
  *    the team's shared record can be read with the history tools.
  * 3. If the current turn alone is over budget, its older tool results (all but the latest round)
  *    are replaced, oldest first, by {@link ELIDED} until it fits or none is left.
+ * 4. Earlier turns go without the team context their turn message froze (decision 0242): the
+ *    current turn carries the team's context as it is now. Counted as sent, so more turns fit.
  *
  * @param keep the history's messages are the same objects from call to call: keep the request
  * message built for each (see {@link keptParam}).
@@ -126,25 +133,45 @@ export function buildContextWindow(
   }
 
   const kept: StoredMessage[][] = [];
+  let withoutContext = false;
   for (let i = turns.length - 1; i >= 0; i -= 1) {
-    const turn = turns[i] as StoredMessage[];
+    const stored = turns[i] as StoredMessage[];
+    const turn = earlierTurn(stored, keep);
     const cost = total(turn);
     if (used + cost > maxTokens) break;
     used += cost;
     kept.unshift(turn);
+    if (turn !== stored) withoutContext = true;
   }
   const droppedTurns = turns.length - kept.length;
   const note =
-    droppedTurns > 0
+    (droppedTurns > 0
       ? `\n\n(${droppedTurns} earlier turn(s) of this conversation are not shown to fit the context window; ` +
         'read_team_history and search_team_results still reach what the team recorded.)'
-      : '';
+      : '') + (withoutContext ? WITHOUT_CONTEXT_NOTE : '');
   const messages: ChatCompletionMessageParam[] = [
     { role: 'system', content: system + note },
     ...kept.flat().map(keep ? keptParam : toParam),
     ...currentTurn.map(keep ? keptParam : toParam),
   ];
   return { messages, droppedTurns, elidedToolResults: elided, estimatedTokens: used };
+}
+
+/** Each stored user message as an earlier turn sends it, built once (see {@link keptParam} for when). */
+const EARLIER = new WeakMap<StoredMessage, StoredMessage>();
+
+/** A turn before the current one, its user message without the team context it froze. */
+function earlierTurn(turn: StoredMessage[], keep: boolean): StoredMessage[] {
+  const first = turn[0];
+  if (first === undefined || first.role !== 'user') return turn;
+  let earlier = keep ? EARLIER.get(first) : undefined;
+  if (earlier === undefined) {
+    const content = first.content === null ? null : withoutTeamContext(first.content);
+    // The same object when nothing changed: its kept request message and bytes stay shared.
+    earlier = content === first.content ? first : { ...first, content };
+    if (keep) EARLIER.set(first, earlier);
+  }
+  return earlier === first ? turn : [earlier, ...turn.slice(1)];
 }
 
 /**
