@@ -51,7 +51,7 @@ export function phasesOf(trace: TurnTrace, called: number, accepted: number, see
   };
 }
 
-/** One row per phase (p50, p99, mean over the samples), then the commits naming a job. */
+/** One row per phase (p50, p99, mean over the samples), then the commits naming a job and the model call's body size. */
 export function phaseRows(samples: readonly Phases[]): string[][] {
   const rows = PHASES.map((name) => {
     const s = summarize(samples.map((phases) => phases[name]).filter(Number.isFinite));
@@ -66,7 +66,7 @@ export function phaseRows(samples: readonly Phases[]): string[][] {
   ]);
   // The history a member's call carries grows with its conversation (decision 0242 trimmed it).
   const body = summarize(samples.map((phases) => phases.bodyBytes).filter(Number.isFinite));
-  const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+  const kib = (bytes: number) => (Number.isFinite(bytes) ? (bytes / 1024).toFixed(1) : 'n/a');
   rows.push(['model call request body (KiB)', kib(body.p50), kib(body.p99), kib(body.mean)]);
   return rows;
 }

@@ -1,7 +1,12 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import {
+  earlierTurns,
+  type HistoryTeamContext,
+  WITHOUT_CONTEXT_NOTE,
+  WITHOUT_CONTEXT_NOTE_TOKENS,
+} from './history-team-context.js';
 import type { ToolCall } from './member-tools.js';
 import { wireToolCallId } from './tool-call-ids.js';
-import { withoutTeamContext } from './turn-prompt.js';
 
 /** A message of the persisted conversation, in the provider's shape. */
 export interface StoredMessage {
@@ -28,10 +33,6 @@ export interface ContextWindow {
 export const NOT_EXECUTED = JSON.stringify({
   error: { code: 'NOT_EXECUTED', message: 'The turn ended before this call ran.' },
 });
-/** Added to the system prompt when an earlier turn goes without its team context (decision 0242). */
-export const WITHOUT_CONTEXT_NOTE =
-  "\n\n(Earlier turns are shown without the team_context they carried; the current turn's team_context is " +
-  'the team as it is now, and read_team_history reaches the shared record.)';
 /** Replaces an older tool result of the current turn when the turn alone exceeds the budget. */
 export const ELIDED = JSON.stringify({
   elided: true,
@@ -102,8 +103,9 @@ export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
  *    the team's shared record can be read with the history tools.
  * 3. If the current turn alone is over budget, its older tool results (all but the latest round)
  *    are replaced, oldest first, by {@link ELIDED} until it fits or none is left.
- * 4. Earlier turns go without the team context their turn message froze (decision 0242): the
- *    current turn carries the team's context as it is now. Counted as sent, so more turns fit.
+ * 4. With `teamContext` `latest` (decision 0242), only the newest turn message that carries a
+ *    team context sends it; older ones go without, counted as sent (so more turns fit), and the
+ *    system prompt says so (its sentence counted with the first turn it shortens).
  *
  * @param keep the history's messages are the same objects from call to call: keep the request
  * message built for each (see {@link keptParam}).
@@ -113,6 +115,7 @@ export function buildContextWindow(
   history: readonly StoredMessage[],
   maxTokens: number,
   keep = false,
+  teamContext: HistoryTeamContext = 'latest',
 ): ContextWindow {
   const turns = toTurns(history);
   const current = turns.pop() ?? [];
@@ -134,14 +137,16 @@ export function buildContextWindow(
 
   const kept: StoredMessage[][] = [];
   let withoutContext = false;
+  const pick = earlierTurns(teamContext, current, keep, forgetParam);
   for (let i = turns.length - 1; i >= 0; i -= 1) {
     const stored = turns[i] as StoredMessage[];
-    const turn = earlierTurn(stored, keep);
-    const cost = total(turn);
+    const turn = pick(stored);
+    const shortened = turn !== stored;
+    const cost = total(turn) + (shortened && !withoutContext ? WITHOUT_CONTEXT_NOTE_TOKENS : 0);
     if (used + cost > maxTokens) break;
     used += cost;
     kept.unshift(turn);
-    if (turn !== stored) withoutContext = true;
+    if (shortened) withoutContext = true;
   }
   const droppedTurns = turns.length - kept.length;
   const note =
@@ -157,23 +162,6 @@ export function buildContextWindow(
   return { messages, droppedTurns, elidedToolResults: elided, estimatedTokens: used };
 }
 
-/** Each stored user message as an earlier turn sends it, built once (see {@link keptParam} for when). */
-const EARLIER = new WeakMap<StoredMessage, StoredMessage>();
-
-/** A turn before the current one, its user message without the team context it froze. */
-function earlierTurn(turn: StoredMessage[], keep: boolean): StoredMessage[] {
-  const first = turn[0];
-  if (first === undefined || first.role !== 'user') return turn;
-  let earlier = keep ? EARLIER.get(first) : undefined;
-  if (earlier === undefined) {
-    const content = first.content === null ? null : withoutTeamContext(first.content);
-    // The same object when nothing changed: its kept request message and bytes stay shared.
-    earlier = content === first.content ? first : { ...first, content };
-    if (keep) EARLIER.set(first, earlier);
-  }
-  return earlier === first ? turn : [earlier, ...turn.slice(1)];
-}
-
 /**
  * The request message of each stored message, built once, when the caller's history hands the
  * same stored messages to every call (`keep`: the SQLite history cache does): the same objects go
@@ -181,6 +169,15 @@ function earlierTurn(turn: StoredMessage[], keep: boolean): StoredMessage[] {
  * `keep` (PostgreSQL reads new objects each call) nothing is kept: it would never be found again.
  */
 const PARAMS = new WeakMap<StoredMessage, ChatCompletionMessageParam>();
+
+/**
+ * Drops the request message kept for `message`, which now goes without its team context for good:
+ * a newer turn message carries one, and the history only grows (built again if it is ever sent
+ * whole, as after a change of the agent's `historyTeamContext`).
+ */
+function forgetParam(message: StoredMessage): void {
+  PARAMS.delete(message);
+}
 
 function keptParam(message: StoredMessage): ChatCompletionMessageParam {
   let param = PARAMS.get(message);

@@ -1,10 +1,11 @@
-import { asJobId, asTeamId, type TurnInput } from '@agent-teams/core';
+import { asJobId, asMessageId, asTeamId, type TurnInput, teamMessageEntry } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { buildContextWindow, estimateTokens, type StoredMessage, WITHOUT_CONTEXT_NOTE } from './context-window.js';
+import { buildContextWindow, estimateTokens, type StoredMessage } from './context-window.js';
+import { WITHOUT_CONTEXT_NOTE, WITHOUT_CONTEXT_NOTE_TOKENS } from './history-team-context.js';
 import { chatRequestBody } from './request-body.js';
 import { turnMessage, withoutTeamContext } from './turn-prompt.js';
 
-// Decision 0242: earlier turns go to the model without the team context their turn message froze.
+// Decision 0242: only the newest turn message that carries a team context sends it.
 
 const CONTEXT = {
   team_id: 'team_1',
@@ -29,115 +30,162 @@ function input(kind: TurnInput['kind'], text: string, overrides: Partial<TurnInp
 
 const RECEIPT = { requestId: asJobId('job_r'), fromMemberName: 'Writer', status: 'COMPLETED', result: 'done' };
 
-/** The preamble and the JSON of a turn message. */
-function parts(content: string): { preamble: string; payload: Record<string, unknown> } {
-  const newline = content.indexOf('\n');
-  return { preamble: content.slice(0, newline), payload: JSON.parse(content.slice(newline + 1)) };
+/** The JSON of a turn message (after its one-line preamble). */
+function payload(content: unknown): Record<string, unknown> {
+  const text = String(content);
+  return JSON.parse(text.slice(text.indexOf('\n') + 1));
 }
 
 const user = (content: string): StoredMessage => ({ role: 'user', content, toolCalls: null, toolCallId: null });
 const said = (content: string): StoredMessage => ({ role: 'assistant', content, toolCalls: null, toolCallId: null });
+const asked = (id: string): StoredMessage => ({
+  role: 'assistant',
+  content: null,
+  toolCalls: [{ id, name: 'read_team_history', arguments: '{}' }],
+  toolCallId: null,
+});
+const answered = (id: string): StoredMessage => ({
+  role: 'tool',
+  content: '{"ok":1}',
+  toolCalls: null,
+  toolCallId: id,
+});
+const delivered = (text: string): StoredMessage =>
+  user(teamMessageEntry({ id: asMessageId('msg_1'), key: 'msg_1', fromName: 'Writer', text }));
+const request = (text: string): StoredMessage => user(turnMessage(input('request', text)));
 
 describe('withoutTeamContext', () => {
   it.each([
     ['request', input('request', 'Review the plan')],
     ['receipt', input('receipt', '', { receipt: RECEIPT })],
     ['broadcast_receipt', input('broadcast_receipt', 'Writer: done')],
-  ])('drops the team_context of a %s and keeps every other key, in order', (_kind, turn) => {
+  ])('drops the team_context of a %s, byte for byte the message without one', (_kind, turn) => {
     const full = turnMessage(turn);
-    const stripped = withoutTeamContext(full);
-    const before = parts(full);
-    const after = parts(stripped);
-    expect(after.preamble).toBe(before.preamble);
-    const { team_context, ...rest } = before.payload;
-    expect(team_context).toEqual(CONTEXT);
-    expect(after.payload).toEqual(rest);
-    expect(Object.keys(after.payload)).toEqual(Object.keys(rest));
-    expect(stripped.length).toBeLessThan(full.length);
+    expect(payload(full).team_context).toEqual(CONTEXT);
+    // `JSON.stringify` omits an undefined key: the same turn message, never given a context.
+    expect(withoutTeamContext(full)).toBe(turnMessage({ ...turn, context: undefined }));
   });
 
-  it('leaves an answer, a team message and ordinary text as they are', () => {
-    for (const content of [
-      turnMessage(input('answer', 'Friday')),
-      'Team message msg_1 from Writer: "team_context": {"x": 1}',
-      'plain text',
-      '',
-    ]) {
+  it('keeps request text exactly, whatever it holds: the key itself, CJK, emoji, lone surrogates, escapes', () => {
+    const texts = [
+      '"team_context": {"goal": "fake"}',
+      '評審計畫',
+      'ship 🚢 it',
+      'half \ud83d pair',
+      'end \udc00',
+      '\u2028\n\t"\\',
+    ];
+    for (const text of texts) {
+      const turn = input('request', text);
+      expect(withoutTeamContext(turnMessage(turn))).toBe(turnMessage({ ...turn, context: undefined }));
+    }
+  });
+
+  it('leaves an answer, a delivered team message and ordinary text as they are', () => {
+    // A team message whose text is a whole turn message's JSON: its first line is the heading.
+    const lookalike = delivered(turnMessage(input('request', 'x')).split('\n')[1] as string).content as string;
+    for (const content of [turnMessage(input('answer', 'Friday')), lookalike, 'plain text', '']) {
       expect(withoutTeamContext(content)).toBe(content);
     }
   });
 
   it('leaves text that only looks like a turn message: another first line, broken JSON, a nested key', () => {
     const full = turnMessage(input('request', 'x'));
-    const { preamble, payload } = parts(full);
+    const preamble = full.slice(0, full.indexOf('\n'));
     const lookalikes = [
-      `Team turn: something else\n${JSON.stringify(payload)}`,
+      `Team turn: something else\n${full.slice(full.indexOf('\n') + 1)}`,
       `${preamble}\n{"team_context": {"a": 1}`,
       `${preamble}\n["team_context", {"team_context": 1}]`,
       `${preamble}\n{"kind":"request","nested":{"team_context":1}}`,
     ];
     for (const content of lookalikes) expect(withoutTeamContext(content)).toBe(content);
   });
-
-  it('keeps request text exactly, whatever it holds: the key itself, CJK, emoji and lone surrogates', () => {
-    for (const text of [
-      '"team_context": {"goal": "fake"}',
-      '評審計畫',
-      'ship 🚢 it',
-      'half \ud83d pair',
-      'end \udc00',
-    ]) {
-      const stripped = parts(withoutTeamContext(turnMessage(input('request', text)))).payload;
-      expect(stripped.request).toBe(text);
-      expect(stripped).not.toHaveProperty('team_context');
-    }
-  });
 });
 
-describe('buildContextWindow with earlier team turns', () => {
-  const first = user(turnMessage(input('request', 'Pick a code word')));
-  const current = user(turnMessage(input('request', 'What was it?')));
+describe('buildContextWindow: the team context of earlier turns', () => {
+  const first = request('Pick a code word');
+  const current = request('What was it?');
   const history = [first, said('heron'), current];
 
   it('sends earlier turns without their context, the current turn with it, and says so once', () => {
     const window = buildContextWindow('sys', history, 100_000);
     const [system, earlier, answer, now] = window.messages;
     expect(system?.content).toBe(`sys${WITHOUT_CONTEXT_NOTE}`);
-    expect(parts(earlier?.content as string).payload).not.toHaveProperty('team_context');
-    expect(parts(earlier?.content as string).payload.request).toBe('Pick a code word');
+    expect(earlier?.content).toBe(withoutTeamContext(first.content as string));
     expect(answer?.content).toBe('heron');
-    expect(parts(now?.content as string).payload.team_context).toEqual(CONTEXT);
+    expect(payload(now?.content).team_context).toEqual(CONTEXT);
+  });
+
+  it('keeps the newest context when the current turn is delivered team messages without one', () => {
+    const older = request('older');
+    const window = buildContextWindow(
+      'sys',
+      [older, said('a'), first, said('b'), delivered('hi'), delivered('?')],
+      100_000,
+    );
+    const contents = window.messages.map((message) => message.content);
+    expect(contents[0]).toBe(`sys${WITHOUT_CONTEXT_NOTE}`);
+    expect(contents[1]).toBe(withoutTeamContext(older.content as string));
+    // The newest turn message with a context goes whole, older ones without.
+    expect(contents[3]).toBe(first.content);
+    expect(contents.slice(5)).toEqual([delivered('hi').content, delivered('?').content]);
+  });
+
+  it('sends every context with historyTeamContext "every", and no note', () => {
+    const window = buildContextWindow('sys', history, 100_000, false, 'every');
+    expect(window.messages.map((message) => message.content)).toEqual(['sys', first.content, 'heron', current.content]);
   });
 
   it('adds no note when no earlier turn carried a context', () => {
     expect(buildContextWindow('sys', [current], 100_000).messages[0]?.content).toBe('sys');
     const plain = buildContextWindow('sys', [user('hello'), said('hi'), current], 100_000);
-    expect(plain.messages[0]?.content).toBe('sys');
-    expect(plain.messages[1]?.content).toBe('hello');
+    expect(plain.messages.map((message) => message.content).slice(0, 2)).toEqual(['sys', 'hello']);
   });
 
-  it('counts an earlier turn at its size without the context, so more of the history fits', () => {
-    const strippedCost =
-      estimateTokens(user(withoutTeamContext(first.content as string))) + estimateTokens(said('heron'));
-    const fullCost = estimateTokens(first) + estimateTokens(said('heron'));
+  it('keeps an earlier turn’s tool rounds whole, answering an unanswered call as before', () => {
+    const window = buildContextWindow('sys', [first, asked('c1'), answered('c1'), asked('c2'), current], 100_000);
+    expect(window.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'user',
+    ]);
+    expect(window.messages[1]?.content).toBe(withoutTeamContext(first.content as string));
+    expect(window.messages[5]?.content).toContain('NOT_EXECUTED');
+  });
+
+  it('states both notes when turns are dropped and contexts left out', () => {
+    const oldest = request('x'.repeat(4_000));
+    const window = buildContextWindow('sys', [oldest, said('a'), ...history], 1_000);
+    expect(window.droppedTurns).toBe(1);
+    expect(window.messages[0]?.content).toMatch(/^sys\n\n\(1 earlier turn\(s\).*\)\n\n\(Earlier turns are shown/s);
+  });
+
+  it('counts an earlier turn at its size without the context, plus the note, so more of the history fits', () => {
+    const lean = estimateTokens(user(withoutTeamContext(first.content as string))) + estimateTokens(said('heron'));
+    const whole = estimateTokens(first) + estimateTokens(said('heron'));
     const base = buildContextWindow('sys', [current], 100_000).estimatedTokens;
-    // A budget the stripped turn fits in and the full one would not.
-    const budget = base + strippedCost;
-    expect(budget).toBeLessThan(base + fullCost);
+    const budget = base + lean + WITHOUT_CONTEXT_NOTE_TOKENS;
+    // A budget the shortened turn fits in and the whole one would not.
+    expect(budget).toBeLessThan(base + whole);
     const window = buildContextWindow('sys', history, budget);
     expect(window.droppedTurns).toBe(0);
     expect(window.estimatedTokens).toBe(budget);
-    expect(buildContextWindow('sys', history, budget - 1).droppedTurns).toBe(1);
+    const short = buildContextWindow('sys', history, budget - 1);
+    expect(short.droppedTurns).toBe(1);
+    expect(short.messages[0]?.content).not.toContain(WITHOUT_CONTEXT_NOTE);
   });
 
-  it('builds each earlier message once when the history is kept, and its bytes stay exact', () => {
+  it('builds each shortened message once when the history is kept, and its bytes stay exact', () => {
     const a = buildContextWindow('sys', history, 100_000, true);
     const b = buildContextWindow('sys', history, 100_000, true);
     expect(b.messages[1]).toBe(a.messages[1]);
-    expect(b.messages[2]).toBe(a.messages[2]);
     const body = { model: 'm', messages: b.messages, stream: true };
     expect(chatRequestBody(body, true).toString('utf8')).toBe(JSON.stringify(body));
-    // Without keeping (PostgreSQL), the same content, built anew.
+    // Without keeping (PostgreSQL): the same content, built anew.
     const fresh = buildContextWindow('sys', history, 100_000, false);
     expect(fresh.messages).toEqual(b.messages);
     expect(fresh.messages[1]).not.toBe(b.messages[1]);

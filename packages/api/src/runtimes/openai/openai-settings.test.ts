@@ -18,8 +18,20 @@ describe('parseOpenAiSettings', () => {
       stream: true,
       maxContextTokens: OpenAiDefaults.maxContextTokens,
       maxOutputTokens: 1024,
+      historyTeamContext: 'latest',
       pricing: null,
     });
+  });
+
+  it('takes historyTeamContext "latest" (the default, also for null) or "every" and refuses anything else', () => {
+    expect(parseOpenAiSettings({ ...base, historyTeamContext: 'every' }).historyTeamContext).toBe('every');
+    expect(parseOpenAiSettings({ ...base, historyTeamContext: 'latest' }).historyTeamContext).toBe('latest');
+    expect(parseOpenAiSettings({ ...base, historyTeamContext: null }).historyTeamContext).toBe('latest');
+    for (const value of ['all', 'LATEST', ' every', '', true, 1, ['every']]) {
+      expect(() => parseOpenAiSettings({ ...base, historyTeamContext: value })).toThrow(
+        'historyTeamContext must be "latest" or "every"',
+      );
+    }
   });
 
   it('takes maxOutputTokens from 1 to 1,000,000 and refuses one past either bound', () => {

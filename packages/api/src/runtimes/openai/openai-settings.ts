@@ -1,6 +1,7 @@
 import { exceedsCodePoints } from '@agent-teams/core';
+import { HISTORY_TEAM_CONTEXT_VALUES, type HistoryTeamContext } from './history-team-context.js';
 
-/** The per-agent settings of `runtime: "openai"` (config keys of the contract README, plus two of its own). */
+/** The per-agent settings of `runtime: "openai"` (config keys of the contract README, plus three of its own). */
 export interface OpenAiSettings {
   /** Model name as the provider knows it, e.g. `gpt-4o-mini`, `deepseek-chat`, `llama3.1`. */
   readonly model: string;
@@ -23,6 +24,8 @@ export interface OpenAiSettings {
    * output allowance of each call's budget reservation (default 1024).
    */
   readonly maxOutputTokens: number;
+  /** Which turn messages of the history send the team context they froze (decision 0242). */
+  readonly historyTeamContext: HistoryTeamContext;
   /** Price per million tokens, in any currency; null records cost 0. */
   readonly pricing: { readonly inputPerMillion: number; readonly outputPerMillion: number } | null;
 }
@@ -33,6 +36,7 @@ export const OpenAiDefaults = {
   stream: true,
   maxContextTokens: 24_000,
   maxOutputTokens: 1_024,
+  historyTeamContext: 'latest',
 } as const;
 
 /** The keys `runtime: "openai"` accepts besides the common agent keys. */
@@ -47,6 +51,7 @@ export const OPENAI_SETTING_KEYS: readonly string[] = [
   'stream',
   'maxContextTokens',
   'maxOutputTokens',
+  'historyTeamContext',
 ];
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -127,6 +132,10 @@ export function parseOpenAiSettings(raw: Readonly<Record<string, unknown>>): Ope
   if (temperature !== null && (typeof temperature !== 'number' || !(temperature >= 0 && temperature <= 2))) {
     throw new OpenAiSettingsError('temperature', 'temperature must be a number from 0 to 2');
   }
+  const historyTeamContext = settings.historyTeamContext ?? OpenAiDefaults.historyTeamContext;
+  if (!HISTORY_TEAM_CONTEXT_VALUES.includes(historyTeamContext as HistoryTeamContext)) {
+    throw new OpenAiSettingsError('historyTeamContext', 'historyTeamContext must be "latest" or "every"');
+  }
   const stream = settings.stream ?? OpenAiDefaults.stream;
   if (typeof stream !== 'boolean') throw new OpenAiSettingsError('stream', 'stream must be true or false');
   let pricing: OpenAiSettings['pricing'] = null;
@@ -154,6 +163,7 @@ export function parseOpenAiSettings(raw: Readonly<Record<string, unknown>>): Ope
     stream,
     maxContextTokens: integer(settings, 'maxContextTokens', 1_000, 2_000_000, OpenAiDefaults.maxContextTokens),
     maxOutputTokens: integer(settings, 'maxOutputTokens', 1, 1_000_000, OpenAiDefaults.maxOutputTokens),
+    historyTeamContext: historyTeamContext as HistoryTeamContext,
     pricing,
   };
 }

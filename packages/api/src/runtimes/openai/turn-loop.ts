@@ -180,6 +180,7 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
     history,
     settings.maxContextTokens,
     env.store.keepsHistory,
+    settings.historyTeamContext,
   );
   const held = await reserveCall(env.spend, env, window.estimatedTokens, toolsAllowed);
   if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
