@@ -1,75 +1,33 @@
 import { join } from 'node:path';
-import { asOwnerId } from '@agent-teams/core';
 import { type OpenDatabaseOptions, openDatabase } from '../src/storage/open-database.js';
 import { BenchChild } from './harness/bench-child.js';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
 import { statementHeader } from './harness/statement-times.js';
-import { ms, type Summary, summarize } from './harness/stats.js';
-import { openTurnStack, type TurnStack } from './harness/turn-stack.js';
+import { ms } from './harness/stats.js';
+import { openTurnStack } from './harness/turn-stack.js';
 import { profileTurnCommits } from './turn-commits.js';
-import { type CpuBySteps, cpuBySteps, cpuStepsMethod, cpuStepsTable, profiled, turnBounds } from './turn-cpu.js';
-import { type Phases, phaseRows, phasesOf } from './turn-phases.js';
-import type { TurnSample } from './turn-user-process.js';
-
-/** Per concurrency: counted samples per worker and uncounted warm-up samples per worker. */
-const SIZES = {
-  full: { rounds: 3, samples: { 1: 120, 8: 30 }, warmup: 8, counted: 40, processWarmup: 400, profiled: 80 },
-  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3, processWarmup: 2, profiled: 3 },
-} as const;
-const CONCURRENCY = [1, 8] as const;
-/** Requests per team stay below the 100-request limit. */
-const PER_TEAM = 90;
-
-/** One round's series at one concurrency. */
-interface Series {
-  readonly turns: number[];
-  readonly accepted: number[];
-  readonly direct: number[];
-  readonly phases: Phases[];
-  /** Each turn's stamps bounding the CPU steps (`turn-cpu.ts`), for the turns that have them all. */
-  readonly bounds: number[][];
-}
+import { type CpuBySteps, cpuBySteps, cpuStepsMethod, cpuStepsTable, profiled } from './turn-cpu.js';
+import { type Phases, phaseRows } from './turn-phases.js';
+import { PER_TEAM, round, roundRow, warmUp, warmupTokens } from './turn-round.js';
 
 /**
- * Runs one round at one concurrency with a fresh owner: the server creates the teams, the user's
- * process (`turn-user-process.ts`) subscribes to them, then runs `concurrency` workers, each a
- * turn and a direct call per sample (order alternating); phases come from the server's trace of
- * each job and the provider's stamps, all on the machine's monotonic clock.
+ * Per concurrency: counted samples per worker and uncounted warm-up samples per worker; the
+ * process's uncounted turns before the main rows, and after how many of them the fresh-process row
+ * is measured.
  */
-async function round(
-  stack: TurnStack,
-  user: BenchChild,
-  token: string,
-  owner: number | string,
-  concurrency: number,
-  count: number,
-  warmup: number,
-): Promise<Series> {
-  const perWorker = Math.ceil((count + warmup) / PER_TEAM);
-  const teams: { teamId: string; memberIds: string[] }[] = [];
-  for (let i = 0; i < concurrency * perWorker; i += 1) {
-    const team = await stack.team(asOwnerId(`turn-owner-${owner}`));
-    teams.push({ teamId: team.teamId, memberIds: team.members.map((member) => member.id) });
-  }
-  const { samples } = await user.request<{ type: 'round-done'; samples: TurnSample[] }>(
-    { type: 'round', url: stack.url, token, teams, concurrency, count, warmup, label: `${owner}`, perTeam: PER_TEAM },
-    'round-done',
-    600_000,
-  );
-  const series: Series = { turns: [], accepted: [], direct: [], phases: [], bounds: [] };
-  for (const sample of samples) {
-    series.turns.push(sample.seen - sample.called);
-    series.accepted.push(sample.seen - sample.accepted);
-    series.direct.push(sample.direct);
-    const trace = stack.trace(sample.jobId);
-    if (sample.provider) trace.provider = { lastUser: '', ...sample.provider };
-    series.phases.push(phasesOf(trace, sample.called, sample.accepted, sample.seen));
-    const bounds = turnBounds(trace, sample);
-    if (bounds !== null) series.bounds.push(bounds);
-  }
-  stack.clearTraces();
-  return series;
-}
+const SIZES = {
+  full: {
+    rounds: 3,
+    samples: { 1: 120, 8: 30 },
+    warmup: 8,
+    counted: 40,
+    processWarmup: 3_200,
+    freshAfter: 400,
+    profiled: 80,
+  },
+  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3, processWarmup: 2, freshAfter: 1, profiled: 3 },
+} as const;
+const CONCURRENCY = [1, 8] as const;
 
 /** The databases opened otherwise whose rounds follow the main ones (labels as in the table). */
 const VARIANTS = [
@@ -95,8 +53,6 @@ const VARIANTS = [
   concurrency: readonly (typeof CONCURRENCY)[number][];
 }[];
 
-const added = (turn: Summary, direct: Summary) => ({ p50: turn.p50 - direct.p50, p99: turn.p99 - direct.p99 });
-
 /**
  * `turn-overhead`: what the framework adds to one agent turn. A member on the `openai` runtime
  * whose provider is a local fake answering at once (real HTTP on loopback, streaming), driven like
@@ -113,7 +69,9 @@ export const turnOverhead: Benchmark = {
     const variantRounds = VARIANTS.reduce((n, variant) => n + variant.concurrency.length, 0);
     for (let r = 0; r < size.rounds * (CONCURRENCY.length + variantRounds); r += 1)
       tokens.set(`turn-token-${r}`, `turn-owner-${r}`);
-    tokens.set('turn-token-warmup', 'turn-owner-warmup');
+    for (const [token, owner] of warmupTokens(size.freshAfter, size.processWarmup - size.freshAfter))
+      tokens.set(token, owner);
+    tokens.set('turn-token-fresh', 'turn-owner-fresh');
     tokens.set('turn-token-profiled', 'turn-owner-profiled');
     // The user's side (provider and client) runs in its own process, off the server's event loop.
     const user = BenchChild.fork('turn-overhead/user', 'turn-user-process.ts');
@@ -148,9 +106,16 @@ async function measureAll(
   let turnsRun = 0;
   try {
     await stack.app.start();
-    // Uncounted turns first, so the main rows do not run on colder code than the rows after them
-    // (in one run of 700 sequential turns, the p50 of each 100 fell from 21.6 to 16.5 ms).
-    await round(stack, user, 'turn-token-warmup', 'warmup', 1, size.processWarmup, 0);
+    // Uncounted turns first: V8 optimizes a function only after thousands of calls, so a fresh
+    // process keeps compiling (and runs unoptimized code) for its first few thousand turns. One
+    // round measured early in that, then the main rows on a server that has settled.
+    const next = await warmUp(stack, user, size.freshAfter);
+    const fresh = roundRow(
+      `1, a fresh process (after ${size.freshAfter} turns)`,
+      1,
+      await round(stack, user, 'turn-token-fresh', 'fresh', 1, size.samples[1], size.warmup),
+    );
+    await warmUp(stack, user, size.processWarmup - size.freshAfter, next);
     cpuStart = process.cpuUsage();
     let owner = 0;
     for (const concurrency of CONCURRENCY) {
@@ -164,20 +129,9 @@ async function measureAll(
         turnsRun += (count + size.warmup) * concurrency;
         turnsHere += (count + size.warmup) * concurrency;
         if (concurrency === 1) breakdown.push(...s.phases);
-        const turn = summarize(s.turns);
-        const accepted = summarize(s.accepted);
-        const direct = summarize(s.direct);
-        const extra = added(turn, direct);
+        const extra = roundRow(`${concurrency}`, r + 1, s);
         spread.push(extra);
-        rows.push([
-          `${concurrency}`,
-          `${r + 1}`,
-          String(turn.count),
-          `${ms(turn.p50)} / ${ms(turn.p99)}`,
-          `${ms(accepted.p50)} / ${ms(accepted.p99)}`,
-          `${ms(direct.p50)} / ${ms(direct.p99)}`,
-          `**${ms(extra.p50)} / ${ms(extra.p99)}**`,
-        ]);
+        rows.push(extra.row);
         ctx.log(`turn-overhead c=${concurrency} round ${r + 1}: added p50 ${ms(extra.p50)} p99 ${ms(extra.p99)}`);
       }
       const used = process.cpuUsage(cpuBefore);
@@ -187,6 +141,8 @@ async function measureAll(
       metrics[`addedP50MsC${concurrency}`] = p50s[Math.floor(p50s.length / 2)] as number;
       metrics[`addedP99MsC${concurrency}`] = p99s[Math.floor(p99s.length / 2)] as number;
     }
+    rows.push(fresh.row);
+    metrics.addedP50MsFresh = fresh.p50;
     cpuStop = process.cpuUsage(cpuStart);
     // After the measured rounds, so the profiler's own cost is in none of them.
     const { result, profile } = await profiled(() =>
@@ -222,20 +178,9 @@ async function measureAll(
             size.warmup,
           );
           owner += 1;
-          const turn = summarize(s.turns);
-          const accepted = summarize(s.accepted);
-          const direct = summarize(s.direct);
-          const extra = added(turn, direct);
+          const extra = roundRow(`${concurrency}, ${variant.label}`, r + 1, s);
           spread.push(extra.p50);
-          rows.push([
-            `${concurrency}, ${variant.label}`,
-            `${r + 1}`,
-            String(turn.count),
-            `${ms(turn.p50)} / ${ms(turn.p99)}`,
-            `${ms(accepted.p50)} / ${ms(accepted.p99)}`,
-            `${ms(direct.p50)} / ${ms(direct.p99)}`,
-            `**${ms(extra.p50)} / ${ms(extra.p99)}**`,
-          ]);
+          rows.push(extra.row);
           ctx.log(
             `turn-overhead ${variant.file} c=${concurrency} round ${r + 1}: added p50 ${ms(extra.p50)} p99 ${ms(extra.p99)}`,
           );
@@ -283,7 +228,7 @@ async function measureAll(
     method: [
       "One process serves the application as `serve` builds it (`createApp`, SQLite file, default runtimes, HTTP and graphql-ws on 127.0.0.1) with one agent on the `openai` runtime (`stream: true`) whose `baseUrl` is a local fake OpenAI-compatible provider (testkit `FakeChatProvider` behind `node:http` on 127.0.0.1) that answers every call at once with a 2-word streamed answer. The provider and the client run in a second process (`bench/turn-user-process.ts`), as a remote provider and a user's browser would: until 2026-12-01 (the figures in the hand-written part below) they ran in the server's own process, whose event loop then also carried the client's and the provider's work.",
       'A turn sample: `sendRequest` to one member over HTTP (`fetch`), then the wait until the COMPLETED `JobChanged` of its job arrives on a graphql-ws `teamEvents` subscription opened before the round (the client is a few lines over `ws`). A direct sample: the same provider called with the model call the runtime makes (`callModel` over its own connection pool, streaming, `include_usage`; until the twentieth pass both used the `openai` SDK over fetch), the stream read to its end. Turn and direct samples alternate (which goes first alternates too), so load drift hits both alike.',
-      `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before any round the process runs ${size.processWarmup} uncounted turns (a fresh process gets faster for its first few hundred turns, which made the rows measured after the main ones look faster than the code they ran). At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
+      `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before the main rows the process runs ${size.processWarmup} uncounted sequential turns: V8 optimizes a function only after thousands of calls, so a fresh process keeps compiling, and runs code not yet optimized, for its first few thousand turns (with \`--trace-opt\` on 2026-12-05, after 400 turns its optimizing compiler still finished about 110 functions per round of 128 turns and added p50 was 6.7–7.7 ms; after 3,200 turns it finished 2–14 per round and added p50 was 5.3 ms). The row "a fresh process" is one round measured after the first ${size.freshAfter} of those turns (the method of the rows until 2026-12-05, when ${size.freshAfter} turns were the whole warm-up), for what a server shows in its first minutes. At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
       'The main rows run on a database opened as `serve` opens it by default: WAL with `synchronous=FULL` (SQLite syncs the log inside every COMMIT while the event loop waits). After them, the same turns run on two more databases: `synchronous=normal` opened as `--sqlite-synchronous normal` opens it (no sync at all; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), and group commit as `--sqlite-synchronous group` opens it (a commit answers only after one `fdatasync` of the log, run off the event loop and shared by the commits made while it ran; `src/storage/sqlite-wal-sync.ts`).',
       cpuStepsMethod(size.profiled),
       `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync. The same connection times every statement (\`engine-throughput\` says how), provider and client in the server's process.`,
