@@ -106,12 +106,13 @@ async function measureAll(
   let turnsRun = 0;
   try {
     await stack.app.start();
-    // Uncounted turns first: V8 optimizes a function only after thousands of calls, so a fresh
-    // process keeps compiling (and runs unoptimized code) for its first few thousand turns. One
-    // round measured early in that, then the main rows on a server that has settled.
+    // Uncounted turns first: code that runs about once per turn is optimized by V8 only after
+    // thousands of calls, so a fresh process keeps compiling (and runs code not yet optimized)
+    // for its first few thousand turns. One round measured early in that, then the main rows on
+    // a server that has settled.
     const next = await warmUp(stack, user, size.freshAfter);
     const fresh = roundRow(
-      `1, a fresh process (after ${size.freshAfter} turns)`,
+      `1, a fresh process (after ${size.freshAfter} turn${size.freshAfter === 1 ? '' : 's'})`,
       1,
       await round(stack, user, 'turn-token-fresh', 'fresh', 1, size.samples[1], size.warmup),
     );
@@ -213,7 +214,7 @@ async function measureAll(
         rows,
       },
       {
-        title: `Where the time of one turn goes (1 concurrent turn, ${breakdown.length} samples over every round)`,
+        title: `Where the time of one turn goes (1 concurrent turn, ${breakdown.length} samples over every main round)`,
         header: ['Step', 'p50', 'p99', 'mean'],
         rows: phaseRows(breakdown),
       },
@@ -228,7 +229,7 @@ async function measureAll(
     method: [
       "One process serves the application as `serve` builds it (`createApp`, SQLite file, default runtimes, HTTP and graphql-ws on 127.0.0.1) with one agent on the `openai` runtime (`stream: true`) whose `baseUrl` is a local fake OpenAI-compatible provider (testkit `FakeChatProvider` behind `node:http` on 127.0.0.1) that answers every call at once with a 2-word streamed answer. The provider and the client run in a second process (`bench/turn-user-process.ts`), as a remote provider and a user's browser would: until 2026-12-01 (the figures in the hand-written part below) they ran in the server's own process, whose event loop then also carried the client's and the provider's work.",
       'A turn sample: `sendRequest` to one member over HTTP (`fetch`), then the wait until the COMPLETED `JobChanged` of its job arrives on a graphql-ws `teamEvents` subscription opened before the round (the client is a few lines over `ws`). A direct sample: the same provider called with the model call the runtime makes (`callModel` over its own connection pool, streaming, `include_usage`; until the twentieth pass both used the `openai` SDK over fetch), the stream read to its end. Turn and direct samples alternate (which goes first alternates too), so load drift hits both alike.',
-      `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before the main rows the process runs ${size.processWarmup} uncounted sequential turns: V8 optimizes a function only after thousands of calls, so a fresh process keeps compiling, and runs code not yet optimized, for its first few thousand turns (with \`--trace-opt\` on 2026-12-05, after 400 turns its optimizing compiler still finished about 110 functions per round of 128 turns and added p50 was 6.7–7.7 ms; after 3,200 turns it finished 2–14 per round and added p50 was 5.3 ms). The row "a fresh process" is one round measured after the first ${size.freshAfter} of those turns (the method of the rows until 2026-12-05, when ${size.freshAfter} turns were the whole warm-up), for what a server shows in its first minutes. At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
+      `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before the main rows the process runs ${size.processWarmup} uncounted sequential turns (and the fresh-process round below): code that runs about once per turn is optimized by V8 only after thousands of calls, so a fresh process keeps compiling, and runs code not yet optimized, for its first few thousand turns (with \`--trace-opt\` on 2026-12-05, after 400 turns its optimizing compiler still finished about 110 functions per round of 128 turns and added p50 was 6.7–7.7 ms; after 3,200 turns it finished 2–14 per round and added p50 was 5.3 ms). The row "a fresh process" is one round measured after the first ${size.freshAfter} of those turns (until 2026-12-05 the main rows ran after a warm-up of 400 turns), for what a server shows in its first minutes; its database then also holds fewer finished jobs than the main rows' (about 3,300 fewer), which if anything favours it. At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
       'The main rows run on a database opened as `serve` opens it by default: WAL with `synchronous=FULL` (SQLite syncs the log inside every COMMIT while the event loop waits). After them, the same turns run on two more databases: `synchronous=normal` opened as `--sqlite-synchronous normal` opens it (no sync at all; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), and group commit as `--sqlite-synchronous group` opens it (a commit answers only after one `fdatasync` of the log, run off the event loop and shared by the commits made while it ran; `src/storage/sqlite-wal-sync.ts`).',
       cpuStepsMethod(size.profiled),
       `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync. The same connection times every statement (\`engine-throughput\` says how), provider and client in the server's process.`,

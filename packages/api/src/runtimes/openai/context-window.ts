@@ -137,16 +137,26 @@ export function buildContextWindow(
 
   const kept: StoredMessage[][] = [];
   let withoutContext = false;
-  const pick = earlierTurns(teamContext, current, keep, forgetParam);
+  const pick = earlierTurns(teamContext, current, keep);
+  // The note is counted once, with the first turn it explains.
+  const costOf = (turn: StoredMessage[], shortened: boolean) =>
+    total(turn) + (shortened && !withoutContext ? WITHOUT_CONTEXT_NOTE_TOKENS : 0);
   for (let i = turns.length - 1; i >= 0; i -= 1) {
     const stored = turns[i] as StoredMessage[];
-    const turn = pick(stored);
-    const shortened = turn !== stored;
-    const cost = total(turn) + (shortened && !withoutContext ? WITHOUT_CONTEXT_NOTE_TOKENS : 0);
+    const picked = pick(stored);
+    let turn = picked.turn;
+    let cost = costOf(turn, turn !== stored);
+    // The newest context does not fit whole: the turn without it may, rather than no turn at all.
+    if (used + cost > maxTokens && picked.shorter !== null) {
+      turn = picked.shorter;
+      cost = costOf(turn, true);
+    }
     if (used + cost > maxTokens) break;
     used += cost;
     kept.unshift(turn);
-    if (shortened) withoutContext = true;
+    if (turn === stored) continue;
+    withoutContext = true;
+    if (keep) forgetParam(stored[0] as StoredMessage);
   }
   const droppedTurns = turns.length - kept.length;
   const note =

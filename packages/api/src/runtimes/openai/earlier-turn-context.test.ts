@@ -161,7 +161,7 @@ describe('buildContextWindow: the team context of earlier turns', () => {
     const oldest = request('x'.repeat(4_000));
     const window = buildContextWindow('sys', [oldest, said('a'), ...history], 1_000);
     expect(window.droppedTurns).toBe(1);
-    expect(window.messages[0]?.content).toMatch(/^sys\n\n\(1 earlier turn\(s\).*\)\n\n\(Earlier turns are shown/s);
+    expect(window.messages[0]?.content).toMatch(/^sys\n\n\(1 earlier turn\(s\).*\)\n\n\(Older turns are shown/s);
   });
 
   it('counts an earlier turn at its size without the context, plus the note, so more of the history fits', () => {
@@ -177,6 +177,49 @@ describe('buildContextWindow: the team context of earlier turns', () => {
     const short = buildContextWindow('sys', history, budget - 1);
     expect(short.droppedTurns).toBe(1);
     expect(short.messages[0]?.content).not.toContain(WITHOUT_CONTEXT_NOTE);
+  });
+
+  it('counts the note once, however many turns it explains', () => {
+    const turns = [request('one'), said('a'), request('two'), said('b'), current];
+    const window = buildContextWindow('sys', turns, 100_000);
+    const lean = (message: StoredMessage) => estimateTokens(user(withoutTeamContext(message.content as string)));
+    const expected =
+      buildContextWindow('sys', [current], 100_000).estimatedTokens +
+      lean(turns[0] as StoredMessage) +
+      lean(turns[2] as StoredMessage) +
+      2 * estimateTokens(said('a')) +
+      WITHOUT_CONTEXT_NOTE_TOKENS;
+    expect(window.estimatedTokens).toBe(expected);
+  });
+
+  it('sends the newest context shortened when it does not fit whole, rather than no earlier turn', () => {
+    const tail = [delivered('hi')];
+    const base = buildContextWindow('sys', tail, 100_000).estimatedTokens;
+    const lean = estimateTokens(user(withoutTeamContext(first.content as string))) + estimateTokens(said('heron'));
+    const window = buildContextWindow(
+      'sys',
+      [first, said('heron'), ...tail],
+      base + lean + WITHOUT_CONTEXT_NOTE_TOKENS,
+    );
+    expect(window.droppedTurns).toBe(0);
+    expect(window.messages.map((message) => message.content)).toEqual([
+      `sys${WITHOUT_CONTEXT_NOTE}`,
+      withoutTeamContext(first.content as string),
+      'heron',
+      delivered('hi').content,
+    ]);
+  });
+
+  it('drops the whole request message it kept once the turn goes shortened for good', () => {
+    const asCurrent = buildContextWindow('sys', [first], 100_000, true).messages[1];
+    // Still the newest context (a turn of delivered messages follows): the same kept message.
+    const stillNewest = buildContextWindow('sys', [first, said('heron'), delivered('hi')], 100_000, true);
+    expect(stillNewest.messages[1]).toBe(asCurrent);
+    buildContextWindow('sys', history, 100_000, true);
+    // Shortened once: sent whole again (after a change of setting), it is built anew.
+    const whole = buildContextWindow('sys', history, 100_000, true, 'every').messages[1];
+    expect(whole).toEqual(asCurrent);
+    expect(whole).not.toBe(asCurrent);
   });
 
   it('builds each shortened message once when the history is kept, and its bytes stay exact', () => {

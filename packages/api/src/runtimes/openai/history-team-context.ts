@@ -14,43 +14,42 @@ export const HISTORY_TEAM_CONTEXT_VALUES: readonly HistoryTeamContext[] = ['late
 
 /** Added to the system prompt when a turn went without its team context. */
 export const WITHOUT_CONTEXT_NOTE =
-  '\n\n(Earlier turns are shown without the team_context they carried; the newest team_context shown ' +
-  'is the latest this conversation received. read_team_context reads the team as it is now, ' +
-  'read_team_history its shared record.)';
+  '\n\n(Older turns are shown without the team_context they carried. read_team_context reads the team ' +
+  'as it is now, read_team_history its shared record.)';
 
 /** Estimated tokens of {@link WITHOUT_CONTEXT_NOTE} (its bytes / 4, as `estimateTokens` counts). */
 export const WITHOUT_CONTEXT_NOTE_TOKENS = Math.ceil(Buffer.byteLength(WITHOUT_CONTEXT_NOTE, 'utf8') / 4);
 
+/** What an earlier turn sends, and what it may send instead when that does not fit the window. */
+export interface PickedTurn {
+  /** The turn to send: the stored array itself when it goes as stored. */
+  readonly turn: StoredMessage[];
+  /** The same turn without its team context, when `turn` keeps one and this shorter one may go instead. */
+  readonly shorter: StoredMessage[] | null;
+}
+
 /**
  * Picks, turn by turn from the newest earlier one back, what each sends: with `latest`, the
  * newest turn message that carries a team context keeps it (the current turn's, or, when the
- * current turn is delivered team messages without one, the newest earlier turn's), and every
- * older one goes without it. `forget` hears each stored message that now goes without its
- * context: the caller drops what it kept to send that message whole.
- *
- * @returns for each earlier turn (newest first), the turn to send: the same array when it goes as
- * stored.
+ * current turn carries none, as a turn of delivered team messages or an answer does, the newest
+ * earlier turn's), and every older one goes without it.
  */
 export function earlierTurns(
   policy: HistoryTeamContext,
   current: readonly StoredMessage[],
   keep: boolean,
-  forget: (message: StoredMessage) => void,
-): (turn: StoredMessage[]) => StoredMessage[] {
-  if (policy === 'every') return (turn) => turn;
+): (turn: StoredMessage[]) => PickedTurn {
+  if (policy === 'every') return (turn) => ({ turn, shorter: null });
   const first = current[0];
   let shown = first !== undefined && leanMessage(first, keep) !== first;
   return (turn) => {
     const stored = turn[0];
-    if (stored === undefined) return turn;
-    const lean = leanMessage(stored, keep);
-    if (lean === stored) return turn;
-    if (!shown) {
-      shown = true;
-      return turn;
-    }
-    forget(stored);
-    return [lean, ...turn.slice(1)];
+    const lean = stored === undefined ? stored : leanMessage(stored, keep);
+    if (lean === stored || lean === undefined) return { turn, shorter: null };
+    const shorter = [lean, ...turn.slice(1)];
+    if (shown) return { turn: shorter, shorter: null };
+    shown = true;
+    return { turn, shorter };
   };
 }
 
