@@ -40,6 +40,11 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
   const waiters = new Map<string, (at: number) => void>();
   const ready = new Promise<void>((resolve, reject) => {
     socket.on('error', reject);
+    // A socket the server closes before acknowledging it (a refused token) fails the round now,
+    // not at the round's own timeout (no-op once acknowledged).
+    socket.on('close', (code, reason) =>
+      reject(new Error(`[agent-teams/bench] socket closed before connection_ack: ${code} ${reason.toString()}`)),
+    );
     socket.on('open', () =>
       socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
     );
