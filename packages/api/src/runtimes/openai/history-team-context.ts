@@ -44,8 +44,9 @@ export function earlierTurns(
   let shown = first !== undefined && leanMessage(first, keep) !== first;
   return (turn) => {
     const stored = turn[0];
-    const lean = stored === undefined ? stored : leanMessage(stored, keep);
-    if (lean === stored || lean === undefined) return { turn, shorter: null };
+    if (stored === undefined) return { turn, shorter: null };
+    const lean = leanMessage(stored, keep);
+    if (lean === stored) return { turn, shorter: null };
     const shorter = [lean, ...turn.slice(1)];
     if (shown) return { turn: shorter, shorter: null };
     shown = true;
