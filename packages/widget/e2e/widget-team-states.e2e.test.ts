@@ -40,7 +40,12 @@ describe('team states, tool calls, conversations and usage in Chromium', () => {
     provider.fake.enqueue({ kind: 'error', status: 401, message: 'Incorrect API key provided.' });
     provider.fake.respondWith((body) =>
       body.messages.at(-1)?.role === 'tool'
-        ? { kind: 'answer', deltas: ['Risks: ', 'none found.'], usage: { prompt_tokens: 200, completion_tokens: 50 } }
+        ? {
+            kind: 'answer',
+            deltas: ['Risks: ', 'none found.'],
+            // The second call re-reads the first's prompt: the provider served 96 tokens from its cache.
+            usage: { prompt_tokens: 200, completion_tokens: 50, prompt_tokens_details: { cached_tokens: 96 } },
+          }
         : {
             kind: 'answer',
             toolCalls: [{ id: 'call_1', name: 'read_team_history', arguments: '{"limit":2}' }],
@@ -135,20 +140,26 @@ describe('team states, tool calls, conversations and usage in Chromium', () => {
   });
 
   it('shows usage and cost per job, per member and for the team', async () => {
-    const usage = await graphql<{ team: { usage: { inputTokens: number; outputTokens: number; cost: number } } }>(
-      server,
-      'query U($id: ID!) { team(id: $id) { usage { inputTokens outputTokens cost } } }',
-      { id: teamId },
-    );
-    // Two priced calls: 320 tokens in at 2 per million, 80 out at 8 per million.
-    expect(usage.team.usage).toEqual({ inputTokens: 320, outputTokens: 80, cost: (320 * 2 + 80 * 8) / 1e6 });
+    const usage = await graphql<{
+      team: { usage: { inputTokens: number; cachedInputTokens: number; outputTokens: number; cost: number } };
+    }>(server, 'query U($id: ID!) { team(id: $id) { usage { inputTokens cachedInputTokens outputTokens cost } } }', {
+      id: teamId,
+    });
+    // Two priced calls: 320 tokens in at 2 per million (no cached price: cached input costs the
+    // same), 80 out at 8 per million.
+    expect(usage.team.usage).toEqual({
+      inputTokens: 320,
+      cachedInputTokens: 96,
+      outputTokens: 80,
+      cost: (320 * 2 + 80 * 8) / 1e6,
+    });
     await card().getByText('400 tokens · cost 0.0013').waitFor();
     const summary = page.locator('details.usage > summary');
     await summary.getByText('Usage and cost: 400 tokens · cost 0.0013').waitFor();
     await summary.click();
     await page
       .locator('details.usage')
-      .getByText('400 tokens · cost 0.0013 · 320 in · 80 out · 2 model calls')
+      .getByText('400 tokens · cost 0.0013 · 320 in (96 cached) · 80 out · 2 model calls')
       .waitFor();
     await page.getByRole('button', { name: 'Open Analyst conversation' }).click();
     const dialog = page.getByRole('dialog', { name: 'Analyst · Conversation' });

@@ -85,7 +85,7 @@ export function createApi(connection: Connection): Api {
 }
 
 /** Tokens and cost, as `Usage` in the schema. */
-const USAGE = 'usage { inputTokens outputTokens cost calls }';
+const USAGE = 'usage { inputTokens cachedInputTokens outputTokens cost calls }';
 /** A waiting question; `requestId` goes back with the answer so a changed question is caught. */
 const INPUT = 'input { kind requestId question payload }';
 

@@ -3,6 +3,8 @@
 /** Tokens and cost of model calls (`Usage` in the schema). */
 export interface UsageView {
   inputTokens: number;
+  /** Of `inputTokens`, those the provider read from its prompt cache. */
+  cachedInputTokens: number;
   outputTokens: number;
   cost: number;
   calls: number;

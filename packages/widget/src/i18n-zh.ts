@@ -81,7 +81,8 @@ export const zh: Strings = {
     title: '用量与费用',
     team: '整个团队',
     line: (tokens, cost) => `${tokens} tokens · 费用 ${cost}`,
-    detail: (input, output, calls) => `输入 ${input} · 输出 ${output} · ${calls} 次模型调用`,
+    detail: (input, cached, output, calls) =>
+      `输入 ${input}${cached === null ? '' : `（缓存 ${cached}）`} · 输出 ${output} · ${calls} 次模型调用`,
   },
   feed: {
     activity: '团队动态',

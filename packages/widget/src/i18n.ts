@@ -94,7 +94,9 @@ const en = {
     title: 'Usage and cost',
     team: 'Whole team',
     line: (tokens: string, cost: string) => `${tokens} tokens · cost ${cost}`,
-    detail: (input: string, output: string, calls: string) => `${input} in · ${output} out · ${calls} model calls`,
+    /** `cached`: the input read from the provider's prompt cache, null when none was. */
+    detail: (input: string, cached: string | null, output: string, calls: string) =>
+      `${input} in${cached === null ? '' : ` (${cached} cached)`} · ${output} out · ${calls} model calls`,
   },
   feed: {
     activity: 'Team activity',

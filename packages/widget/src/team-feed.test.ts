@@ -18,7 +18,7 @@ const job = (id: string, createdAt: string): JobView => ({
   requester: { member: null },
   parent: null,
   input: null,
-  usage: { inputTokens: 0, outputTokens: 0, cost: 0, calls: 0 },
+  usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, calls: 0 },
   result: { text: 'ok' },
 });
 

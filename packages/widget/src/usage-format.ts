@@ -10,11 +10,19 @@ export function formatCost(cost: number, lang: string): string {
   return new Intl.NumberFormat(lang, options).format(cost);
 }
 
-/** "1,234 tokens · cost 0.0021", and its breakdown "1,000 in · 234 out · 2 model calls". */
+/**
+ * "1,234 tokens · cost 0.0021", and its breakdown "1,000 in · 234 out · 2 model calls" ("1,000 in
+ * (800 cached) · …" when the provider read part of the input from its prompt cache).
+ */
 export function formatUsage(usage: UsageView, lang: string, t: Strings): { line: string; detail: string } {
   const count = (n: number) => new Intl.NumberFormat(lang).format(n);
   return {
     line: t.usage.line(count(usage.inputTokens + usage.outputTokens), formatCost(usage.cost, lang)),
-    detail: t.usage.detail(count(usage.inputTokens), count(usage.outputTokens), count(usage.calls)),
+    detail: t.usage.detail(
+      count(usage.inputTokens),
+      usage.cachedInputTokens > 0 ? count(usage.cachedInputTokens) : null,
+      count(usage.outputTokens),
+      count(usage.calls),
+    ),
   };
 }

@@ -79,17 +79,27 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
       }
     },
   });
-  const usage = async () =>
+  const readUsage = async () =>
     db
       ? await db
           .selectFrom('model_usage')
           .select((eb) => [
             eb.fn.coalesce(eb.fn.sum<string | number>('input_tokens'), eb.lit(0)).as('input'),
+            eb.fn.coalesce(eb.fn.sum<string | number>('cached_input_tokens'), eb.lit(0)).as('cached'),
             eb.fn.coalesce(eb.fn.sum<string | number>('output_tokens'), eb.lit(0)).as('output'),
             eb.fn.coalesce(eb.fn.sum<string | number>('cost'), eb.lit(0)).as('cost'),
           ])
           .executeTakeFirst()
       : undefined;
+  // One read per scrape for the three usage counters: prom-client collects them at once, so they
+  // share the read in flight and show the same instant.
+  let inFlight: ReturnType<typeof readUsage> | null = null;
+  const usage = () => {
+    inFlight ??= readUsage().finally(() => {
+      inFlight = null;
+    });
+    return inFlight;
+  };
   new Counter({
     name: name('model_tokens_total'),
     help: 'Model tokens used by every answered model call, by direction (input, output).',
@@ -100,6 +110,17 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
       this.reset();
       this.inc({ direction: 'input' }, Number(totals?.input ?? 0));
       this.inc({ direction: 'output' }, Number(totals?.output ?? 0));
+    },
+  });
+  // A counter of its own, not a third direction: these tokens are counted in `input` already.
+  new Counter({
+    name: name('model_cached_input_tokens_total'),
+    help: "Input tokens of every answered model call that the provider read from its prompt cache (part of model_tokens_total's input).",
+    registers: [registry],
+    async collect() {
+      const totals = await usage();
+      this.reset();
+      this.inc(Number(totals?.cached ?? 0));
     },
   });
   new Counter({

@@ -7,6 +7,25 @@ function load(ctx: ApiContext, scope: UsageScope): Promise<UsageTotals> {
   return ctx.loaders.usage.load(scope);
 }
 
+/** GraphQL's largest `Int` (2³¹ − 1). */
+export const MAX_GRAPHQL_INT = 2_147_483_647;
+
+/**
+ * A count field of `Usage`: a sum above {@link MAX_GRAPHQL_INT} (a busy team's lifetime of tokens
+ * can pass it) reads as that, instead of failing the whole `Usage` with a serialization error.
+ */
+function count(
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, UsageTotals>,
+  key: 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'calls',
+  description?: string,
+) {
+  const saturates = 'At most 2147483647 (a larger sum reads as that).';
+  return t.int({
+    description: description === undefined ? saturates : `${description} ${saturates}`,
+    resolve: (usage) => Math.min(usage[key], MAX_GRAPHQL_INT),
+  });
+}
+
 /**
  * Adds `Usage` (tokens and cost of model calls) and the additive fields `Job.usage`,
  * `Job.chainUsage`, `Member.usage` and `Team.usage`.
@@ -20,10 +39,15 @@ export function addUsage(builder: Builder, refs: Refs): void {
   const Usage = builder.objectRef<UsageTotals>('Usage').implement({
     description: 'Tokens and cost of the model calls made for a job, a handoff chain, a member or a team.',
     fields: (t) => ({
-      inputTokens: t.exposeInt('inputTokens'),
-      outputTokens: t.exposeInt('outputTokens'),
+      inputTokens: count(t, 'inputTokens'),
+      cachedInputTokens: count(
+        t,
+        'cachedInputTokens',
+        'Of inputTokens, those the provider read from its prompt cache (as its usage report says; 0 when it reports none, and for calls recorded before this field).',
+      ),
+      outputTokens: count(t, 'outputTokens'),
       cost: t.exposeFloat('cost', { description: "In the currency of the agents' configured pricing." }),
-      calls: t.exposeInt('calls', { description: 'Number of model calls summed.' }),
+      calls: count(t, 'calls', 'Number of model calls summed.'),
     }),
   });
   /** A `Usage` field summing the usage of the scope its parent names. */

@@ -126,8 +126,10 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
   const { start, end } = utcDayBounds(now);
   const live = new Date(Date.parse(now) - BudgetLimits.reservationTtlMs).toISOString();
   const trx = scope.trx;
+  // Each column summed on its own: PostgreSQL adds two `integer`s as an `integer` (a row's two
+  // counts could overflow it), while its `sum` of an `integer` column is a `bigint`.
   const usageSums = [
-    sql<number | string | null>`sum(model_usage.input_tokens + model_usage.output_tokens)`.as('tokens'),
+    sql<number | string | null>`sum(model_usage.input_tokens) + sum(model_usage.output_tokens)`.as('tokens'),
     sql<number | string | null>`sum(model_usage.cost)`.as('cost'),
   ];
   const heldSums = [
@@ -232,7 +234,8 @@ export async function ownerSpendToday(db: Kysely<Database>, now: string): Promis
     .innerJoin('teams', 'teams.id', 'model_usage.team_id')
     .select([
       'teams.owner as owner',
-      sql<number | string | null>`sum(model_usage.input_tokens + model_usage.output_tokens)`.as('tokens'),
+      // Summed apart, as in `reserveSpend`: no `integer` addition to overflow.
+      sql<number | string | null>`sum(model_usage.input_tokens) + sum(model_usage.output_tokens)`.as('tokens'),
       sql<number | string | null>`sum(model_usage.cost)`.as('cost'),
     ])
     .where('model_usage.created_at', '>=', start)

@@ -227,6 +227,8 @@ export interface ModelUsageTable {
   conversation_id: string;
   model: string;
   input_tokens: number;
+  /** Of `input_tokens`, those read from the provider's prompt cache (migration 0017; 0 before it). */
+  cached_input_tokens: Generated<number>;
   output_tokens: number;
   cost: number;
   created_at: string;

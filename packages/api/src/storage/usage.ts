@@ -16,6 +16,7 @@ export async function insertUsage(db: Kysely<Database>, entry: UsageEntry, now: 
     entry.conversationId,
     entry.model,
     entry.inputTokens,
+    entry.cachedInputTokens ?? 0,
     entry.outputTokens,
     entry.cost,
     now,
@@ -24,7 +25,7 @@ export async function insertUsage(db: Kysely<Database>, entry: UsageEntry, now: 
 
 /** {@link insertUsage}'s statement, compiled once (`compiled-statement.ts`). */
 const INSERT_USAGE = new CompiledStatement(
-  9,
+  10,
   (
     db,
     id: string,
@@ -33,6 +34,7 @@ const INSERT_USAGE = new CompiledStatement(
     conversationId: string,
     model: string,
     inputTokens: number,
+    cachedInputTokens: number,
     outputTokens: number,
     cost: number,
     now: string,
@@ -46,6 +48,7 @@ const INSERT_USAGE = new CompiledStatement(
         conversation_id: conversationId,
         model,
         input_tokens: inputTokens,
+        cached_input_tokens: cachedInputTokens,
         output_tokens: outputTokens,
         cost,
         created_at: now,
@@ -56,6 +59,7 @@ const INSERT_USAGE = new CompiledStatement(
 interface SumRow {
   readonly key: string;
   readonly input_tokens: number | string | null;
+  readonly cached_input_tokens: number | string | null;
   readonly output_tokens: number | string | null;
   readonly cost: number | string | null;
   readonly calls: number | string;
@@ -73,6 +77,7 @@ export async function usageTotals(
   const idsOf = (kind: UsageScope['kind']) => [...new Set(scopes.filter((s) => s.kind === kind).map((s) => s.id))];
   const sums = [
     sql<number | string | null>`sum(model_usage.input_tokens)`.as('input_tokens'),
+    sql<number | string | null>`sum(model_usage.cached_input_tokens)`.as('cached_input_tokens'),
     sql<number | string | null>`sum(model_usage.output_tokens)`.as('output_tokens'),
     sql<number | string | null>`sum(model_usage.cost)`.as('cost'),
     sql<number | string>`count(*)`.as('calls'),
@@ -108,6 +113,7 @@ export async function usageTotals(
     for (const row of group.rows) {
       result.set(`${group.kind}:${row.key}`, {
         inputTokens: Number(row.input_tokens ?? 0),
+        cachedInputTokens: Number(row.cached_input_tokens ?? 0),
         outputTokens: Number(row.output_tokens ?? 0),
         cost: Number(row.cost ?? 0),
         calls: Number(row.calls),

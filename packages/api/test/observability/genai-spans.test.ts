@@ -63,7 +63,7 @@ describe('GenAI spans', () => {
       h.provider.respondWith(() => ({
         kind: 'answer',
         content: 'Done.',
-        usage: { prompt_tokens: 12, completion_tokens: 3 },
+        usage: { prompt_tokens: 12, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 8 } },
       }));
       const { team, reviewer } = await h.team();
       const job = await h.send(team, reviewer, 'Check it');
@@ -79,6 +79,7 @@ describe('GenAI spans', () => {
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': 'model-review',
       'gen_ai.usage.input_tokens': 12,
+      'gen_ai.usage.cache_read.input_tokens': 8,
       'gen_ai.usage.output_tokens': 3,
     });
   });

@@ -34,6 +34,7 @@ describe('/metrics', () => {
     expect(sample(text, 'agent_teams_turn_duration_seconds_count{runtime="scripted",outcome="completed"}')).toBe(1);
     expect(sample(text, 'agent_teams_model_tokens_total{direction="input"}')).toBe(0);
     expect(sample(text, 'agent_teams_model_cost_total')).toBe(0);
+    expect(sample(text, 'agent_teams_model_cached_input_tokens_total')).toBe(0);
     expect(sample(text, 'agent_teams_live_sockets')).toBe(0);
     expect(text).toContain('# TYPE agent_teams_event_lag_seconds histogram');
     // Nothing unfinished is left, so no owner has a job series.
@@ -75,7 +76,7 @@ describe('/metrics', () => {
 });
 
 describe('/metrics spend', () => {
-  it("shows each owner's spend of the current UTC day, in tokens and in cost", async () => {
+  it("shows each owner's spend of the current UTC day, in tokens and in cost, and the cached input tokens", async () => {
     stack = await createGraphqlStack();
     const team = await createTeam(stack);
     const [jobId] = await sendRequest(stack, team.id, [team.members[0]?.id ?? ''], 'hello');
@@ -84,9 +85,12 @@ describe('/metrics spend', () => {
     if (job === undefined) throw new Error('the job is gone');
     const entry = { teamId: job.teamId, jobId: job.id, conversationId: job.conversationId, model: 'fake' };
     const now = new Date().toISOString();
-    await stack.app.store.recordUsage({ ...entry, id: 'call-1', inputTokens: 120, outputTokens: 30, cost: 0.25 }, now);
+    const call = { ...entry, id: 'call-1', inputTokens: 120, cachedInputTokens: 96, outputTokens: 30, cost: 0.25 };
+    await stack.app.store.recordUsage(call, now);
     await stack.app.store.recordUsage({ ...entry, id: 'call-2', inputTokens: 40, outputTokens: 10, cost: 0.5 }, now);
     const text = await scrape(stack);
+    expect(sample(text, 'agent_teams_model_tokens_total{direction="input"}')).toBe(160);
+    expect(sample(text, 'agent_teams_model_cached_input_tokens_total')).toBe(96);
     expect(sample(text, 'agent_teams_owner_spend_today{owner="alice",unit="tokens"}')).toBe(200);
     expect(sample(text, 'agent_teams_owner_spend_today{owner="alice",unit="cost"}')).toBe(0.75);
     expect(sample(text, 'agent_teams_owner_spend_today{owner="bob",unit="tokens"}')).toBeUndefined();

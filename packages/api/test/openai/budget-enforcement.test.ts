@@ -58,6 +58,19 @@ describe('budgets stop model calls before they are made', () => {
     });
   });
 
+  it("reserves a call's whole input at the cached price when that is the dearer one (decision 0243)", async () => {
+    // At the input price a call would reserve nothing; at the cached price, 1 per input token.
+    h = await openTeamHarness({ pricing: { inputPerMillion: 0, outputPerMillion: 0, cachedInputPerMillion: 1e6 } });
+    h.provider.respondWith(() => answer);
+    const gql = gqlOf(h.app);
+    const { team, lead } = await h.team();
+    expect((await gql(BUDGET, { input: { teamId: team.id, maxTokens: null, maxCost: 5 } })).errors).toEqual([]);
+    const stopped = await finished((await h.send(team, lead, 'Plan the release')).id);
+    expect(stopped).toMatchObject({ phase: JobPhase.FAILED, errorCode: JobErrorCode.BUDGET_EXHAUSTED });
+    expect(stopped.error).toMatch(/team's cost budget would be exceeded/);
+    expect(h.provider.requests).toHaveLength(0);
+  });
+
   it("stops at the owner's daily budget, naming it", async () => {
     h = await openTeamHarness({
       budgets: {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { checkCachedInputTokens } from './cached-input-tokens.js';
 import { checkEarlierTurnsWithoutContext } from './earlier-turn-context.js';
 import { checkFirstAnswerRide } from './first-answer-ride.js';
 import { context, openAiAgent, RecordingTools, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
@@ -27,6 +28,9 @@ describe('OpenAiRuntime on PostgreSQL', () => {
 
   it('sends earlier turns without the team context they froze, the current turn with it (decision 0242)', () =>
     checkEarlierTurnsWithoutContext(fixture()));
+
+  it('records the cached input tokens the provider reports and prices them (decision 0243)', () =>
+    checkCachedInputTokens(fixture()));
 
   it('runs a streamed turn with parallel tool calls and records usage', async () => {
     const { provider, runtime, database } = fixture();

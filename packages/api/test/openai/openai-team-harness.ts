@@ -76,6 +76,8 @@ export interface TeamHarnessOptions {
   readonly budgets?: BudgetPolicy;
   /** How long a started run's acknowledgement waits for it to settle (the scheduler's default otherwise). */
   readonly ackGraceMs?: number;
+  /** Replaces both agents' `pricing`. */
+  readonly pricing?: Readonly<Record<string, unknown>>;
 }
 
 export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<TeamHarness> {
@@ -84,7 +86,10 @@ export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<Te
   // Served over real HTTP, and the agents call that: a test sees what a model call does to its
   // connection (a cancelled turn closes it). A file's msw server only refuses any other request.
   const served = await serveChatProvider(provider);
-  const agents = TEAM_AGENTS.map((agent) => ({ ...agent, settings: { ...agent.settings, baseUrl: served.baseUrl } }));
+  const agents = TEAM_AGENTS.map((agent) => ({
+    ...agent,
+    settings: { ...agent.settings, baseUrl: served.baseUrl, ...(opts.pricing ? { pricing: opts.pricing } : {}) },
+  }));
   const app = await openTestApp({
     database: join(dir, 'teams.sqlite'),
     ids: createRandomIds(),

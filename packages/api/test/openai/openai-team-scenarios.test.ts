@@ -85,13 +85,13 @@ describe('a team of two openai agents', () => {
     const totals = await h.core.usage.totals(scopes);
     const rounded = totals.map((t) => ({ ...t, cost: Math.round(t.cost * 1e9) / 1e9 }));
     expect(rounded).toEqual([
-      { inputTokens: 220, outputTokens: 18, cost: 0.000256, calls: 2 },
-      { inputTokens: 40, outputTokens: 8, cost: 0.00056, calls: 1 },
-      { inputTokens: 200, outputTokens: 10, cost: 0.00022, calls: 1 },
-      { inputTokens: 460, outputTokens: 36, cost: 0.001036, calls: 4 },
-      { inputTokens: 420, outputTokens: 28, cost: 0.000476, calls: 3 },
-      { inputTokens: 40, outputTokens: 8, cost: 0.00056, calls: 1 },
-      { inputTokens: 460, outputTokens: 36, cost: 0.001036, calls: 4 },
+      { inputTokens: 220, cachedInputTokens: 0, outputTokens: 18, cost: 0.000256, calls: 2 },
+      { inputTokens: 40, cachedInputTokens: 0, outputTokens: 8, cost: 0.00056, calls: 1 },
+      { inputTokens: 200, cachedInputTokens: 0, outputTokens: 10, cost: 0.00022, calls: 1 },
+      { inputTokens: 460, cachedInputTokens: 0, outputTokens: 36, cost: 0.001036, calls: 4 },
+      { inputTokens: 420, cachedInputTokens: 0, outputTokens: 28, cost: 0.000476, calls: 3 },
+      { inputTokens: 40, cachedInputTokens: 0, outputTokens: 8, cost: 0.00056, calls: 1 },
+      { inputTokens: 460, cachedInputTokens: 0, outputTokens: 36, cost: 0.001036, calls: 4 },
     ]);
 
     // The lead's persisted conversation holds every message, tool call and tool result, in order.

@@ -11,8 +11,17 @@ export interface UsageEntry {
   readonly conversationId: ConversationId;
   readonly model: string;
   readonly inputTokens: number;
+  /**
+   * Of `inputTokens`, those the provider read from its prompt cache (OpenAI's
+   * `usage.prompt_tokens_details.cached_tokens`); absent or 0 when it reported none.
+   */
+  readonly cachedInputTokens?: number;
   readonly outputTokens: number;
-  /** `inputTokens × inputPerMillion / 1e6 + outputTokens × outputPerMillion / 1e6`; 0 without pricing. */
+  /**
+   * `(inputTokens − cachedInputTokens) × inputPerMillion / 1e6 + cachedInputTokens ×
+   * cachedInputPerMillion / 1e6 + outputTokens × outputPerMillion / 1e6` (cached tokens at the
+   * input price when no cached price is set); 0 without pricing.
+   */
   readonly cost: number;
 }
 
@@ -29,6 +38,8 @@ export type UsageScope =
 /** Summed usage of a scope. */
 export interface UsageTotals {
   readonly inputTokens: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache. */
+  readonly cachedInputTokens: number;
   readonly outputTokens: number;
   readonly cost: number;
   /** Number of model calls summed. */
@@ -36,7 +47,7 @@ export interface UsageTotals {
 }
 
 /** Usage of a scope with no recorded call. */
-export const NO_USAGE: UsageTotals = { inputTokens: 0, outputTokens: 0, cost: 0, calls: 0 };
+export const NO_USAGE: UsageTotals = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, calls: 0 };
 
 /** The map key of a scope in {@link import('../ports/team-store.js').TeamStore.usageTotals}'s answer. */
 export function usageScopeKey(scope: UsageScope): string {
@@ -46,10 +57,11 @@ export function usageScopeKey(scope: UsageScope): string {
 /** Adds one entry to totals. */
 export function addUsage(
   totals: UsageTotals,
-  entry: Pick<UsageEntry, 'inputTokens' | 'outputTokens' | 'cost'>,
+  entry: Pick<UsageEntry, 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'cost'>,
 ): UsageTotals {
   return {
     inputTokens: totals.inputTokens + entry.inputTokens,
+    cachedInputTokens: totals.cachedInputTokens + (entry.cachedInputTokens ?? 0),
     outputTokens: totals.outputTokens + entry.outputTokens,
     cost: totals.cost + entry.cost,
     calls: totals.calls + 1,

@@ -86,6 +86,19 @@ export function describeBudgetCases(h: () => StoreHarness): void {
       expect((await h().store.teamBudgets([team.id])).get(team.id)).toMatchObject({ maxTokens: null, maxCost: null });
     });
 
+    it("sums a row's input and output apart: counts near 2³¹ each do not overflow the budget's check", async () => {
+      const { team, job } = await setup();
+      // A store keeps each count as its column holds it (PostgreSQL: integer); their sum is wider.
+      const large = { ...usage(job, 0, 0), inputTokens: 2_000_000_000, outputTokens: 2_000_000_000 };
+      await h().store.recordUsage(large, h().now());
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 2_147_483_647, maxCost: null }, h().now());
+      expect(await reserve(team.id, job, 1)).toMatchObject({ ok: false, budget: 'team', spent: 4_000_000_000 });
+      expect((await h().store.teamBudgets([team.id])).get(team.id)?.usedTokens).toBe(4_000_000_000);
+      const day = { maxTokensPerDay: 2_147_483_647, maxCostPerDay: null };
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: null, maxCost: null }, h().now());
+      expect(await reserve(team.id, job, 1, 0, h().now(), day)).toMatchObject({ ok: false, budget: 'owner' });
+    });
+
     it('passes a reservation up to the limit exactly, refuses one past it, naming the team budget', async () => {
       const { team, job } = await setup();
       await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: null }, h().now());

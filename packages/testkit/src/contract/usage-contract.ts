@@ -5,18 +5,20 @@ import { at, type StoreHarness } from './store-harness.js';
 /** Contract cases of `UsageLedger`: idempotent recording and totals per job, chain, member, team. */
 export function describeUsageCases(h: () => StoreHarness): void {
   describe('model usage', () => {
-    const entry = (id: string, job: Job, tokens: [number, number], cost: number): UsageEntry => ({
+    // `tokens`: input, output and, when given, the cached part of the input (absent: none).
+    const entry = (id: string, job: Job, tokens: [number, number, number?], cost: number): UsageEntry => ({
       id,
       teamId: job.teamId,
       jobId: job.id,
       conversationId: job.conversationId,
       model: 'm',
       inputTokens: tokens[0],
+      ...(tokens[2] === undefined ? {} : { cachedInputTokens: tokens[2] }),
       outputTokens: tokens[1],
       cost,
     });
 
-    it('records a call once per id and sums it per job, chain, conversation and team', async () => {
+    it('records a call once per id and sums it, its cached input tokens included, per job, chain, conversation and team', async () => {
       const { team, members } = await h().team();
       const other = await h().team();
       const [first] = await h().send(team, [at(members, 0)]);
@@ -49,9 +51,9 @@ export function describeUsageCases(h: () => StoreHarness): void {
       const [unrelated] = await h().send(other.team, [at(other.members, 0)]);
       await h().store.recordUsage(entry('u1', root, [100, 10], 0.5), h().now());
       await h().store.recordUsage(entry('u1', root, [100, 10], 0.5), h().now());
-      await h().store.recordUsage(entry('u2', root, [200, 20], 0.25), h().now());
-      await h().store.recordUsage(entry('u3', handoff as Job, [1000, 100], 1), h().now());
-      await h().store.recordUsage(entry('u4', unrelated as Job, [7, 7], 7), h().now());
+      await h().store.recordUsage(entry('u2', root, [200, 20, 150], 0.25), h().now());
+      await h().store.recordUsage(entry('u3', handoff as Job, [1000, 100, 400], 1), h().now());
+      await h().store.recordUsage(entry('u4', unrelated as Job, [7, 7, 7], 7), h().now());
 
       const scopes = [
         { kind: 'job', id: root.id },
@@ -63,19 +65,19 @@ export function describeUsageCases(h: () => StoreHarness): void {
       ] as const;
       const totals = await h().store.usageTotals(scopes);
       expect(scopes.map((scope) => totals.get(usageScopeKey(scope)))).toEqual([
-        { inputTokens: 300, outputTokens: 30, cost: 0.75, calls: 2 },
-        { inputTokens: 1000, outputTokens: 100, cost: 1, calls: 1 },
-        { inputTokens: 1300, outputTokens: 130, cost: 1.75, calls: 3 },
-        { inputTokens: 300, outputTokens: 30, cost: 0.75, calls: 2 },
-        { inputTokens: 0, outputTokens: 0, cost: 0, calls: 0 },
-        { inputTokens: 1300, outputTokens: 130, cost: 1.75, calls: 3 },
+        { inputTokens: 300, cachedInputTokens: 150, outputTokens: 30, cost: 0.75, calls: 2 },
+        { inputTokens: 1000, cachedInputTokens: 400, outputTokens: 100, cost: 1, calls: 1 },
+        { inputTokens: 1300, cachedInputTokens: 550, outputTokens: 130, cost: 1.75, calls: 3 },
+        { inputTokens: 300, cachedInputTokens: 150, outputTokens: 30, cost: 0.75, calls: 2 },
+        { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, calls: 0 },
+        { inputTokens: 1300, cachedInputTokens: 550, outputTokens: 130, cost: 1.75, calls: 3 },
       ]);
       expect((await h().store.usageTotals([])).size).toBe(0);
       expect(
         (await h().store.usageTotals([{ kind: 'chain', id: (unrelated as Job).id as JobId }])).get(
           usageScopeKey({ kind: 'chain', id: (unrelated as Job).id }),
         ),
-      ).toEqual({ inputTokens: 7, outputTokens: 7, cost: 7, calls: 1 });
+      ).toEqual({ inputTokens: 7, cachedInputTokens: 7, outputTokens: 7, cost: 7, calls: 1 });
     });
   });
 }

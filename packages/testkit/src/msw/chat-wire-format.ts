@@ -10,6 +10,8 @@ export interface FakeToolCall {
 export interface FakeUsage {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
+  /** `cached_tokens`: of `prompt_tokens`, those read from the provider's prompt cache. */
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
 }
 
 /** A model answer, served as one JSON completion or as SSE chunks, as the request asks. */

@@ -2,7 +2,7 @@ import { type AgentDefinition, DomainError, ErrorCode, Limits } from '@agent-tea
 import { type AgentSpec, agentDefinition, DEMO_AGENTS } from '../fakes/static-catalog.js';
 
 /** Usage as the schema's `Usage` (the fake never calls a model). */
-const NO_USAGE = { inputTokens: 0, outputTokens: 0, cost: 0, calls: 0 } as const;
+const NO_USAGE = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, calls: 0 } as const;
 
 /** A member of a fake team, in the shape the widget reads. */
 export interface FakeMember {

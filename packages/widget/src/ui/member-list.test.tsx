@@ -13,8 +13,11 @@ function setup(locale = 'en') {
     locale,
     members: [research, review, retired],
     usage: {
-      team: { inputTokens: 1000, outputTokens: 234, cost: 0.0021, calls: 2 },
-      members: { m1: { inputTokens: 1000, outputTokens: 234, cost: 0.0021, calls: 2 }, m2: NO_USAGE },
+      team: { inputTokens: 1000, cachedInputTokens: 0, outputTokens: 234, cost: 0.0021, calls: 2 },
+      members: {
+        m1: { inputTokens: 1000, cachedInputTokens: 0, outputTokens: 234, cost: 0.0021, calls: 2 },
+        m2: NO_USAGE,
+      },
     },
   });
   render(team.view);

@@ -7,7 +7,7 @@ import * as teamwork from './teamwork.js';
 import { withContext } from './test-context.js';
 
 /** No model calls. */
-export const NO_USAGE: UsageView = { inputTokens: 0, outputTokens: 0, cost: 0, calls: 0 };
+export const NO_USAGE: UsageView = { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0, cost: 0, calls: 0 };
 
 /** A member of the test team. */
 export const member = (id: string, name: string, status = 'IDLE'): TeamMember => ({

@@ -1,7 +1,7 @@
 import { JobErrorCode } from '@agent-teams/core';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { ChunkAccumulator, type ModelAnswer, type ProgressSink, readUsage } from './chunk-accumulator.js';
+import { ChunkAccumulator, type ModelAnswer, type ProgressSink } from './chunk-accumulator.js';
 import type { ModelEndpoint } from './model-clients.js';
 import {
   classifyRequestError,
@@ -12,6 +12,7 @@ import {
   type Verdict,
 } from './provider-failures.js';
 import { ProviderAbortError, ProviderConnectionError, type ProviderResponse, readBodyText } from './provider-http.js';
+import { readUsage } from './provider-usage.js';
 import { chatRequestBody } from './request-body.js';
 import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
 
@@ -79,6 +80,8 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
       ...(answer.usage
         ? {
             'gen_ai.usage.input_tokens': answer.usage.inputTokens,
+            // Part of the input tokens, as the GenAI conventions count it.
+            'gen_ai.usage.cache_read.input_tokens': answer.usage.cachedInputTokens,
             'gen_ai.usage.output_tokens': answer.usage.outputTokens,
           }
         : {}),
@@ -161,7 +164,12 @@ async function readStream(response: ProviderResponse, call: ModelCall): Promise<
           cause: error,
         });
       }
-      if (chunk?.error) {
+      // JSON that is not an object (`null`, a number, a list) is no chunk: said so, not left to
+      // fail on its first property read.
+      if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
+        throw new ModelCallError('failed', 'The model provider sent a stream chunk that is not a JSON object.');
+      }
+      if (chunk.error) {
         throw new ModelCallError(
           'failed',
           `The model provider reported an error in the stream: ${chunk.error.message ?? JSON.stringify(chunk.error)}`,

@@ -1,11 +1,6 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ToolCall } from './member-tools.js';
-
-/** Token counts the provider reported for one call. */
-export interface TokenUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-}
+import { readUsage, type TokenUsage } from './provider-usage.js';
 
 /** One complete model answer: text, tool calls, why it stopped and what it cost. */
 export interface ModelAnswer {
@@ -21,12 +16,6 @@ export interface ProgressSink {
   text(delta: string): void;
   /** Called once per tool call, when its name is first known. */
   tool(name: string): void;
-}
-
-/** Reads a provider `usage` object (OpenAI names), or null. */
-export function readUsage(usage: { prompt_tokens?: number; completion_tokens?: number } | null | undefined) {
-  if (usage === null || usage === undefined) return null;
-  return { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 };
 }
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../config/agent-teams-config.js';
 import { demoAgents } from '../../config/demo-config.js';
 import { parseConfig } from '../../config/parse-config.js';
-import { callCost, OpenAiDefaults, parseOpenAiSettings } from './openai-settings.js';
+import { callCost, OpenAiDefaults, parseOpenAiSettings, reservedCost } from './openai-settings.js';
 
 const base = { model: 'gpt-4o-mini', baseUrl: 'https://api.openai.com/v1/' };
 
@@ -58,6 +58,33 @@ describe('parseOpenAiSettings', () => {
     expect(callCost(pricing, 2_000_000, 1_000_000)).toBeCloseTo(0.9, 12);
     expect(callCost(null, 2_000_000, 1_000_000)).toBe(0);
   });
+
+  it('prices cached input tokens at cachedInputPerMillion, and at the input price without one', () => {
+    const priced = (extra: Record<string, unknown>) =>
+      parseOpenAiSettings({ ...base, pricing: { inputPerMillion: 2, outputPerMillion: 8, ...extra } }).pricing;
+    const withCached = priced({ cachedInputPerMillion: 0.5 });
+    expect(withCached?.cachedInputPerMillion).toBe(0.5);
+    // 1,000,000 input tokens of which 800,000 cached, 100,000 output.
+    expect(callCost(withCached, 1_000_000, 100_000, 800_000)).toBeCloseTo(0.4 + 0.4 + 0.8, 12);
+    expect(callCost(withCached, 1_000_000, 100_000)).toBeCloseTo(2 + 0.8, 12);
+    for (const without of [priced({}), priced({ cachedInputPerMillion: null })]) {
+      expect(without?.cachedInputPerMillion).toBeNull();
+      expect(callCost(without, 1_000_000, 100_000, 800_000)).toBeCloseTo(2 + 0.8, 12);
+    }
+    expect(callCost(priced({ cachedInputPerMillion: 0 }), 1_000_000, 0, 1_000_000)).toBe(0);
+    expect(callCost(null, 1_000_000, 100_000, 800_000)).toBe(0);
+  });
+
+  it('reserves input at the dearer of the input and cached prices', () => {
+    const priced = (cachedInputPerMillion: number | null) =>
+      parseOpenAiSettings({ ...base, pricing: { inputPerMillion: 2, outputPerMillion: 8, cachedInputPerMillion } })
+        .pricing;
+    expect(reservedCost(priced(0.5), 1_000_000, 100_000)).toBeCloseTo(2.8, 12);
+    expect(reservedCost(priced(null), 1_000_000, 100_000)).toBeCloseTo(2.8, 12);
+    expect(reservedCost(priced(2), 1_000_000, 100_000)).toBeCloseTo(2.8, 12);
+    expect(reservedCost(priced(3), 1_000_000, 100_000)).toBeCloseTo(3.8, 12);
+    expect(reservedCost(null, 1_000_000, 100_000)).toBe(0);
+  });
 });
 
 describe('parseConfig with runtime "openai"', () => {
@@ -71,7 +98,7 @@ describe('parseConfig with runtime "openai"', () => {
       maxToolRounds: 4,
       stream: false,
       maxContextTokens: 8_000,
-      pricing: { inputPerMillion: 1, outputPerMillion: 2 },
+      pricing: { inputPerMillion: 1, outputPerMillion: 2, cachedInputPerMillion: 0.25 },
     };
     expect(parseConfig(agent(settings), 'c.json').agents[0]?.settings).toEqual({ ...base, ...settings });
   });
@@ -88,6 +115,22 @@ describe('parseConfig with runtime "openai"', () => {
     [{ pricing: { inputPerMillion: -1, outputPerMillion: 1 } }, /agents\[0\]\.pricing\.inputPerMillion/],
     [{ pricing: { inputPerMillion: 1 } }, /agents\[0\]\.pricing\.outputPerMillion/],
     [{ pricing: { inputPerMillion: 1, outputPerMillion: 1, currency: 'EUR' } }, /agents\[0\]\.pricing\.currency/],
+    [
+      { pricing: { inputPerMillion: 1, outputPerMillion: 1, cachedInputPerMillion: -0.1 } },
+      /agents\[0\]\.pricing\.cachedInputPerMillion: pricing\.cachedInputPerMillion must be a number ≥ 0/,
+    ],
+    [
+      { pricing: { inputPerMillion: 1, outputPerMillion: 1, cachedInputPerMillion: '0.5' } },
+      /agents\[0\]\.pricing\.cachedInputPerMillion: pricing\.cachedInputPerMillion must be a number ≥ 0/,
+    ],
+    [
+      { pricing: { inputPerMillion: 1, outputPerMillion: 1, cachedInputPerMillion: Number.POSITIVE_INFINITY } },
+      /agents\[0\]\.pricing\.cachedInputPerMillion/,
+    ],
+    [
+      { pricing: { inputPerMillion: 1, outputPerMillion: 1, cachedPerMillion: 0.5 } },
+      /pricing\.cachedPerMillion is not/,
+    ],
   ])('refuses %j naming the key', (extra, message) => {
     expect(() => parseConfig(agent(extra), 'c.json')).toThrow(ConfigError);
     expect(() => parseConfig(agent(extra), 'c.json')).toThrow(message);

@@ -27,8 +27,19 @@ export interface OpenAiSettings {
   /** Which turn messages of the history send the team context they froze (decision 0242). */
   readonly historyTeamContext: HistoryTeamContext;
   /** Price per million tokens, in any currency; null records cost 0. */
-  readonly pricing: { readonly inputPerMillion: number; readonly outputPerMillion: number } | null;
+  readonly pricing: Pricing | null;
 }
+
+/** An agent's prices per million tokens (`pricing`), in any currency. */
+export interface Pricing {
+  readonly inputPerMillion: number;
+  readonly outputPerMillion: number;
+  /** Input tokens read from the provider's prompt cache; null: priced as other input (decision 0243). */
+  readonly cachedInputPerMillion: number | null;
+}
+
+/** The keys `pricing` takes. */
+const PRICING_KEYS: readonly string[] = ['inputPerMillion', 'outputPerMillion', 'cachedInputPerMillion'];
 
 /** Defaults of the optional settings. */
 export const OpenAiDefaults = {
@@ -141,16 +152,21 @@ export function parseOpenAiSettings(raw: Readonly<Record<string, unknown>>): Ope
   let pricing: OpenAiSettings['pricing'] = null;
   if (settings.pricing !== undefined && settings.pricing !== null) {
     if (!isRecord(settings.pricing)) {
-      throw new OpenAiSettingsError('pricing', 'pricing must be { "inputPerMillion": n, "outputPerMillion": n }');
+      throw new OpenAiSettingsError(
+        'pricing',
+        'pricing must be { "inputPerMillion": n, "outputPerMillion": n } (and optionally "cachedInputPerMillion": n)',
+      );
     }
     for (const key of Object.keys(settings.pricing)) {
-      if (key !== 'inputPerMillion' && key !== 'outputPerMillion') {
+      if (!PRICING_KEYS.includes(key)) {
         throw new OpenAiSettingsError(`pricing.${key}`, `pricing.${key} is not a pricing key`);
       }
     }
+    const cached = settings.pricing.cachedInputPerMillion ?? null;
     pricing = {
       inputPerMillion: price(settings.pricing.inputPerMillion, 'inputPerMillion'),
       outputPerMillion: price(settings.pricing.outputPerMillion, 'outputPerMillion'),
+      cachedInputPerMillion: cached === null ? null : price(cached, 'cachedInputPerMillion'),
     };
   }
   return {
@@ -168,8 +184,32 @@ export function parseOpenAiSettings(raw: Readonly<Record<string, unknown>>): Ope
   };
 }
 
-/** The cost of one call under `pricing` (0 without pricing). */
-export function callCost(pricing: OpenAiSettings['pricing'], inputTokens: number, outputTokens: number): number {
+/**
+ * The cost of one call under `pricing` (0 without pricing): `cachedInputTokens` of its
+ * `inputTokens` at the cached price when one is set, the rest at the input price.
+ */
+export function callCost(
+  pricing: OpenAiSettings['pricing'],
+  inputTokens: number,
+  outputTokens: number,
+  cachedInputTokens = 0,
+): number {
   if (pricing === null) return 0;
-  return (inputTokens * pricing.inputPerMillion + outputTokens * pricing.outputPerMillion) / 1_000_000;
+  const cachedPrice = pricing.cachedInputPerMillion ?? pricing.inputPerMillion;
+  const uncached = inputTokens - cachedInputTokens;
+  return (
+    (uncached * pricing.inputPerMillion + cachedInputTokens * cachedPrice + outputTokens * pricing.outputPerMillion) /
+    1_000_000
+  );
+}
+
+/**
+ * The most a call of `inputTokens` may cost for its input, whatever part of it the provider
+ * reads from its cache: a budget reservation prices it so (a cached price above the input price
+ * is an operator's choice, and must not let a call pass the budget).
+ */
+export function reservedCost(pricing: OpenAiSettings['pricing'], inputTokens: number, outputTokens: number): number {
+  if (pricing === null) return 0;
+  const dearer = (pricing.cachedInputPerMillion ?? 0) > pricing.inputPerMillion;
+  return callCost(pricing, inputTokens, outputTokens, dearer ? inputTokens : 0);
 }

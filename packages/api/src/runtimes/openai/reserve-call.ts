@@ -1,7 +1,7 @@
 import type { JobId, TeamId } from '@agent-teams/core';
 import type { HeldSpend, SpendGuard } from '../spend-guard.js';
 import { MEMBER_TOOLS } from './member-tools.js';
-import { callCost, type OpenAiSettings } from './openai-settings.js';
+import { type OpenAiSettings, reservedCost } from './openai-settings.js';
 
 /** Estimated tokens of the tool definitions sent with a call that allows tools (UTF-8 bytes / 4). */
 const TOOLS_TOKENS = Math.ceil(new TextEncoder().encode(JSON.stringify(MEMBER_TOOLS)).length / 4);
@@ -11,7 +11,8 @@ const NOTHING_HELD: HeldSpend = { ok: true, reserved: false, release: async () =
 /**
  * Reserves what one model call may spend before it is made: the prompt's estimated tokens (the
  * context window's estimate, plus the tool definitions) and the whole output allowance
- * (`maxOutputTokens`, also sent as `max_tokens`), priced with the agent's `pricing`.
+ * (`maxOutputTokens`, also sent as `max_tokens`), priced with the agent's `pricing` (its input
+ * at the dearer of the input and cached prices: `reservedCost`).
  *
  * @remarks The estimate is UTF-8 bytes / 4; a prompt that tokenizes denser than that is the only
  * way a budget is passed, and by at most that one call's difference.
@@ -29,6 +30,6 @@ export function reserveCall(
     teamId: call.teamId,
     jobId: call.jobId,
     tokens: input + output,
-    cost: callCost(call.settings.pricing, input, output),
+    cost: reservedCost(call.settings.pricing, input, output),
   });
 }

@@ -244,6 +244,7 @@ async function callAndRecord(
     toolName: null,
   };
   const inputTokens = answer.usage?.inputTokens ?? 0;
+  const cachedInputTokens = answer.usage?.cachedInputTokens ?? 0;
   const outputTokens = answer.usage?.outputTokens ?? 0;
   const usage = {
     id: `usage_${env.runId}_${step}`,
@@ -252,8 +253,9 @@ async function callAndRecord(
     conversationId: env.conversationId,
     model: settings.model,
     inputTokens,
+    cachedInputTokens,
     outputTokens,
-    cost: callCost(settings.pricing, inputTokens, outputTokens),
+    cost: callCost(settings.pricing, inputTokens, outputTokens, cachedInputTokens),
   };
   const refused: RunOutcome | null =
     !toolsAllowed && answer.toolCalls.length > 0 && answer.content.trim() === ''

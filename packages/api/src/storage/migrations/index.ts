@@ -16,6 +16,7 @@ import { requestCountIndexMigration } from './0013-request-count-index.js';
 import { leanWriteIndexesMigration } from './0014-lean-write-indexes.js';
 import { waitingInputIndexMigration } from './0015-waiting-input-index.js';
 import { unfinishedPhaseLeaseIndexMigration } from './0016-unfinished-phase-lease-index.js';
+import { cachedInputTokensMigration } from './0017-cached-input-tokens.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -49,6 +50,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0014-lean-write-indexes': leanWriteIndexesMigration(),
       '0015-waiting-input-index': waitingInputIndexMigration(),
       '0016-unfinished-phase-lease-index': unfinishedPhaseLeaseIndexMigration(),
+      '0017-cached-input-tokens': cachedInputTokensMigration(this.#dialect),
     };
   }
 }
