@@ -2,6 +2,7 @@ import type { Team, TeamBudget } from '@agent-teams/core';
 import type { Builder } from './builder.js';
 import { requireViewer } from './context.js';
 import type { Refs } from './refs.js';
+import { SATURATES, saturatedInt } from './saturated-int.js';
 
 /**
  * Adds team budgets (contract `budgets.md`): `Team.budget` and
@@ -19,7 +20,12 @@ export function addBudget(builder: Builder, refs: Refs): void {
         description: 'Tokens (in + out) the team may use; null: no limit.',
       }),
       maxCost: t.exposeFloat('maxCost', { nullable: true, description: 'Cost the team may use; null: no limit.' }),
-      usedTokens: t.exposeInt('usedTokens', { description: 'Tokens (in + out) of the recorded model calls.' }),
+      // Saturates like `Usage`'s counts: a team's lifetime of tokens can pass GraphQL's `Int`,
+      // and a failing field would fail the team's query and `setTeamBudget`'s answer with it.
+      usedTokens: t.int({
+        description: `Tokens (in + out) of the recorded model calls. ${SATURATES}`,
+        resolve: (budget) => saturatedInt(budget.usedTokens),
+      }),
       usedCost: t.exposeFloat('usedCost'),
     }),
   });

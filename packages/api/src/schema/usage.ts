@@ -2,16 +2,14 @@ import type { JobId, UsageScope, UsageTotals } from '@agent-teams/core';
 import type { Builder, Types } from './builder.js';
 import type { ApiContext } from './context.js';
 import type { Refs } from './refs.js';
+import { SATURATES, saturatedInt } from './saturated-int.js';
 
 function load(ctx: ApiContext, scope: UsageScope): Promise<UsageTotals> {
   return ctx.loaders.usage.load(scope);
 }
 
-/** GraphQL's largest `Int` (2³¹ − 1). */
-export const MAX_GRAPHQL_INT = 2_147_483_647;
-
 /**
- * A count field of `Usage`: a sum above {@link MAX_GRAPHQL_INT} (a busy team's lifetime of tokens
+ * A count field of `Usage`: a sum above GraphQL's largest `Int` (a busy team's lifetime of tokens
  * can pass it) reads as that, instead of failing the whole `Usage` with a serialization error.
  */
 function count(
@@ -19,10 +17,9 @@ function count(
   key: 'inputTokens' | 'cachedInputTokens' | 'outputTokens' | 'calls',
   description?: string,
 ) {
-  const saturates = 'At most 2147483647 (a larger sum reads as that).';
   return t.int({
-    description: description === undefined ? saturates : `${description} ${saturates}`,
-    resolve: (usage) => Math.min(usage[key], MAX_GRAPHQL_INT),
+    description: description === undefined ? SATURATES : `${description} ${SATURATES}`,
+    resolve: (usage) => saturatedInt(usage[key]),
   });
 }
 

@@ -1,6 +1,6 @@
 import { NO_USAGE, type UsageScope, usageScopeKey } from '@agent-teams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_GRAPHQL_INT } from '../../src/schema/usage.js';
+import { MAX_GRAPHQL_INT } from '../../src/schema/saturated-int.js';
 import { createTeam, expectData, sendRequest } from '../graphql/fixtures.js';
 import { createGraphqlStack, type GraphqlStack } from '../graphql/graphql-stack.js';
 
@@ -106,6 +106,39 @@ describe('usage over GraphQL', () => {
         { ...at(MAX_GRAPHQL_INT), cost: MAX_GRAPHQL_INT + 1 },
         { ...at(MAX_GRAPHQL_INT), cost: 3e12 },
       ]);
+    } finally {
+      await big.close();
+    }
+  });
+
+  it("answers a team budget's used tokens above GraphQL's Int as its largest value, at n − 1, n and n + 1", async () => {
+    let used = 0;
+    const big = await createGraphqlStack({
+      core: (core) => ({
+        ...core,
+        budgets: {
+          ...core.budgets,
+          teamBudgets: async (teamIds) =>
+            teamIds.map(() => ({ maxTokens: null, maxCost: null, usedTokens: used, usedCost: used })),
+        },
+      }),
+    });
+    try {
+      const team = await createTeam(big);
+      const read = async (n: number) => {
+        used = n;
+        const data = expectData(
+          await big.gql('query($id: ID!) { team(id: $id) { budget { usedTokens usedCost } } }', { id: team.id }),
+        ) as { team: { budget: { usedTokens: number; usedCost: number } } };
+        return data.team.budget;
+      };
+      expect(await read(MAX_GRAPHQL_INT - 1)).toEqual({
+        usedTokens: MAX_GRAPHQL_INT - 1,
+        usedCost: MAX_GRAPHQL_INT - 1,
+      });
+      expect(await read(MAX_GRAPHQL_INT)).toEqual({ usedTokens: MAX_GRAPHQL_INT, usedCost: MAX_GRAPHQL_INT });
+      expect(await read(MAX_GRAPHQL_INT + 1)).toEqual({ usedTokens: MAX_GRAPHQL_INT, usedCost: MAX_GRAPHQL_INT + 1 });
+      expect(await read(4e9)).toEqual({ usedTokens: MAX_GRAPHQL_INT, usedCost: 4e9 });
     } finally {
       await big.close();
     }
