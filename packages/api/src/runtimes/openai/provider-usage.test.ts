@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_CALL_TOKENS, readUsage } from './provider-usage.js';
 
@@ -85,5 +86,38 @@ describe('readUsage', () => {
     ] as const) {
       expect(read(n)).toEqual({ inputTokens: expected, cachedInputTokens: expected, outputTokens: expected });
     }
+  });
+
+  it('never throws and keeps every count a whole number from 0 to the limit, cached at most input, whatever JSON comes', () => {
+    // Any JSON value, and usage objects whose fields (and details) are any JSON value: the
+    // shapes a broken or hostile provider can put in its usage block.
+    const anyJson = fc.jsonValue();
+    const count = fc.oneof(anyJson, fc.integer({ min: -5, max: 2 * MAX_CALL_TOKENS }), fc.double());
+    const usage = fc.oneof(
+      anyJson,
+      fc.record(
+        {
+          prompt_tokens: count,
+          completion_tokens: count,
+          prompt_cache_hit_tokens: count,
+          prompt_tokens_details: fc.oneof(anyJson, fc.record({ cached_tokens: count }, { requiredKeys: [] })),
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    const valid = (n: number) => Number.isInteger(n) && n >= 0 && n <= MAX_CALL_TOKENS && !Object.is(n, -0);
+    fc.assert(
+      fc.property(usage, (value) => {
+        const read = readUsage(value);
+        if (read === null) return typeof value !== 'object' || value === null || Array.isArray(value);
+        return (
+          valid(read.inputTokens) &&
+          valid(read.cachedInputTokens) &&
+          valid(read.outputTokens) &&
+          read.cachedInputTokens <= read.inputTokens
+        );
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
