@@ -1,40 +1,22 @@
 import { join } from 'node:path';
-import { JobPhase, type OwnerId } from '@agent-teams/core';
-import { type OpenedDatabase, openDatabase } from '../src/storage/open-database.js';
+import { openDatabase } from '../src/storage/open-database.js';
 import { describeCommit } from './engine-commit-labels.js';
-import { type BenchStack, benchOwner, openBenchStack, sendToAll } from './harness/bench-stack.js';
-import type { Benchmark, BenchReport, BenchScale } from './harness/benchmark.js';
+import {
+  drained,
+  engineRun,
+  FULL_ANSWER_BYTES,
+  FULL_ANSWER_TEXT,
+  SHAPES,
+  type Shape,
+  sendJobs,
+  targetsOf,
+} from './engine-run.js';
+import { openBenchStack } from './harness/bench-stack.js';
+import type { Benchmark, BenchReport } from './harness/benchmark.js';
 import { openCountingDatabase } from './harness/commit-counter.js';
 import { rawCommitRate } from './harness/raw-commit-rate.js';
 import { statementHeader, statementRows } from './harness/statement-times.js';
-import { ms, rate, waitUntil } from './harness/stats.js';
-
-/** The workload of one engine run (see `SHAPES`). */
-export interface Shape {
-  readonly owners: number;
-  readonly teamsPerOwner: number;
-  readonly size: number;
-  readonly jobs: number;
-  readonly warmupJobs: number;
-  readonly profileJobs: number;
-  readonly rawCommits: number;
-  readonly rawMs: number;
-}
-
-/** The workload by scale; `postgres-engine` runs the same one on PostgreSQL. */
-export const SHAPES: Record<BenchScale, Shape> = {
-  full: {
-    owners: 5,
-    teamsPerOwner: 10,
-    size: 8,
-    jobs: 2_000,
-    warmupJobs: 80,
-    profileJobs: 400,
-    rawCommits: 5_000,
-    rawMs: 3_000,
-  },
-  tiny: { owners: 2, teamsPerOwner: 2, size: 4, jobs: 16, warmupJobs: 8, profileJobs: 16, rawCommits: 100, rawMs: 200 },
-};
+import { ms, rate } from './harness/stats.js';
 
 /** Statements listed one per row in the SQLite time table; the rest share one row. */
 const STATEMENT_ROWS = 12;
@@ -42,109 +24,10 @@ const STATEMENT_ROWS = 12;
 /** The goal: engine jobs/s at least a quarter of the raw commit rate. */
 const GOAL = 0.25;
 
-type Target = { owner: OwnerId; team: Awaited<ReturnType<BenchStack['teams']>>[number] };
-
-/** One engine run: the jobs it finished and how long that took. */
-export interface EngineRun {
-  readonly jobs: number;
-  readonly seconds: number;
-  readonly completed: number;
-  /** CPU time of this process (user + system) in the timed window, in milliseconds. */
-  readonly cpuMs: number;
-}
-
-async function targetsOf(stack: BenchStack, shape: Shape): Promise<Target[]> {
-  const targets: Target[] = [];
-  for (let o = 0; o < shape.owners; o += 1) {
-    const owner = benchOwner(o);
-    for (const team of await stack.teams(owner, shape.teamsPerOwner, shape.size)) targets.push({ owner, team });
-  }
-  return targets;
-}
-
-let sendCounter = 0;
-
-/** Sends `jobs` jobs (one request to all members of a team, teams in rotation). */
-async function sendJobs(stack: BenchStack, targets: readonly Target[], jobs: number, shape: Shape): Promise<void> {
-  for (let i = 0; i < jobs / shape.size; i += 1) {
-    const target = targets[i % targets.length] as Target;
-    sendCounter += 1;
-    await sendToAll(stack.core, target.owner, target.team, `throughput-${sendCounter}`, `Instant answer ${i}`);
-  }
-}
-
 /** The ratio jobs/s ÷ commits/s if a job costs `cpuMs` of CPU plus `commits` fsyncs at `raw` commits/s. */
 function modelRatio(cpuMs: number, commits: number, raw: number): string {
   const jobsPerSecond = 1_000 / (cpuMs + (commits * 1_000) / raw);
   return (jobsPerSecond / raw).toFixed(2);
-}
-
-function cpuMsSince(start: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-}
-
-async function drained(stack: BenchStack, what: string, timeoutMs: number): Promise<void> {
-  await waitUntil(async () => (await stack.unfinished()) === 0, what, timeoutMs, 10);
-}
-
-async function completedCount(stack: BenchStack): Promise<number> {
-  const row = await stack.database.db
-    .selectFrom('jobs')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('phase', '=', JobPhase.COMPLETED)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-/** Called right before and right after an engine run's timed window (e.g. to read other processes' CPU). */
-export interface WindowProbe {
-  start(): Promise<void>;
-  end(): Promise<void>;
-}
-
-/**
- * Live: the scheduler runs while the requests are sent one after the other (enqueue commits are
- * inside the timed window). Drain: all requests are enqueued first, then the scheduler starts.
- */
-export async function engineRun(
-  database: OpenedDatabase,
-  shape: Shape,
-  mode: 'live' | 'drain',
-  jobs: number,
-  probe?: WindowProbe,
-): Promise<EngineRun> {
-  const stack = await openBenchStack(database);
-  try {
-    const targets = await targetsOf(stack, shape);
-    if (mode === 'live') {
-      await stack.scheduler.start();
-      await sendJobs(stack, targets, shape.warmupJobs, shape);
-      await drained(stack, 'warm-up jobs', 60_000);
-      const before = await completedCount(stack);
-      await probe?.start();
-      const started = performance.now();
-      const cpu = process.cpuUsage();
-      await sendJobs(stack, targets, jobs, shape);
-      await drained(stack, 'timed jobs', 300_000);
-      const seconds = (performance.now() - started) / 1000;
-      const cpuMs = cpuMsSince(cpu);
-      await probe?.end();
-      return { jobs, seconds, completed: (await completedCount(stack)) - before, cpuMs };
-    }
-    await sendJobs(stack, targets, jobs, shape);
-    await probe?.start();
-    const started = performance.now();
-    const cpu = process.cpuUsage();
-    await stack.scheduler.start();
-    await drained(stack, 'queued jobs', 300_000);
-    const seconds = (performance.now() - started) / 1000;
-    const cpuMs = cpuMsSince(cpu);
-    await probe?.end();
-    return { jobs, seconds, completed: await completedCount(stack), cpuMs };
-  } finally {
-    await stack.close();
-  }
 }
 
 /** Runs the live mode on a counting connection and reports commits per job by kind. */
@@ -211,11 +94,23 @@ export const engineThroughput: Benchmark = {
     ctx.log(`drain engine run (${shape.jobs} jobs)…`);
     const drain = await engineRun(await openDatabase(join(ctx.dir, 'drain.sqlite')), shape, 'drain', shape.jobs);
     const raw3 = measureRaw('3');
+    ctx.log(`drain engine run with full answers (${shape.jobs} jobs)…`);
+    const full = await engineRun(
+      await openDatabase(join(ctx.dir, 'drain-full.sqlite')),
+      shape,
+      'drain',
+      shape.jobs,
+      undefined,
+      FULL_ANSWER_TEXT,
+    );
+    const raw4 = measureRaw('4');
     ctx.log(`commit profile (${shape.profileJobs} jobs)…`);
     const counted = await profile(ctx.dir, shape);
     // Each engine run is compared with the raw rate measured right before and right after it.
     const liveRaw = (raw1.perSecond + raw2.perSecond) / 2;
     const drainRaw = (raw2.perSecond + raw3.perSecond) / 2;
+    const fullRaw = (raw3.perSecond + raw4.perSecond) / 2;
+    const fullRate = full.completed / full.seconds;
     const liveRate = live.completed / live.seconds;
     const drainRate = drain.completed / drain.seconds;
     const verdict = (ratio: number) => `${ratio.toFixed(2)} (goal ≥ ${GOAL}: ${ratio >= GOAL ? 'met' : 'missed'})`;
@@ -226,8 +121,8 @@ export const engineThroughput: Benchmark = {
           header: ['Measurement', 'Result', 'CPU per job', 'Jobs/s ÷ raw commits/s'],
           rows: [
             [
-              'Raw SQLite single-row commits: before / between / after the runs',
-              `${rate(raw1.perSecond, '/s')} / ${rate(raw2.perSecond, '/s')} / ${rate(raw3.perSecond, '/s')}`,
+              'Raw SQLite single-row commits: before / between / between / after the runs',
+              [raw1, raw2, raw3, raw4].map((raw) => rate(raw.perSecond, '/s')).join(' / '),
               '',
               '',
             ],
@@ -243,6 +138,12 @@ export const engineThroughput: Benchmark = {
               ms(drain.cpuMs / drain.jobs),
               `${verdict(drainRate / drainRaw)} vs ${rate(drainRaw, 'commits/s')}`,
             ],
+            [
+              `Engine, drain with full answers (${FULL_ANSWER_BYTES.toLocaleString('en-US')} bytes each: a full team context in every frozen turn; ${full.completed}/${full.jobs} completed)`,
+              `${rate(fullRate, 'jobs/s')} (${full.seconds.toFixed(2)} s)`,
+              ms(full.cpuMs / full.jobs),
+              `${verdict(fullRate / fullRaw)} vs ${rate(fullRaw, 'commits/s')}`,
+            ],
           ],
         },
         {
@@ -257,10 +158,11 @@ export const engineThroughput: Benchmark = {
         },
       ],
       method: [
-        `Raw rate: better-sqlite3 on a temporary file in the same directory, WAL, synchronous=FULL, \`BEGIN IMMEDIATE\` + one-row INSERT + COMMIT per transaction, up to ${shape.rawCommits} timed commits or ${shape.rawMs / 1000} s after 50 untimed; measured before, between and after the two engine runs, and each run's ratio uses the mean of the raw rates measured right before and right after it (the disk is shared, so the rate drifts).`,
+        `Raw rate: better-sqlite3 on a temporary file in the same directory, WAL, synchronous=FULL, \`BEGIN IMMEDIATE\` + one-row INSERT + COMMIT per transaction, up to ${shape.rawCommits} timed commits or ${shape.rawMs / 1000} s after 50 untimed; measured before, between and after the three engine runs, and each run's ratio uses the mean of the raw rates measured right before and right after it (the disk is shared, so the rate drifts).`,
         `Engine: ${shape.owners} owners × ${shape.teamsPerOwner} teams × ${shape.size} members (${conversations} conversations, so the 8 slots stay full); each request goes to all ${shape.size} members of a team, teams in rotation; the text has no directive, so every scripted turn is instant (answer "m<i>: Instant answer <n>").`,
         `Live: the scheduler runs while ${shape.jobs / shape.size} \`requests.send\` calls are made one after the other; timed from the first send to the moment no job is unfinished (checked every 10 ms with a count over the partial index), after an untimed warm-up of ${shape.warmupJobs} jobs. Enqueue commits are inside the window.`,
         'Drain: the same jobs enqueued first with the scheduler stopped; timed from `scheduler.start()` until no job is unfinished (admission, runs and completion only).',
+        `Drain with full answers: the drain again on a fresh database, every request \`!bytes ${FULL_ANSWER_BYTES}\` (each member answers ${FULL_ANSWER_BYTES.toLocaleString('en-US')} bytes), so each team's newest records fill its shared context and every frozen turn carries about 23 KB of it (at most 24,000 bytes; an answer is at most 6,000), as in a team whose agents write full answers. The other rows' answers are about 20 bytes and their frozen turns about 3.4 KB.`,
         `"Result" counts only jobs that ended COMPLETED (x/y shows completed of sent). Commit profile: a separate live run of ${shape.profileJobs} jobs on a connection with the same pragmas that counts, at execution time, every COMMIT (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); besides the commits it counted ${counted.selectsPerJob.toFixed(1)} reads and ${counted.writesPerJob.toFixed(1)} write statements per job. The same connection times every better-sqlite3 call (\`performance.now()\` around \`run\`/\`all\`; a COMMIT's log writes and sync included, Kysely's building not), grouped by the statement's text with its lists of placeholders shortened; this connection prepares each statement anew (outside the timing), and the timing adds its own cost, so read the shares rather than the totals.`,
         '"CPU per job": user + system CPU time of the benchmark process (`process.cpuUsage`) over the timed window, divided by the jobs. better-sqlite3 is synchronous, so an fsync blocks the event loop without using CPU: wall time per job is roughly CPU per job plus commits per job × the time of one commit.',
       ],
@@ -269,7 +171,11 @@ export const engineThroughput: Benchmark = {
         `Reading the numbers: every commit costs one fsync (WAL, synchronous=FULL) and better-sqlite3 waits for it on the event loop, so the wall time per job is about CPU per job + commits per job × (1 / raw rate). With ${counted.perJob.toFixed(2)} commits per job, an engine with no CPU cost would reach ${(1 / counted.perJob).toFixed(2)} × the raw rate. With the measured drain CPU of ${ms(drain.cpuMs / drain.jobs)} per job the model predicts a ratio of ${modelRatio(drain.cpuMs / drain.jobs, counted.perJob, 300)} at 300 commits/s, ${modelRatio(drain.cpuMs / drain.jobs, counted.perJob, 1_000)} at 1,000 and ${modelRatio(drain.cpuMs / drain.jobs, counted.perJob, 3_000)} at 3,000: the goal of 0.25 holds only while fsync is slow, because the engine is CPU-bound (${counted.selectsPerJob.toFixed(0)} reads and ${counted.writesPerJob.toFixed(0)} write statements per job through Kysely) while the raw loop is not. The raw rate of this shared disk moves between a few hundred and a few thousand commits/s with the other processes' load, which moves the ratio with it.`,
       ],
       metrics: {
-        rawCommitsPerSecond: (raw1.perSecond + raw2.perSecond + raw3.perSecond) / 3,
+        rawCommitsPerSecond: (raw1.perSecond + raw2.perSecond + raw3.perSecond + raw4.perSecond) / 4,
+        fullJobsPerSecond: fullRate,
+        fullRatio: fullRate / fullRaw,
+        fullCompleted: full.completed,
+        fullCpuMsPerJob: full.cpuMs / full.jobs,
         liveJobsPerSecond: liveRate,
         drainJobsPerSecond: drainRate,
         liveRatio: liveRate / liveRaw,

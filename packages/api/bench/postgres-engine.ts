@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/storage/open-database.js';
-import { type EngineRun, engineRun, SHAPES, type Shape, type WindowProbe } from './engine-throughput.js';
+import { type EngineRun, engineRun, SHAPES, type Shape, type WindowProbe } from './engine-run.js';
 import { BENCH_POSTGRES_ADMIN, createBenchPostgres } from './harness/bench-postgres.js';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
 import { rawPostgresCommitRate } from './harness/postgres-commit-rate.js';

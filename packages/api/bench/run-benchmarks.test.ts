@@ -43,6 +43,7 @@ describe('pnpm bench harness', () => {
     const engine = reports.get('engine-throughput')?.metrics;
     expect(engine?.liveCompleted).toBe(16);
     expect(engine?.drainCompleted).toBe(16);
+    expect(engine?.fullCompleted).toBe(16);
     expect(engine?.rawCommitsPerSecond).toBeGreaterThan(0);
     expect(engine?.liveJobsPerSecond).toBeGreaterThan(0);
     // Jobs that end together share their commits (decision 0224): fewer than one per job, but

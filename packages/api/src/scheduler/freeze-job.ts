@@ -6,11 +6,15 @@ import {
   type JobCommand,
   JobErrorCode,
   JobPhase,
+  type Member,
   memberAgent,
+  type RecordMessage,
   type RuntimeRegistry,
+  type TeamContextJson,
   TeamStatus,
   type TransitionContext,
   type TransitionOutcome,
+  teamContextJson,
   transition,
   WAKE_KIND,
   wakeResult,
@@ -30,6 +34,41 @@ function wakeCommand(ctx: FreezeContext): JobCommand {
       clientRequestId: requestId,
     },
   };
+}
+
+/** A team context built for a list of records, and the team and roster it was built with. */
+interface BuiltContext {
+  readonly teamId: string;
+  readonly goal: string;
+  readonly members: readonly Member[];
+  readonly context: TeamContextJson;
+}
+
+/**
+ * The context last built per records list. The store reads a team's newest records once per
+ * write and hands every job of the team it freezes the same list (`WriteScope.recentRecords`), so
+ * a request to eight members builds the context once, not eight times (with full records, about
+ * 40 µs each). Weak: a list is dropped with its write.
+ */
+const built = new WeakMap<readonly RecordMessage[], BuiltContext>();
+
+/** True when `members` holds the very member objects of `known` (a roster read again is new objects). */
+function sameMembers(known: readonly Member[], members: readonly Member[]): boolean {
+  return known.length === members.length && known.every((member, i) => member === members[i]);
+}
+
+/**
+ * The team context of `ctx`, built once per records list, team goal and roster: everything
+ * `teamContextJson` reads of them.
+ */
+function contextOf(ctx: FreezeContext): TeamContextJson {
+  const known = built.get(ctx.recentRecords);
+  if (known?.teamId === ctx.team.id && known.goal === ctx.team.goal && sameMembers(known.members, ctx.members)) {
+    return known.context;
+  }
+  const context = teamContextJson(ctx.team, ctx.members, ctx.recentRecords);
+  built.set(ctx.recentRecords, { teamId: ctx.team.id, goal: ctx.team.goal, members: ctx.members, context });
+  return context;
 }
 
 /**
@@ -60,5 +99,5 @@ export function freezeJob(
   if (!resolved.ok) {
     return transition(ctx.job, { type: 'FAIL', error: resolved.error, code: JobErrorCode.AGENT_UNAVAILABLE }, tctx);
   }
-  return transition(ctx.job, { type: 'FREEZE', input: buildTurnInput(ctx), runKey: ctx.job.id }, tctx);
+  return transition(ctx.job, { type: 'FREEZE', input: buildTurnInput(ctx, contextOf(ctx)), runKey: ctx.job.id }, tctx);
 }

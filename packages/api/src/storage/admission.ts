@@ -21,7 +21,6 @@ import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
 import { ACTIVE_PHASE_LITERALS, SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
-import { recentRecords } from './record-reads.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { lockTeamWithJob } from './team-job-lock.js';
 import type { WriteScope } from './write-transaction.js';
@@ -84,7 +83,7 @@ async function freezeOne(
     job,
     team: withoutSeq(toTeam(teamRow)),
     members: await scope.roster(job.teamId),
-    recentRecords: await recentRecords(scope.trx, job.teamId, Limits.contextMessages),
+    recentRecords: await scope.recentRecords(job.teamId),
     // Read under the team lock: a send to this member waits for this transaction, so a message
     // is either frozen into this turn or still undelivered for the next one, never both.
     mailbox: job.memberId === null ? [] : await undeliveredMessages(scope.trx, job.memberId),

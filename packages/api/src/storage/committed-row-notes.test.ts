@@ -19,7 +19,8 @@ const job = (text: string, result: string | null = null): Job =>
     text,
     result: result === null ? null : { text: result, truncated: false },
   }) as Job;
-const record = (id: string, text: string): RecordMessage => ({ id: id as RecordId, text }) as RecordMessage;
+const record = (id: string, text: string, teamId = 'team_1'): RecordMessage =>
+  ({ id: id as RecordId, teamId: teamId as TeamId, text }) as RecordMessage;
 const team = (revision: number): Team => ({ id: 'team_1' as TeamId, revision }) as Team;
 const member = (id: string, retiredAt: string | null = null): Member =>
   ({ id: id as MemberId, teamId: 'team_1' as TeamId, retiredAt }) as Member;
@@ -96,5 +97,30 @@ describe('CommittedRowNotes', () => {
     restore();
     expect(notes.roster(TEAM)?.map((m) => m.id)).toEqual(['m_1']);
     expect([...notes.members.keys()]).toEqual(['m_1']);
+  });
+
+  it("keeps a team's newest records until a record of that team is appended, lone surrogate or not", () => {
+    const notes = new CommittedRowNotes();
+    const newest = [record('rec_1', 'first'), record('rec_2', '数据 😀')];
+    expect(notes.recentRecords(TEAM)).toBeUndefined();
+    notes.noteRecentRecords(TEAM, newest);
+    notes.noteRecentRecords('team_2' as TeamId, []);
+    expect(notes.recentRecords(TEAM)).toBe(newest);
+    notes.noteRecord(record('rec_3', 'for another team', 'team_2'));
+    expect(notes.recentRecords(TEAM)).toBe(newest);
+    expect(notes.recentRecords('team_2' as TeamId)).toBeUndefined();
+    notes.noteRecord(record('rec_4', 'lone \ud800, stored otherwise'));
+    expect(notes.recentRecords(TEAM)).toBeUndefined();
+  });
+
+  it('forgets newest records read in work rolled back to a mark, and keeps those read before it', () => {
+    const notes = new CommittedRowNotes();
+    const before = [record('rec_1', 'kept')];
+    notes.noteRecentRecords(TEAM, before);
+    const restore = notes.mark();
+    notes.noteRecord(record('rec_2', 'rolled back'));
+    notes.noteRecentRecords(TEAM, [...before, record('rec_2', 'rolled back')]);
+    restore();
+    expect(notes.recentRecords(TEAM)).toBe(before);
   });
 });

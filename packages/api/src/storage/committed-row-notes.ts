@@ -38,9 +38,26 @@ export class CommittedRowNotes implements CommittedRows {
     else this.jobs.delete(job.id);
   }
 
-  /** Notes a record message as this transaction appended it (unless stored otherwise, as above). */
+  /**
+   * Notes a record message as this transaction appended it (unless stored otherwise, as above).
+   * The team's newest records noted before ({@link noteRecentRecords}) no longer are.
+   */
   noteRecord(record: RecordMessage): void {
+    this.#recent.delete(record.teamId);
     if (!LONE_SURROGATE.test(record.text)) this.records.set(record.id, record);
+  }
+
+  /** The newest records of a team this write read under its lock, until it appends one to the team. */
+  readonly #recent = new Map<TeamId, readonly RecordMessage[]>();
+
+  /** Notes the newest records of a team as read under its lock (oldest first). */
+  noteRecentRecords(teamId: TeamId, records: readonly RecordMessage[]): void {
+    this.#recent.set(teamId, records);
+  }
+
+  /** What {@link noteRecentRecords} noted for the team, unless a record of it was appended since. */
+  recentRecords(teamId: TeamId): readonly RecordMessage[] | undefined {
+    return this.#recent.get(teamId);
   }
 
   /**
@@ -92,12 +109,15 @@ export class CommittedRowNotes implements CommittedRows {
     const members = new Map(this.members);
     // A roster read in the rolled-back work may show its member writes: forgotten with them.
     const rosters = new Map(this.#rosters);
+    // Newest records read after a record was appended in the rolled-back work would show it.
+    const recent = new Map(this.#recent);
     return () => {
       restore(this.jobs, jobs);
       restore(this.records, records);
       restore(this.teams, teams);
       restore(this.members, members);
       restore(this.#rosters, rosters);
+      restore(this.#recent, recent);
     };
   }
 }

@@ -25,7 +25,6 @@ import {
   type TeamEvent,
   type TeamEventKind,
   type TeamStatus,
-  type TurnInput,
 } from '@agent-teams/core';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type {
@@ -36,6 +35,7 @@ import type {
   TeamEventsTable,
   TeamsTable,
 } from './database-types.js';
+import { keepFrozenInput, readInput } from './frozen-inputs.js';
 
 // Rows never leave the storage folder: every read goes through one of these mappers.
 
@@ -99,7 +99,7 @@ export function toJob(row: Selectable<JobsTable>): Job {
     rootId: asJobId(row.root_id),
     clientKey: row.client_key,
     text: row.text,
-    input: json<TurnInput>(row.input_json),
+    input: readInput(row.id, row.input_json),
     runKey: row.run_key,
     runId: row.run_id === null ? null : asRunId(row.run_id),
     pendingInput: json<InputRequest>(row.pending_input_json),
@@ -172,7 +172,10 @@ export function jobStateUpdate(current: Job, next: Job, now: string): JobStateUp
   }
   if (next.input !== current.input) {
     columns.input_json = toJson(next.input);
-    job.input = json<TurnInput>(columns.input_json);
+    // Its own reading: a frozen input is plain JSON data (`buildTurnInput`; the core's property
+    // test holds it to that), and parsing its text again cost about 40 µs for a full team context.
+    job.input = next.input;
+    if (next.input !== null && columns.input_json !== null) keepFrozenInput(current.id, columns.input_json, next.input);
   }
   if (next.pendingInput !== current.pendingInput) {
     columns.pending_input_json = toJson(next.pendingInput);

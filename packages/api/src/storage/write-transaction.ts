@@ -1,10 +1,20 @@
-import { DomainError, type EventSink, type IdGenerator, type Member, notFound, type TeamId } from '@agent-teams/core';
+import {
+  DomainError,
+  type EventSink,
+  type IdGenerator,
+  Limits,
+  type Member,
+  notFound,
+  type RecordMessage,
+  type TeamId,
+} from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import type { EnqueueAdmission } from './admission-ride.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
 import type { DatabaseDialect } from './open-database.js';
+import { recentRecords } from './record-reads.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { writeBatchOf } from './sqlite-write-batch.js';
 import { TeamEventWriter } from './team-event-writer.js';
@@ -136,6 +146,20 @@ export class WriteScope {
     const members = await listMembers(this.trx, [teamId]);
     this.events.rows.noteRoster(teamId, members);
     return [...members];
+  }
+
+  /**
+   * The newest `Limits.contextMessages` records of a team whose lock this transaction holds,
+   * oldest first, read once per write: an admission freezing several jobs of one team (a request
+   * to every member) shares one read and one list, until this write appends a record to the team
+   * (`appendRecord` notes it, and the list is read again).
+   */
+  async recentRecords(teamId: TeamId): Promise<readonly RecordMessage[]> {
+    const noted = this.events.rows.recentRecords(teamId);
+    if (noted !== undefined) return noted;
+    const records: readonly RecordMessage[] = await recentRecords(this.trx, teamId, Limits.contextMessages);
+    this.events.rows.noteRecentRecords(teamId, records);
+    return records;
   }
 
   /** Like {@link lockTeam}, scoped to an owner: NOT_FOUND for an absent or another owner's team. */

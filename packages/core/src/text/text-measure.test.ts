@@ -6,12 +6,23 @@ import {
   findUnstorableText,
   hasLoneSurrogate,
   isStorableText,
+  MEASURE_CHUNK_UNITS,
   truncateUtf8,
   utf8ByteLength,
 } from './text-measure.js';
 
 /** Independent oracle: encodeURIComponent percent-encodes each UTF-8 byte (and throws on a lone surrogate). */
 const oracleBytes = (s: string): number => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, 'x').length;
+
+/** Reference: each code point's UTF-8 length, a lone surrogate 3 bytes (its WTF-8 length). */
+function walkedBytes(s: string): number {
+  let bytes = 0;
+  for (const point of s) {
+    const code = point.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes;
+}
 
 const HIGH = '\uD83D';
 const LOW = '\uDE00';
@@ -83,6 +94,34 @@ describe('utf8ByteLength', () => {
   it('counts a lone surrogate as 3 bytes and still reports it as lone', () => {
     expect(utf8ByteLength(`${HIGH}a`)).toBe(4);
     expect(hasLoneSurrogate(`${HIGH}a`)).toBe(true);
+  });
+
+  it('agrees with walking the code units for any units, lone surrogates included', () => {
+    fc.assert(fc.property(fc.string({ unit: anyUnit }), (s) => utf8ByteLength(s) === walkedBytes(s)));
+  });
+
+  it('measures past a chunk without splitting a pair at its edge (n-1, n, n+1)', () => {
+    const n = MEASURE_CHUNK_UNITS;
+    for (const before of [n - 2, n - 1, n, n + 1]) {
+      const pad = 'a'.repeat(before);
+      expect(utf8ByteLength(`${pad}😀b`)).toBe(before + 5);
+      expect(utf8ByteLength(`${pad}数b`)).toBe(before + 4);
+      expect(utf8ByteLength(`${pad}${HIGH}b`)).toBe(before + 4);
+      expect(utf8ByteLength(`${pad}${HIGH}`)).toBe(before + 3);
+      expect(utf8ByteLength(`${pad}${LOW}${HIGH}`)).toBe(before + 6);
+    }
+  });
+
+  it('agrees with walking the code units on texts of several chunks', () => {
+    const unit = fc.constantFrom('a', 'é', '数', '😀', HIGH, LOW);
+    const run = fc.tuple(unit, fc.integer({ min: 1, max: MEASURE_CHUNK_UNITS })).map(([u, k]) => u.repeat(k));
+    fc.assert(
+      fc.property(fc.array(run, { maxLength: 6 }), (runs) => {
+        const s = runs.join('');
+        return utf8ByteLength(s) === walkedBytes(s);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 

@@ -4,7 +4,9 @@ import {
   type FreezeContext,
   JobPhase,
   Limits,
+  RecordKind,
   TeamStatus,
+  transition,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import type { ZooPhase } from '../zoo.js';
@@ -94,6 +96,31 @@ export function describeAdmissionCases(h: () => StoreHarness): void {
       const seen: AdmissionSnapshot[] = [];
       await admitAll(seen);
       expect(at(seen, 0).candidates.map((c) => c.jobId)).toEqual([first.id]);
+    });
+
+    it('gives every job of a team frozen in one pass the newest records, one appended by an earlier freeze of the pass too', async () => {
+      const { team, members } = await h().team();
+      const sent = await h().send(team, members);
+      const contexts: FreezeContext[] = [];
+      const now = h().now();
+      const admitted = await h().store.admit({
+        now,
+        plan: (snapshot) => ({ admit: snapshot.candidates.map((c) => c.jobId), round: EMPTY_ROUND }),
+        freeze: (ctx) => {
+          contexts.push(ctx);
+          // The first job is cancelled by its freeze, which appends its CANCELLED record.
+          if (ctx.job.id === at(sent, 0).id) return transition(ctx.job, { type: 'CANCEL' }, { now, ids: h().ids });
+          return h().freeze(ctx, now);
+        },
+      });
+      expect(contexts.map((ctx) => ctx.job.id)).toEqual(sent.map((job) => job.id));
+      expect(admitted.map((a) => a.job.phase)).toEqual([JobPhase.CANCELLED, JobPhase.ADMITTING, JobPhase.ADMITTING]);
+      const before = at(contexts, 0).recentRecords;
+      const after = at(contexts, 1).recentRecords;
+      expect(after.slice(0, -1)).toEqual(before.slice(-(Limits.contextMessages - 1)));
+      expect(after.at(-1)).toMatchObject({ kind: RecordKind.CANCELLED, jobId: at(sent, 0).id });
+      expect(at(contexts, 2).recentRecords).toEqual(after);
+      expect(await h().store.recentRecords(team.id, Limits.contextMessages)).toEqual(after);
     });
   });
 }
