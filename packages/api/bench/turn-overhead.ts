@@ -4,7 +4,7 @@ import { BenchChild } from './harness/bench-child.js';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
 import { statementHeader } from './harness/statement-times.js';
 import { ms } from './harness/stats.js';
-import { openTurnStack } from './harness/turn-stack.js';
+import { FULL_ANSWER_BYTES, openTurnStack, type RoundAnswer } from './harness/turn-stack.js';
 import { profileTurnCommits } from './turn-commits.js';
 import { type CpuBySteps, cpuBySteps, cpuStepsMethod, cpuStepsTable, profiled } from './turn-cpu.js';
 import { type Phases, phaseRows } from './turn-phases.js';
@@ -45,12 +45,21 @@ const VARIANTS = [
     options: { sqliteSynchronous: 'group' },
     concurrency: [1, 8],
   },
+  {
+    label: `full answers (${FULL_ANSWER_BYTES.toLocaleString('en-US')} bytes)`,
+    file: 'full',
+    metric: 'Full',
+    options: {},
+    concurrency: [1],
+    answer: 'full',
+  },
 ] as const satisfies readonly {
   label: string;
   file: string;
   metric: string;
   options: OpenDatabaseOptions;
   concurrency: readonly (typeof CONCURRENCY)[number][];
+  answer?: RoundAnswer;
 }[];
 
 /**
@@ -177,6 +186,7 @@ async function measureAll(
             concurrency,
             size.samples[concurrency],
             size.warmup,
+            'answer' in variant ? variant.answer : 'instant',
           );
           owner += 1;
           const extra = roundRow(`${concurrency}, ${variant.label}`, r + 1, s);
@@ -231,6 +241,7 @@ async function measureAll(
       'A turn sample: `sendRequest` to one member over HTTP (`fetch`), then the wait until the COMPLETED `JobChanged` of its job arrives on a graphql-ws `teamEvents` subscription opened before the round (the client is a few lines over `ws`). A direct sample: the same provider called with the model call the runtime makes (`callModel` over its own connection pool, streaming, `include_usage`; until the twentieth pass both used the `openai` SDK over fetch), the stream read to its end. Turn and direct samples alternate (which goes first alternates too), so load drift hits both alike.',
       `"Added" is the turn's percentile minus the direct call's percentile of the same round. ${size.rounds} rounds per concurrency, each with a fresh owner and fresh teams of 2 members (requests alternate between them, a team is used for at most ${PER_TEAM}); ${size.warmup} warm-up samples per worker are not counted, and before the main rows the process runs ${size.processWarmup} uncounted sequential turns (and the fresh-process round below): code that runs about once per turn is optimized by V8 only after thousands of calls, so a fresh process keeps compiling, and runs code not yet optimized, for its first few thousand turns (with \`--trace-opt\` on 2026-12-05, after 400 turns its optimizing compiler still finished about 110 functions per round of 128 turns and added p50 was 6.7–7.7 ms; after 3,200 turns it finished 2–14 per round and added p50 was 5.3 ms). The row "a fresh process" is one round measured after the first ${size.freshAfter} of those turns (until 2026-12-05 the main rows ran after a warm-up of 400 turns), for what a server shows in its first minutes; its database then also holds fewer finished jobs than the main rows' (about 3,300 fewer), which if anything favours it. At 8 concurrent turns, 8 workers each run their own turn-then-direct loop (admission: 8 slots, none reserved for other owners).`,
       'The main rows run on a database opened as `serve` opens it by default: WAL with `synchronous=FULL` (SQLite syncs the log inside every COMMIT while the event loop waits). After them, the same turns run on two more databases: `synchronous=normal` opened as `--sqlite-synchronous normal` opens it (no sync at all; a process crash still loses nothing, a power loss may lose the last commits: docs/deployment.md), and group commit as `--sqlite-synchronous group` opens it (a commit answers only after one `fdatasync` of the log, run off the event loop and shared by the commits made while it ran; `src/storage/sqlite-wal-sync.ts`).',
+      `"Full answers": the same turns on a fourth database opened as \`serve\` opens it, the provider answering every call (the turns' and the direct ones) with ${FULL_ANSWER_BYTES.toLocaleString('en-US')} bytes instead of two words: each team's newest records then fill its shared context, so every frozen turn carries about 23 KB of it, and each member's history grows by a full answer per turn (its calls send up to \`maxContextTokens\` of it, 24,000 estimated tokens), as with agents that write full answers. The direct call still sends one short message: the added time includes what sending the member's history costs.`,
       cpuStepsMethod(size.profiled),
       `Commit profile: a separate run of ${size.counted} sequential turns on a connection with the same pragmas that counts every COMMIT at execution time (labelled by the tables its transaction wrote) and every write outside a transaction (an autocommit); a transaction without writes costs no fsync. The same connection times every statement (\`engine-throughput\` says how), provider and client in the server's process.`,
       'The breakdown stamps the machine\'s monotonic clock (`process.hrtime`, the same in both processes): the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "Server CPU per turn" is the server process\'s CPU (`process.cpuUsage`) over the main rounds, divided by their turns.',

@@ -1,7 +1,7 @@
 import { asOwnerId } from '@agent-teams/core';
 import type { BenchChild } from './harness/bench-child.js';
 import { ms, summarize } from './harness/stats.js';
-import type { TurnStack } from './harness/turn-stack.js';
+import type { RoundAnswer, TurnStack } from './harness/turn-stack.js';
 import { turnBounds } from './turn-cpu.js';
 import { type Phases, phasesOf } from './turn-phases.js';
 import type { TurnSample } from './turn-user-process.js';
@@ -25,8 +25,9 @@ export interface Series {
 /**
  * Runs one round at one concurrency with a fresh owner: the server creates the teams, the user's
  * process (`turn-user-process.ts`) subscribes to them, then runs `concurrency` workers, each a
- * turn and a direct call per sample (order alternating); phases come from the server's trace of
- * each job and the provider's stamps, all on the machine's monotonic clock.
+ * turn and a direct call per sample (order alternating), the provider giving `answer` to both;
+ * phases come from the server's trace of each job and the provider's stamps, all on the machine's
+ * monotonic clock.
  */
 export async function round(
   stack: TurnStack,
@@ -36,6 +37,7 @@ export async function round(
   concurrency: number,
   count: number,
   warmup: number,
+  answer: RoundAnswer = 'instant',
 ): Promise<Series> {
   const perWorker = Math.ceil((count + warmup) / PER_TEAM);
   const teams: { teamId: string; memberIds: string[] }[] = [];
@@ -44,7 +46,18 @@ export async function round(
     teams.push({ teamId: team.teamId, memberIds: team.members.map((member) => member.id) });
   }
   const { samples } = await user.request<{ type: 'round-done'; samples: TurnSample[] }>(
-    { type: 'round', url: stack.url, token, teams, concurrency, count, warmup, label: `${owner}`, perTeam: PER_TEAM },
+    {
+      type: 'round',
+      url: stack.url,
+      token,
+      teams,
+      concurrency,
+      count,
+      warmup,
+      label: `${owner}`,
+      perTeam: PER_TEAM,
+      answer,
+    },
     'round-done',
     600_000,
   );

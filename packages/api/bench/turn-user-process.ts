@@ -7,14 +7,15 @@
  * so the server's stamps and these subtract directly.
  *
  * IPC: parent → `start` → `started { baseUrl }`; parent → `round { url, token, teams,
- * concurrency, count, warmup, label }` → `round-done { samples }`; parent → `close` → `closed`.
+ * concurrency, count, warmup, label, perTeam, answer }` → `round-done { samples }`; parent →
+ * `close` → `closed`.
  */
 import { callModel } from '../src/runtimes/openai/chat-call.js';
 import { ModelClients, type ModelEndpoint } from '../src/runtimes/openai/model-clients.js';
 import type { OpenAiSettings } from '../src/runtimes/openai/openai-settings.js';
 import { type LocalChatProvider, type ProviderTiming, startLocalChatProvider } from './harness/local-chat-provider.js';
 import { openTurnClient } from './harness/turn-client.js';
-import { INSTANT_ANSWER, MODEL } from './harness/turn-stack.js';
+import { FULL_ANSWER, INSTANT_ANSWER, MODEL, type RoundAnswer } from './harness/turn-stack.js';
 import { monotonicMs } from './live-clock.js';
 
 /** One team the round may use: its id and the two members requests alternate between. */
@@ -35,6 +36,8 @@ interface Round {
   readonly label: string;
   /** Requests per team (the team limit is 100). */
   readonly perTeam: number;
+  /** What the provider answers in this round (the turns' calls and the direct ones alike). */
+  readonly answer: RoundAnswer;
 }
 
 /** One counted sample: a turn and the direct call made next to it (all `monotonicMs`). */
@@ -50,6 +53,8 @@ export interface TurnSample {
 let provider: LocalChatProvider | null = null;
 let endpoint: ModelEndpoint | null = null;
 const byText = new Map<string, ProviderTiming>();
+/** What the provider answers now: the running round's answer (one round runs at a time). */
+let answer = INSTANT_ANSWER;
 
 /**
  * One direct call: the model call the runtime makes (`callModel`, streaming with usage, over its
@@ -57,7 +62,7 @@ const byText = new Map<string, ProviderTiming>();
  */
 async function direct(text: string): Promise<void> {
   if (endpoint === null) throw new Error('[agent-teams/bench] not started');
-  const answer = await callModel({
+  const answered = await callModel({
     endpoint,
     body: {
       model: MODEL,
@@ -76,8 +81,8 @@ async function direct(text: string): Promise<void> {
     progress: { text: () => undefined, tool: () => undefined },
     idPrefix: 'direct',
   });
-  if (answer.content !== INSTANT_ANSWER)
-    throw new Error(`[agent-teams/bench] direct call answered "${answer.content}"`);
+  if (answered.content !== answer)
+    throw new Error(`[agent-teams/bench] direct call answered "${answered.content?.slice(0, 40)}…"`);
 }
 
 /** The direct calls are never cancelled. */
@@ -94,6 +99,7 @@ function providerTiming(key: string): ProviderTiming | null {
 }
 
 async function round(job: Round): Promise<TurnSample[]> {
+  answer = job.answer === 'full' ? FULL_ANSWER : INSTANT_ANSWER;
   const turnClient = openTurnClient(
     job.url,
     job.token,
@@ -161,7 +167,7 @@ process.on('message', (message: { type: string }) => {
   const reply = (answer: object) => process.send?.(answer);
   const fail = (error: unknown) => reply({ type: 'failed', error: String(error) });
   if (message.type === 'start') {
-    startLocalChatProvider(INSTANT_ANSWER, monotonicMs)
+    startLocalChatProvider(() => answer, monotonicMs)
       .then((started) => {
         provider = started;
         started.onAnswered = (timing) => byText.set(timing.lastUser, timing);

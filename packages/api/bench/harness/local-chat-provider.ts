@@ -24,15 +24,16 @@ export interface LocalChatProvider {
 
 /**
  * Starts testkit's {@link FakeChatProvider} as a real HTTP server on 127.0.0.1: every
- * `POST /v1/chat/completions` is answered at once with `answer` (streamed as SSE when the request
- * streams, the real wire format), anything else is 404. `clock` stamps its timings. A model provider is the one part a
+ * `POST /v1/chat/completions` is answered at once with `answer` (a function: read for each call;
+ * streamed as SSE when the request streams, the real wire format), anything else is 404. `clock` stamps its timings. A model provider is the one part a
  * benchmark cannot run for real, so it is faked at its HTTP boundary, like in the tests.
  */
 export async function startLocalChatProvider(
-  answer: string,
+  answer: string | (() => string),
   clock: () => number = () => performance.now(),
 ): Promise<LocalChatProvider> {
-  const fake = new FakeChatProvider().respondWith(() => ({ kind: 'answer', content: answer }));
+  const answerNow = typeof answer === 'string' ? () => answer : answer;
+  const fake = new FakeChatProvider().respondWith(() => ({ kind: 'answer', content: answerNow() }));
   let lastUser = '';
   const provider: LocalChatProvider = {
     baseUrl: '',

@@ -21,6 +21,19 @@ export const MODEL = 'bench-instant';
 /** What the fake provider answers to every call. */
 export const INSTANT_ANSWER = 'Instant answer.';
 
+/** The bytes of {@link FULL_ANSWER}. */
+export const FULL_ANSWER_BYTES = 2_800;
+
+/**
+ * What the fake provider answers in the rounds with full answers: 2,800 bytes, so a team's newest
+ * records fill its shared context (about 23 KB of the 24,000 bytes each frozen turn carries) and
+ * each member's history grows by a full answer per turn, as with agents that write full answers.
+ */
+export const FULL_ANSWER = 'A full answer. '.repeat(Math.ceil(FULL_ANSWER_BYTES / 15)).slice(0, FULL_ANSWER_BYTES);
+
+/** Which answer the fake provider gives in a round. */
+export type RoundAnswer = 'instant' | 'full';
+
 /** Times seen along one turn, keyed by job (all `monotonicMs()`, comparable across processes). */
 export interface TurnTrace {
   /** Commit times of the batches that carried an event of this job, in order. */
