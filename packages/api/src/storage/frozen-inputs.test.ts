@@ -1,6 +1,6 @@
 import { asJobId, asTeamId, type TurnInput } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { FROZEN_INPUTS_KEPT, keepFrozenInput, readInput } from './frozen-inputs.js';
+import { FROZEN_INPUT_MAX_CHARS, FROZEN_INPUTS_KEPT, keepFrozenInput, readInput } from './frozen-inputs.js';
 
 const input = (jobId: string, text: string): TurnInput => ({
   kind: 'request',
@@ -10,7 +10,7 @@ const input = (jobId: string, text: string): TurnInput => ({
   memberName: 'Writer 数据 😀',
   requesterName: null,
   receipt: null,
-  context: { team_id: 'team_1', goal: 'Ship it', members: [], messages: [] },
+  context: { team_id: 'team_1', goal: 'Ship it', members: [{ id: 'member_1', name: 'W' }], messages: [] },
 });
 
 /** Keeps `n` fresh inputs under ids `${prefix}_0` … and returns them with their texts. */
@@ -62,4 +62,45 @@ describe('frozen inputs kept by this process', () => {
     expect(given(1)).toBe(true);
     expect(given(2)).toBe(false);
   });
+
+  it('freezes what it keeps, nested objects and arrays too', () => {
+    const [kept] = keepMany('job_frozen', 1);
+    if (kept === undefined) throw new Error('nothing kept');
+    const context = kept.value.context as { members: { name: string }[] };
+    expect(Object.isFrozen(kept.value)).toBe(true);
+    expect(Object.isFrozen(context)).toBe(true);
+    expect(Object.isFrozen(context.members)).toBe(true);
+    expect(Object.isFrozen(context.members[0])).toBe(true);
+    expect(() => {
+      (context.members[0] as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+  });
+
+  for (const [unit, units] of [
+    ['a', 1],
+    ['数', 1],
+    ['😀', 2],
+    // JSON writes a lone surrogate as a six-character escape.
+    ['\ud800', 6],
+  ] as const) {
+    it(`keeps an input of at most ${FROZEN_INPUT_MAX_CHARS} characters of JSON (n - 1, n, n + 1; text of ${JSON.stringify(unit)})`, () => {
+      const sized = (id: string, length: number) => {
+        const room = length - JSON.stringify(input(id, '')).length;
+        const text = unit.repeat(Math.floor(room / units)) + 'a'.repeat(room % units);
+        const value = input(id, text);
+        const json = JSON.stringify(value);
+        expect(json.length).toBe(length);
+        keepFrozenInput(id, json, value);
+        return readInput(id, json) === value;
+      };
+      expect(sized('job_size_a', FROZEN_INPUT_MAX_CHARS - 1)).toBe(true);
+      expect(sized('job_size_b', FROZEN_INPUT_MAX_CHARS)).toBe(true);
+      expect(sized('job_size_c', FROZEN_INPUT_MAX_CHARS + 1)).toBe(false);
+      // One too long for a job kept before drops the kept one: its text is not read as current.
+      const [small] = keepMany('job_size_d', 1);
+      if (small === undefined) throw new Error('nothing kept');
+      sized(small.id, FROZEN_INPUT_MAX_CHARS + 1);
+      expect(readInput(small.id, small.json)).not.toBe(small.value);
+    });
+  }
 });

@@ -2,12 +2,34 @@ import type { TurnInput } from '@agent-teams/core';
 
 /** How many of the inputs this process froze last are kept with their JSON text (see {@link readInput}). */
 export const FROZEN_INPUTS_KEPT = 32;
+
+/**
+ * The longest JSON text of an input kept (UTF-16 units). A full team context and a long request
+ * are about 35,000; a mailbox of long team messages can make an input far longer, and such a rare
+ * one is parsed again rather than held: the kept inputs stay within about 8 MB (text and object).
+ */
+export const FROZEN_INPUT_MAX_CHARS = 65_536;
+
 /** The inputs this process froze last, by job id, oldest first, each with the text it stored. */
 const frozenInputs = new Map<string, { readonly json: string; readonly input: TurnInput }>();
 
-/** Keeps an input this process froze, with the text it stored (see {@link readInput}). */
+/** Freezes `value` and every object and array it holds (a frozen input is plain JSON data). */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
+
+/**
+ * Keeps an input this process froze, with the text it stored (see {@link readInput}), and
+ * freezes it: the jobs of a team frozen together share one context object and every read of the
+ * kept input gets the same object, so a runtime that changed what it was given (a host's own
+ * runtime) must not reach what later reads see. It throws in strict mode instead.
+ */
 export function keepFrozenInput(jobId: string, json: string, input: TurnInput): void {
+  deepFreeze(input);
   frozenInputs.delete(jobId);
+  if (json.length > FROZEN_INPUT_MAX_CHARS) return;
   frozenInputs.set(jobId, { json, input });
   if (frozenInputs.size > FROZEN_INPUTS_KEPT) frozenInputs.delete(frozenInputs.keys().next().value as string);
 }

@@ -174,8 +174,8 @@ export function jobStateUpdate(current: Job, next: Job, now: string): JobStateUp
     columns.input_json = toJson(next.input);
     // Its own reading: a frozen input is plain JSON data (`buildTurnInput`; the core's property
     // test holds it to that), and parsing its text again cost about 40 µs for a full team context.
-    job.input = next.input;
-    if (next.input !== null && columns.input_json !== null) keepFrozenInput(current.id, columns.input_json, next.input);
+    job.input = next.input ?? null;
+    if (next.input != null && columns.input_json !== null) keepFrozenInput(current.id, columns.input_json, next.input);
   }
   if (next.pendingInput !== current.pendingInput) {
     columns.pending_input_json = toJson(next.pendingInput);

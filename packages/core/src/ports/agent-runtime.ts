@@ -79,6 +79,10 @@ export interface RunContext {
 /** What {@link AgentRuntime.start} is called with: the frozen turn under its idempotency key. */
 export interface StartRunArgs {
   readonly runKey: string;
+  /**
+   * The frozen turn, read-only: the store may hand the same objects to later reads of the job and
+   * to its team's other jobs frozen with it, and freezes them (a change throws in strict mode).
+   */
   readonly input: TurnInput;
   readonly context: RunContext;
   /** See {@link ResumeRunArgs.firstCall}. */

@@ -7,6 +7,7 @@ import {
   hasLoneSurrogate,
   isStorableText,
   MEASURE_CHUNK_UNITS,
+  MEASURE_WALK_UNITS,
   truncateUtf8,
   utf8ByteLength,
 } from './text-measure.js';
@@ -96,8 +97,26 @@ describe('utf8ByteLength', () => {
     expect(hasLoneSurrogate(`${HIGH}a`)).toBe(true);
   });
 
-  it('agrees with walking the code units for any units, lone surrogates included', () => {
+  it('agrees with walking the code units for any units, lone surrogates included, short or not', () => {
     fc.assert(fc.property(fc.string({ unit: anyUnit }), (s) => utf8ByteLength(s) === walkedBytes(s)));
+    fc.assert(fc.property(fc.string({ unit: anyUnit, maxLength: 300 }), (s) => utf8ByteLength(s) === walkedBytes(s)));
+  });
+
+  it('counts the same on either side of the longest text it walks (n-1, n, n+1)', () => {
+    const n = MEASURE_WALK_UNITS;
+    for (const units of [n - 1, n, n + 1]) {
+      for (const [unit, bytes] of [
+        ['a', 1],
+        ['数', 3],
+        [HIGH, 3],
+        [LOW, 3],
+      ] as const) {
+        expect(utf8ByteLength(unit.repeat(units))).toBe(units * bytes);
+      }
+      // Pairs: an odd length ends with a lone high surrogate.
+      const pairs = '😀'.repeat(Math.ceil(units / 2)).slice(0, units);
+      expect(utf8ByteLength(pairs)).toBe(Math.floor(units / 2) * 4 + (units % 2) * 3);
+    }
   });
 
   it('measures past a chunk without splitting a pair at its edge (n-1, n, n+1)', () => {
