@@ -11,7 +11,6 @@ import {
   type AgentRuntime,
   asAgentId,
   asOwnerId,
-  decideRequests,
   EMPTY_ROUND,
   type FreezeContext,
   type Job,
@@ -27,6 +26,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { freezeJob } from '../../src/scheduler/freeze-job.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { queueOneEach } from '../support/queued-requests.js';
 
 const ids = new SequentialIds();
 const owner = asOwnerId('alice');
@@ -48,42 +48,14 @@ const agents = new Map<AgentId, AgentDefinition>([
 const runtimes = { get: (name: string) => (name === 'scripted' ? ({} as AgentRuntime) : null) };
 
 /** A READY team of three members, each with one queued request of full-sized text (数据 😀). */
-async function threeQueued(store: KyselyTeamStore): Promise<Job[]> {
-  const members = ['A', 'B', 'C'].map((name) => ({
-    id: ids.memberId(),
-    name,
-    agentId: asAgentId('writer'),
-    conversationId: ids.conversationId(),
-  }));
-  const teamId = ids.teamId();
-  await store.createTeam(
-    { id: teamId, owner, clientRequestId: teamId, fingerprint: 'f', name: 'T', goal: 'G', members },
-    { now, maxTeams: 20 },
-  );
-  await store.setTeamStatus(teamId, 'READY', now);
-  const jobs: Job[] = [];
-  for (const member of members) {
-    const plan = {
-      recipients: [
-        { memberId: member.id, conversationId: member.conversationId, jobId: ids.jobId(), recordId: ids.recordId() },
-      ],
-      text: `For ${member.name}: ${'数据 😀 '.repeat(400)}`,
-      clientKey: `context-${member.id}`,
-      requester: { memberId: null, conversationId: null },
-      chain: null,
-    };
-    const [job] = await store.enqueueRequests({
-      owner,
-      teamId,
-      keys: [{ requesterConversationId: null, clientKey: plan.clientKey, memberId: member.id }],
-      roots: [],
-      now,
-      decide: (snapshot) => decideRequests(plan, snapshot),
-    });
-    if (job === undefined) throw new Error('nothing enqueued');
-    jobs.push(job);
-  }
-  return jobs;
+function threeQueued(store: KyselyTeamStore): Promise<Job[]> {
+  return queueOneEach(store, ids, {
+    owner,
+    now,
+    names: ['A', 'B', 'C'],
+    agentId: 'writer',
+    text: (name) => `For ${name}: ${'数据 😀 '.repeat(400)}`,
+  });
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-frozen-context-'));

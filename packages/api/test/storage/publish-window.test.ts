@@ -6,9 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  asAgentId,
   asOwnerId,
-  decideRequests,
   type EventSink,
   type Job,
   type JobId,
@@ -21,6 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { OwnCommits } from '../../src/scheduler/own-commits.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { queueOneEach } from '../support/queued-requests.js';
 
 const ids = new SequentialIds();
 const owner = asOwnerId('alice');
@@ -46,40 +45,13 @@ function listener(own: OwnCommits<string>, heard: Heard[], throwFor: { jobId: Jo
 
 /** A READY team of two members with one queued request to each. */
 async function twoQueued(store: TeamStore): Promise<[Job, Job]> {
-  const members = ['A', 'B'].map((name) => ({
-    id: ids.memberId(),
-    name,
-    agentId: asAgentId('researcher'),
-    conversationId: ids.conversationId(),
-  }));
-  const teamId = ids.teamId();
-  await store.createTeam(
-    { id: teamId, owner, clientRequestId: teamId, fingerprint: 'f', name: 'T', goal: 'G', members },
-    { now, maxTeams: 20 },
-  );
-  await store.setTeamStatus(teamId, 'READY', now);
-  const jobs: Job[] = [];
-  for (const member of members) {
-    const plan = {
-      recipients: [
-        { memberId: member.id, conversationId: member.conversationId, jobId: ids.jobId(), recordId: ids.recordId() },
-      ],
-      text: `For ${member.name}`,
-      clientKey: `window-${member.id}`,
-      requester: { memberId: null, conversationId: null },
-      chain: null,
-    };
-    const [job] = await store.enqueueRequests({
-      owner,
-      teamId,
-      keys: [{ requesterConversationId: null, clientKey: plan.clientKey, memberId: member.id }],
-      roots: [],
-      now,
-      decide: (snapshot) => decideRequests(plan, snapshot),
-    });
-    if (job === undefined) throw new Error('nothing enqueued');
-    jobs.push(job);
-  }
+  const jobs = await queueOneEach(store, ids, {
+    owner,
+    now,
+    names: ['A', 'B'],
+    agentId: 'researcher',
+    text: (name) => `For ${name}`,
+  });
   return [jobs[0] as Job, jobs[1] as Job];
 }
 
