@@ -25,7 +25,6 @@ import {
   type TeamEvent,
   type TeamEventKind,
   type TeamStatus,
-  type TurnInput,
 } from '@agent-teams/core';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type {
@@ -83,9 +82,6 @@ export function toMember(row: Selectable<MembersTable>): Member {
 
 /** Maps a `jobs` row to a {@link Job}. */
 export function toJob(row: Selectable<JobsTable>): Job {
-  // Only these two are held for the read below, not the row (its folded texts among them).
-  const { id, input_json: inputJson } = row;
-  let input: TurnInput | null | undefined;
   return {
     id: asJobId(row.id),
     teamId: asTeamId(row.team_id),
@@ -103,13 +99,7 @@ export function toJob(row: Selectable<JobsTable>): Job {
     rootId: asJobId(row.root_id),
     clientKey: row.client_key,
     text: row.text,
-    // Read on first use: a frozen turn is up to about 30 KB of JSON (a full team context), and
-    // most reads of a job (a list, a live view, a step that does not start a run) never look at
-    // it: 20 such jobs of a list cost about 0.3 ms to parse (decision 0244).
-    get input() {
-      if (input === undefined) input = readInput(id, inputJson);
-      return input;
-    },
+    input: readInput(row.id, row.input_json),
     runKey: row.run_key,
     runId: row.run_id === null ? null : asRunId(row.run_id),
     pendingInput: json<InputRequest>(row.pending_input_json),
