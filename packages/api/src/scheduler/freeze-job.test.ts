@@ -1,7 +1,4 @@
 import {
-  type AgentDefinition,
-  type AgentId,
-  type AgentRuntime,
   asAgentId,
   asConversationId,
   asJobId,
@@ -20,6 +17,7 @@ import {
   teamContextJson,
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
+import { SCRIPTED_ONLY, WRITER_CATALOG } from '../../test/support/freeze-catalog.js';
 import { freezeJob } from './freeze-job.js';
 
 const team: Team = {
@@ -86,21 +84,8 @@ const job = (i: number): Job => ({
   createdAt: '2026-12-05T00:00:00.000Z',
   updatedAt: '2026-12-05T00:00:00.000Z',
 });
-const agents = new Map<AgentId, AgentDefinition>([
-  [
-    asAgentId('writer'),
-    {
-      id: asAgentId('writer'),
-      name: 'writer',
-      title: 'Writer',
-      description: '',
-      runtime: 'scripted',
-      timeoutMs: 1_000,
-      settings: {},
-    },
-  ],
-]);
-const runtimes = { get: (name: string) => (name === 'scripted' ? ({} as AgentRuntime) : null) };
+const agents = WRITER_CATALOG;
+const runtimes = SCRIPTED_ONLY;
 const tctx = { now: '2026-12-05T00:00:01.000Z', ids: null as never };
 
 /** The context `freezeJob` froze into the job's input. */

@@ -6,10 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  type AgentDefinition,
-  type AgentId,
-  type AgentRuntime,
-  asAgentId,
   asOwnerId,
   EMPTY_ROUND,
   type FreezeContext,
@@ -25,27 +21,15 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freezeJob } from '../../src/scheduler/freeze-job.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { SCRIPTED_ONLY, WRITER_CATALOG } from '../support/freeze-catalog.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 import { queueOneEach } from '../support/queued-requests.js';
 
 const ids = new SequentialIds();
 const owner = asOwnerId('alice');
 const now = '2026-12-05T00:00:00.000Z';
-const agents = new Map<AgentId, AgentDefinition>([
-  [
-    asAgentId('writer'),
-    {
-      id: asAgentId('writer'),
-      name: 'writer',
-      title: 'Writer',
-      description: '',
-      runtime: 'scripted',
-      timeoutMs: 1_000,
-      settings: {},
-    },
-  ],
-]);
-const runtimes = { get: (name: string) => (name === 'scripted' ? ({} as AgentRuntime) : null) };
+const agents = WRITER_CATALOG;
+const runtimes = SCRIPTED_ONLY;
 
 /** A READY team of three members, each with one queued request of full-sized text (数据 😀). */
 function threeQueued(store: KyselyTeamStore): Promise<Job[]> {
