@@ -3,7 +3,13 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Benchmark, BenchReport, BenchScale } from './benchmark.js';
 import { type MachineInfo, machineLine, readMachineInfo } from './machine-info.js';
-import { renderConsoleTable, renderTable, replaceSection } from './markdown.js';
+import {
+  handWrittenInSections,
+  handWrittenMessage,
+  renderConsoleTable,
+  renderTable,
+  replaceSection,
+} from './markdown.js';
 
 /** Options of {@link runBenchmarks}. */
 export interface RunOptions {
@@ -50,6 +56,9 @@ export async function runBenchmarks(opts: RunOptions): Promise<RunResult> {
   const machine = await readMachineInfo();
   print(`machine: ${machineLine(machine)}; PostgreSQL ${machine.postgres}; scale ${scale}`);
   let document = opts.docPath === null ? null : readDocument(opts.docPath);
+  // Checked before any benchmark runs: a full run takes minutes, and its rewrite would drop them.
+  const misplaced = document === null ? [] : handWrittenInSections(document);
+  if (misplaced.length > 0) throw new Error(handWrittenMessage(misplaced));
   const full = selected.length === opts.benchmarks.length;
   if (document !== null && (full || !document.includes('<!-- bench:header:start -->'))) {
     document = writeHeader(document, machine, opts.benchmarks, scale);
