@@ -20,6 +20,15 @@ import {
   wakeResult,
 } from '@agent-teams/core';
 
+/**
+ * Fails a job whose stored state lacks what its phase needs (a value that no longer read, see
+ * `storage/stored-json.ts`): the transition would refuse, and a refusal fails the whole pass.
+ */
+function lost(ctx: FreezeContext, what: string, tctx: TransitionContext): TransitionOutcome {
+  const error = `The job lost its ${what}; it cannot continue.`;
+  return transition(ctx.job, { type: 'FAIL', error, code: JobErrorCode.STATE_LOST }, tctx);
+}
+
 /** The WAKE of a waiting job: the changes that woke it (none at its deadline) as the tool's result. */
 function wakeCommand(ctx: FreezeContext): JobCommand {
   const requestId = ctx.job.wait?.requestId ?? '';
@@ -92,9 +101,15 @@ export function freezeJob(
     return transition(ctx.job, { type: 'CANCEL' }, tctx);
   }
   // An answered job already has its input and its answer: the slot lets it submit the answer.
-  if (ctx.job.phase === JobPhase.ANSWERED) return transition(ctx.job, { type: 'RESUME' }, tctx);
+  if (ctx.job.phase === JobPhase.ANSWERED) {
+    if (ctx.job.pendingResponse === null) return lost(ctx, 'pending answer', tctx);
+    return transition(ctx.job, { type: 'RESUME' }, tctx);
+  }
   // A woken wait submits its result the same way, as the answer of its `wait_for_change` call.
-  if (ctx.job.phase === JobPhase.WAITING_CHANGE) return transition(ctx.job, wakeCommand(ctx), tctx);
+  if (ctx.job.phase === JobPhase.WAITING_CHANGE) {
+    if (ctx.job.wait == null) return lost(ctx, 'wait', tctx);
+    return transition(ctx.job, wakeCommand(ctx), tctx);
+  }
   const resolved = memberAgent(member, member ? (agents.get(member.agentId) ?? null) : null, runtimes);
   if (!resolved.ok) {
     return transition(ctx.job, { type: 'FAIL', error: resolved.error, code: JobErrorCode.AGENT_UNAVAILABLE }, tctx);

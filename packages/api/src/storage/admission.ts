@@ -22,6 +22,7 @@ import { applyAdmission, applyTransition } from './job-writes.js';
 import { ACTIVE_PHASE_LITERALS, SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
+import { readStoredRound } from './stored-json.js';
 import { lockTeamWithJob } from './team-job-lock.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -50,7 +51,7 @@ async function readRound(scope: WriteScope): Promise<RoundState> {
       .execute();
     return EMPTY_ROUND;
   }
-  return JSON.parse(row.round_json) as RoundState;
+  return readStoredRound(row.round_json);
 }
 
 /**
@@ -142,7 +143,7 @@ export async function admissionMayChange(db: Kysely<Database>, now: string): Pro
   // SQLite answers EXISTS with 0 or 1, PostgreSQL with a boolean.
   if (row.queued || row.woken) return true;
   if (row.round === null) return false;
-  const round = JSON.parse(row.round) as RoundState;
+  const round = readStoredRound(row.round);
   return round.rotation.length > 0 || round.served.length > 0;
 }
 
@@ -206,7 +207,7 @@ export async function admitIfFree(
   if (scope.dialect !== 'postgres') return planAndFreeze(scope, args, await readRound(scope), ride);
   const [row] = await ROUND_IF_FREE.rows(scope.trx);
   if (row === undefined) return null;
-  return planAndFreeze(scope, args, JSON.parse(row.round_json) as RoundState, ride);
+  return planAndFreeze(scope, args, readStoredRound(row.round_json), ride);
 }
 
 /** Plans with the locked `round` and freezes what the plan admits (see {@link admit} and {@link admitIfFree}). */

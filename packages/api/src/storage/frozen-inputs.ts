@@ -1,4 +1,5 @@
 import type { TurnInput } from '@agent-teams/core';
+import { readStoredJson } from './stored-json.js';
 
 /** How many of the inputs this process froze last are kept with their JSON text (see {@link readInput}). */
 export const FROZEN_INPUTS_KEPT = 32;
@@ -39,11 +40,12 @@ export function keepFrozenInput(jobId: string, json: string, input: TurnInput): 
  * completion, a step later); with a full team context the input is about 24 KB of JSON, about
  * 40 µs to parse, so an input this process froze is given back as it froze it, when the stored
  * text is that very text. The text decides, never the id alone: another server or a restart may
- * have frozen it again, and a freeze whose transaction rolled back stored nothing.
+ * have frozen it again, and a freeze whose transaction rolled back stored nothing. Text that no
+ * longer parses reads as null: the job then fails with STATE_LOST where it needs its input.
  */
 export function readInput(jobId: string, text: string | null): TurnInput | null {
   if (text === null) return null;
   const kept = frozenInputs.get(jobId);
   if (kept !== undefined && kept.json === text) return kept.input;
-  return JSON.parse(text) as TurnInput;
+  return readStoredJson<TurnInput>({ table: 'jobs', column: 'input_json', id: jobId }, text);
 }

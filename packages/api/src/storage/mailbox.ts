@@ -27,6 +27,7 @@ import { UNFINISHED } from './job-reads.js';
 import { insertJob } from './job-row-writes.js';
 import { literalPhase } from './literal-phase.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
+import { readStoredStrings } from './stored-json.js';
 import { inInputOrder, listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -36,7 +37,12 @@ function toMessage(row: Selectable<TeamMessagesTable>): TeamMessage {
     id: asMessageId(row.id),
     teamId: asTeamId(row.team_id),
     fromMemberId: row.from_member_id === null ? null : asMemberId(row.from_member_id),
-    recipientIds: (JSON.parse(row.recipients_json) as string[]).map(asMemberId),
+    // Read under the team lock by every admission of its recipients: a value that does not read
+    // must not fail those passes (`stored-json.ts`); the deliveries table still says who gets it.
+    recipientIds: readStoredStrings(
+      { table: 'team_messages', column: 'recipients_json', id: row.id },
+      row.recipients_json,
+    ).map(asMemberId),
     key: row.client_key,
     text: row.text,
     delivery: row.delivery as MessageDelivery,

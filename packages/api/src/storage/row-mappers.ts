@@ -36,10 +36,15 @@ import type {
   TeamsTable,
 } from './database-types.js';
 import { keepFrozenInput, readInput } from './frozen-inputs.js';
+import { readStoredJson } from './stored-json.js';
 
 // Rows never leave the storage folder: every read goes through one of these mappers.
 
-const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+/** Text this process just serialized, parsed back (a job's own copy of what it stored). */
+const reparsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+/** A job's JSON column; unreadable text reads as null (see `stored-json.ts`). */
+const jobJson = <T>(id: string, column: string, text: string | null): T | null =>
+  readStoredJson<T>({ table: 'jobs', column, id }, text);
 const toJson = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
 
@@ -102,9 +107,9 @@ export function toJob(row: Selectable<JobsTable>): Job {
     input: readInput(row.id, row.input_json),
     runKey: row.run_key,
     runId: row.run_id === null ? null : asRunId(row.run_id),
-    pendingInput: json<InputRequest>(row.pending_input_json),
-    pendingResponse: json<PendingResponse>(row.pending_response_json),
-    wait: json<ChangeWait>(row.wait_json ?? null),
+    pendingInput: jobJson<InputRequest>(row.id, 'pending_input_json', row.pending_input_json),
+    pendingResponse: jobJson<PendingResponse>(row.id, 'pending_response_json', row.pending_response_json),
+    wait: jobJson<ChangeWait>(row.id, 'wait_json', row.wait_json ?? null),
     result:
       row.result_text === null
         ? null
@@ -179,17 +184,17 @@ export function jobStateUpdate(current: Job, next: Job, now: string): JobStateUp
   }
   if (next.pendingInput !== current.pendingInput) {
     columns.pending_input_json = toJson(next.pendingInput);
-    job.pendingInput = json<InputRequest>(columns.pending_input_json);
+    job.pendingInput = reparsed<InputRequest>(columns.pending_input_json);
   }
   if (next.pendingResponse !== current.pendingResponse) {
     columns.pending_response_json = toJson(next.pendingResponse);
-    job.pendingResponse = json<PendingResponse>(columns.pending_response_json);
+    job.pendingResponse = reparsed<PendingResponse>(columns.pending_response_json);
   }
   if ((next.wait ?? null) !== (current.wait ?? null)) {
     columns.wait_json = toJson(next.wait ?? null);
     columns.wait_after_seq = next.wait?.afterSeq ?? null;
     columns.wait_deadline = next.wait?.deadline ?? null;
-    job.wait = json<ChangeWait>(columns.wait_json);
+    job.wait = reparsed<ChangeWait>(columns.wait_json);
   }
   if (next.result !== current.result) {
     const { result } = next;

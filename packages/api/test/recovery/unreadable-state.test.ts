@@ -1,0 +1,136 @@
+// Stored state that no longer reads (a hand-edited or damaged database) never stops the
+// scheduler: each job whose phase needs the lost value fails with STATE_LOST, the admission round
+// starts over, and every other team's work runs (`storage/stored-json.ts`).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Job, JobErrorCode, JobPhase, type MemberId } from '@agent-teams/core';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/storage/open-database.js';
+import { UNREADABLE_WARNING } from '../../src/storage/stored-json.js';
+import { type Harness, OWNER, openHarness, waitFor, waitForPhases } from '../scheduler/scheduler-harness.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-teams-unreadable-'));
+const dropped: FreshPostgres[] = [];
+afterAll(async () => {
+  for (const pg of dropped) await pg.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let h: Harness | null = null;
+afterEach(async () => {
+  await h?.close();
+  h = null;
+});
+
+/** Warnings of the unreadable-state type, as the process emitted them. */
+let warned: string[] = [];
+const onWarning = (warning: Error) => {
+  if (warning.name === UNREADABLE_WARNING) warned.push(warning.message);
+};
+beforeEach(() => {
+  warned = [];
+  process.on('warning', onWarning);
+});
+afterEach(() => {
+  process.off('warning', onWarning);
+});
+
+const TARGETS: readonly [string, () => Promise<string>][] = [
+  ['SQLite', async () => join(dir, `teams-${Date.now()}.sqlite`)],
+  [
+    'PostgreSQL',
+    async () => {
+      const pg = await createFreshPostgres('agent_teams_unreadable');
+      dropped.push(pg);
+      return pg.url;
+    },
+  ],
+];
+
+const BROKEN = '{"broken": "数据 😀';
+
+describe.each(TARGETS)('stored state that no longer reads (%s)', (_name, target) => {
+  it('fails only the jobs that need it, with STATE_LOST, and runs every other team', async () => {
+    const file = await target();
+    h = await openHarness({ file });
+    const { team, members } = await h.team(['researcher', 'reviewer', 'researcher', 'reviewer']);
+    const asked = await h.send(team, members, '!ask Which region?');
+    await waitForPhases(
+      h,
+      asked.map((job) => job.id),
+      [JobPhase.WAITING_INPUT],
+    );
+    const [admitting, answered, waiting, question] = asked.map((job) => job.id);
+    if (!admitting || !answered || !waiting || !question) throw new Error('four jobs expected');
+    // Another team, whose first member has a message waiting for its next turn.
+    const other = await h.team(['researcher', 'reviewer']);
+    const note = await h.core.messages.send(OWNER, {
+      teamId: other.team.id,
+      memberIds: other.members.slice(0, 1).map((member) => member.id),
+      text: 'Read this first',
+      delivery: 'QUIET',
+      clientRequestId: 'note-1',
+    });
+    await h.close();
+    h = null;
+
+    // The database edited by hand while the server is down: each job's phase points at a value
+    // that no longer reads, and so does the admission round every pass reads.
+    const edit = await openDatabase(file);
+    try {
+      const set = (id: string, values: Record<string, unknown>) =>
+        edit.db.updateTable('jobs').set(values).where('id', '=', id).execute();
+      await set(admitting, { phase: 'ADMITTING', input_json: BROKEN, run_key: admitting, run_id: null });
+      await set(answered, { phase: 'ANSWERED', pending_response_json: BROKEN });
+      await set(waiting, { phase: 'WAITING_CHANGE', wait_json: BROKEN, wait_after_seq: 0, wait_deadline: null });
+      await set(question, { pending_input_json: BROKEN });
+      await edit.db.updateTable('team_messages').set({ recipients_json: BROKEN }).where('id', '=', note.id).execute();
+      await edit.db.updateTable('scheduler_state').set({ round_json: '{"rotation": [' }).where('id', '=', 1).execute();
+    } finally {
+      await edit.close();
+    }
+
+    // The server starts again: recovery claims the ADMITTING job, admission the other two.
+    h = await openHarness({ file });
+    const [healthy] = await h.send(other.team, other.members.slice(0, 1), 'Summarise the plan');
+    if (!healthy) throw new Error('no job');
+    const [done] = await waitForPhases(h, [healthy.id], [JobPhase.COMPLETED]);
+    expect(done?.result?.text).toBeTruthy();
+    // The message whose recipients no longer read was still delivered into that turn.
+    expect(await h.core.messages.mailbox(other.members[0]?.id as MemberId)).toEqual([]);
+    const listed = (await h.core.messages.list(other.team, { first: 10 })).edges[0]?.node;
+    expect({ id: listed?.id, recipientIds: listed?.recipientIds }).toEqual({ id: note.id, recipientIds: [] });
+
+    const failed = await waitForPhases(h, [admitting, answered, waiting], [JobPhase.FAILED]);
+    const lost = (job: Job | undefined) => ({ code: job?.errorCode, error: job?.error });
+    expect(failed.map(lost)).toEqual([
+      { code: JobErrorCode.STATE_LOST, error: 'The job lost its frozen input; it cannot continue.' },
+      { code: JobErrorCode.STATE_LOST, error: 'The job lost its pending answer; it cannot continue.' },
+      { code: JobErrorCode.STATE_LOST, error: 'The job lost its wait; it cannot continue.' },
+    ]);
+
+    // The question that no longer reads leaves its job waiting for a person, who can cancel it.
+    const stuck = await h.job(question);
+    expect({ phase: stuck.phase, pendingInput: stuck.pendingInput }).toEqual({
+      phase: JobPhase.WAITING_INPUT,
+      pendingInput: null,
+    });
+    await h.core.jobs.cancel(OWNER, question);
+    await waitForPhases(h, [question], [JobPhase.CANCELLED]);
+
+    // Each value is reported as a process warning naming its row (the round's report is per
+    // process, so it is tested in `stored-json.test.ts`).
+    const reports = await waitFor(() => (warned.length >= 5 ? warned : null), 'the warnings');
+    for (const [column, id] of [
+      ['jobs.input_json', admitting],
+      ['jobs.pending_response_json', answered],
+      ['jobs.wait_json', waiting],
+      ['jobs.pending_input_json', question],
+      ['team_messages.recipients_json', note.id],
+    ] as const) {
+      expect(reports.some((message) => message.startsWith(`${column} of ${id} does not read as JSON`))).toBe(true);
+    }
+  });
+});
