@@ -77,6 +77,13 @@ describe('parseServeOptions', () => {
     expect(parseServeOptions(['--port', '65535'], {}).port).toBe(65535);
   });
 
+  it('skips one leading "--" (pnpm start -- --port 5000), and refuses what follows a second one', () => {
+    expect(parseServeOptions(['--', '--port', '5000'], {}).port).toBe(5000);
+    expect(parseServeOptions(['--'], {}).port).toBe(parseServeOptions([], {}).port);
+    expect(() => parseServeOptions(['--', '--', '--port', '5000'], {})).toThrow(UsageError);
+    expect(() => parseServeOptions(['--port', '5000', '--', 'extra'], {})).toThrow(UsageError);
+  });
+
   it('reads the event poll, lease TTL and heartbeat from flags or their environment twins', () => {
     const env = {
       AGENT_TEAMS_EVENT_POLL_MS: '100',

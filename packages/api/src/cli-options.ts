@@ -169,7 +169,9 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      // `pnpm start -- --port 5000` (npm's habit) hands the separator on: one leading `--` is
+      // skipped, any other stays the end of options, so what follows it is refused below.
+      args: argv[0] === '--' ? argv.slice(1) : [...argv],
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
