@@ -15,7 +15,8 @@ export default defineConfig({
   test: {
     name: 'widget',
     environment: 'jsdom',
-    include: ['src/**/*.test.{ts,tsx}'],
+    // The build scripts' own tests run in Node (`// @vitest-environment node`).
+    include: ['src/**/*.test.{ts,tsx}', 'scripts/**/*.test.ts'],
     setupFiles: ['./src/test-setup.ts'],
     // Inlined so Vite resolves its imports, and the graphql.web alias applies inside it.
     server: { deps: { inline: ['@urql/core'] } },

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'vite';
+import { buildInputsDigest, builtFrom, recordBuild, STAMP_FILE } from './build-inputs.js';
 
 export const GOAL_BYTES = 25 * 1024;
 export const LIMIT_BYTES = 35 * 1024;
@@ -41,27 +41,27 @@ export interface BuiltFile {
  */
 export async function buildWidget(): Promise<BuiltFile[]> {
   const scripts = () => readdirSync(dist, { withFileTypes: true }).filter((f) => f.isFile() && f.name.endsWith('.js'));
+  // No stamp while dist/ is being rewritten: a build that fails midway is never taken as done.
+  rmSync(join(dist, STAMP_FILE), { force: true });
   try {
     for (const old of scripts()) rmSync(join(dist, old.name));
   } catch {
     // No dist folder yet.
   }
+  // Loaded here: a build skipped by `--if-changed` never needs it (about a second of loading).
+  const { build } = await import('vite');
   for (const format of ['es', 'iife']) {
     process.env.WIDGET_FORMAT = format;
     await build({ root, configFile: join(root, 'vite.config.ts'), logLevel: 'warn' });
   }
   delete process.env.WIDGET_FORMAT;
-  return scripts()
-    .map(({ name }) => {
-      const path = join(dist, name);
-      // ASCII only (\uXXXX escapes; non-ASCII appears only in string, template and regex literals),
-      // so the Chinese strings survive a host serving the script without a charset.
-      writeFileSync(path, asciiOnly(readFileSync(path, 'utf8')));
-      const code = readFileSync(path);
-      const chunk = name !== 'widget.js' && name !== 'widget.iife.js';
-      return { file: name, bytes: code.length, gzip: gzipSync(code, { level: 9 }).length, chunk };
-    })
-    .sort((a, b) => Number(a.chunk) - Number(b.chunk) || a.file.localeCompare(b.file));
+  for (const { name } of scripts()) {
+    const path = join(dist, name);
+    // ASCII only (\uXXXX escapes; non-ASCII appears only in string, template and regex literals),
+    // so the Chinese strings survive a host serving the script without a charset.
+    writeFileSync(path, asciiOnly(readFileSync(path, 'utf8')));
+  }
+  return builtSizes();
 }
 
 /** Replaces every UTF-16 unit above 0x7f with a `\uXXXX` escape. */
@@ -69,8 +69,31 @@ export function asciiOnly(code: string): string {
   return code.replace(/[\u0080-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * The sizes of the scripts in `dist/`, the page's two first and the on-demand chunks after them:
+ * what {@link buildWidget} reports, and what a build skipped because its inputs did not change
+ * reports of the earlier one.
+ */
+export function builtSizes(): BuiltFile[] {
+  return readdirSync(dist, { withFileTypes: true })
+    .filter((f) => f.isFile() && f.name.endsWith('.js'))
+    .map(({ name }) => {
+      const code = readFileSync(join(dist, name));
+      const chunk = name !== 'widget.js' && name !== 'widget.iife.js';
+      return { file: name, bytes: code.length, gzip: gzipSync(code, { level: 9 }).length, chunk };
+    })
+    .sort((a, b) => Number(a.chunk) - Number(b.chunk) || a.file.localeCompare(b.file));
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const sizes = await buildWidget();
+  // `--if-changed` (`pnpm start`): a build from the same inputs as the one in dist/ is skipped,
+  // which spares about 3 s of every start; `pnpm build` and CI always build.
+  const ifChanged = process.argv.includes('--if-changed');
+  const digest = buildInputsDigest(root);
+  const skip = ifChanged && builtFrom(dist, digest);
+  if (skip) console.log('widget: dist/ is built from these sources already; build skipped');
+  const sizes = skip ? builtSizes() : await buildWidget();
+  if (!skip) recordBuild(dist, digest);
   let failed = false;
   for (const { file, bytes, gzip, chunk } of sizes) {
     const verdict = chunk

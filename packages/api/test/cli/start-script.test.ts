@@ -14,4 +14,9 @@ describe('pnpm start', () => {
     const server = scripts.start?.split('&&').find((part) => part.includes('cli.ts serve'));
     expect(server?.trim()).toMatch(/^NODE_ENV=production node .*packages\/api\/src\/cli\.ts serve$/);
   });
+
+  it('builds the widget first only when its inputs changed since the build in its dist/', () => {
+    const scripts = (JSON.parse(readFileSync(ROOT_PACKAGE, 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.start?.split('&&')[0]?.trim()).toBe('pnpm --filter @agent-teams/widget build --if-changed');
+  });
 });
