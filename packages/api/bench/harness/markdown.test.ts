@@ -43,6 +43,10 @@ describe('bench document sections', () => {
     expect(() => replaceSection(misplaced, 'planning-pass', '## Planning pass\n| b |')).toThrow(
       /hand-written text inside a generated section[\s\S]*planning-pass: ### Planning, second pass/,
     );
+    for (const heading of ['## Notes (Hand-written)', '   ### Handwritten notes', '#### A pass, hand-written']) {
+      const other = misplaced.replace(NOTE, heading);
+      expect(handWrittenInSections(other)).toEqual([`planning-pass: ${heading.trim()}`]);
+    }
     // The bench's own method text may say "hand-written"; only a heading marks a note.
     const mention = misplaced.replace(NOTE, 'Method: see the hand-written part below.');
     expect(handWrittenInSections(mention)).toEqual([]);

@@ -23,8 +23,11 @@ export function renderConsoleTable(table: BenchTable): string {
 const start = (name: string) => `<!-- bench:${name}:start -->`;
 const end = (name: string) => `<!-- bench:${name}:end -->`;
 
-/** A heading the bench never writes: hand-written notes carry it, and must sit outside the markers. */
-const HAND_WRITTEN_HEADING = /^#{1,6} .*\(hand-written\b.*$/gm;
+/**
+ * A heading the bench never writes: hand-written notes say so in their heading ("(hand-written,
+ * <date>)"; any case, with or without the hyphen), and must sit outside the markers.
+ */
+const HAND_WRITTEN_HEADING = /^ {0,3}#{1,6}[ \t].*\bhand-?written\b.*$/gim;
 
 /**
  * The hand-written headings found between a section's markers, with the section's name: the

@@ -210,7 +210,7 @@ function firstCall(s: Step, phase: JobPhase): boolean {
 function resumePending(s: Step): Promise<RunId | null> {
   const { pendingResponse: response, runId } = s.job;
   const request =
-    response === null || runId === null
+    typeof response?.runKey !== 'string' || runId === null
       ? null
       : () =>
           s.runtime.resume({

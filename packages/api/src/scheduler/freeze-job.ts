@@ -22,7 +22,8 @@ import {
 
 /**
  * Fails a job whose stored state lacks what its phase needs (a value that no longer read, see
- * `storage/stored-json.ts`): the transition would refuse, and a refusal fails the whole pass.
+ * `storage/stored-json.ts`, or one that read as something else): the transition would refuse,
+ * and a refusal fails the whole pass, for every team.
  */
 function lost(ctx: FreezeContext, what: string, tctx: TransitionContext): TransitionOutcome {
   const error = `The job lost its ${what}; it cannot continue.`;
@@ -102,12 +103,12 @@ export function freezeJob(
   }
   // An answered job already has its input and its answer: the slot lets it submit the answer.
   if (ctx.job.phase === JobPhase.ANSWERED) {
-    if (ctx.job.pendingResponse === null) return lost(ctx, 'pending answer', tctx);
+    if (typeof ctx.job.pendingResponse?.runKey !== 'string') return lost(ctx, 'pending answer', tctx);
     return transition(ctx.job, { type: 'RESUME' }, tctx);
   }
   // A woken wait submits its result the same way, as the answer of its `wait_for_change` call.
   if (ctx.job.phase === JobPhase.WAITING_CHANGE) {
-    if (ctx.job.wait == null) return lost(ctx, 'wait', tctx);
+    if (typeof ctx.job.wait?.requestId !== 'string') return lost(ctx, 'wait', tctx);
     return transition(ctx.job, wakeCommand(ctx), tctx);
   }
   const resolved = memberAgent(member, member ? (agents.get(member.agentId) ?? null) : null, runtimes);

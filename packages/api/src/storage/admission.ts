@@ -51,7 +51,20 @@ async function readRound(scope: WriteScope): Promise<RoundState> {
       .execute();
     return EMPTY_ROUND;
   }
-  return readStoredRound(row.round_json);
+  return readStoredRound(row.round_json) ?? (await storeEmptyRound(scope));
+}
+
+/**
+ * Stores the empty round over one that did not read (`stored-json.ts`), under the planning lock
+ * this transaction holds: the next passes read it again instead of reporting it.
+ */
+async function storeEmptyRound(scope: WriteScope): Promise<RoundState> {
+  await scope.trx
+    .updateTable('scheduler_state')
+    .set({ round_json: JSON.stringify(EMPTY_ROUND), updated_at: scope.now })
+    .where('id', '=', 1)
+    .execute();
+  return EMPTY_ROUND;
 }
 
 /**
@@ -144,6 +157,8 @@ export async function admissionMayChange(db: Kysely<Database>, now: string): Pro
   if (row.queued || row.woken) return true;
   if (row.round === null) return false;
   const round = readStoredRound(row.round);
+  // One that does not read: a pass stores the empty round in its place.
+  if (round === null) return true;
   return round.rotation.length > 0 || round.served.length > 0;
 }
 
@@ -207,7 +222,7 @@ export async function admitIfFree(
   if (scope.dialect !== 'postgres') return planAndFreeze(scope, args, await readRound(scope), ride);
   const [row] = await ROUND_IF_FREE.rows(scope.trx);
   if (row === undefined) return null;
-  return planAndFreeze(scope, args, readStoredRound(row.round_json), ride);
+  return planAndFreeze(scope, args, readStoredRound(row.round_json) ?? (await storeEmptyRound(scope)), ride);
 }
 
 /** Plans with the locked `round` and freezes what the plan admits (see {@link admit} and {@link admitIfFree}). */

@@ -1,16 +1,22 @@
-import { EMPTY_ROUND, type RoundState } from '@agent-teams/core';
+import type { RoundState } from '@agent-teams/core';
 
 /**
- * How many unreadable stored values are remembered as already reported, per process: each is
- * warned about once, and a database with many of them cannot grow the set or flood the log.
+ * How many unreadable stored values are reported, per process: each once, then one last warning
+ * that says further ones go unreported, so a damaged database read on every pass cannot flood
+ * the log (the set of reported values stays this small too).
  */
 export const UNREADABLE_REPORTS_KEPT = 256;
 
 /** The warning type of {@link readStoredJson}'s reports (`process.on('warning')`). */
 export const UNREADABLE_WARNING = 'AgentTeamsUnreadableState';
 
-/** The values reported so far, as `table.column:id`, oldest first. */
+/** The values reported so far, as `table.column:id`. */
 const reported = new Set<string>();
+// biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find them.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
+/** Whether the warning that reports stopped was given. */
+let reportsStopped = false;
 
 /** Where a stored JSON value sits: for the report that names it. */
 export interface StoredAt {
@@ -31,20 +37,33 @@ export function readStoredJson<T>(at: StoredAt, text: string | null): T | null {
   if (text === null) return null;
   try {
     return JSON.parse(text) as T;
-  } catch (error) {
-    reportUnreadable(at, error);
+  } catch {
+    reportUnreadable(at, 'does not read as JSON', text.length);
     return null;
   }
 }
 
-/** Reports one unreadable stored value, once per value while it is remembered. */
-export function reportUnreadable(at: StoredAt, error: unknown): void {
+/**
+ * Reports one unreadable stored value: once per value, for the first
+ * {@link UNREADABLE_REPORTS_KEPT} values. The report names the row and the text's length, never
+ * the text or the parser's message (which quotes it): a stored value may hold a secret, or
+ * line breaks that would forge log lines.
+ */
+export function reportUnreadable(at: StoredAt, what: string, length: number): void {
   const key = `${at.table}.${at.column}:${at.id}`;
   if (reported.has(key)) return;
+  if (reported.size >= UNREADABLE_REPORTS_KEPT) {
+    if (!reportsStopped) {
+      reportsStopped = true;
+      process.emitWarning(`${UNREADABLE_REPORTS_KEPT} unreadable stored values reported; further ones are not`, {
+        type: UNREADABLE_WARNING,
+      });
+    }
+    return;
+  }
   reported.add(key);
-  if (reported.size > UNREADABLE_REPORTS_KEPT) reported.delete(reported.values().next().value as string);
-  const why = error instanceof Error ? error.message : String(error);
-  process.emitWarning(`${at.table}.${at.column} of ${at.id} does not read as JSON (${why}); read as empty`, {
+  const id = at.id.replace(CONTROL_CHARACTERS, '?');
+  process.emitWarning(`${at.table}.${at.column} of ${id} ${what} (${length} characters); read as empty`, {
     type: UNREADABLE_WARNING,
   });
 }
@@ -59,22 +78,23 @@ const isStringList = (value: unknown): value is string[] =>
 export function readStoredStrings(at: StoredAt, text: string): string[] {
   const list = readStoredJson<unknown>(at, text);
   if (isStringList(list)) return list;
-  if (list !== null) reportUnreadable(at, new Error('not a list of strings'));
+  if (list !== null) reportUnreadable(at, 'is not a list of strings', text.length);
   return [];
 }
 
 /**
- * The admission round stored in `scheduler_state.round_json`. Every pass reads it under the
- * planning lock, so a value that does not read (or is not a round) would stop admission for
- * every owner: it reads as the empty round instead, reported once. That costs only the
- * rotation's memory of who was served last, which the next passes rebuild.
+ * The admission round stored in `scheduler_state.round_json`, or null when it does not read (or
+ * is not a round), reported once. Every pass reads it under the planning lock, so such a value
+ * must not stop admission for every owner: the pass that reads null starts from the empty round
+ * and stores it (`admission.ts`), which costs only the rotation's memory of who was served last.
  */
-export function readStoredRound(text: string): RoundState {
+export function readStoredRound(text: string): RoundState | null {
   const at = { table: 'scheduler_state', column: 'round_json', id: '1' };
   const round = readStoredJson<Partial<RoundState>>(at, text);
-  if (round === null) return EMPTY_ROUND;
-  if (typeof round === 'object' && round !== null && isStringList(round.rotation) && isStringList(round.served))
+  if (round !== null && typeof round === 'object' && isStringList(round.rotation) && isStringList(round.served)) {
     return round as RoundState;
-  reportUnreadable(at, new Error('not an admission round'));
-  return EMPTY_ROUND;
+  }
+  // Text that parsed (JSON's `null` too) but is not a round: reported here, once.
+  reportUnreadable(at, 'is not an admission round', text.length);
+  return null;
 }

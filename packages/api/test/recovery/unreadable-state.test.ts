@@ -4,8 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Job, JobErrorCode, JobPhase, type MemberId } from '@agent-teams/core';
+import { type Job, JobErrorCode, type JobId, JobPhase, type MemberId } from '@agent-teams/core';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { admissionMayChange } from '../../src/storage/admission.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { UNREADABLE_WARNING } from '../../src/storage/stored-json.js';
 import { type Harness, OWNER, openHarness, waitFor, waitForPhases } from '../scheduler/scheduler-harness.js';
@@ -55,15 +56,15 @@ describe.each(TARGETS)('stored state that no longer reads (%s)', (_name, target)
   it('fails only the jobs that need it, with STATE_LOST, and runs every other team', async () => {
     const file = await target();
     h = await openHarness({ file });
-    const { team, members } = await h.team(['researcher', 'reviewer', 'researcher', 'reviewer']);
+    const { team, members } = await h.team(['researcher', 'reviewer', 'researcher', 'reviewer', 'researcher']);
     const asked = await h.send(team, members, '!ask Which region?');
     await waitForPhases(
       h,
       asked.map((job) => job.id),
       [JobPhase.WAITING_INPUT],
     );
-    const [admitting, answered, waiting, question] = asked.map((job) => job.id);
-    if (!admitting || !answered || !waiting || !question) throw new Error('four jobs expected');
+    const [admitting, answered, waiting, question, shaped] = asked.map((job) => job.id);
+    if (!admitting || !answered || !waiting || !question || !shaped) throw new Error('five jobs expected');
     // Another team, whose first member has a message waiting for its next turn.
     const other = await h.team(['researcher', 'reviewer']);
     const note = await h.core.messages.send(OWNER, {
@@ -86,6 +87,8 @@ describe.each(TARGETS)('stored state that no longer reads (%s)', (_name, target)
       await set(answered, { phase: 'ANSWERED', pending_response_json: BROKEN });
       await set(waiting, { phase: 'WAITING_CHANGE', wait_json: BROKEN, wait_after_seq: 0, wait_deadline: null });
       await set(question, { pending_input_json: BROKEN });
+      // JSON, but not a wait (no request id): the wake-up it would make is refused.
+      await set(shaped, { phase: 'WAITING_CHANGE', wait_json: '{"afterSeq":0,"deadline":null}', wait_after_seq: 0 });
       await edit.db.updateTable('team_messages').set({ recipients_json: BROKEN }).where('id', '=', note.id).execute();
       await edit.db.updateTable('scheduler_state').set({ round_json: '{"rotation": [' }).where('id', '=', 1).execute();
     } finally {
@@ -103,11 +106,12 @@ describe.each(TARGETS)('stored state that no longer reads (%s)', (_name, target)
     const listed = (await h.core.messages.list(other.team, { first: 10 })).edges[0]?.node;
     expect({ id: listed?.id, recipientIds: listed?.recipientIds }).toEqual({ id: note.id, recipientIds: [] });
 
-    const failed = await waitForPhases(h, [admitting, answered, waiting], [JobPhase.FAILED]);
+    const failed = await waitForPhases(h, [admitting, answered, waiting, shaped], [JobPhase.FAILED]);
     const lost = (job: Job | undefined) => ({ code: job?.errorCode, error: job?.error });
     expect(failed.map(lost)).toEqual([
       { code: JobErrorCode.STATE_LOST, error: 'The job lost its frozen input; it cannot continue.' },
       { code: JobErrorCode.STATE_LOST, error: 'The job lost its pending answer; it cannot continue.' },
+      { code: JobErrorCode.STATE_LOST, error: 'The job lost its wait; it cannot continue.' },
       { code: JobErrorCode.STATE_LOST, error: 'The job lost its wait; it cannot continue.' },
     ]);
 
@@ -119,6 +123,17 @@ describe.each(TARGETS)('stored state that no longer reads (%s)', (_name, target)
     });
     await h.core.jobs.cancel(OWNER, question);
     await waitForPhases(h, [question], [JobPhase.CANCELLED]);
+
+    // A round damaged while the server runs: the idle check asks for a pass, the next admission
+    // (riding the enqueue or a pass) stores the empty round over it.
+    const db = h.database.db;
+    await db.updateTable('scheduler_state').set({ round_json: 'not a round' }).where('id', '=', 1).execute();
+    expect(await admissionMayChange(db, new Date().toISOString())).toBe(true);
+    const [again] = await h.send(other.team, other.members.slice(1, 2), 'Summarise again');
+    await waitForPhases(h, [again?.id as JobId], [JobPhase.COMPLETED]);
+    const round = await db.selectFrom('scheduler_state').select('round_json').executeTakeFirstOrThrow();
+    expect(JSON.parse(round.round_json)).toEqual({ rotation: [], served: [] });
+    expect(await admissionMayChange(db, new Date().toISOString())).toBe(false);
 
     // Each value is reported as a process warning naming its row (the round's report is per
     // process, so it is tested in `stored-json.test.ts`).

@@ -33,6 +33,17 @@ describe('transition table walk', () => {
     }
   }
 
+  it('refuses every command on a phase it does not know (a row another build wrote), leaving the job as it was', () => {
+    for (const phase of ['PAUSED', '', 'toString', '__proto__']) {
+      const job = { ...makeTestJob(JobPhase.RUNNING), phase: phase as JobPhase };
+      for (const type of JOB_COMMAND_TYPES) {
+        const outcome = transition(job, sampleCommand(type), testContext());
+        expect(outcome.ok ? 'accepted' : outcome.error.code, `${type} on ${phase}`).toBe(ErrorCode.INVALID_TRANSITION);
+      }
+      expect(job.phase).toBe(phase);
+    }
+  });
+
   it('has empty terminal rows', () => {
     expect(JOB_TRANSITIONS.COMPLETED).toEqual({});
     expect(JOB_TRANSITIONS.FAILED).toEqual({});

@@ -119,7 +119,9 @@ function boundQuestion(input: InputRequest): InputRequest {
  * changes the job.
  */
 export function transition(job: Job, command: JobCommand, ctx: TransitionContext): TransitionOutcome {
-  const target = JOB_TRANSITIONS[job.phase][command.type];
+  // `?.`: a phase this build does not know (a row another build or a hand wrote) is refused like
+  // any other, where indexing it threw a TypeError out of every caller (closing its team too).
+  const target = JOB_TRANSITIONS[job.phase]?.[command.type];
   if (target === undefined) {
     return refuse(
       new DomainError(ErrorCode.INVALID_TRANSITION, `A ${job.phase} job does not accept ${command.type}.`, {
