@@ -59,7 +59,8 @@ async function serve(argv: readonly string[]): Promise<void> {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  const [command, ...rest] = argv;
+  // `pnpm agent-teams -- serve` hands on the separator: one leading `--` is skipped.
+  const [command, ...rest] = argv[0] === '--' ? argv.slice(1) : argv;
   switch (command) {
     // No arguments at all: serve with every default (demo agents, development token).
     case undefined:

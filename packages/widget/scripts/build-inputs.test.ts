@@ -66,12 +66,16 @@ describe('the widget build inputs digest', () => {
     const digest = buildInputsDigest(root, inputs);
     // No outputs, no stamp.
     expect(builtFrom(dist, digest)).toBe(false);
-    recordBuild(dist, digest);
+    const chunk = 'widget-task-board-Ab12.js';
+    recordBuild(dist, digest, [...BUILD_OUTPUTS, chunk]);
     expect(builtFrom(dist, digest)).toBe(false);
     for (const file of BUILD_OUTPUTS.slice(0, -1)) writeFileSync(join(dist, file), 'built');
     // One output missing.
     expect(builtFrom(dist, digest)).toBe(false);
     writeFileSync(join(dist, BUILD_OUTPUTS.at(-1) as string), 'built');
+    // A chunk the build wrote is missing (a page opening that view would get a 404).
+    expect(builtFrom(dist, digest)).toBe(false);
+    writeFileSync(join(dist, chunk), 'built');
     expect(builtFrom(dist, digest)).toBe(true);
     // Other inputs, or no stamp (a build that failed midway removed it).
     expect(builtFrom(dist, buildInputsDigest(root, inputs.slice(1)))).toBe(false);

@@ -4,10 +4,19 @@ import { join, relative } from 'node:path';
 
 /**
  * What a build of the widget is made from, relative to the package: its sources, the build's
- * configuration and script, its manifest, and the workspace lockfile (every dependency's
- * version). A change to any of them changes {@link buildInputsDigest}.
+ * configuration and script, its manifest, its TypeScript settings, and the workspace lockfile
+ * (every dependency's version). A change to any of them changes {@link buildInputsDigest}.
  */
-export const BUILD_INPUTS = ['src', 'vite.config.ts', 'scripts/build.ts', 'package.json', '../../pnpm-lock.yaml'];
+export const BUILD_INPUTS = [
+  'src',
+  'vite.config.ts',
+  'scripts/build.ts',
+  'package.json',
+  // Vite's TypeScript transform reads them (class fields, module syntax, target).
+  'tsconfig.json',
+  '../../tsconfig.base.json',
+  '../../pnpm-lock.yaml',
+];
 
 /** The files a build writes and a skipped build must still find. */
 export const BUILD_OUTPUTS = ['widget.js', 'widget.iife.js'];
@@ -45,19 +54,24 @@ export function buildInputsDigest(root: string, inputs: readonly string[] = BUIL
 }
 
 /**
- * True when `dist` holds every output of a build whose recorded inputs digest is `digest`: a
- * build now would write the same files (`--if-changed` then skips it).
+ * True when `dist` holds every file of a build whose recorded inputs digest is `digest` (the two
+ * entry scripts, and every chunk that build wrote): a build now would write the same files
+ * (`--if-changed` then skips it).
  */
 export function builtFrom(dist: string, digest: string): boolean {
-  if (!BUILD_OUTPUTS.every((file) => existsSync(join(dist, file)))) return false;
+  let stamp: string[];
   try {
-    return readFileSync(join(dist, STAMP_FILE), 'utf8').trim() === digest;
+    stamp = readFileSync(join(dist, STAMP_FILE), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
   } catch {
     return false;
   }
+  const [recorded, ...files] = stamp;
+  return recorded === digest && [...BUILD_OUTPUTS, ...files].every((file) => existsSync(join(dist, file)));
 }
 
-/** Records that `dist` was built from inputs with this digest (after a successful build). */
-export function recordBuild(dist: string, digest: string): void {
-  writeFileSync(join(dist, STAMP_FILE), `${digest}\n`);
+/** Records that `dist` was built from inputs with this digest, and the files it wrote (after a successful build). */
+export function recordBuild(dist: string, digest: string, files: readonly string[]): void {
+  writeFileSync(join(dist, STAMP_FILE), `${[digest, ...files].join('\n')}\n`);
 }

@@ -93,7 +93,12 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const skip = ifChanged && builtFrom(dist, digest);
   if (skip) console.log('widget: dist/ is built from these sources already; build skipped');
   const sizes = skip ? builtSizes() : await buildWidget();
-  if (!skip) recordBuild(dist, digest);
+  if (!skip)
+    recordBuild(
+      dist,
+      digest,
+      sizes.map(({ file }) => file),
+    );
   let failed = false;
   for (const { file, bytes, gzip, chunk } of sizes) {
     const verdict = chunk

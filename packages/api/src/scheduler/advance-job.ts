@@ -266,7 +266,9 @@ async function confirmCancel(s: Step): Promise<void> {
       () => ({ type: 'ACKNOWLEDGE', runId: started }),
     ]);
   }
-  if (job.pendingResponse !== null) {
+  // An answer without its run key (stored text that read as something else) is no answer to
+  // submit: the run already known is what gets cancelled, as with none.
+  if (typeof job.pendingResponse?.runKey === 'string') {
     const resumed = await resumePending(s);
     if (resumed === null) return;
     runId = resumed;

@@ -9,7 +9,14 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { admissionMayChange } from '../../src/storage/admission.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { UNREADABLE_WARNING } from '../../src/storage/stored-json.js';
-import { type Harness, OWNER, openHarness, waitFor, waitForPhases } from '../scheduler/scheduler-harness.js';
+import {
+  type Harness,
+  OWNER,
+  openHarness,
+  waitFor,
+  waitForPhases,
+  wrapRuntime,
+} from '../scheduler/scheduler-harness.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-unreadable-'));
@@ -147,5 +154,44 @@ describe.each(TARGETS)('stored state that no longer reads (%s)', (_name, target)
     ] as const) {
       expect(reports.some((message) => message.startsWith(`${column} of ${id} does not read as JSON`))).toBe(true);
     }
+  });
+
+  it('cancels the run of a cancelling job whose answer is not an answer, instead of forgetting it', async () => {
+    const file = await target();
+    h = await openHarness({ file });
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const [job] = await h.send(team, members.slice(0, 1), '!sleep 600000');
+    if (!job) throw new Error('no job');
+    const [running] = await waitForPhases(h, [job.id], [JobPhase.RUNNING]);
+    const runId = running?.runId;
+    if (!runId) throw new Error('no run');
+    await h.close();
+    h = null;
+    // Being cancelled, with an answer that parses but has no run key (nothing to submit).
+    const edit = await openDatabase(file);
+    try {
+      await edit.db
+        .updateTable('jobs')
+        .set({ phase: 'CANCELLING', pending_response_json: '{"value":"EU"}' })
+        .where('id', '=', job.id)
+        .execute();
+    } finally {
+      await edit.close();
+    }
+    const cancelled: string[] = [];
+    h = await openHarness({
+      file,
+      wrap: (runtime) =>
+        wrapRuntime(runtime, {
+          cancel: (args) => {
+            cancelled.push(args.runId);
+            return runtime.cancel(args);
+          },
+        }),
+    });
+    const [done] = await waitForPhases(h, [job.id], [JobPhase.CANCELLED]);
+    expect(done?.phase).toBe(JobPhase.CANCELLED);
+    // The run still going at the runtime was stopped, not left to run for ten minutes.
+    expect(cancelled).toContain(runId);
   });
 });
