@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseServeOptions, SERVE_DEFAULTS, UsageError } from './cli-options.js';
+import { parseServeOptions, SERVE_DEFAULTS, UsageError, withoutLeadingSeparator } from './cli-options.js';
 
 describe('parseServeOptions', () => {
   it('uses the contract defaults with no flags and no environment', () => {
@@ -75,6 +75,13 @@ describe('parseServeOptions', () => {
     expect(() => parseServeOptions(['--port', '-1'], {})).toThrow(UsageError);
     expect(() => parseServeOptions([], { AGENT_TEAMS_PORT: 'eighty' })).toThrow(/AGENT_TEAMS_PORT/);
     expect(parseServeOptions(['--port', '65535'], {}).port).toBe(65535);
+  });
+
+  it('drops one leading "--" from a command line (pnpm agent-teams -- serve), and only one', () => {
+    expect(withoutLeadingSeparator(['--', 'serve', '--port', '5000'])).toEqual(['serve', '--port', '5000']);
+    expect(withoutLeadingSeparator(['--', '--', 'version'])).toEqual(['--', 'version']);
+    expect(withoutLeadingSeparator(['serve', '--', 'x'])).toEqual(['serve', '--', 'x']);
+    expect(withoutLeadingSeparator([])).toEqual([]);
   });
 
   it('skips one leading "--" (pnpm start -- --port 5000), and refuses what follows a second one', () => {

@@ -164,14 +164,21 @@ function optionalNumber(
   return text === undefined ? undefined : parseNumber(text.trim(), source, SERVE_LIMITS[limit], fractional);
 }
 
+/**
+ * The arguments without one leading `--`: `pnpm start -- --port 5000` and
+ * `pnpm agent-teams -- serve` (npm's habit) hand the separator on. Any other `--` stays.
+ */
+export function withoutLeadingSeparator(argv: readonly string[]): string[] {
+  return argv[0] === '--' ? argv.slice(1) : [...argv];
+}
+
 /** Parses `serve` flags and merges the environment twins and defaults. */
 export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
   let values: Record<string, string | undefined>;
   try {
     ({ values } = parseArgs({
-      // `pnpm start -- --port 5000` (npm's habit) hands the separator on: one leading `--` is
-      // skipped, any other stays the end of options, so what follows it is refused below.
-      args: argv[0] === '--' ? argv.slice(1) : [...argv],
+      // A second `--` stays the end of options, so what follows it is refused below.
+      args: withoutLeadingSeparator(argv),
       options: {
         port: { type: 'string' },
         host: { type: 'string' },

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { createConsoleLogger } from './adapters/console-logger.js';
-import { parseServeOptions, USAGE, UsageError } from './cli-options.js';
+import { parseServeOptions, USAGE, UsageError, withoutLeadingSeparator } from './cli-options.js';
 import { ConfigError } from './config/agent-teams-config.js';
 import { type RunningServer, startAgentTeams } from './main.js';
 import { packageVersion as version } from './package-version.js';
@@ -59,8 +59,7 @@ async function serve(argv: readonly string[]): Promise<void> {
 }
 
 async function main(argv: readonly string[]): Promise<void> {
-  // `pnpm agent-teams -- serve` hands on the separator: one leading `--` is skipped.
-  const [command, ...rest] = argv[0] === '--' ? argv.slice(1) : argv;
+  const [command, ...rest] = withoutLeadingSeparator(argv);
   switch (command) {
     // No arguments at all: serve with every default (demo agents, development token).
     case undefined:

@@ -191,14 +191,4 @@ describe('the agent-teams CLI as a child process', () => {
     expect(result.code).toBe(2);
     expect(result.output).toContain('Usage: agent-teams');
   });
-
-  it('skips one "--" before the command (pnpm agent-teams -- version), and refuses a second', async () => {
-    const plain = await runCli(['version']);
-    const separated = await runCli(['--', 'version']);
-    expect(plain.code).toBe(0);
-    expect(separated).toEqual(plain);
-    const twice = await runCli(['--', '--', 'version']);
-    expect(twice.code).toBe(2);
-    expect(twice.output).toContain('Usage: agent-teams');
-  });
 });
