@@ -18,7 +18,7 @@ import {
 import { boundedCall } from '../async/bounded-call.js';
 import type { AckGrace } from './ack-grace.js';
 import type { JobTargets } from './job-targets.js';
-import { type CommandStep, outcomeCommand } from './run-outcome.js';
+import { type CommandStep, lostStateCommand, outcomeCommand } from './run-outcome.js';
 
 /** Applies commands to a job in one store commit, when `guard` still holds for the fresh job. */
 export type ApplyCommands = (
@@ -292,9 +292,6 @@ async function confirmCancel(s: Step): Promise<void> {
 }
 
 async function failMissing(d: AdvanceDeps, job: Job, what: string): Promise<StepReport> {
-  const error = `The job lost its ${what}; it cannot continue.`;
-  await d.apply(job.id, (fresh) => fresh.phase === job.phase, [
-    () => ({ type: 'FAIL', error, code: JobErrorCode.STATE_LOST }),
-  ]);
+  await d.apply(job.id, (fresh) => fresh.phase === job.phase, [() => lostStateCommand(what)]);
   return NOTHING;
 }

@@ -19,6 +19,7 @@ import {
   WAKE_KIND,
   wakeResult,
 } from '@agent-teams/core';
+import { lostStateCommand } from './run-outcome.js';
 
 /**
  * Fails a job whose stored state lacks what its phase needs (a value that no longer read, see
@@ -26,8 +27,7 @@ import {
  * and a refusal fails the whole pass, for every team.
  */
 function lost(ctx: FreezeContext, what: string, tctx: TransitionContext): TransitionOutcome {
-  const error = `The job lost its ${what}; it cannot continue.`;
-  return transition(ctx.job, { type: 'FAIL', error, code: JobErrorCode.STATE_LOST }, tctx);
+  return transition(ctx.job, lostStateCommand(what), tctx);
 }
 
 /** The WAKE of a waiting job: the changes that woke it (none at its deadline) as the tool's result. */

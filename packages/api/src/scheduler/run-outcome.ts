@@ -14,6 +14,14 @@ import {
 export const CANCELLED_OUTSIDE = 'The run was cancelled outside the team.';
 
 /**
+ * The FAIL of a job that lost state its phase needs (`what`: its run id, its frozen input, its
+ * pending answer, its wait), as the step that starts it and the admission that resumes it say it.
+ */
+export function lostStateCommand(what: string): JobCommand {
+  return { type: 'FAIL', error: `The job lost its ${what}; it cannot continue.`, code: JobErrorCode.STATE_LOST };
+}
+
+/**
  * The command that applies a run's observed state to a job in `phase`, or null while it runs.
  *
  * @remarks A CANCELLING job whose run is no longer running is confirmed cancelled whatever the
