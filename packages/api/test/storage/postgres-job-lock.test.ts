@@ -3,16 +3,7 @@
 // scheduler's fenced write locks team and job in one statement (team first), a commit publishes
 // the jobs, record messages and team it wrote as they read back, and the statements that do it are
 // compiled once (none refused its plan).
-import {
-  asAgentId,
-  asOwnerId,
-  decideRequests,
-  type Job,
-  JobPhase,
-  type RecordMessage,
-  type Team,
-  transition,
-} from '@agent-teams/core';
+import { asAgentId, asOwnerId, type Job, JobPhase, type RecordMessage, type Team, transition } from '@agent-teams/core';
 import { SequentialIds } from '@agent-teams/testkit';
 import type { KyselyPlugin } from 'kysely';
 import pg from 'pg';
@@ -23,6 +14,7 @@ import { openDatabase } from '../../src/storage/open-database.js';
 import { lockTeamWithJob } from '../../src/storage/team-job-lock.js';
 import { runWrite } from '../../src/storage/write-transaction.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { enqueueFromPerson } from '../support/queued-requests.js';
 
 let fresh: FreshPostgres;
 let store: KyselyTeamStore;
@@ -103,25 +95,14 @@ async function queuedRequest(through: KyselyTeamStore = store): Promise<Job> {
     { now, maxTeams: 20 },
   );
   await store.setTeamStatus(teamId, 'READY', now);
-  const plan = {
-    recipients: [
-      { memberId: member.id, conversationId: member.conversationId, jobId: ids.jobId(), recordId: ids.recordId() },
-    ],
-    text: 'Lock test',
-    clientKey: `lock-${teamId}`,
-    requester: { memberId: null, conversationId: null },
-    chain: null,
-  };
-  const [job] = await through.enqueueRequests({
+  return enqueueFromPerson(through, ids, {
     owner: alice,
     teamId,
-    keys: [{ requesterConversationId: null, clientKey: plan.clientKey, memberId: member.id }],
-    roots: [],
+    member,
+    text: 'Lock test',
+    clientKey: `lock-${teamId}`,
     now,
-    decide: (snapshot) => decideRequests(plan, snapshot),
   });
-  if (job === undefined) throw new Error('nothing enqueued');
-  return job;
 }
 
 /** Waits until a session of this database waits for a lock (a write blocked on a held row). */

@@ -1,4 +1,13 @@
-import { asAgentId, decideRequests, type IdGenerator, type Job, type OwnerId, type TeamStore } from '@agent-teams/core';
+import {
+  asAgentId,
+  decideRequests,
+  type IdGenerator,
+  type Job,
+  type Member,
+  type OwnerId,
+  type TeamId,
+  type TeamStore,
+} from '@agent-teams/core';
 
 /** What {@link queueOneEach} creates: the team's members by name, each with one request. */
 export interface QueuedTeam {
@@ -30,25 +39,50 @@ export async function queueOneEach(store: TeamStore, ids: IdGenerator, team: Que
   await store.setTeamStatus(teamId, 'READY', now);
   const jobs: Job[] = [];
   for (const member of members) {
-    const plan = {
-      recipients: [
-        { memberId: member.id, conversationId: member.conversationId, jobId: ids.jobId(), recordId: ids.recordId() },
-      ],
-      text: team.text(member.name),
-      clientKey: `queued-${member.id}`,
-      requester: { memberId: null, conversationId: null },
-      chain: null,
-    };
-    const [job] = await store.enqueueRequests({
-      owner,
-      teamId,
-      keys: [{ requesterConversationId: null, clientKey: plan.clientKey, memberId: member.id }],
-      roots: [],
-      now,
-      decide: (snapshot) => decideRequests(plan, snapshot),
-    });
-    if (job === undefined) throw new Error('nothing enqueued');
-    jobs.push(job);
+    jobs.push(
+      await enqueueFromPerson(store, ids, {
+        owner,
+        teamId,
+        member,
+        text: team.text(member.name),
+        clientKey: `queued-${member.id}`,
+        now,
+      }),
+    );
   }
   return jobs;
+}
+
+/** One request a person sends to one member of a READY team. */
+export interface PersonRequest {
+  readonly owner: OwnerId;
+  readonly teamId: TeamId;
+  readonly member: Pick<Member, 'id' | 'conversationId'>;
+  readonly text: string;
+  readonly clientKey: string;
+  readonly now: string;
+}
+
+/** Enqueues {@link PersonRequest} through `store` as `sendRequest` would; the queued job. */
+export async function enqueueFromPerson(store: TeamStore, ids: IdGenerator, request: PersonRequest): Promise<Job> {
+  const { member } = request;
+  const plan = {
+    recipients: [
+      { memberId: member.id, conversationId: member.conversationId, jobId: ids.jobId(), recordId: ids.recordId() },
+    ],
+    text: request.text,
+    clientKey: request.clientKey,
+    requester: { memberId: null, conversationId: null },
+    chain: null,
+  };
+  const [job] = await store.enqueueRequests({
+    owner: request.owner,
+    teamId: request.teamId,
+    keys: [{ requesterConversationId: null, clientKey: plan.clientKey, memberId: member.id }],
+    roots: [],
+    now: request.now,
+    decide: (snapshot) => decideRequests(plan, snapshot),
+  });
+  if (job === undefined) throw new Error('nothing enqueued');
+  return job;
 }
