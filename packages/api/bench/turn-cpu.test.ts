@@ -123,24 +123,34 @@ describe('the CPU-by-step cut of the turn-overhead section', () => {
   });
 
   it('samples the main thread while the work runs, and stops when it throws', async () => {
-    const spin = () => {
-      const until = performance.now() + 30;
+    const spin = (ms: number) => {
+      const until = performance.now() + ms;
       let x = 0;
       while (performance.now() < until) x += Math.sqrt(x + 1);
       return x;
     };
-    const { result, profile } = await profiled(async () => spin());
+    // The sampler is a thread of its own: on a loaded machine it runs late, so the spin grows
+    // (30 ms, then 4× longer each time) until it took 50 samples, rather than trusting one length.
+    const sampledSpin = async () => {
+      for (let ms = 30; ; ms *= 4) {
+        const run = await profiled(async () => spin(ms));
+        if (run.profile.samples.length > 50 || ms >= 30 * 4 ** 4) return run;
+      }
+    };
+    const { result, profile } = await sampledSpin();
     expect(result).toBeGreaterThan(0);
-    // At a sample every 100 µs, 30 ms of spinning gives well over 50 samples.
     expect(profile.samples.length).toBeGreaterThan(50);
     expect(profile.samples.length).toBe(profile.timeDeltas.length);
+    // Sampled every 100 µs, not at V8's default 1 ms: the closest two samples are well under 1 ms
+    // apart however late the others ran.
+    expect(Math.min(...profile.timeDeltas.slice(1))).toBeLessThan(500);
     await expect(
       profiled(async () => {
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
     // The profiler was stopped: a second profile starts afresh.
-    const again = await profiled(async () => spin());
+    const again = await sampledSpin();
     expect(again.profile.samples.length).toBeGreaterThan(50);
   });
 });

@@ -1,4 +1,4 @@
-import { TaskState } from '@a2a-js/sdk';
+import { type StreamResponse, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { describe, expect, it } from 'vitest';
@@ -83,20 +83,29 @@ describe('JSON-RPC', () => {
   });
 
   it('streams status updates in order and ends at the final state', async () => {
-    const events = await collect(client.sendMessageStream(sendParams(userMessage('!sleep 50\n!reply streamed'))));
+    // The turn waits for a change of the team, made only once the stream showed it working: a turn
+    // that ended before the stream caught up would show its states merged (an event read back from
+    // the log shows the job as it is by then), which a loaded machine makes likely.
+    const events: StreamResponse[] = [];
+    let woken = false;
+    for await (const event of client.sendMessageStream(sendParams(userMessage('!wait 60000\n!reply streamed')))) {
+      events.push(event);
+      if (!woken && eventState(event) === TASK_STATE_WORKING) {
+        woken = true;
+        await ask(stack, team.id, team.members[1].id, 'a change that ends the wait');
+      }
+    }
     expect(events[0]?.payload?.$case).toBe('task');
     const states = events.map(eventState);
     expect(states.at(-1)).toBe(TASK_STATE_COMPLETED);
     expect(states.at(-2)).toBe('artifact');
-    expect(states).toContain(TASK_STATE_WORKING);
+    expect(woken).toBe(true);
     const order = [TASK_STATE_SUBMITTED, TASK_STATE_WORKING, TASK_STATE_COMPLETED];
     const ranks = states.filter((state) => state !== 'artifact').map((state) => order.indexOf(state as TaskState));
     expect(ranks.every((rank, i) => rank >= 0 && (i === 0 || rank > (ranks[i - 1] ?? -1)))).toBe(true);
     const artifact = events.find((event) => event.payload?.$case === 'artifactUpdate')?.payload;
-    expect(artifact?.$case === 'artifactUpdate' && artifact.value.artifact?.parts[0]?.content).toEqual({
-      $case: 'text',
-      value: 'slept 50 ms\nstreamed',
-    });
+    const text = artifact?.$case === 'artifactUpdate' ? artifact.value.artifact?.parts[0]?.content : undefined;
+    expect(text?.$case === 'text' && text.value.endsWith('\nstreamed')).toBe(true);
   });
 
   it('asks through input-required and takes the answer as a message to the same task', async () => {
