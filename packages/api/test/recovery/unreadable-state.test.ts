@@ -1,14 +1,10 @@
 // Stored state that no longer reads (a hand-edited or damaged database) never stops the
 // scheduler: each job whose phase needs the lost value fails with STATE_LOST, the admission round
 // starts over, and every other team's work runs (`storage/stored-json.ts`).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type Job, JobErrorCode, type JobId, JobPhase, type MemberId } from '@agent-teams/core';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { admissionMayChange } from '../../src/storage/admission.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { UNREADABLE_WARNING } from '../../src/storage/stored-json.js';
 import {
   type Harness,
   OWNER,
@@ -17,14 +13,8 @@ import {
   waitForPhases,
   wrapRuntime,
 } from '../scheduler/scheduler-harness.js';
-import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
-
-const dir = mkdtempSync(join(tmpdir(), 'agent-teams-unreadable-'));
-const dropped: FreshPostgres[] = [];
-afterAll(async () => {
-  for (const pg of dropped) await pg.drop();
-  rmSync(dir, { recursive: true, force: true });
-});
+import { databaseTargets } from '../support/database-targets.js';
+import { unreadableWarnings } from '../support/unreadable-warnings.js';
 
 let h: Harness | null = null;
 afterEach(async () => {
@@ -33,29 +23,9 @@ afterEach(async () => {
 });
 
 /** Warnings of the unreadable-state type, as the process emitted them. */
-let warned: string[] = [];
-const onWarning = (warning: Error) => {
-  if (warning.name === UNREADABLE_WARNING) warned.push(warning.message);
-};
-beforeEach(() => {
-  warned = [];
-  process.on('warning', onWarning);
-});
-afterEach(() => {
-  process.off('warning', onWarning);
-});
+const warned = unreadableWarnings();
 
-const TARGETS: readonly [string, () => Promise<string>][] = [
-  ['SQLite', async () => join(dir, `teams-${Date.now()}.sqlite`)],
-  [
-    'PostgreSQL',
-    async () => {
-      const pg = await createFreshPostgres('agent_teams_unreadable');
-      dropped.push(pg);
-      return pg.url;
-    },
-  ],
-];
+const TARGETS = databaseTargets('agent_teams_unreadable');
 
 const BROKEN = '{"broken": "数据 😀';
 
@@ -144,7 +114,7 @@ describe.each(TARGETS)('stored state that no longer reads (%s)', (_name, target)
 
     // Each value is reported as a process warning naming its row (the round's report is per
     // process, so it is tested in `stored-json.test.ts`).
-    const reports = await waitFor(() => (warned.length >= 5 ? warned : null), 'the warnings');
+    const reports = await waitFor(() => (warned().length >= 5 ? warned() : null), 'the warnings');
     for (const [column, id] of [
       ['jobs.input_json', admitting],
       ['jobs.pending_response_json', answered],

@@ -9,7 +9,7 @@ import {
 } from '@agent-teams/core';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
-import { documentOf, type RunRow } from '../durable/run-table.js';
+import type { RunRow } from '../durable/run-table.js';
 import { A2aContexts } from './a2a-contexts.js';
 import { type A2aRunDoc, settled, stateOf } from './a2a-run-doc.js';
 import { RemoteCallError } from './remote-agent.js';
@@ -77,34 +77,29 @@ export class A2aRuntime extends DurableRuntime<A2aRunDoc> {
     });
   }
 
-  resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args, async () => {
-      this.#agents.settings(args.context.agent);
-      const waiting = await this.runs.findById(args.runId);
-      const doc = waiting ? documentOf<A2aRunDoc>(waiting) : null;
-      if (doc?.outcome?.state !== 'waiting' || doc.remoteTaskId === null) {
-        throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
-      }
-      if (doc.outcome.input.requestId !== args.response.inputRequestId || args.response.kind !== 'CLARIFICATION') {
-        throw new RuntimeError('rejected', `run ${args.runId} waits for another input`);
-      }
-      return this.#begin(args.runKey, args.context, {
-        text: String(args.response.value),
-        contextId: doc.contextId,
-        remoteTaskId: doc.remoteTaskId,
-        answers: doc.outcome.input.requestId,
-      });
+  protected resumeRun(args: ResumeRunArgs, doc: A2aRunDoc | null): Promise<{ runId: RunId }> {
+    this.#agents.settings(args.context.agent);
+    if (doc?.outcome?.state !== 'waiting' || doc.remoteTaskId === null) {
+      throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
+    }
+    if (doc.outcome.input.requestId !== args.response.inputRequestId || args.response.kind !== 'CLARIFICATION') {
+      throw new RuntimeError('rejected', `run ${args.runId} waits for another input`);
+    }
+    return this.#begin(args.runKey, args.context, {
+      text: String(args.response.value),
+      contextId: doc.contextId,
+      remoteTaskId: doc.remoteTaskId,
+      answers: doc.outcome.input.requestId,
     });
   }
 
-  protected async stoppedState(row: RunRow) {
-    if (row.state === 'blocked') return this.reportBlocked(row, 'The remote agent refused our credentials.');
-    return stateOf(documentOf<A2aRunDoc>(row).outcome);
+  protected async stoppedState(row: RunRow, doc: A2aRunDoc) {
+    if (row.state === 'blocked') return this.reportBlocked(row, doc, 'The remote agent refused our credentials.');
+    return stateOf(doc.outcome);
   }
 
-  protected async cancelStored(row: RunRow, context: RunContext): Promise<void> {
+  protected async cancelStored(row: RunRow, doc: A2aRunDoc, context: RunContext): Promise<void> {
     if (row.state !== 'running' && row.state !== 'blocked') return;
-    const doc = documentOf<A2aRunDoc>(row);
     await this.#agents.cancelRun(context.agent, doc, this.logger);
     const cancelled = settled(doc, { state: 'cancelled' });
     if (await this.runs.transition(row.run_id, row.state, 'cancelled', cancelled, this.now())) {

@@ -15,12 +15,9 @@ import {
 } from '@agent-teams/core';
 import type { RideWrite, RunRides } from '../../storage/run-rides.js';
 import { runWrite, type StoreContext } from '../../storage/write-transaction.js';
-import type { DurableRuntimeDeps, ProgressEvent, RunExecution } from './run-execution.js';
+import type { DurableRuntimeDeps, RunExecution } from './run-execution.js';
 import { RunNotices } from './run-notices.js';
-import { documentOf, type RunRow, RunTable } from './run-table.js';
-
-/** Keys of runs launched in this process remembered for a repeated `start` (see `once`). */
-const LAUNCHED_KEYS = 1_000;
+import { RUN_STATE_LOST, type RunRow, RunTable, readDocument } from './run-table.js';
 
 /** The longest `dispose` waits for the executions it stopped. */
 export const DISPOSE_WAIT_MS = 5_000;
@@ -31,11 +28,12 @@ export type { DurableRuntimeDeps, ProgressEvent, RunExecution } from './run-exec
  * The skeleton every durable runtime shares (`scripted`, `openai`, `a2a`):
  * runs in `runtime_runs`, idempotent by key; calls for one key joined; one execution per run in
  * this process, resumed by `poll` after a restart; `cancel` aborting the execution in flight or,
- * with none, ending the stored run; `settled` notices and a bounded cache of ended runs.
+ * with none, ending the stored run; `settled` notices and a bounded cache of ended runs. A run
+ * whose stored document no longer reads ends failed with `STATE_LOST` instead (`run-table.ts`).
  *
  * @remarks A runtime supplies what differs: how a turn runs ({@link execute}, which records its
- * own outcome), what a stopped run's state is ({@link stoppedState}) and how a stored run that no
- * execution holds is cancelled ({@link cancelStored}).
+ * own outcome), how a waiting run continues ({@link resumeRun}), what a stopped run's state is
+ * ({@link stoppedState}) and how a stored run no execution holds is cancelled ({@link cancelStored}).
  */
 export abstract class DurableRuntime<D> implements AgentRuntime {
   abstract readonly name: string;
@@ -44,8 +42,6 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   protected readonly clock: Clock;
   protected readonly logger: Logger;
   readonly #executions = new Map<string, { controller: AbortController; cancelled: boolean; ended?: Promise<void> }>();
-  /** The run of each key launched here, newest last (bounded like the ended runs' cache). */
-  readonly #launched = new Map<string, RunId>();
   readonly #rides: RunRides | null;
   #disposed = false;
 
@@ -62,7 +58,19 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
 
   abstract start(args: StartRunArgs): Promise<{ runId: RunId }>;
 
-  abstract resume(args: ResumeRunArgs): Promise<{ runId: RunId }>;
+  /**
+   * Continues the waiting run with the answer ({@link resumeRun}). A run whose document no longer
+   * reads cannot continue: it is answered as it is, and its poll ends it with {@link RUN_STATE_LOST}
+   * (a refusal here would fail the job as the runtime's rejection, not as lost state).
+   */
+  resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
+    return this.once(args, async () => {
+      const waiting = await this.runs.findById(args.runId);
+      const asked = waiting === null ? null : readDocument<D>(waiting);
+      if (waiting !== null && asked === null) return { runId: args.runId };
+      return this.resumeRun(args, asked);
+    });
+  }
 
   async poll(args: { runId: RunId; context: RunContext }): Promise<RunState> {
     const ended = this.notices.ended(args.runId) ?? this.#rides?.stateOf(args.runId);
@@ -71,10 +79,10 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     const row = await this.runs.findById(args.runId);
     if (!row) return { state: 'failed', error: `unknown run ${args.runId}` };
     if (row.state === 'running') {
-      this.#resume(row, args.context);
-      return { state: 'running' };
+      return this.#resume(row, args.context) ? { state: 'running' } : this.notices.remember(args.runId, RUN_STATE_LOST);
     }
-    return this.notices.remember(args.runId, await this.stoppedState(row));
+    const document = readDocument<D>(row);
+    return this.notices.remember(args.runId, document ? await this.stoppedState(row, document) : RUN_STATE_LOST);
   }
 
   async cancel(args: { runId: RunId; context: RunContext }): Promise<void> {
@@ -85,7 +93,11 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
       return;
     }
     const row = await this.runs.findById(args.runId);
-    if (row) await this.cancelStored(row, args.context);
+    if (!row) return;
+    const document = readDocument<D>(row);
+    if (document !== null) return this.cancelStored(row, document, args.context);
+    // No document to end it with: ended here, its row left (a poll elsewhere finds it lost).
+    if (row.state === 'running' || row.state === 'blocked') this.settle(args.runId, { state: 'cancelled' });
   }
 
   subscribe(listener: (notice: RuntimeNotice) => void): () => void {
@@ -124,11 +136,18 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /** Runs the turn of one execution and records its outcome (conditionally: once per run). */
   protected abstract execute(run: RunExecution<D>): Promise<void>;
 
+  /**
+   * Continues a waiting run with a person's answer or a wait's wake-up; `asked` is the run's
+   * document, null when there is no such run. Throws `RuntimeError('rejected')` for a run that
+   * does not wait for this answer.
+   */
+  protected abstract resumeRun(args: ResumeRunArgs, asked: D | null): Promise<{ runId: RunId }>;
+
   /** The state of a run that is not `running` (may throw a `RuntimeError` the scheduler handles). */
-  protected abstract stoppedState(row: RunRow): Promise<RunState> | RunState;
+  protected abstract stoppedState(row: RunRow, document: D): Promise<RunState> | RunState;
 
   /** Cancels a stored run no execution of this process holds (ended runs are left as they are). */
-  protected abstract cancelStored(row: RunRow, context: RunContext): Promise<void>;
+  protected abstract cancelStored(row: RunRow, document: D, context: RunContext): Promise<void>;
 
   /**
    * Joins concurrent calls for one key, so a retried call never starts a turn twice; a key that
@@ -147,7 +166,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     return this.notices.once(runKey, async () => {
       // Launched here and still going (or held), or ended here: that run, without a read (the
       // scheduler starts a run again with its key after the acknowledgement grace).
-      const known = this.#launched.get(runKey);
+      const known = this.notices.launched(runKey);
       if (known !== undefined && (this.#executions.has(known) || this.isHeld(known) || this.#endedHere(known))) {
         return { runId: known };
       }
@@ -162,7 +181,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   /** Starts an execution of a run in the background (unless this process already runs it). */
   protected launch(runId: RunId, runKey: string, document: D, context: RunContext, creditMs = 0): void {
     if (this.#disposed || this.#executions.has(runId)) return;
-    this.#remember(runKey, runId);
+    this.notices.rememberLaunched(runKey, runId);
     const execution: { controller: AbortController; cancelled: boolean; ended?: Promise<void> } = {
       controller: new AbortController(),
       cancelled: false,
@@ -176,7 +195,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
       context,
       signal: execution.controller.signal,
       creditMs,
-      progress: this.progressOf(runId, context),
+      progress: this.notices.progress(runId, context.jobId),
       get cancelled() {
         return execution.cancelled;
       },
@@ -214,9 +233,9 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   protected async reportBlocked(
     this: DurableRuntime<D & { readonly blocked: string | null }>,
     row: RunRow,
+    doc: D & { readonly blocked: string | null },
     fallback: string,
   ): Promise<never> {
-    const doc = documentOf<D & { readonly blocked: string | null }>(row);
     await this.runs.transition(row.run_id, 'blocked', 'running', { ...doc, blocked: null }, this.now());
     throw new RuntimeError('access', doc.blocked ?? fallback);
   }
@@ -242,7 +261,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
       if (wrote) this.settle(runId, state);
       return wrote;
     }
-    this.#remember(runKey, runId);
+    this.notices.rememberLaunched(runKey, runId);
     // Committed by the job write that records the run (the scheduler's step the notice asks
     // for), or alone after the wait: nobody waits for it here, since that step may be the caller.
     // Voided (lost to another execution, or its write dropped): the announcement is taken back.
@@ -266,28 +285,14 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     return this.notices.ended(runId) !== undefined || this.#rides?.stateOf(runId) !== undefined;
   }
 
-  /** Remembers the run of a key launched (or ended) here, so a repeated start reads nothing. */
-  #remember(runKey: string, runId: RunId): void {
-    this.#launched.delete(runKey);
-    if (this.#launched.size >= LAUNCHED_KEYS) this.#launched.delete(this.#launched.keys().next().value as string);
-    this.#launched.set(runKey, runId);
-  }
-
-  #resume(row: RunRow, context: RunContext): void {
+  /** Resumes the execution of a stored `running` run (a restart); false when its document is lost. */
+  #resume(row: RunRow, context: RunContext): boolean {
+    // Run by this process already: its execution holds the document, whatever the row holds now.
+    if (this.#executions.has(row.run_id)) return true;
+    const document = readDocument<D>(row);
+    if (document === null) return false;
     const creditMs = Math.max(0, this.clock.nowMs() - Date.parse(row.created_at));
-    this.launch(asRunId(row.run_id), row.run_key, documentOf<D>(row), context, creditMs);
-  }
-
-  /** Reports the progress of a run of `context`'s job to the listeners. */
-  protected progressOf(runId: RunId, context: RunContext): (event: ProgressEvent) => void {
-    const { jobId } = context;
-    return (event) =>
-      this.notices.emit({
-        type: 'progress',
-        progress:
-          event.type === 'text'
-            ? { type: 'text', runId, jobId, delta: event.delta }
-            : { type: 'tool', runId, jobId, name: event.name },
-      });
+    this.launch(asRunId(row.run_id), row.run_key, document, context, creditMs);
+    return true;
   }
 }

@@ -1,17 +1,23 @@
-import type { Logger, RunId, RunState, RuntimeNotice } from '@agent-teams/core';
+import type { JobId, Logger, RunId, RunState, RuntimeNotice } from '@agent-teams/core';
+import type { ProgressEvent } from './run-execution.js';
 
 /** Finished states kept in memory, so the poll after an instant start costs no query. */
 const ENDED_CACHE_SIZE = 1_000;
 
+/** Keys of runs launched in this process remembered for a repeated `start` (see `launched`). */
+const LAUNCHED_KEYS = 1_000;
+
 /**
  * The bookkeeping every runtime shares: listeners for pushed notices, a bounded cache of ended
- * runs, and single-flight joining of concurrent calls for one run key (so a retried call never
- * starts a turn twice). Durable state stays in each runtime's own tables.
+ * runs, the runs launched here by key, and single-flight joining of concurrent calls for one run
+ * key (so a retried call never starts a turn twice). Durable state stays in each runtime's own tables.
  */
 export class RunNotices {
   readonly #listeners = new Set<(notice: RuntimeNotice) => void>();
   readonly #ended = new Map<string, RunState>();
   readonly #calls = new Map<string, Promise<{ runId: RunId }>>();
+  /** The run of each key launched here, newest last (bounded like the ended runs' cache). */
+  readonly #launched = new Map<string, RunId>();
   readonly #logger: Logger;
 
   constructor(logger: Logger) {
@@ -33,6 +39,18 @@ export class RunNotices {
         this.#logger.warn('runtime listener failed', { error: String(error) });
       }
     }
+  }
+
+  /** Reports the progress of a run of `jobId` to the listeners. */
+  progress(runId: RunId, jobId: JobId): (event: ProgressEvent) => void {
+    return (event) =>
+      this.emit({
+        type: 'progress',
+        progress:
+          event.type === 'text'
+            ? { type: 'text', runId, jobId, delta: event.delta }
+            : { type: 'tool', runId, jobId, name: event.name },
+      });
   }
 
   /** Drops every listener (dispose). */
@@ -58,6 +76,18 @@ export class RunNotices {
     }
     this.#ended.set(runId, state);
     return state;
+  }
+
+  /** The run of a key launched (or ended) in this process, if it is still remembered. */
+  launched(runKey: string): RunId | undefined {
+    return this.#launched.get(runKey);
+  }
+
+  /** Remembers the run of a key launched (or ended) here, so a repeated start reads nothing. */
+  rememberLaunched(runKey: string, runId: RunId): void {
+    this.#launched.delete(runKey);
+    if (this.#launched.size >= LAUNCHED_KEYS) this.#launched.delete(this.#launched.keys().next().value as string);
+    this.#launched.set(runKey, runId);
   }
 
   /** Joins concurrent calls for one run key: the second caller gets the first call's promise. */

@@ -1,6 +1,8 @@
+import { JobErrorCode, type RunState } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { CompiledStatement } from '../../storage/compiled-statement.js';
 import type { Database, RuntimeRunsTable } from '../../storage/database-types.js';
+import { readStoredJson, reportUnreadable } from '../../storage/stored-json.js';
 
 /** A run by its key; compiled once (`storage/compiled-statement.ts`). */
 const RUN_BY_KEY = new CompiledStatement(1, (db, runKey: string) =>
@@ -133,7 +135,29 @@ export class RunTable<D> {
   }
 }
 
-/** A row's document, as its runtime wrote it. */
-export function documentOf<D>(row: RunRow): D {
-  return JSON.parse(row.state_json ?? 'null') as D;
+/**
+ * How a run ends whose stored document no longer reads ({@link readDocument}): the job fails with
+ * `STATE_LOST`, as one that lost its own state does (`scheduler/run-outcome.ts`).
+ */
+export const RUN_STATE_LOST: Extract<RunState, { readonly state: 'failed' }> = {
+  state: 'failed',
+  error: 'The run lost its stored state (a stored value no longer reads); it cannot continue.',
+  code: JobErrorCode.STATE_LOST,
+};
+
+/**
+ * A row's document, as its runtime wrote it, or null when it no longer reads: the text does not
+ * parse, or is not an object (reported once, as `readStoredJson` does). A throw here would fail
+ * every scheduler step of the run's job until its deadline; a null lets the runtime end the run
+ * with {@link RUN_STATE_LOST} at once (decision 0245). Only the shape every runtime's document
+ * shares (an object) is checked: its fields are each runtime's own.
+ */
+export function readDocument<D>(row: RunRow): D | null {
+  const at = { table: 'runtime_runs', column: 'state_json', id: row.run_id };
+  const document = readStoredJson<unknown>(at, row.state_json);
+  if (typeof document === 'object' && document !== null && !Array.isArray(document)) return document as D;
+  // Text that parsed (JSON's `null` too) but is not a document, or no text at all; one that did
+  // not parse was reported already, and a value is reported once.
+  reportUnreadable(at, 'is not a run document', row.state_json?.length ?? 0);
+  return null;
 }

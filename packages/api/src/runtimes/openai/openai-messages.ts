@@ -4,8 +4,8 @@ import { CompiledShapes } from '../../storage/compiled-statement.js';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
 import { orderedIdBody } from '../../storage/ordered-id.js';
-import type { ToolCall } from './member-tools.js';
 import type { MessageDraft, PersistedMessage } from './openai-run-store.js';
+import { readStoredToolCalls } from './stored-tool-calls.js';
 
 /** Messages of consecutive steps from `firstStep`, written at `now`. */
 export interface MessageBatch {
@@ -109,17 +109,22 @@ export function toSeedMessage(row: { readonly role: string; readonly text: strin
   return { role, content: row.text, toolCalls: null, toolCallId: null, toolName: null, step: -1, runId: '' };
 }
 
-/** An `openai_messages` row as the turn loop reads it. */
+/**
+ * An `openai_messages` row as the turn loop reads it. Tool calls that no longer read are marked
+ * lost: the message reads as one without calls (`stored-tool-calls.ts`).
+ */
 export function toPersisted(row: Selectable<OpenAiMessagesTable>): PersistedMessage {
-  return {
+  const toolCalls = row.tool_calls_json === null ? null : readStoredToolCalls(row.id, row.tool_calls_json);
+  const message: PersistedMessage = {
     role: row.role as PersistedMessage['role'],
     content: row.content,
-    toolCalls: row.tool_calls_json === null ? null : (JSON.parse(row.tool_calls_json) as ToolCall[]),
+    toolCalls,
     toolCallId: row.tool_call_id,
     toolName: row.tool_name,
     step: row.step,
     runId: row.run_id,
   };
+  return toolCalls === null && row.tool_calls_json !== null ? { ...message, toolCallsLost: true } : message;
 }
 
 /** The columns of one `openai_messages` row, in the order of the values handed over. */

@@ -13,7 +13,7 @@ import type { DatabaseDialect } from '../../storage/open-database.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import type { DurableRuntimeDeps, RunExecution } from '../durable/durable-runtime.js';
 import { DurableRuntime } from '../durable/durable-runtime.js';
-import { documentOf, type RunRow } from '../durable/run-table.js';
+import type { RunRow } from '../durable/run-table.js';
 import type { SpendGuard } from '../spend-guard.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
@@ -102,52 +102,48 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     });
   }
 
-  resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args, async () => {
-      const waiting = await this.runs.findById(args.runId);
-      const asked = waiting ? documentOf<OpenAiRunDoc>(waiting) : null;
-      const outcome = asked?.outcome;
-      if (asked !== null && outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
-        if (outcome.wait.requestId !== args.response.inputRequestId) {
-          throw new RuntimeError('rejected', `run ${args.runId} waits for another change`);
-        }
-        // The woken wait's result answers the model's wait_for_change call.
-        const result = {
-          role: 'tool' as const,
-          content: JSON.stringify(args.response.value),
-          toolCalls: null,
-          toolCallId: outcome.toolCallId,
-          toolName: WAIT_FOR_CHANGE,
-        };
-        const member = { name: asked.memberName, role: asked.memberRole ?? null, isLead: asked.memberIsLead === true };
-        return this.#begin(args.runKey, member, [result], args.context);
+  protected async resumeRun(args: ResumeRunArgs, asked: OpenAiRunDoc | null): Promise<{ runId: RunId }> {
+    const outcome = asked?.outcome;
+    if (asked !== null && outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
+      if (outcome.wait.requestId !== args.response.inputRequestId) {
+        throw new RuntimeError('rejected', `run ${args.runId} waits for another change`);
       }
-      if (asked === null || outcome?.state !== 'waiting') {
-        throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
-      }
-      if (outcome.input.requestId !== args.response.inputRequestId || args.response.kind !== 'CLARIFICATION') {
-        throw new RuntimeError('rejected', `run ${args.runId} waits for another input`);
-      }
-      const answer = {
+      // The woken wait's result answers the model's wait_for_change call.
+      const result = {
         role: 'tool' as const,
-        content: clarificationResult(args.response.value),
+        content: JSON.stringify(args.response.value),
         toolCalls: null,
         toolCallId: outcome.toolCallId,
-        toolName: ASK_CLARIFICATION,
+        toolName: WAIT_FOR_CHANGE,
       };
       const member = { name: asked.memberName, role: asked.memberRole ?? null, isLead: asked.memberIsLead === true };
-      return this.#begin(args.runKey, member, [answer], args.context);
-    });
+      return this.#begin(args.runKey, member, [result], args.context);
+    }
+    if (asked === null || outcome?.state !== 'waiting') {
+      throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
+    }
+    if (outcome.input.requestId !== args.response.inputRequestId || args.response.kind !== 'CLARIFICATION') {
+      throw new RuntimeError('rejected', `run ${args.runId} waits for another input`);
+    }
+    const answer = {
+      role: 'tool' as const,
+      content: clarificationResult(args.response.value),
+      toolCalls: null,
+      toolCallId: outcome.toolCallId,
+      toolName: ASK_CLARIFICATION,
+    };
+    const member = { name: asked.memberName, role: asked.memberRole ?? null, isLead: asked.memberIsLead === true };
+    return this.#begin(args.runKey, member, [answer], args.context);
   }
 
-  protected async stoppedState(row: RunRow): Promise<RunState> {
-    if (row.state === 'blocked') return this.reportBlocked(row, 'The model provider refused the API key.');
-    return runStateOf(documentOf<OpenAiRunDoc>(row).outcome);
+  protected async stoppedState(row: RunRow, doc: OpenAiRunDoc): Promise<RunState> {
+    if (row.state === 'blocked') return this.reportBlocked(row, doc, 'The model provider refused the API key.');
+    return runStateOf(doc.outcome);
   }
 
-  protected async cancelStored(row: RunRow): Promise<void> {
+  protected async cancelStored(row: RunRow, document: OpenAiRunDoc): Promise<void> {
     if (row.state !== 'running' && row.state !== 'blocked') return;
-    const doc: OpenAiRunDoc = { ...documentOf<OpenAiRunDoc>(row), outcome: { state: 'cancelled' }, blocked: null };
+    const doc: OpenAiRunDoc = { ...document, outcome: { state: 'cancelled' }, blocked: null };
     if (await this.runs.transition(row.run_id, row.state, 'cancelled', doc, this.now())) {
       this.settle(asRunId(row.run_id), { state: 'cancelled' });
     }

@@ -22,6 +22,7 @@ import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
 import { reserveCall } from './reserve-call.js';
+import { lostToolCalls, TOOL_CALLS_LOST } from './stored-tool-calls.js';
 import { fallbackToolCallPrefix } from './tool-call-ids.js';
 import { systemPrompt } from './turn-prompt.js';
 
@@ -68,7 +69,8 @@ export interface TurnEnv {
  * (each result persisted on its own); if it is a final answer, the turn is complete without
  * calling the provider again; otherwise the model is called, and its answer is persisted with its
  * usage before anything acts on it. After `maxToolRounds` rounds of tool calls the model is called
- * once more with tools disabled (`tool_choice: "none"`).
+ * once more with tools disabled (`tool_choice: "none"`). A turn whose stored tool calls no longer
+ * read fails with `STATE_LOST` (`stored-tool-calls.ts`), never taking their answer as the final one.
  * @returns the outcome, or null when another execution of the same run wrote a step first.
  * @throws ModelCallError of kind `access` (the key was refused), anything unexpected (storage).
  */
@@ -79,6 +81,7 @@ export async function runTurn(env: TurnEnv): Promise<RunOutcome | null> {
     const lastAssistantIndex = messages.map((m) => m.role).lastIndexOf('assistant');
     const lastAssistant = messages[lastAssistantIndex];
     if (lastAssistant) {
+      if (lastAssistant.toolCallsLost) return TOOL_CALLS_LOST;
       const calls = lastAssistant.toolCalls ?? [];
       if (calls.length === 0) return { state: 'completed', answer: lastAssistant.content || EMPTY_ANSWER };
       const answered = new Set(messages.slice(lastAssistantIndex + 1).map((m) => m.toolCallId));
@@ -175,6 +178,8 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   const rounds = messages.filter((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0).length;
   const toolsAllowed = rounds < settings.maxToolRounds;
   const history = await env.store.history(env.conversationId, HISTORY_LIMIT);
+  // Lost calls of this turn, an earlier run's too (before a person's answer or a wake-up).
+  if (lostToolCalls(history)) return TOOL_CALLS_LOST;
   const window = buildContextWindow(
     systemPrompt(settings.systemPrompt, env.memberName, env.memberRole, env.memberIsLead),
     history,

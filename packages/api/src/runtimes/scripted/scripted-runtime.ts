@@ -17,7 +17,7 @@ import type { DatabaseDialect } from '../../storage/open-database.js';
 import type { StoreContext } from '../../storage/write-transaction.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
-import { documentOf, type RunRow } from '../durable/run-table.js';
+import type { RunRow } from '../durable/run-table.js';
 import { needsBackground, parseDirectives } from './parse-directives.js';
 import {
   runScript,
@@ -74,33 +74,29 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
     return this.once(args, () => this.#begin(args.runKey, turnOf(args.input), args.context));
   }
 
-  resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
-    return this.once(args, async () => {
-      const waiting = await this.runs.findById(args.runId);
-      const asked = waiting ? documentOf<ScriptDocument>(waiting) : null;
-      if (asked?.outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
-        if (asked.outcome.wait.requestId !== args.response.inputRequestId || !asked.paused) {
-          throw new RuntimeError('rejected', `run ${args.runId} waits for another change`);
-        }
-        return this.#begin(args.runKey, wakeTurn(asked.turn, asked.paused, args.response), args.context);
+  protected resumeRun(args: ResumeRunArgs, asked: ScriptDocument | null): Promise<{ runId: RunId }> {
+    if (asked?.outcome?.state === 'waiting_change' && args.response.kind === WAKE_KIND) {
+      if (asked.outcome.wait.requestId !== args.response.inputRequestId || !asked.paused) {
+        throw new RuntimeError('rejected', `run ${args.runId} waits for another change`);
       }
-      if (asked?.outcome?.state !== 'waiting' || args.response.kind === WAKE_KIND) {
-        throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
-      }
-      if (asked.outcome.input.requestId !== args.response.inputRequestId) {
-        throw new RuntimeError('rejected', `run ${args.runId} waits for another input`);
-      }
-      return this.#begin(args.runKey, answerTurn(asked.turn, args.response), args.context);
-    });
+      return this.#begin(args.runKey, wakeTurn(asked.turn, asked.paused, args.response), args.context);
+    }
+    if (asked?.outcome?.state !== 'waiting' || args.response.kind === WAKE_KIND) {
+      throw new RuntimeError('rejected', `run ${args.runId} is not waiting for input`);
+    }
+    if (asked.outcome.input.requestId !== args.response.inputRequestId) {
+      throw new RuntimeError('rejected', `run ${args.runId} waits for another input`);
+    }
+    return this.#begin(args.runKey, answerTurn(asked.turn, args.response), args.context);
   }
 
-  protected stoppedState(row: RunRow): RunState {
-    return documentOf<ScriptDocument>(row).outcome ?? { state: 'failed', error: 'run has no outcome' };
+  protected stoppedState(_row: RunRow, document: ScriptDocument): RunState {
+    return document.outcome ?? { state: 'failed', error: 'run has no outcome' };
   }
 
-  protected async cancelStored(row: RunRow, context: RunContext): Promise<void> {
+  protected async cancelStored(row: RunRow, document: ScriptDocument, context: RunContext): Promise<void> {
     if (row.state !== 'running') return;
-    const { turn } = documentOf<ScriptDocument>(row);
+    const { turn } = document;
     const outcome: ScriptOutcome = { state: 'cancelled' };
     const ended = { runKey: row.run_key, runId: asRunId(row.run_id) };
     await this.#end(ended, { outcome, messages: turnEntries(turn, context.jobId) }, context, (trx, now) =>
@@ -159,7 +155,7 @@ export class ScriptedRuntime extends DurableRuntime<ScriptDocument> {
       sleep: abortableSleep,
       creditMs: run.creditMs,
       streamIntervalMs: this.#deps.streamIntervalMs ?? 20,
-      progress: this.progressOf(run.runId, run.context),
+      progress: this.notices.progress(run.runId, run.context.jobId),
     };
   }
 
