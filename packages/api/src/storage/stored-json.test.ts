@@ -60,10 +60,11 @@ describe('stored JSON that no longer reads', () => {
   it('reads a list of ids, or an empty one when it does not read or holds anything else', () => {
     expect(readStoredStrings(at('recipients_json'), '["m1","数据","😀"]')).toEqual(['m1', '数据', '😀']);
     expect(warned).toEqual([]);
-    for (const text of ['{', '42', '"m1"', '[1]', '["m1",null]', '{"0":"m1"}']) {
+    for (const text of ['{', '42', '"m1"', '[1]', '["m1",null]', '{"0":"m1"}', 'null']) {
       expect(readStoredStrings(at('recipients_json'), text)).toEqual([]);
     }
-    expect(warned).toHaveLength(6);
+    expect(warned).toHaveLength(7);
+    expect(warned[6]).toMatch(/ is not a list of strings \(4 characters\); read as empty$/);
     expect(warned[1]).toMatch(/ is not a list of strings \(2 characters\); read as empty$/);
   });
 

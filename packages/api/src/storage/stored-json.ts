@@ -78,7 +78,9 @@ const isStringList = (value: unknown): value is string[] =>
 export function readStoredStrings(at: StoredAt, text: string): string[] {
   const list = readStoredJson<unknown>(at, text);
   if (isStringList(list)) return list;
-  if (list !== null) reportUnreadable(at, 'is not a list of strings', text.length);
+  // Text that parsed (JSON's `null` too) but is not a list; one that did not parse was reported
+  // already, and a value is reported once.
+  reportUnreadable(at, 'is not a list of strings', text.length);
   return [];
 }
 

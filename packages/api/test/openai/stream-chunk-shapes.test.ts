@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { context, openAiAgent, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
+import { context, openAiAgent, RecordingTools, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
 
 const fixture = useRuntimeFixture();
 
@@ -15,4 +15,46 @@ describe('OpenAiRuntime: stream chunks that are not objects', () => {
       expect(state.state === 'failed' && state.error).toMatch(/sent a stream chunk that is not a JSON object/);
     },
   );
+});
+
+describe('OpenAiRuntime: tool calls in shapes OpenAI does not send', () => {
+  it('stores a numeric id and object arguments as text, so the turn reads them back and goes on', async () => {
+    const { provider, runtime } = fixture();
+    const chunk = (delta: unknown, finish: string | null) =>
+      JSON.stringify({
+        id: 'x',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
+    provider.enqueue(
+      {
+        kind: 'raw-sse',
+        data: [
+          chunk(
+            {
+              tool_calls: [
+                { index: 0, id: 7, function: { name: 'read_team_context', arguments: { scope: '数据 😀' } } },
+              ],
+            },
+            null,
+          ),
+          chunk({}, 'tool_calls'),
+          '[DONE]',
+        ],
+      },
+      { kind: 'answer', content: 'final' },
+    );
+    const tools = new RecordingTools({ read_team_context: { goal: 'Ship it' } });
+    const ctx = context('job_1', openAiAgent(), tools);
+    const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+    // Read back from its row for the next step: before, it read as lost (STATE_LOST).
+    expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'final' });
+    expect(tools.calls).toEqual([{ name: 'read_team_context', args: { scope: '数据 😀' } }]);
+    const sent = provider.requests[1]?.body.messages ?? [];
+    expect(sent.find((message) => message.role === 'assistant')).toMatchObject({
+      tool_calls: [{ id: '7', function: { name: 'read_team_context', arguments: '{"scope":"数据 😀"}' } }],
+    });
+  });
 });

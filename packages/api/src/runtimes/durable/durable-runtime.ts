@@ -60,15 +60,16 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
 
   /**
    * Continues the waiting run with the answer ({@link resumeRun}). A run whose document no longer
-   * reads cannot continue: it is answered as it is, and its poll ends it with {@link RUN_STATE_LOST}
-   * (a refusal here would fail the job as the runtime's rejection, not as lost state).
+   * reads cannot continue: it is answered as it is, its {@link RUN_STATE_LOST} remembered over any
+   * state cached before, so its poll ends it (a refusal would fail the job as a rejection).
    */
   resume(args: ResumeRunArgs): Promise<{ runId: RunId }> {
     return this.once(args, async () => {
       const waiting = await this.runs.findById(args.runId);
       const asked = waiting === null ? null : readDocument<D>(waiting);
-      if (waiting !== null && asked === null) return { runId: args.runId };
-      return this.resumeRun(args, asked);
+      if (waiting === null || asked !== null) return this.resumeRun(args, asked);
+      this.notices.remember(args.runId, RUN_STATE_LOST);
+      return { runId: args.runId };
     });
   }
 

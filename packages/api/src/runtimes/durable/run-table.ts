@@ -139,11 +139,11 @@ export class RunTable<D> {
  * How a run ends whose stored document no longer reads ({@link readDocument}): the job fails with
  * `STATE_LOST`, as one that lost its own state does (`scheduler/run-outcome.ts`).
  */
-export const RUN_STATE_LOST: Extract<RunState, { readonly state: 'failed' }> = {
+export const RUN_STATE_LOST: Extract<RunState, { readonly state: 'failed' }> = Object.freeze({
   state: 'failed',
   error: 'The run lost its stored state (a stored value no longer reads); it cannot continue.',
   code: JobErrorCode.STATE_LOST,
-};
+});
 
 /**
  * A row's document, as its runtime wrote it, or null when it no longer reads: the text does not

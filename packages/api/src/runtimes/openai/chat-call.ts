@@ -1,7 +1,7 @@
 import { JobErrorCode } from '@agent-teams/core';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { ChunkAccumulator, type ModelAnswer, type ProgressSink } from './chunk-accumulator.js';
+import { ChunkAccumulator, type ModelAnswer, type ProgressSink, toolCallText } from './chunk-accumulator.js';
 import type { ModelEndpoint } from './model-clients.js';
 import {
   classifyRequestError,
@@ -226,9 +226,9 @@ function readCompletion(completion: ChatCompletion, call: ModelCall): ModelAnswe
     call.progress.tool(tool.function.name);
     return [
       {
-        id: tool.id || `${call.idPrefix}_${index}`,
-        name: tool.function.name,
-        arguments: tool.function.arguments ?? '',
+        id: toolCallText(tool.id) || `${call.idPrefix}_${index}`,
+        name: toolCallText(tool.function.name),
+        arguments: toolCallText(tool.function.arguments),
       },
     ];
   });

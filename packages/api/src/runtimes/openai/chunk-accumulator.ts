@@ -19,6 +19,19 @@ export interface ProgressSink {
 }
 
 /**
+ * A tool call's id, name or arguments as stored text. A provider that calls itself OpenAI
+ * compatible may send a number for an id or an object for arguments: kept as they came, such a call
+ * is stored as JSON that no longer reads as a tool call (`stored-tool-calls.ts`), and its run
+ * would fail as if the database were damaged. An object becomes its JSON (what the arguments
+ * mean), anything else its string; null and undefined the empty text.
+ */
+export function toolCallText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/**
  * Assembles a streamed Chat Completions answer from its SSE chunks.
  *
  * @remarks Tool calls arrive as deltas keyed by `index`: the first delta of an index carries the
@@ -56,13 +69,13 @@ export class ChunkAccumulator {
         call = { id: '', name: '', arguments: '' };
         this.#calls.set(index, call);
       }
-      if (part.id && call.id === '') call.id = part.id;
+      if (part.id && call.id === '') call.id = toolCallText(part.id);
       const name = part.function?.name;
       if (name && call.name === '') {
-        call.name = name;
-        this.#progress.tool(name);
+        call.name = toolCallText(name);
+        this.#progress.tool(call.name);
       }
-      if (part.function?.arguments) call.arguments += part.function.arguments;
+      if (part.function?.arguments) call.arguments += toolCallText(part.function.arguments);
     }
     if (choice.finish_reason) this.#finishReason = choice.finish_reason;
   }

@@ -52,6 +52,22 @@ describe('toTurns', () => {
     expect(turns[0]).toEqual([user('a'), calls('c1', 'c2'), result('c1'), result('c2', NOT_EXECUTED)]);
     expect(turns[1]).toEqual([user('b')]);
   });
+
+  it('leaves out an answer that lost its calls and has no text, and the results that answered them', () => {
+    const lost = (content: string | null): StoredMessage => ({
+      role: 'assistant',
+      content,
+      toolCalls: null,
+      toolCallId: null,
+      toolCallsLost: true,
+    });
+    const turns = toTurns([user('a'), lost(null), result('c1'), said('done'), user('b'), lost(''), user('c')]);
+    expect(turns).toEqual([[user('a'), said('done')], [user('b')], [user('c')]]);
+    // With text, the answer still goes, without its calls.
+    expect(toTurns([user('a'), lost('thinking'), result('c1'), said('done')])).toEqual([
+      [user('a'), lost('thinking'), said('done')],
+    ]);
+  });
 });
 
 describe('buildContextWindow', () => {

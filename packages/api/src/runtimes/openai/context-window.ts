@@ -16,6 +16,8 @@ export interface StoredMessage {
   readonly toolCalls: readonly ToolCall[] | null;
   /** Tool only: the call it answers. */
   readonly toolCallId: string | null;
+  /** Assistant only: its stored tool calls no longer read (`toolCalls` is null): `stored-tool-calls.ts`. */
+  readonly toolCallsLost?: true;
 }
 
 /** The request messages and what the policy left out. */
@@ -54,7 +56,9 @@ export function estimateTokens(message: StoredMessage): number {
  * Splits a conversation into turns (each starts at a user message) and makes every turn valid for
  * the provider: each tool call gets exactly one answer right after its assistant message (a call
  * left unanswered by an ended turn gets {@link NOT_EXECUTED}); tool messages answering no call are
- * dropped. Messages before the first user message (a cut-off history) are dropped.
+ * dropped. Messages before the first user message (a cut-off history) are dropped, and so is a
+ * model answer that lost its tool calls and has no text: sent, it would be an empty assistant
+ * message next to another one, which providers that want roles to alternate refuse.
  */
 export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
   const turns: StoredMessage[][] = [];
@@ -85,6 +89,7 @@ export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
       continue;
     }
     closePending(turn);
+    if (message.toolCallsLost === true && (message.content ?? '') === '') continue;
     turn.push(message);
     if (message.toolCalls && message.toolCalls.length > 0) pending = { calls: message.toolCalls, answered: new Set() };
   }

@@ -45,8 +45,6 @@ export interface MessageDraft extends StoredMessage {
 export interface PersistedMessage extends MessageDraft {
   readonly step: number;
   readonly runId: string;
-  /** Its stored tool calls no longer read (`toolCalls` is null): see `stored-tool-calls.ts`. */
-  readonly toolCallsLost?: true;
 }
 
 /**

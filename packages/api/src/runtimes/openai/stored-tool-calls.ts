@@ -28,11 +28,11 @@ export function readStoredToolCalls(id: string, text: string): ToolCall[] | null
 }
 
 /** How a run ends whose turn lost its tool calls (see {@link lostToolCalls}). */
-export const TOOL_CALLS_LOST: RunOutcome = {
+export const TOOL_CALLS_LOST: RunOutcome = Object.freeze({
   state: 'failed',
   error: 'The run lost its tool calls (a stored value no longer reads); it cannot continue.',
   code: JobErrorCode.STATE_LOST,
-};
+});
 
 /**
  * True when a model message of the current turn (after the newest user message) lost its tool
