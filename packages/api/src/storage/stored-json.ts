@@ -68,7 +68,8 @@ export function reportUnreadable(at: StoredAt, what: string, length: number): vo
   });
 }
 
-const isStringList = (value: unknown): value is string[] =>
+/** True for a list whose items are all strings (what a stored list of ids must be). */
+export const isStringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /**

@@ -20,7 +20,25 @@ import {
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TasksTable } from './database-types.js';
 import { toMember } from './row-mappers.js';
+import { isStringList, readStoredJson, readStoredStrings, reportUnreadable } from './stored-json.js';
 import type { WriteScope } from './write-transaction.js';
+
+/**
+ * What a task depends on when its stored list no longer reads: a dependency no task has, so the
+ * task reads as blocked (`TASK_BLOCKED` names this) until a person sets its dependencies again.
+ * Read as no dependencies, a task that waited for others would be claimable at once.
+ */
+export const LOST_DEPENDENCIES = asTaskId('(its dependency list no longer reads)');
+
+/** A task's dependencies, or {@link LOST_DEPENDENCIES} when they no longer read (reported once). */
+function readDependencies(row: Selectable<TasksTable>): TaskId[] {
+  const at = { table: 'tasks', column: 'depends_on', id: row.id };
+  const ids = readStoredJson<unknown>(at, row.depends_on);
+  if (isStringList(ids)) return ids.map(asTaskId);
+  // Text that parsed but is not a list of ids; one that did not parse was reported already.
+  reportUnreadable(at, 'is not a list of strings', row.depends_on.length);
+  return [LOST_DEPENDENCIES];
+}
 
 /** Maps a `tasks` row to a {@link Task}. */
 export function toTask(row: Selectable<TasksTable>): Task {
@@ -33,9 +51,10 @@ export function toTask(row: Selectable<TasksTable>): Task {
     details: row.details,
     status: row.status as TaskStatus,
     revision: Number(row.revision),
-    dependsOn: (JSON.parse(row.depends_on) as string[]).map(asTaskId),
+    dependsOn: readDependencies(row),
     ownerId: row.owner_id === null ? null : asMemberId(row.owner_id),
-    writeScope: JSON.parse(row.write_scope) as string[],
+    // Scopes only warn of overlaps: lost ones warn of nothing (reported once).
+    writeScope: readStoredStrings({ table: 'tasks', column: 'write_scope', id: row.id }, row.write_scope),
     createdBy: row.created_by === null ? null : asMemberId(row.created_by),
     result: row.result,
     createdAt: row.created_at,
