@@ -24,6 +24,8 @@ export interface StoredAt {
   readonly column: string;
   /** The row's id (or a fixed name for a single-row table). */
   readonly id: string;
+  /** What the reader makes of the lost value, for the report (default "empty"). */
+  readonly readAs?: string;
 }
 
 /**
@@ -63,9 +65,12 @@ export function reportUnreadable(at: StoredAt, what: string, length: number): vo
   }
   reported.add(key);
   const id = at.id.replace(CONTROL_CHARACTERS, '?');
-  process.emitWarning(`${at.table}.${at.column} of ${id} ${what} (${length} characters); read as empty`, {
-    type: UNREADABLE_WARNING,
-  });
+  process.emitWarning(
+    `${at.table}.${at.column} of ${id} ${what} (${length} characters); read as ${at.readAs ?? 'empty'}`,
+    {
+      type: UNREADABLE_WARNING,
+    },
+  );
 }
 
 /** True for a list whose items are all strings (what a stored list of ids must be). */

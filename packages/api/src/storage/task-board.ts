@@ -32,7 +32,7 @@ export const LOST_DEPENDENCIES = asTaskId('(its dependency list no longer reads)
 
 /** A task's dependencies, or {@link LOST_DEPENDENCIES} when they no longer read (reported once). */
 function readDependencies(row: Selectable<TasksTable>): TaskId[] {
-  const at = { table: 'tasks', column: 'depends_on', id: row.id };
+  const at = { table: 'tasks', column: 'depends_on', id: row.id, readAs: 'a dependency no task has (blocked)' };
   const ids = readStoredJson<unknown>(at, row.depends_on);
   if (isStringList(ids)) return ids.map(asTaskId);
   // Text that parsed but is not a list of ids; one that did not parse was reported already.

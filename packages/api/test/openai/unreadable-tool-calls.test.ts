@@ -5,6 +5,7 @@
 import { JobErrorCode, JobPhase, type RunState } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { LOST_CALLS_TEXT } from '../../src/runtimes/openai/context-window.js';
 import { outcomeCommand } from '../../src/scheduler/run-outcome.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
 import { type ServedChatProvider, serveChatProvider } from '../support/chat-provider-server.js';
@@ -93,15 +94,16 @@ describe.each(TARGETS)('tool calls that no longer read (%s)', (_name, open) => {
     } finally {
       await again.dispose();
     }
-    // A valid request: no answer without its calls, and no tool result answering no call.
+    // A valid request: no answer with lost calls, and no tool result answering no call.
     const sent = provider.requests[2]?.body.messages ?? [];
-    // The answer that lost its calls had no text: it is left out, not sent empty beside the next one.
-    expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(sent[2]).toEqual({ role: 'assistant', content: 'The goal is to ship it.' });
+    // The answer that lost its calls had no text: it says so, rather than go empty.
+    expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'assistant', 'user']);
+    expect(sent[2]).toEqual({ role: 'assistant', content: LOST_CALLS_TEXT });
+    expect(sent[3]).toEqual({ role: 'assistant', content: 'The goal is to ship it.' });
     expect(sent.filter((message) => 'tool_calls' in message)).toEqual([]);
     // Reported once, naming the row and never the stored text.
     expect(await reportsOf(id)).toEqual([
-      `openai_messages.tool_calls_json of ${id} ${report} (${text.length} characters); read as empty`,
+      `openai_messages.tool_calls_json of ${id} ${report} (${text.length} characters); read as no calls`,
     ]);
   });
 
@@ -135,7 +137,7 @@ describe.each(TARGETS)('tool calls that no longer read (%s)', (_name, open) => {
     }
     expect(provider.requests).toHaveLength(1);
     expect(await reportsOf(id)).toEqual([
-      `openai_messages.tool_calls_json of ${id} does not read as JSON (${BROKEN.length} characters); read as empty`,
+      `openai_messages.tool_calls_json of ${id} does not read as JSON (${BROKEN.length} characters); read as no calls`,
     ]);
   });
 
@@ -174,7 +176,7 @@ describe.each(TARGETS)('tool calls that no longer read (%s)', (_name, open) => {
     expect(provider.requests).toHaveLength(1);
     expect(tools.calls).toEqual([]);
     expect(await reportsOf(id)).toEqual([
-      `openai_messages.tool_calls_json of ${id} is not a list of tool calls (${WRONG_SHAPE.length} characters); read as empty`,
+      `openai_messages.tool_calls_json of ${id} is not a list of tool calls (${WRONG_SHAPE.length} characters); read as no calls`,
     ]);
   });
 });

@@ -61,6 +61,15 @@ function damage(db: OpenedDatabase['db'], runId: string, text: string) {
 /** The current test's warnings that name the run's document. */
 const reportsOf = (runId: string) => warned().filter((m) => m.startsWith(`runtime_runs.state_json of ${runId} `));
 
+/** Answers the job's question as a person, and waits for the job to fail. */
+async function answerAndFail(jobId: JobId, clientRequestId: string): Promise<Job | undefined> {
+  const harness = h as Harness;
+  const inputRequestId = (await harness.job(jobId)).pendingInput?.requestId ?? null;
+  await harness.core.jobs.respond(OWNER, { jobId, response: 'EU', clientRequestId, inputRequestId });
+  const [answered] = await waitForPhases(harness, [jobId], [JobPhase.FAILED]);
+  return answered;
+}
+
 describe.each(TARGETS)('a run document that no longer reads (%s)', (_name, target) => {
   it('fails its job with STATE_LOST soon after the restart and runs every other team', async () => {
     const file = await target();
@@ -102,13 +111,7 @@ describe.each(TARGETS)('a run document that no longer reads (%s)', (_name, targe
 
     // The person's answer cannot continue a run whose document is lost: it fails the same way,
     // instead of being refused as the runtime's rejection (RUNTIME_ERROR) or retried.
-    await h.core.jobs.respond(OWNER, {
-      jobId: asked.id,
-      response: 'EU',
-      clientRequestId: 'answer-1',
-      inputRequestId: (await h.job(asked.id)).pendingInput?.requestId ?? null,
-    });
-    const [answered] = await waitForPhases(h, [asked.id], [JobPhase.FAILED]);
+    const answered = await answerAndFail(asked.id, 'answer-1');
     expect(lost(answered)).toEqual(expected);
 
     // Each document is reported once, naming its row and never its text.
@@ -124,6 +127,23 @@ describe.each(TARGETS)('a run document that no longer reads (%s)', (_name, targe
     for (const report of warned()) {
       for (const text of ['数据', 'broken', '[1]']) expect(report).not.toContain(text);
     }
+  });
+
+  it('fails an answered job whose run document was damaged while the server ran, over the state it knew', async () => {
+    const file = await target();
+    h = await openHarness({ file });
+    const { team, members } = await h.team(['researcher', 'reviewer']);
+    const [asked] = await h.send(team, members.slice(0, 1), '!ask Which region?');
+    if (!asked) throw new Error('no job');
+    // Waiting: this server has polled the run and keeps its state (waiting) in memory.
+    const [runId] = await runsOf([asked.id], JobPhase.WAITING_INPUT);
+    if (!runId) throw new Error('no run');
+    await damage(h.database.db, runId, BROKEN);
+    // Not back to waiting for the same question (the state it knew): failed, as lost.
+    const answered = await answerAndFail(asked.id, 'answer-live');
+    expect(answered?.errorCode).toBe(JobErrorCode.STATE_LOST);
+    await waitFor(() => reportsOf(runId).length > 0, 'the warning');
+    expect(reportsOf(runId)).toHaveLength(1);
   });
 
   it('ends a cancelling job whose run document no longer reads', async () => {

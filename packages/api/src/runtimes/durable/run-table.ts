@@ -153,7 +153,7 @@ export const RUN_STATE_LOST: Extract<RunState, { readonly state: 'failed' }> = O
  * shares (an object) is checked: its fields are each runtime's own.
  */
 export function readDocument<D>(row: RunRow): D | null {
-  const at = { table: 'runtime_runs', column: 'state_json', id: row.run_id };
+  const at = { table: 'runtime_runs', column: 'state_json', id: row.run_id, readAs: 'lost (STATE_LOST)' };
   const document = readStoredJson<unknown>(at, row.state_json);
   if (typeof document === 'object' && document !== null && !Array.isArray(document)) return document as D;
   // Text that parsed (JSON's `null` too) but is not a document, or no text at all; one that did

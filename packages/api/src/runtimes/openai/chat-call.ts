@@ -223,11 +223,12 @@ function readCompletion(completion: ChatCompletion, call: ModelCall): ModelAnswe
   if (content !== '') call.progress.text(content);
   const toolCalls = (choice.message.tool_calls ?? []).flatMap((tool, index) => {
     if (tool.type !== 'function') return [];
-    call.progress.tool(tool.function.name);
+    const name = toolCallText(tool.function.name);
+    call.progress.tool(name);
     return [
       {
         id: toolCallText(tool.id) || `${call.idPrefix}_${index}`,
-        name: toolCallText(tool.function.name),
+        name,
         arguments: toolCallText(tool.function.arguments),
       },
     ];

@@ -3,6 +3,7 @@ import {
   buildContextWindow,
   ELIDED,
   estimateTokens,
+  LOST_CALLS_TEXT,
   NOT_EXECUTED,
   type StoredMessage,
   toTurns,
@@ -53,7 +54,7 @@ describe('toTurns', () => {
     expect(turns[1]).toEqual([user('b')]);
   });
 
-  it('leaves out an answer that lost its calls and has no text, and the results that answered them', () => {
+  it('sends an answer that lost its calls without them, and without the results that answered them', () => {
     const lost = (content: string | null): StoredMessage => ({
       role: 'assistant',
       content,
@@ -62,7 +63,12 @@ describe('toTurns', () => {
       toolCallsLost: true,
     });
     const turns = toTurns([user('a'), lost(null), result('c1'), said('done'), user('b'), lost(''), user('c')]);
-    expect(turns).toEqual([[user('a'), said('done')], [user('b')], [user('c')]]);
+    // Without text it says so, so that no two messages of one role stand side by side.
+    expect(turns).toEqual([
+      [user('a'), said(LOST_CALLS_TEXT), said('done')],
+      [user('b'), said(LOST_CALLS_TEXT)],
+      [user('c')],
+    ]);
     // With text, the answer still goes, without its calls.
     expect(toTurns([user('a'), lost('thinking'), result('c1'), said('done')])).toEqual([
       [user('a'), lost('thinking'), said('done')],

@@ -52,13 +52,29 @@ export function estimateTokens(message: StoredMessage): number {
   return Math.ceil(bytes / 4) + 4;
 }
 
+/** What a model answer says when its stored tool calls no longer read and it had no text. */
+export const LOST_CALLS_TEXT = '(The tool calls of this answer are no longer on record.)';
+
+/** Per lost answer, its stand-in (kept, so the request body's kept bytes still apply). */
+const LOST_ANSWERS = new WeakMap<StoredMessage, StoredMessage>();
+
+function lostCallsAnswer(message: StoredMessage): StoredMessage {
+  let answer = LOST_ANSWERS.get(message);
+  if (answer === undefined) {
+    answer = { role: 'assistant', content: LOST_CALLS_TEXT, toolCalls: null, toolCallId: null };
+    LOST_ANSWERS.set(message, answer);
+  }
+  return answer;
+}
+
 /**
  * Splits a conversation into turns (each starts at a user message) and makes every turn valid for
  * the provider: each tool call gets exactly one answer right after its assistant message (a call
  * left unanswered by an ended turn gets {@link NOT_EXECUTED}); tool messages answering no call are
- * dropped. Messages before the first user message (a cut-off history) are dropped, and so is a
- * model answer that lost its tool calls and has no text: sent, it would be an empty assistant
- * message next to another one, which providers that want roles to alternate refuse.
+ * dropped. Messages before the first user message (a cut-off history) are dropped. A model answer
+ * that lost its tool calls and has no text goes as {@link LOST_CALLS_TEXT}: empty, or left out,
+ * it would leave two messages of one role side by side, which providers that want roles to
+ * alternate refuse.
  */
 export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
   const turns: StoredMessage[][] = [];
@@ -89,8 +105,7 @@ export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
       continue;
     }
     closePending(turn);
-    if (message.toolCallsLost === true && (message.content ?? '') === '') continue;
-    turn.push(message);
+    turn.push(message.toolCallsLost === true && (message.content ?? '') === '' ? lostCallsAnswer(message) : message);
     if (message.toolCalls && message.toolCalls.length > 0) pending = { calls: message.toolCalls, answered: new Set() };
   }
   const last = turns[turns.length - 1];

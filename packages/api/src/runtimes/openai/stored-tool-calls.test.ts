@@ -44,7 +44,7 @@ describe('stored tool calls', () => {
       expect(readStoredToolCalls(id, text)).toBeNull();
       expect(readStoredToolCalls(id, text)).toBeNull();
       expect(warned.at(-1)).toBe(
-        `openai_messages.tool_calls_json of ${id} does not read as JSON (${text.length} characters); read as empty`,
+        `openai_messages.tool_calls_json of ${id} does not read as JSON (${text.length} characters); read as no calls`,
       );
     }
     expect(warned).toHaveLength(6);
@@ -73,7 +73,7 @@ describe('stored tool calls', () => {
       expect(readStoredToolCalls(id, text)).toBeNull();
       expect(readStoredToolCalls(id, text)).toBeNull();
       expect(warned.at(-1)).toBe(
-        `openai_messages.tool_calls_json of ${id} is not a list of tool calls (${text.length} characters); read as empty`,
+        `openai_messages.tool_calls_json of ${id} is not a list of tool calls (${text.length} characters); read as no calls`,
       );
     }
     expect(warned).toHaveLength(shapes.length);

@@ -18,7 +18,7 @@ const isToolCall = (value: unknown): value is ToolCall => {
  * (decision 0245).
  */
 export function readStoredToolCalls(id: string, text: string): ToolCall[] | null {
-  const at = { table: 'openai_messages', column: 'tool_calls_json', id };
+  const at = { table: 'openai_messages', column: 'tool_calls_json', id, readAs: 'no calls' };
   const calls = readStoredJson<unknown>(at, text);
   if (Array.isArray(calls) && calls.every(isToolCall)) return calls;
   // Text that parsed (JSON's `null` too) but is not a list of calls; one that did not parse was
