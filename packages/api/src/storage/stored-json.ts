@@ -73,22 +73,39 @@ export function reportUnreadable(at: StoredAt, what: string, length: number): vo
   );
 }
 
-/** True for a list whose items are all strings (what a stored list of ids must be). */
-export const isStringList = (value: unknown): value is string[] =>
+/**
+ * A stored JSON value of the shape `is` accepts, or null when it does not read or has another
+ * shape (JSON's `null` too). Either is reported once, `what` naming the wrong shape: a text that
+ * did not parse was reported by {@link readStoredJson} already, and a value is reported once.
+ */
+export function readStoredShape<T>(
+  at: StoredAt,
+  text: string | null,
+  is: (value: unknown) => value is T,
+  what: string,
+): T | null {
+  const value = readStoredJson<unknown>(at, text);
+  if (is(value)) return value;
+  reportUnreadable(at, what, text?.length ?? 0);
+  return null;
+}
+
+const isStringList = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 /**
- * A stored JSON list of ids: empty when it does not read or is not a list of strings (reported
- * once, as {@link readStoredJson} does).
+ * A stored JSON list of ids, or `lost` (by default none) when it does not read or is not a list
+ * of strings (reported once, as {@link readStoredShape} does).
  */
-export function readStoredStrings(at: StoredAt, text: string): string[] {
-  const list = readStoredJson<unknown>(at, text);
-  if (isStringList(list)) return list;
-  // Text that parsed (JSON's `null` too) but is not a list; one that did not parse was reported
-  // already, and a value is reported once.
-  reportUnreadable(at, 'is not a list of strings', text.length);
-  return [];
+export function readStoredStrings(at: StoredAt, text: string, lost: string[] = []): string[] {
+  return readStoredShape(at, text, isStringList, 'is not a list of strings') ?? lost;
 }
+
+const isRound = (value: unknown): value is RoundState =>
+  typeof value === 'object' &&
+  value !== null &&
+  isStringList((value as Partial<RoundState>).rotation) &&
+  isStringList((value as Partial<RoundState>).served);
 
 /**
  * The admission round stored in `scheduler_state.round_json`, or null when it does not read (or
@@ -97,12 +114,10 @@ export function readStoredStrings(at: StoredAt, text: string): string[] {
  * and stores it (`admission.ts`), which costs only the rotation's memory of who was served last.
  */
 export function readStoredRound(text: string): RoundState | null {
-  const at = { table: 'scheduler_state', column: 'round_json', id: '1' };
-  const round = readStoredJson<Partial<RoundState>>(at, text);
-  if (round !== null && typeof round === 'object' && isStringList(round.rotation) && isStringList(round.served)) {
-    return round as RoundState;
-  }
-  // Text that parsed (JSON's `null` too) but is not a round: reported here, once.
-  reportUnreadable(at, 'is not an admission round', text.length);
-  return null;
+  return readStoredShape(
+    { table: 'scheduler_state', column: 'round_json', id: '1' },
+    text,
+    isRound,
+    'is not an admission round',
+  );
 }

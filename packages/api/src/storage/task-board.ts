@@ -20,7 +20,7 @@ import {
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TasksTable } from './database-types.js';
 import { toMember } from './row-mappers.js';
-import { isStringList, readStoredJson, readStoredStrings, reportUnreadable } from './stored-json.js';
+import { readStoredStrings } from './stored-json.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -33,11 +33,7 @@ export const LOST_DEPENDENCIES = asTaskId('(its dependency list no longer reads)
 /** A task's dependencies, or {@link LOST_DEPENDENCIES} when they no longer read (reported once). */
 function readDependencies(row: Selectable<TasksTable>): TaskId[] {
   const at = { table: 'tasks', column: 'depends_on', id: row.id, readAs: 'a dependency no task has (blocked)' };
-  const ids = readStoredJson<unknown>(at, row.depends_on);
-  if (isStringList(ids)) return ids.map(asTaskId);
-  // Text that parsed but is not a list of ids; one that did not parse was reported already.
-  reportUnreadable(at, 'is not a list of strings', row.depends_on.length);
-  return [LOST_DEPENDENCIES];
+  return readStoredStrings(at, row.depends_on, [LOST_DEPENDENCIES]).map(asTaskId);
 }
 
 /** Maps a `tasks` row to a {@link Task}. */

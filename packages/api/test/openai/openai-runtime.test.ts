@@ -7,6 +7,7 @@ import {
   openAiAgent,
   RecordingTools,
   requestInput,
+  StuckTools,
   settle,
   until,
   useRuntimeFixture,
@@ -304,16 +305,10 @@ describe('OpenAiRuntime: idempotency after a crash', () => {
       { kind: 'answer', toolCalls: [{ id: 'call_1', name: 'read_team_context', arguments: '{}' }] },
       { kind: 'answer', content: 'final' },
     );
-    let started = false;
-    const stuck = {
-      invoke: () => {
-        started = true;
-        return new Promise(() => {});
-      },
-    };
+    const stuck = new StuckTools();
     const ctx = context('job_1', openAiAgent(), stuck);
     const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
-    await until(() => provider.requests.length === 1 && started, 'the tool call to start');
+    await until(() => provider.requests.length === 1 && stuck.started, 'the tool call to start');
     runtime.dispose(); // the process dies while the tool runs; the model answer is already durable
 
     const again = restart();

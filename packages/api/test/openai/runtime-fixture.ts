@@ -51,6 +51,16 @@ export function openAiAgent(settings: Record<string, unknown> = {}, timeoutMs = 
   };
 }
 
+/** Member tools whose calls never end, as in a process that dies while a tool runs. */
+export class StuckTools implements MemberToolPort {
+  /** Whether a call began. */
+  started = false;
+  invoke(): Promise<never> {
+    this.started = true;
+    return new Promise<never>(() => {});
+  }
+}
+
 /** Member tools that record calls and answer from a table (or refuse with NOT_AVAILABLE_YET). */
 export class RecordingTools implements MemberToolPort {
   readonly calls: { name: string; args: unknown }[] = [];

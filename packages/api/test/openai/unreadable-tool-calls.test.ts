@@ -16,6 +16,7 @@ import {
   openAiAgent,
   RecordingTools,
   requestInput,
+  StuckTools,
   settle,
   until,
   useRuntimeFixture,
@@ -147,17 +148,11 @@ describe.each(TARGETS)('tool calls that no longer read (%s)', (_name, open) => {
       { kind: 'answer', toolCalls: [{ id: 'call_ctx', name: 'read_team_context', arguments: '{}' }] },
       { kind: 'answer', content: 'final' },
     );
-    let started = false;
-    const stuck = {
-      invoke: () => {
-        started = true;
-        return new Promise<never>(() => {});
-      },
-    };
+    const stuck = new StuckTools();
     const agent = openAiAgent({ baseUrl: served.baseUrl });
     const ctx = context('job_1', agent, stuck);
     const { runId } = await runtime.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
-    await until(() => provider.requests.length === 1 && started, 'the tool call to start');
+    await until(() => provider.requests.length === 1 && stuck.started, 'the tool call to start');
     // The process dies while the tool runs (its answer is durable), and the row is damaged.
     void runtime.dispose();
     const id = await damage(database, WRONG_SHAPE);

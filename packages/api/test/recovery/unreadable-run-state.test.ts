@@ -41,6 +41,18 @@ async function runsOf(ids: readonly JobId[], phase: JobPhase): Promise<RunId[]> 
   });
 }
 
+/** Opens a server on `file` with one team, sends `text` to its first member and waits for `phase`. */
+async function oneJob(file: string, text: string, phase: JobPhase) {
+  h = await openHarness({ file });
+  const { team, members } = await h.team(['researcher', 'reviewer']);
+  const [member] = members;
+  const [job] = member ? await h.send(team, [member], text) : [];
+  if (!member || !job) throw new Error('no job');
+  const [runId] = await runsOf([job.id], phase);
+  if (!runId) throw new Error('no run');
+  return { job, runId, member };
+}
+
 /** Stops the server, runs `edit` on its database, and leaves it stopped. */
 async function whileStopped(file: string, edit: (opened: OpenedDatabase) => Promise<void>): Promise<void> {
   await h?.close();
@@ -130,15 +142,9 @@ describe.each(TARGETS)('a run document that no longer reads (%s)', (_name, targe
   });
 
   it('fails an answered job whose run document was damaged while the server ran, over the state it knew', async () => {
-    const file = await target();
-    h = await openHarness({ file });
-    const { team, members } = await h.team(['researcher', 'reviewer']);
-    const [asked] = await h.send(team, members.slice(0, 1), '!ask Which region?');
-    if (!asked) throw new Error('no job');
     // Waiting: this server has polled the run and keeps its state (waiting) in memory.
-    const [runId] = await runsOf([asked.id], JobPhase.WAITING_INPUT);
-    if (!runId) throw new Error('no run');
-    await damage(h.database.db, runId, BROKEN);
+    const { job: asked, runId } = await oneJob(await target(), '!ask Which region?', JobPhase.WAITING_INPUT);
+    await damage((h as Harness).database.db, runId, BROKEN);
     // Not back to waiting for the same question (the state it knew): failed, as lost.
     const answered = await answerAndFail(asked.id, 'answer-live');
     expect(answered?.errorCode).toBe(JobErrorCode.STATE_LOST);
@@ -148,12 +154,7 @@ describe.each(TARGETS)('a run document that no longer reads (%s)', (_name, targe
 
   it('ends a cancelling job whose run document no longer reads', async () => {
     const file = await target();
-    h = await openHarness({ file });
-    const { team, members } = await h.team(['researcher', 'reviewer']);
-    const [job] = await h.send(team, members.slice(0, 1), LONG_TURN);
-    if (!job) throw new Error('no job');
-    const [runId] = await runsOf([job.id], JobPhase.RUNNING);
-    if (!runId) throw new Error('no run');
+    const { job, runId } = await oneJob(file, LONG_TURN, JobPhase.RUNNING);
     // Cancelled just before the server stopped (`cancelJob` committed, the run not stopped yet).
     await whileStopped(file, async ({ db }) => {
       await damage(db, runId, BROKEN);
@@ -168,14 +169,7 @@ describe.each(TARGETS)('a run document that no longer reads (%s)', (_name, targe
 
   it("cancels a stored run whose document no longer reads, as the runtime's cancel", async () => {
     const file = await target();
-    h = await openHarness({ file });
-    const { team, members } = await h.team(['researcher', 'reviewer']);
-    const [member] = members;
-    if (!member) throw new Error('no member');
-    const [job] = await h.send(team, [member], LONG_TURN);
-    if (!job) throw new Error('no job');
-    const [runId] = await runsOf([job.id], JobPhase.RUNNING);
-    if (!runId) throw new Error('no run');
+    const { job, runId, member } = await oneJob(file, LONG_TURN, JobPhase.RUNNING);
     const context: RunContext = {
       teamId: job.teamId,
       memberId: member.id,

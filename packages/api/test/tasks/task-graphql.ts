@@ -1,5 +1,6 @@
-import { expectData } from '../graphql/fixtures.js';
-import type { GqlResponse, GraphqlStack } from '../graphql/graphql-stack.js';
+import { afterAll, beforeAll } from 'vitest';
+import { createTeam, expectData, type TeamFixture } from '../graphql/fixtures.js';
+import { createGraphqlStack, type GqlResponse, type GraphqlStack } from '../graphql/graphql-stack.js';
 
 /** The task fields the board tests read. */
 export const TASK_FIELDS =
@@ -47,3 +48,16 @@ export async function createTask(
 /** The task of a payload field of a response without errors. */
 export const taskOf = (response: GqlResponse, field: string): TaskView =>
   (expectData(response)[field] as { task: TaskView }).task;
+
+/**
+ * The board tests' stack: no scheduler (requests stay queued) and one team, made before the file's
+ * tests and closed after them; `ready` receives both.
+ */
+export function boardPerFile(ready: (board: { stack: GraphqlStack; team: TeamFixture }) => void): void {
+  let stack: GraphqlStack | null = null;
+  beforeAll(async () => {
+    stack = await createGraphqlStack({ scheduler: false });
+    ready({ stack, team: await createTeam(stack) });
+  });
+  afterAll(async () => stack?.close());
+}

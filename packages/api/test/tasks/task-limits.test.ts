@@ -1,16 +1,14 @@
 import { Limits, type TextLimit } from '@agent-teams/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTeam, type TeamFixture } from '../graphql/fixtures.js';
-import { codes, createGraphqlStack, type GraphqlStack } from '../graphql/graphql-stack.js';
-import { CANCEL_TASK, CREATE_TASK, createTask } from './task-graphql.js';
+import { codes, type GraphqlStack } from '../graphql/graphql-stack.js';
+import { boardPerFile, CANCEL_TASK, CREATE_TASK, createTask } from './task-graphql.js';
 
 let stack: GraphqlStack;
 let team: TeamFixture;
-beforeAll(async () => {
-  stack = await createGraphqlStack({ scheduler: false });
-  team = await createTeam(stack);
+boardPerFile((board) => {
+  ({ stack, team } = board);
 });
-afterAll(async () => stack.close());
 
 /** The most of one character that fits both limits, in ASCII, CJK (3 bytes) and emoji (4 bytes). */
 const scripts = (limit: TextLimit) =>

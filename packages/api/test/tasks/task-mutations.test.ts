@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTeam, expectData, type TeamFixture } from '../graphql/fixtures.js';
-import { codes, createGraphqlStack, type GraphqlStack, TOKENS } from '../graphql/graphql-stack.js';
+import { codes, type GraphqlStack, TOKENS } from '../graphql/graphql-stack.js';
 import {
   ASSIGN_TASK,
+  boardPerFile,
   CANCEL_TASK,
   CREATE_TASK,
   createTask,
@@ -14,11 +15,9 @@ import {
 
 let stack: GraphqlStack;
 let team: TeamFixture;
-beforeAll(async () => {
-  stack = await createGraphqlStack({ scheduler: false });
-  team = await createTeam(stack);
+boardPerFile((board) => {
+  ({ stack, team } = board);
 });
-afterAll(async () => stack.close());
 
 const member = (index: number) => String(team.members[index]?.id);
 

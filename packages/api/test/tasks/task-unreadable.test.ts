@@ -1,20 +1,18 @@
 // A task's stored lists that no longer read (a hand-edited or damaged database; decision 0245):
 // the board still reads, a lost dependency list keeps its task blocked until a person sets the
 // list again, and lost write scopes only stop warning of overlaps. Each value is reported once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOST_DEPENDENCIES } from '../../src/storage/task-board.js';
-import { createTeam, expectData, type TeamFixture } from '../graphql/fixtures.js';
-import { createGraphqlStack, type GraphqlStack } from '../graphql/graphql-stack.js';
+import { expectData, type TeamFixture } from '../graphql/fixtures.js';
+import type { GraphqlStack } from '../graphql/graphql-stack.js';
 import { unreadableWarnings } from '../support/unreadable-warnings.js';
-import { ASSIGN_TASK, CREATE_TASK, createTask, TEAM_TASKS, taskOf, UPDATE_TASK } from './task-graphql.js';
+import { ASSIGN_TASK, boardPerFile, CREATE_TASK, createTask, TEAM_TASKS, taskOf, UPDATE_TASK } from './task-graphql.js';
 
 let stack: GraphqlStack;
 let team: TeamFixture;
-beforeAll(async () => {
-  stack = await createGraphqlStack({ scheduler: false });
-  team = await createTeam(stack);
+boardPerFile((board) => {
+  ({ stack, team } = board);
 });
-afterAll(async () => stack.close());
 
 const warned = unreadableWarnings();
 

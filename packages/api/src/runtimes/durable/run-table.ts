@@ -2,7 +2,7 @@ import { JobErrorCode, type RunState } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { CompiledStatement } from '../../storage/compiled-statement.js';
 import type { Database, RuntimeRunsTable } from '../../storage/database-types.js';
-import { readStoredJson, reportUnreadable } from '../../storage/stored-json.js';
+import { readStoredShape } from '../../storage/stored-json.js';
 
 /** A run by its key; compiled once (`storage/compiled-statement.ts`). */
 const RUN_BY_KEY = new CompiledStatement(1, (db, runKey: string) =>
@@ -145,6 +145,10 @@ export const RUN_STATE_LOST: Extract<RunState, { readonly state: 'failed' }> = O
   code: JobErrorCode.STATE_LOST,
 });
 
+/** Only what every runtime's document shares: an object (its fields are each runtime's own). */
+const isDocument = <D>(value: unknown): value is D =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
  * A row's document, as its runtime wrote it, or null when it no longer reads: the text does not
  * parse, or is not an object (reported once, as `readStoredJson` does). A throw here would fail
@@ -154,10 +158,5 @@ export const RUN_STATE_LOST: Extract<RunState, { readonly state: 'failed' }> = O
  */
 export function readDocument<D>(row: RunRow): D | null {
   const at = { table: 'runtime_runs', column: 'state_json', id: row.run_id, readAs: 'lost (STATE_LOST)' };
-  const document = readStoredJson<unknown>(at, row.state_json);
-  if (typeof document === 'object' && document !== null && !Array.isArray(document)) return document as D;
-  // Text that parsed (JSON's `null` too) but is not a document, or no text at all; one that did
-  // not parse was reported already, and a value is reported once.
-  reportUnreadable(at, 'is not a run document', row.state_json?.length ?? 0);
-  return null;
+  return readStoredShape(at, row.state_json, isDocument<D>, 'is not a run document');
 }

@@ -1,5 +1,5 @@
 import { JobErrorCode } from '@agent-teams/core';
-import { readStoredJson, reportUnreadable } from '../../storage/stored-json.js';
+import { readStoredShape } from '../../storage/stored-json.js';
 import type { ToolCall } from './member-tools.js';
 import type { PersistedMessage } from './openai-run-store.js';
 import type { RunOutcome } from './run-outcome.js';
@@ -10,6 +10,8 @@ const isToolCall = (value: unknown): value is ToolCall => {
   return typeof call.id === 'string' && typeof call.name === 'string' && typeof call.arguments === 'string';
 };
 
+const isToolCallList = (value: unknown): value is ToolCall[] => Array.isArray(value) && value.every(isToolCall);
+
 /**
  * A model message's stored tool calls (`openai_messages.tool_calls_json`), or null when they are
  * lost: the text does not parse, or is not a list of calls each with a string `id`, `name` and
@@ -19,12 +21,7 @@ const isToolCall = (value: unknown): value is ToolCall => {
  */
 export function readStoredToolCalls(id: string, text: string): ToolCall[] | null {
   const at = { table: 'openai_messages', column: 'tool_calls_json', id, readAs: 'no calls' };
-  const calls = readStoredJson<unknown>(at, text);
-  if (Array.isArray(calls) && calls.every(isToolCall)) return calls;
-  // Text that parsed (JSON's `null` too) but is not a list of calls; one that did not parse was
-  // reported already, and a value is reported once.
-  reportUnreadable(at, 'is not a list of tool calls', text.length);
-  return null;
+  return readStoredShape(at, text, isToolCallList, 'is not a list of tool calls');
 }
 
 /** How a run ends whose turn lost its tool calls (see {@link lostToolCalls}). */
