@@ -8,6 +8,7 @@ import { graphqlThroughput } from './graphql-throughput.js';
 import type { Benchmark } from './harness/benchmark.js';
 import { historyRead } from './history-read.js';
 import { interopOverhead } from './interop-overhead.js';
+import { jobPages } from './job-pages.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { logFrames } from './log-frames.js';
@@ -46,5 +47,6 @@ export const BENCHMARKS: readonly Benchmark[] = [
   graphqlThroughput,
   turnOverhead,
   historyRead,
+  jobPages,
   tokenRelay,
 ];

@@ -14,12 +14,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const quiet = () => {};
 
 /**
- * The foundation's benchmarks, the log frames and the in-process history read, run on the tiny scale in every
- * `pnpm test`. Later benchmarks in the registry (live fan-out, ...) spawn servers and clients, too
+ * The foundation's benchmarks, the log frames, the in-process history read and the job pages,
+ * run on the tiny scale in every `pnpm test`. Later benchmarks in the registry (live fan-out, ...) spawn servers and clients, too
  * slow for a smoke run on 2 cores.
  */
 const SMOKE = BENCHMARKS.filter((benchmark) =>
-  ['dispatch-latency', 'engine-throughput', 'log-frames', 'planning-pass', 'history-read'].includes(benchmark.name),
+  ['dispatch-latency', 'engine-throughput', 'log-frames', 'planning-pass', 'history-read', 'job-pages'].includes(
+    benchmark.name,
+  ),
 );
 
 describe('pnpm bench harness', () => {
@@ -67,6 +69,13 @@ describe('pnpm bench harness', () => {
     const history = reports.get('history-read')?.metrics;
     expect(history?.fullP50Ms_12).toBeGreaterThan(0);
     expect(history?.keptP50Ms_12).toBeGreaterThan(0);
+    // Both members answered every send, each job kept its frozen input, and all three reads ran.
+    const pages = reports.get('job-pages')?.metrics;
+    expect(pages?.jobs).toBe(6);
+    expect(pages?.inputKiB).toBeGreaterThan(6);
+    expect(pages?.viewP50Ms).toBeGreaterThan(0);
+    expect(pages?.wholeP50Ms).toBeGreaterThan(0);
+    expect(pages?.graphqlP50Ms).toBeGreaterThan(0);
 
     const written = readFileSync(doc, 'utf8');
     expect(written.startsWith('# Benchmarks')).toBe(true);
@@ -122,7 +131,7 @@ describe('pnpm bench harness', () => {
 
   it('registers every benchmark once, under a name usable as a section marker', () => {
     const names = BENCHMARKS.map((benchmark) => benchmark.name);
-    expect(SMOKE).toHaveLength(5);
+    expect(SMOKE).toHaveLength(6);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9-]*$/);
   });

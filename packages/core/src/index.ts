@@ -78,7 +78,7 @@ export {
   asTeamId,
   IdKind,
 } from './model/ids.js';
-export type { InputRequest, Job, JobResult, PendingResponse, Requester, TurnInput } from './model/job.js';
+export type { InputRequest, Job, JobResult, JobView, PendingResponse, Requester, TurnInput } from './model/job.js';
 export {
   ACTIVE_PHASES,
   InputKind,

@@ -4,6 +4,7 @@ import type {
   Core,
   Job,
   JobId,
+  JobView,
   Member,
   MemberId,
   MemberStatus,
@@ -32,7 +33,7 @@ export interface Loaders {
   readonly memberStatuses: DataLoader<Member, MemberStatus, MemberId>;
   readonly agents: DataLoader<AgentId, AgentDefinition | null>;
   /** The RECEIPT delivering a request's result, keyed by the request. */
-  readonly receipts: DataLoader<Job, Job | null, JobId>;
+  readonly receipts: DataLoader<JobView, JobView | null, JobId>;
   /** Token usage and cost per job, chain, member conversation or team. */
   readonly usage: DataLoader<UsageScope, UsageTotals, string>;
   clearAll(): void;
@@ -67,8 +68,8 @@ class OperationLoaders implements Loaders {
   #teamMembers: DataLoader<TeamId, readonly Member[]> | undefined;
   #memberStatuses: DataLoader<Member, MemberStatus, MemberId> | undefined;
   #agents: DataLoader<AgentId, AgentDefinition | null> | undefined;
-  #teamReceipts: DataLoader<TeamId, ReadonlyMap<JobId, Job>> | undefined;
-  #receipts: DataLoader<Job, Job | null, JobId> | undefined;
+  #teamReceipts: DataLoader<TeamId, ReadonlyMap<JobId, JobView>> | undefined;
+  #receipts: DataLoader<JobView, JobView | null, JobId> | undefined;
   #usage: DataLoader<UsageScope, UsageTotals, string> | undefined;
 
   constructor(core: Core) {
@@ -121,8 +122,8 @@ class OperationLoaders implements Loaders {
     return this.#agents;
   }
 
-  get receipts(): DataLoader<Job, Job | null, JobId> {
-    this.#receipts ??= new DataLoader<Job, Job | null, JobId>(
+  get receipts(): DataLoader<JobView, JobView | null, JobId> {
+    this.#receipts ??= new DataLoader<JobView, JobView | null, JobId>(
       async (jobs) =>
         Promise.all(jobs.map(async (job) => (await this.#teamReceiptsLoader().load(job.teamId)).get(job.id) ?? null)),
       { cacheKeyFn: (job) => job.id },
@@ -156,12 +157,12 @@ class OperationLoaders implements Loaders {
 
   // The core has no "receipt of request" lookup yet; a team holds at most 100 receipts
   // (Limits.receiptsPerTeam), so one page of a team's receipts answers every request of it.
-  #teamReceiptsLoader(): DataLoader<TeamId, ReadonlyMap<JobId, Job>> {
-    this.#teamReceipts ??= new DataLoader<TeamId, ReadonlyMap<JobId, Job>>(async (teamIds) =>
+  #teamReceiptsLoader(): DataLoader<TeamId, ReadonlyMap<JobId, JobView>> {
+    this.#teamReceipts ??= new DataLoader<TeamId, ReadonlyMap<JobId, JobView>>(async (teamIds) =>
       Promise.all(
         teamIds.map(async (teamId) => {
           const team = await this.teams.load(teamId);
-          if (team === null) return new Map<JobId, Job>();
+          if (team === null) return new Map<JobId, JobView>();
           const page = await this.#core.jobs.list(team, { kind: 'RECEIPT', first: 100 });
           return new Map(page.edges.flatMap(({ node }) => (node.parentId ? [[node.parentId, node] as const] : [])));
         }),

@@ -10,6 +10,7 @@ import {
   JobKind,
   type JobResultView,
   JobStatus,
+  type JobView,
   type Member,
   MemberStatus,
   type MentionTargetView,
@@ -35,7 +36,8 @@ import type { JobProgressView, NodeShape, TeamEventView } from './views.js';
  */
 export function createRefs(builder: Builder) {
   const PageInfo = addPageInfo(builder);
-  const Job = builder.objectRef<Job>('Job');
+  // A job as a page reads it (no frozen input: no field shows it); a whole Job is one too.
+  const Job = builder.objectRef<JobView>('Job');
   const TaskRef = builder.objectRef<Task>('Task');
   return {
     Task: TaskRef,

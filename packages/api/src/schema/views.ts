@@ -1,4 +1,4 @@
-import type { AgentDefinition, Job, Member, RecordMessage, Task, Team, TeamMessage } from '@agent-teams/core';
+import type { AgentDefinition, Job, JobView, Member, RecordMessage, Task, Team, TeamMessage } from '@agent-teams/core';
 
 // What the schema's objects resolve from, when it is not a core type as it is.
 
@@ -42,4 +42,4 @@ export interface JobProgressView {
 }
 
 /** Anything `node(id)` can answer. */
-export type NodeShape = Team | Member | Job | AgentDefinition | TeamMessage | Task;
+export type NodeShape = Team | Member | JobView | AgentDefinition | TeamMessage | Task;

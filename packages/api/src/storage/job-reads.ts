@@ -6,6 +6,7 @@ import {
   JobKind,
   JobPhase,
   JobStatus,
+  type JobView,
   type OwnerId,
   type SeqPage,
   type SeqPageRequest,
@@ -14,6 +15,7 @@ import {
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database } from './database-types.js';
+import { JOB_VIEW_COLUMNS, toJobView } from './job-view-rows.js';
 import { literalKind } from './literal-kind.js';
 import { ACTIVE_PHASE_LITERALS, literalPhase, literalPhases } from './literal-phase.js';
 import { toJob } from './row-mappers.js';
@@ -83,21 +85,26 @@ function phaseFilter(statuses: readonly JobStatus[]) {
   return phases.length === 1 ? literalPhases(phases) : phases;
 }
 
+/**
+ * A page of jobs with the filtered total. The page selects {@link JOB_VIEW_COLUMNS}, never the
+ * frozen input: no page shows it, and a page of 100 finished jobs with full team contexts read and
+ * parsed about 2.5 MB of it (docs/benchmarks.md, `job-pages`).
+ */
 async function pageWithTotal(
   filtered: JobQuery,
   page: SeqPageRequest,
-): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+): Promise<SeqPage<JobView> & { readonly totalCount: number }> {
   const total = await filtered.select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
   const anchored = page.afterSeq === null ? filtered : filtered.where('seq', '>', page.afterSeq);
   const rows = await anchored
-    .selectAll()
+    .select(JOB_VIEW_COLUMNS)
     .orderBy('seq')
     // Bound: a caller's page size (1–100); in the text it would add a statement per size to a
     // statement cache of 500 texts and could evict a turn's (decision 0231).
     .limit(page.first + 1)
     .execute();
   return {
-    items: rows.slice(0, page.first).map(toJob),
+    items: rows.slice(0, page.first).map(toJobView),
     hasNextPage: rows.length > page.first,
     totalCount: Number(total.n),
   };
@@ -109,7 +116,7 @@ export function listJobs(
   teamId: TeamId,
   filter: JobFilter,
   page: SeqPageRequest,
-): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+): Promise<SeqPage<JobView> & { readonly totalCount: number }> {
   let query: JobQuery = db.selectFrom('jobs').where('team_id', '=', teamId);
   // A literal (one of four kinds): bound, it would re-plan the count at every run (`literal-kind.ts`).
   if (filter.kind) query = query.where('kind', '=', literalKind(filter.kind));
@@ -128,7 +135,7 @@ export function listWaitingJobs(
   db: Kysely<Database>,
   owner: OwnerId,
   page: SeqPageRequest,
-): Promise<SeqPage<Job> & { readonly totalCount: number }> {
+): Promise<SeqPage<JobView> & { readonly totalCount: number }> {
   return pageWithTotal(waitingJobs(db, owner), page);
 }
 

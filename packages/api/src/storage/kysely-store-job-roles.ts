@@ -9,6 +9,7 @@ import {
   type JobFilter,
   type JobId,
   JobPhase,
+  type JobView,
   type LeasedJob,
   type OwnerId,
   type PublishWindow,
@@ -98,7 +99,11 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     return jobReads.findJobs(this.ctx.db, jobIds);
   }
 
-  listJobs(teamId: TeamId, filter: JobFilter, page: SeqPageRequest): Promise<SeqPage<Job> & { totalCount: number }> {
+  listJobs(
+    teamId: TeamId,
+    filter: JobFilter,
+    page: SeqPageRequest,
+  ): Promise<SeqPage<JobView> & { totalCount: number }> {
     return jobReads.listJobs(this.ctx.db, teamId, filter, page);
   }
 
@@ -116,7 +121,7 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     return jobReads.conversationStates(this.ctx.db, conversationIds);
   }
 
-  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Job> & { totalCount: number }> {
+  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<JobView> & { totalCount: number }> {
     return jobReads.listWaitingJobs(this.ctx.db, owner, page);
   }
 

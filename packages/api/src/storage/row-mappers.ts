@@ -6,7 +6,6 @@ import {
   asMessageId,
   asOwnerId,
   asRecordId,
-  asRunId,
   asTaskId,
   asTeamId,
   type ChangeWait,
@@ -15,8 +14,6 @@ import {
   type InputRequest,
   isTerminal,
   type Job,
-  type JobKind,
-  type JobPhase,
   type Member,
   type PendingResponse,
   type RecordKind,
@@ -36,15 +33,12 @@ import type {
   TeamsTable,
 } from './database-types.js';
 import { keepFrozenInput, readInput } from './frozen-inputs.js';
-import { readStoredJson } from './stored-json.js';
+import { toJobView } from './job-view-rows.js';
 
 // Rows never leave the storage folder: every read goes through one of these mappers.
 
 /** Text this process just serialized, parsed back (a job's own copy of what it stored). */
 const reparsed = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
-/** A job's JSON column; unreadable text reads as null (see `stored-json.ts`). */
-const jobJson = <T>(id: string, column: string, text: string | null): T | null =>
-  readStoredJson<T>({ table: 'jobs', column, id }, text);
 const toJson = (value: unknown): string | null =>
   value === null || value === undefined ? null : JSON.stringify(value);
 
@@ -85,45 +79,12 @@ export function toMember(row: Selectable<MembersTable>): Member {
   };
 }
 
-/** Maps a `jobs` row to a {@link Job}. */
+/**
+ * Maps a `jobs` row to a {@link Job}: its {@link JobView} with the frozen input (kept or parsed:
+ * `frozen-inputs.ts`).
+ */
 export function toJob(row: Selectable<JobsTable>): Job {
-  return {
-    id: asJobId(row.id),
-    teamId: asTeamId(row.team_id),
-    owner: asOwnerId(row.owner),
-    kind: row.kind as JobKind,
-    phase: row.phase as JobPhase,
-    seq: Number(row.seq),
-    memberId: row.member_id === null ? null : asMemberId(row.member_id),
-    conversationId: asConversationId(row.conversation_id),
-    requester: {
-      memberId: row.requester_member_id === null ? null : asMemberId(row.requester_member_id),
-      conversationId: row.requester_conversation_id === null ? null : asConversationId(row.requester_conversation_id),
-    },
-    parentId: row.parent_id === null ? null : asJobId(row.parent_id),
-    rootId: asJobId(row.root_id),
-    clientKey: row.client_key,
-    text: row.text,
-    input: readInput(row.id, row.input_json),
-    runKey: row.run_key,
-    runId: row.run_id === null ? null : asRunId(row.run_id),
-    pendingInput: jobJson<InputRequest>(row.id, 'pending_input_json', row.pending_input_json),
-    pendingResponse: jobJson<PendingResponse>(row.id, 'pending_response_json', row.pending_response_json),
-    wait: jobJson<ChangeWait>(row.id, 'wait_json', row.wait_json ?? null),
-    result:
-      row.result_text === null
-        ? null
-        : {
-            text: row.result_text,
-            truncated: row.result_truncated === null ? null : Number(row.result_truncated) === 1,
-          },
-    error: row.error,
-    errorCode: row.error_code ?? null,
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    updatedAt: row.updated_at,
-  };
+  return Object.assign(toJobView(row), { input: readInput(row.id, row.input_json) });
 }
 
 /** The columns a state-machine step may change, from the next job. */

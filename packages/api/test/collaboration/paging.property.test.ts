@@ -6,6 +6,7 @@ import {
   hasLoneSurrogate,
   type Job,
   type JobId,
+  type JobView,
   jsonBytes,
   Limits,
   type Member,
@@ -163,7 +164,7 @@ function expectedRecords(all: readonly RecordMessage[], s: Scenario, members: re
     .map((r) => r.id);
 }
 
-function expectedResults(all: readonly Job[], s: Scenario, members: readonly Member[]): string[] {
+function expectedResults(all: readonly JobView[], s: Scenario, members: readonly Member[]): string[] {
   const member = s.memberFilter === null ? null : members[s.memberFilter]?.id;
   return [...all]
     .filter((j) => j.kind === 'REQUEST' && ['COMPLETED', 'FAILED', 'CANCELLED'].includes(j.phase))

@@ -6,6 +6,7 @@ import { describeStoreRoleContract, type OpenContractStore } from '@agent-teams/
 import { CompiledQuery, type Kysely, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
+import { JOB_VIEW_COLUMNS } from '../../src/storage/job-view-rows.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
@@ -114,9 +115,12 @@ for (const role of ROLES) {
 }
 
 /** The page reads whose limit stays bound: a caller's page size (see each site's comment). */
+/** How a page of jobs begins (`job-reads.ts`): every column but the frozen input (decision 0246). */
+const JOB_PAGE = `select ${JOB_VIEW_COLUMNS.map((column) => `"${column}"`).join(', ')} from "jobs"`;
+
 const BOUND_PAGE_READS = [
   // `listJobs` and the inbox (job-reads.ts): a page of 1–100.
-  /^select \* from "jobs" where "(team_id|owner)" = \? .*order by "seq" limit \?$/,
+  new RegExp(`^${JOB_PAGE} where "(team_id|owner)" = \\? .*order by "seq" limit \\?$`),
   // The member tools' record and request search (member-tool-reads.ts): a page of 1–20.
   /^select \* from "(jobs|record_messages)" where "team_id" = \? .*order by "seq" desc limit \?$/,
   // Teams, team messages, a conversation, tasks: pages of 1–100.
@@ -134,7 +138,7 @@ describe.each([
     // Its page, oldest first, its size still bound (a caller's choice, 1–100); the count's text
     // for REQUEST alone is also the request count of a send (`enqueue-snapshot.ts`).
     const page = recorder
-      .startingWith(`select * from "jobs" where "team_id" = ? and "kind" = '${kind}'`)
+      .startingWith(`${JOB_PAGE} where "team_id" = ? and "kind" = '${kind}'`)
       .filter((statement) => / order by "seq" limit \?$/.test(statement.text));
     expect(page).not.toEqual([]);
     for (const statement of [...count, ...page]) expect(statement.parameters).not.toContain(kind);
@@ -241,6 +245,7 @@ describe('SQLite: each statement made literal keeps the plan of its bound form',
           `select * from "jobs" where "team_id" = ? and "kind" = '`,
           /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/,
         ],
+        [`${JOB_PAGE} where "team_id" = ? and "kind" = '`, /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/],
         [`select * from "jobs" where "team_id" = ? and "requester_key" = ?`, /INDEX jobs_idempotency_key/],
         [`select "id" from "jobs" where "team_id" = ? and "unfinished" = 1`, /INDEX jobs_team_\w+ \(team_id=\?\)/],
         [`select "team_events".*`, /INDEX sqlite_autoindex_team_events_1 \(team_id=\? AND seq>\?\)/],

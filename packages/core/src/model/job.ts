@@ -190,6 +190,14 @@ export interface Job {
 }
 
 /**
+ * A job as a page of jobs reads it: every field but its frozen {@link Job.input}. The input holds
+ * the turn's whole team context (up to about 35 KB of JSON) and stays stored after the job ends,
+ * while no page shows it: a page of 100 finished jobs would read and parse megabytes for nothing
+ * (docs/benchmarks.md, `job-pages`). A full {@link Job} is a `JobView` too.
+ */
+export type JobView = Omit<Job, 'input'>;
+
+/**
  * The progress fields of a job that was never admitted: a new request or receipt, QUEUED.
  *
  * @remarks Spread it last in a job literal, never first. On Node 20 (V8 11) optimized code gives

@@ -1,6 +1,6 @@
 import type { AgentDefinition } from '../model/agent.js';
 import type { AgentId, IdGenerator, JobId, MemberId, MessageId, OwnerId, RecordId, TeamId } from '../model/ids.js';
-import type { Job, JobKind, JobStatus } from '../model/job.js';
+import type { Job, JobKind, JobStatus, JobView } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member, MemberStatus, Team } from '../model/team.js';
 import type { TeamMessage } from '../model/team-message.js';
@@ -142,7 +142,11 @@ export interface TeamCapacity {
 /** `Team.activity`: unchanged, or a page of request jobs. */
 export type ActivityResult =
   | { readonly unchanged: true; readonly revision: string }
-  | { readonly unchanged: false; readonly revision: string; readonly jobs: Connection<Job> & { totalCount: number } };
+  | {
+      readonly unchanged: false;
+      readonly revision: string;
+      readonly jobs: Connection<JobView> & { totalCount: number };
+    };
 
 /** `Team.context`: what every member sees. */
 export interface TeamContextView {
@@ -223,11 +227,11 @@ export interface Core {
     list(
       team: Team,
       args: { kind?: JobKind | null; statuses?: readonly JobStatus[] | null; memberId?: string | null } & PageArgs,
-    ): Promise<Connection<Job> & { totalCount: number }>;
+    ): Promise<Connection<JobView> & { totalCount: number }>;
     cancel(owner: OwnerId, jobId: string): Promise<CancelOutcome>;
     /** Answers a job waiting for input (see `respond-service.ts`). */
     respond(owner: OwnerId, input: RespondInput): Promise<Job>;
-    inbox(owner: OwnerId, page: PageArgs): Promise<Connection<Job> & { totalCount: number }>;
+    inbox(owner: OwnerId, page: PageArgs): Promise<Connection<JobView> & { totalCount: number }>;
   };
   readonly agents: {
     search(args: { query?: string | null } & PageArgs): Promise<Connection<AgentDefinition>>;

@@ -1,7 +1,7 @@
 import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
 import type { MemberId } from '../model/ids.js';
-import { type Job, JobKind } from '../model/job.js';
+import { JobKind, type JobView } from '../model/job.js';
 import type { EnqueueDecision, EnqueueSnapshot } from '../ports/team-store.js';
 import { decideRequests, type RequestPlan } from './request-decisions.js';
 
@@ -20,7 +20,7 @@ export const MAX_CHAIN_WALK = 32;
  * request, then each ancestor request reached through `parentId` (a receipt's parent is the
  * request it delivers, so a handoff sent from a receipt turn joins the original chain).
  */
-export function chainHops(ancestors: readonly Job[]): HandoffHop[] {
+export function chainHops(ancestors: readonly JobView[]): HandoffHop[] {
   return ancestors
     .filter((job) => job.kind === JobKind.REQUEST)
     .map((job) => ({ from: job.requester.memberId, to: job.memberId, text: job.text }));

@@ -2,7 +2,7 @@ import { ErrorCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
 import { Limits } from '../limits/limits.js';
 import type { JobId } from '../model/ids.js';
-import { ACTIVE_PHASES, type Job, JobStatus, statusOf } from '../model/job.js';
+import { ACTIVE_PHASES, type Job, JobStatus, type JobView, statusOf } from '../model/job.js';
 import type { Member, Team } from '../model/team.js';
 import { nowTimestamp } from '../ports/clock.js';
 import type { JobReads, JobWrites } from '../ports/team-store.js';
@@ -72,7 +72,7 @@ function targetOf(caller: ToolCaller, args: SendMemberArgs): Member {
  * admission began and it is not waiting for input; otherwise null (the handoff starts a chain).
  * Later queued jobs of the conversation never lend their parent or budget.
  */
-export async function executingJob(deps: UsesStore<JobReads>, caller: ToolCaller): Promise<Job | null> {
+export async function executingJob(deps: UsesStore<JobReads>, caller: ToolCaller): Promise<JobView | null> {
   // Every job of a member's conversation is the member's: requests to it and receipts for it.
   const page = await deps.store.listJobs(
     caller.team.id,
@@ -85,8 +85,8 @@ export async function executingJob(deps: UsesStore<JobReads>, caller: ToolCaller
 }
 
 /** The parent and its ancestors, nearest first (bounded walk; ancestors never change). */
-async function ancestorsOf(deps: Deps, parent: Job): Promise<Job[]> {
-  const chain: Job[] = [parent];
+async function ancestorsOf(deps: Deps, parent: JobView): Promise<JobView[]> {
+  const chain: JobView[] = [parent];
   let next: JobId | null = parent.parentId;
   while (next !== null && chain.length < MAX_CHAIN_WALK) {
     const [job] = await deps.store.findJobs([next]);

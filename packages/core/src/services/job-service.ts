@@ -2,7 +2,7 @@ import { notFound } from '../errors/domain-error.js';
 import { transition } from '../jobs/job-machine.js';
 import { Limits } from '../limits/limits.js';
 import { asJobId, asMemberId, type OwnerId } from '../model/ids.js';
-import { isTerminal, type Job, type JobKind, JobPhase, type JobStatus } from '../model/job.js';
+import { isTerminal, type JobKind, JobPhase, type JobStatus, type JobView } from '../model/job.js';
 import type { Team } from '../model/team.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
@@ -32,7 +32,7 @@ export async function listJobs(
   deps: UsesStore<JobReads>,
   team: Team,
   args: JobListArgs,
-): Promise<Connection<Job> & { totalCount: number }> {
+): Promise<Connection<JobView> & { totalCount: number }> {
   const filter: JobFilter = {
     kind: args.kind ?? null,
     statuses: args.statuses == null || args.statuses.length === 0 ? null : [...new Set(args.statuses)].sort(),

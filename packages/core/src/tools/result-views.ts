@@ -1,6 +1,6 @@
 import { Limits } from '../limits/limits.js';
 import type { MemberId } from '../model/ids.js';
-import { isTerminal, type Job, JobPhase, type JobStatus, statusOf } from '../model/job.js';
+import { isTerminal, type Job, JobPhase, type JobStatus, type JobView, statusOf } from '../model/job.js';
 import type { RecordMessage } from '../model/record.js';
 import type { Member } from '../model/team.js';
 import { truncateUtf8 } from '../text/text-measure.js';
@@ -53,7 +53,7 @@ export interface ResultRecordView {
  * The retained answer of a job. Unfinished work has none; a cancelled job shows why it has none
  * (its stored notice) with `available: false`; a completed or failed one shows its bounded text.
  */
-export function jobResultOf(job: Job): JobResultView {
+export function jobResultOf(job: JobView): JobResultView {
   if (!isTerminal(job.phase) || job.result === null) return { available: false, text: null, truncated: null };
   if (job.phase === JobPhase.CANCELLED) return { available: false, text: job.result.text, truncated: false };
   return { available: true, text: job.result.text, truncated: job.result.truncated };

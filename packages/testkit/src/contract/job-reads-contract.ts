@@ -5,6 +5,7 @@ import {
   JobKind,
   JobPhase,
   JobStatus,
+  type JobView,
   type TransitionOutcome,
   transition,
 } from '@agent-teams/core';
@@ -50,6 +51,18 @@ export function describeJobReadsCases(h: () => StoreHarness): void {
         { first: 10, afterSeq: null },
       );
       expect(forMember.items.map((j) => j.id)).toEqual([c.id]);
+    });
+
+    it('pages every field of a job in every phase but, at most, its frozen input', async () => {
+      const { team, jobs } = await zoo();
+      const page = await h().store.listJobs(team.id, {}, { first: 100, afterSeq: null });
+      const full = await h().store.findJobs(page.items.map((j) => j.id));
+      expect(page.items.map((j) => j.phase).sort()).toEqual(Object.keys(jobs).sort());
+      // A store may leave the frozen input unread on a page (`JobView`); nothing else may differ.
+      const withoutInput = (job: JobView) => Object.fromEntries(Object.entries(job).filter(([key]) => key !== 'input'));
+      expect(page.items.map(withoutInput)).toEqual(full.map(withoutInput));
+      const waiting = await h().store.listWaitingJobs(ALICE, { first: 100, afterSeq: null });
+      expect(waiting.items.map(withoutInput)).toEqual([withoutInput(jobs.WAITING_INPUT)]);
     });
 
     it('lists exactly the jobs holding a slot', async () => {

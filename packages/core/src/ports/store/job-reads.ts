@@ -1,5 +1,5 @@
 import type { ConversationId, JobId, MemberId, OwnerId, TeamId } from '../../model/ids.js';
-import type { Job, JobKind, JobStatus } from '../../model/job.js';
+import type { Job, JobKind, JobStatus, JobView } from '../../model/job.js';
 import type { ConversationState } from '../../model/member-status.js';
 import type { SeqPage, SeqPageRequest } from './pages.js';
 
@@ -16,12 +16,15 @@ export interface JobReads {
   findJob(owner: OwnerId, jobId: JobId): Promise<Job | null>;
   /** Jobs by id, any owner (batch loading, scheduler). Missing ids are skipped. */
   findJobs(jobIds: readonly JobId[]): Promise<readonly Job[]>;
-  /** Jobs of a team in creation order (oldest first), filtered, with the filtered total. */
+  /**
+   * Jobs of a team in creation order (oldest first), filtered, with the filtered total; without
+   * their frozen inputs ({@link JobView}: a store may leave them unread).
+   */
   listJobs(
     teamId: TeamId,
     filter: JobFilter,
     page: SeqPageRequest,
-  ): Promise<SeqPage<Job> & { readonly totalCount: number }>;
+  ): Promise<SeqPage<JobView> & { readonly totalCount: number }>;
   /** Unfinished jobs that hold or may hold a run (ADMITTING, RUNNING, RESUMING, CANCELLING). */
   listActiveJobs(): Promise<readonly Job[]>;
   /** Numbers of REQUEST and RECEIPT jobs of a team (for `Team.capacity`). */
@@ -30,6 +33,6 @@ export interface JobReads {
   conversationStates(
     conversationIds: readonly ConversationId[],
   ): Promise<ReadonlyMap<ConversationId, ConversationState>>;
-  /** Jobs waiting for a person, of one owner, oldest first. */
-  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<Job> & { readonly totalCount: number }>;
+  /** Jobs waiting for a person, of one owner, oldest first; without their frozen inputs, as {@link listJobs}. */
+  listWaitingJobs(owner: OwnerId, page: SeqPageRequest): Promise<SeqPage<JobView> & { readonly totalCount: number }>;
 }
