@@ -195,6 +195,7 @@ export { createCore } from './services/create-core.js';
 export type { HandoffHop } from './services/handoff-decisions.js';
 export { chainHops, decideHandoff, repeatsAncestor } from './services/handoff-decisions.js';
 export type { SendMemberArgs, ToolCaller } from './services/handoff-service.js';
+export { findJobViews } from './services/job-views.js';
 export {
   cancelStep,
   checkSpawnRoom,

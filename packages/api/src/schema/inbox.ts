@@ -1,4 +1,4 @@
-import { type Job, type JobId, JobPhase, type OwnerId, TeamEventKind } from '@agent-teams/core';
+import { type JobId, JobPhase, type JobView, type OwnerId, TeamEventKind } from '@agent-teams/core';
 import { Repeater } from 'graphql-yoga';
 import type { Builder } from './builder.js';
 import { type ApiContext, requireViewer } from './context.js';
@@ -23,8 +23,8 @@ export function addInbox(builder: Builder, refs: Refs): void {
  * @remarks Listening starts before the current inbox is read, so a change during that read is
  * not lost; batches are handled one at a time, in publish order.
  */
-function streamInbox(ctx: ApiContext, owner: OwnerId): Repeater<Job> {
-  return new Repeater<Job>(async (push, stop) => {
+function streamInbox(ctx: ApiContext, owner: OwnerId): Repeater<JobView> {
+  return new Repeater<JobView>(async (push, stop) => {
     const waiting = new Set<JobId>();
     let chain: Promise<void> = Promise.resolve();
     const unlisten = ctx.eventHub.listen((events) => {

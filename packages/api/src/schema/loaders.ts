@@ -2,7 +2,6 @@ import type {
   AgentDefinition,
   AgentId,
   Core,
-  Job,
   JobId,
   JobView,
   Member,
@@ -25,7 +24,7 @@ import DataLoader from 'dataloader';
  * each event to show the current state rather than a cached one.
  */
 export interface Loaders {
-  readonly jobs: DataLoader<JobId, Job | null>;
+  readonly jobs: DataLoader<JobId, JobView | null>;
   readonly members: DataLoader<MemberId, Member | null>;
   readonly teams: DataLoader<TeamId, Team | null>;
   /** Roster of a team, in roster order. */
@@ -62,7 +61,7 @@ function byId<K extends string, V extends { readonly id: K }>(
  */
 class OperationLoaders implements Loaders {
   readonly #core: Core;
-  #jobs: DataLoader<JobId, Job | null> | undefined;
+  #jobs: DataLoader<JobId, JobView | null> | undefined;
   #members: DataLoader<MemberId, Member | null> | undefined;
   #teams: DataLoader<TeamId, Team | null> | undefined;
   #teamMembers: DataLoader<TeamId, readonly Member[]> | undefined;
@@ -76,8 +75,8 @@ class OperationLoaders implements Loaders {
     this.#core = core;
   }
 
-  get jobs(): DataLoader<JobId, Job | null> {
-    this.#jobs ??= byId<JobId, Job>((ids) => this.#core.load.jobs(ids));
+  get jobs(): DataLoader<JobId, JobView | null> {
+    this.#jobs ??= byId<JobId, JobView>((ids) => this.#core.load.jobs(ids));
     return this.#jobs;
   }
 

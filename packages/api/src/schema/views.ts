@@ -1,10 +1,10 @@
-import type { AgentDefinition, Job, JobView, Member, RecordMessage, Task, Team, TeamMessage } from '@agent-teams/core';
+import type { AgentDefinition, JobView, Member, RecordMessage, Task, Team, TeamMessage } from '@agent-teams/core';
 
 // What the schema's objects resolve from, when it is not a core type as it is.
 
 /** One resolved event of `teamEvents`, its entity already loaded. */
 export type TeamEventView =
-  | { readonly __typename: 'JobChanged'; readonly seq: number; readonly team: Team; readonly job: Job }
+  | { readonly __typename: 'JobChanged'; readonly seq: number; readonly team: Team; readonly job: JobView }
   | {
       readonly __typename: 'RecordAppended';
       readonly seq: number;
@@ -20,7 +20,7 @@ export type TeamEventView =
       readonly team: Team;
       readonly message: TeamMessage;
       readonly member: Member;
-      readonly job: Job;
+      readonly job: JobView;
     }
   | {
       readonly __typename: 'TaskChanged';
@@ -36,7 +36,7 @@ export type TeamEventView =
 
 /** One progress notice of `jobProgress`. */
 export interface JobProgressView {
-  readonly job: Job;
+  readonly job: JobView;
   readonly textDelta: string | null;
   readonly toolCall: string | null;
 }

@@ -53,6 +53,18 @@ const JOBS_BY_ID = new CompiledListStatement(ID_LIST_PLANNED, (db, ids) =>
   db.selectFrom('jobs').selectAll().where('id', 'in', ids),
 );
 
+/** Rows of `jobs` by id without their frozen inputs ({@link JOB_VIEW_COLUMNS}), compiled once per list length. */
+const JOB_VIEWS_BY_ID = new CompiledListStatement(ID_LIST_PLANNED, (db, ids) =>
+  db.selectFrom('jobs').select(JOB_VIEW_COLUMNS).where('id', 'in', ids),
+);
+
+/** Jobs by id, any owner, without their frozen inputs, in the order asked; missing ids skipped. */
+export async function findJobViews(db: Kysely<Database>, jobIds: readonly JobId[]): Promise<JobView[]> {
+  if (jobIds.length === 0) return [];
+  const rows = await JOB_VIEWS_BY_ID.rows(db, [...new Set(jobIds)]);
+  return inInputOrder(jobIds, rows.map(toJobView), (job) => job.id);
+}
+
 /** Jobs by id, any owner, in the order asked; missing ids skipped. */
 export async function findJobs(db: Kysely<Database>, jobIds: readonly JobId[]): Promise<Job[]> {
   if (jobIds.length === 0) return [];
@@ -87,8 +99,8 @@ function phaseFilter(statuses: readonly JobStatus[]) {
 
 /**
  * A page of jobs with the filtered total. The page selects {@link JOB_VIEW_COLUMNS}, never the
- * frozen input: no page shows it, and a page of 100 finished jobs with full team contexts read and
- * parsed about 2.5 MB of it (docs/benchmarks.md, `job-pages`).
+ * frozen input: no page shows it, and a page of 100 finished jobs with full team contexts read about
+ * 1.3 MB of it and parsed most of it (decision 0246; docs/benchmarks.md, `job-pages`).
  */
 async function pageWithTotal(
   filtered: JobQuery,

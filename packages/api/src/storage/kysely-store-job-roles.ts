@@ -99,6 +99,10 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     return jobReads.findJobs(this.ctx.db, jobIds);
   }
 
+  findJobViews(jobIds: readonly JobId[]): Promise<readonly JobView[]> {
+    return jobReads.findJobViews(this.ctx.db, jobIds);
+  }
+
   listJobs(
     teamId: TeamId,
     filter: JobFilter,

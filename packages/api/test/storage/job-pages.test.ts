@@ -1,7 +1,8 @@
-// A page of jobs (`Team.jobs`, `Team.activity`, the inbox) reads every column of a job but its
-// frozen input (`storage/job-view-rows.ts`): that input holds the turn's whole team context and
-// stays after the job ends, and no page shows it. So a page neither reads nor parses it, and one
-// that no longer reads is not even reported by a page; the full read still reports it.
+// A page of jobs (`Team.jobs`, `Team.activity`, the inbox) and the reads by id that never need
+// it read every column of a job but its frozen input (`storage/job-view-rows.ts`, decision 0246):
+// that input holds the turn's whole team context and stays after the job ends, and nothing they
+// feed shows it. So they neither read nor parse it, and one that no longer reads is not even
+// reported by them; the full read still reports it.
 import { type Job, JobPhase, type JobView } from '@agent-teams/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -60,6 +61,12 @@ describe.each(TARGETS)('a page of jobs on %s', (_name, make) => {
       false,
       false,
     ]);
+
+    // So do the reads by id that never need it: GraphQL's job loader (`Job.parent`, the inbox's
+    // changes) and a handoff's chain walk.
+    const loaded = await h.core.load.jobs([lost.id, waiting.id, done.id]);
+    expect(loaded.map((job) => 'input' in job)).toEqual([false, false, false]);
+    expect(loaded).toEqual([full[2], full[1], full[0]].map((job) => withoutInput(job as Job)));
 
     // The full read still reads the input, and reports the damaged one: the page reported nothing
     // before it (warnings arrive in the order they were given).

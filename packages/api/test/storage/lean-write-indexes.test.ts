@@ -6,6 +6,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unfinishedJobCounts } from '../../src/observability/metrics.js';
 import { waitingJobs } from '../../src/storage/job-reads.js';
+import { JOB_VIEW_COLUMNS } from '../../src/storage/job-view-rows.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { leanWriteIndexesMigration } from '../../src/storage/migrations/0014-lean-write-indexes.js';
 import { openDatabase } from '../../src/storage/open-database.js';
@@ -28,7 +29,11 @@ describe('migration 0014 (decision 0231): an index every model call wrote for no
       expect(names).not.toContain('jobs_owner_phase_seq_idx');
       const team = sql<number>`select count(*) from model_usage where team_id = 'team_1'`.compile(opened.db);
       expect(await sqlitePlan(opened.db, team)).toMatch(/USING (COVERING )?INDEX model_usage_team_idx \(team_id=\?\)/);
-      const inbox = waitingJobs(opened.db, asOwnerId('owner_1')).selectAll().orderBy('seq').limit(21).compile();
+      const inbox = waitingJobs(opened.db, asOwnerId('owner_1'))
+        .select(JOB_VIEW_COLUMNS)
+        .orderBy('seq')
+        .limit(21)
+        .compile();
       expect(await sqlitePlan(opened.db, inbox)).toMatch(/USING INDEX jobs_waiting_input_idx \(owner=\?\)/);
       // The metrics' job counts walk the unfinished jobs, not every job ever run.
       const counts = await sqlitePlan(opened.db, unfinishedJobCounts(opened.db).compile());

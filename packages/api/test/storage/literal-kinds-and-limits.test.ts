@@ -114,10 +114,10 @@ for (const role of ROLES) {
   describeStoreRoleContract(role, 'PostgreSQL, statements recorded', openPostgres);
 }
 
-/** The page reads whose limit stays bound: a caller's page size (see each site's comment). */
 /** How a page of jobs begins (`job-reads.ts`): every column but the frozen input (decision 0246). */
 const JOB_PAGE = `select ${JOB_VIEW_COLUMNS.map((column) => `"${column}"`).join(', ')} from "jobs"`;
 
+/** The page reads whose limit stays bound: a caller's page size (see each site's comment). */
 const BOUND_PAGE_READS = [
   // `listJobs` and the inbox (job-reads.ts): a page of 1–100.
   new RegExp(`^${JOB_PAGE} where "(team_id|owner)" = \\? .*order by "seq" limit \\?$`),

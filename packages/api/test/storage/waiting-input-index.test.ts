@@ -6,6 +6,7 @@ import { CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
 import { waitingJobs } from '../../src/storage/job-reads.js';
+import { JOB_VIEW_COLUMNS } from '../../src/storage/job-view-rows.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { waitingInputIndexMigration } from '../../src/storage/migrations/0015-waiting-input-index.js';
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
@@ -80,7 +81,11 @@ describe('migration 0015 (decision 0235): the inbox index is partial, of the job
     const opened = await openDatabase(join(dir, 'migrate.sqlite'));
     try {
       await checkMigration(opened.db, opened.dialect);
-      const page = waitingJobs(opened.db, asOwnerId('owner_a')).selectAll().orderBy('seq').limit(21).compile();
+      const page = waitingJobs(opened.db, asOwnerId('owner_a'))
+        .select(JOB_VIEW_COLUMNS)
+        .orderBy('seq')
+        .limit(21)
+        .compile();
       const plan = await opened.db.executeQuery<{ detail: string }>(
         CompiledQuery.raw(`explain query plan ${page.sql}`, [...page.parameters]),
       );
@@ -98,7 +103,11 @@ describe('migration 0015 (decision 0235): the inbox index is partial, of the job
       await opened.db.connection().execute(async (connection) => {
         await sql`set enable_seqscan = off`.execute(connection);
         await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
-        const page = waitingJobs(connection, asOwnerId('owner_a')).selectAll().orderBy('seq').limit(21).compile();
+        const page = waitingJobs(connection, asOwnerId('owner_a'))
+          .select(JOB_VIEW_COLUMNS)
+          .orderBy('seq')
+          .limit(21)
+          .compile();
         await connection.executeQuery(CompiledQuery.raw(`prepare inbox_page as ${page.sql}`));
         const values = page.parameters.map((value) => `'${value}'`).join(', ');
         const plan = await connection.executeQuery(CompiledQuery.raw(`explain execute inbox_page(${values})`));

@@ -190,10 +190,11 @@ export interface Job {
 }
 
 /**
- * A job as a page of jobs reads it: every field but its frozen {@link Job.input}. The input holds
- * the turn's whole team context (up to about 35 KB of JSON) and stays stored after the job ends,
- * while no page shows it: a page of 100 finished jobs would read and parse megabytes for nothing
- * (docs/benchmarks.md, `job-pages`). A full {@link Job} is a `JobView` too.
+ * A job as a page of jobs, and any read that never needs the input, reads it: every field but its
+ * frozen {@link Job.input}. The input holds the turn's whole team context (up to about 35 KB of
+ * JSON) and stays stored after the job ends, while nothing those reads feed shows it: a page of 100
+ * finished jobs read and parsed about a megabyte for nothing (decision 0246). A whole {@link Job}
+ * is a `JobView` too.
  */
 export type JobView = Omit<Job, 'input'>;
 

@@ -287,7 +287,8 @@ export interface Core {
   readonly tasks: TaskUseCases;
   /** Loaders for resolvers (batch, unscoped: only call with ids reached through scoped reads). */
   readonly load: {
-    jobs(ids: readonly JobId[]): Promise<readonly Job[]>;
+    /** Without their frozen inputs (no field shows them). */
+    jobs(ids: readonly JobId[]): Promise<readonly JobView[]>;
     members(ids: readonly MemberId[]): Promise<readonly Member[]>;
     teams(ids: readonly TeamId[]): Promise<readonly Team[]>;
     /** Shared-record messages by id (what a RECORD_APPENDED event names). */

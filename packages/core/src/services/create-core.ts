@@ -5,6 +5,7 @@ import type { Core, CoreDeps } from './core-types.js';
 import { eventService } from './event-service.js';
 import { historyService, toolService } from './history-service.js';
 import { jobService } from './job-service.js';
+import { findJobViews } from './job-views.js';
 import { lifecycleService } from './lifecycle-owner.js';
 import { mentionService } from './mention-service.js';
 import { messageService } from './message-service.js';
@@ -35,7 +36,7 @@ export function createCore(deps: CoreDeps): Core {
     history: historyService(deps),
     tasks: taskService(deps),
     load: {
-      jobs: (ids) => store.findJobs(ids),
+      jobs: (ids) => findJobViews(store, ids),
       members: (ids) => store.findMembers(ids),
       teams: (ids) => store.findTeams(ids),
       records: (ids) => store.findRecords(ids),

@@ -9,6 +9,7 @@ import type { JobReads, JobWrites } from '../ports/team-store.js';
 import { validateClientRequestId, validateText } from '../text/validate-text.js';
 import type { UsesStore } from './core-types.js';
 import { chainHops, decideHandoff, MAX_CHAIN_WALK, repeatsAncestor } from './handoff-decisions.js';
+import { findJobViews } from './job-views.js';
 import { memberRetired } from './lifecycle-decisions.js';
 import type { RequestPlan } from './request-decisions.js';
 
@@ -89,7 +90,7 @@ async function ancestorsOf(deps: Deps, parent: JobView): Promise<JobView[]> {
   const chain: JobView[] = [parent];
   let next: JobId | null = parent.parentId;
   while (next !== null && chain.length < MAX_CHAIN_WALK) {
-    const [job] = await deps.store.findJobs([next]);
+    const [job] = await findJobViews(deps.store, [next]);
     if (job === undefined || job.teamId !== parent.teamId) break;
     chain.push(job);
     next = job.parentId;

@@ -1,6 +1,7 @@
 import {
   asJobId,
   ErrorCode,
+  findJobViews,
   type Job,
   JobKind,
   JobPhase,
@@ -11,6 +12,9 @@ import {
 } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { ALICE, at, BOB, expectCode, type StoreHarness } from './store-harness.js';
+
+/** A job without its frozen input: what a `JobView` must show of it. */
+const withoutInput = (job: JobView) => Object.fromEntries(Object.entries(job).filter(([key]) => key !== 'input'));
 
 /** Contract cases of `JobReads`, over the zoo of one job in every phase where a bulk read must leave the others alone. */
 export function describeJobReadsCases(h: () => StoreHarness): void {
@@ -59,10 +63,20 @@ export function describeJobReadsCases(h: () => StoreHarness): void {
       const full = await h().store.findJobs(page.items.map((j) => j.id));
       expect(page.items.map((j) => j.phase).sort()).toEqual(Object.keys(jobs).sort());
       // A store may leave the frozen input unread on a page (`JobView`); nothing else may differ.
-      const withoutInput = (job: JobView) => Object.fromEntries(Object.entries(job).filter(([key]) => key !== 'input'));
       expect(page.items.map(withoutInput)).toEqual(full.map(withoutInput));
       const waiting = await h().store.listWaitingJobs(ALICE, { first: 100, afterSeq: null });
       expect(waiting.items.map(withoutInput)).toEqual([withoutInput(jobs.WAITING_INPUT)]);
+    });
+
+    it('reads jobs by id without, at most, their frozen inputs, in the order asked', async () => {
+      const { jobs } = await zoo();
+      const ids = [asJobId('job_missing'), ...Object.values(jobs).map((j) => j.id)].reverse();
+      const full = await h().store.findJobs(ids);
+      // The store's own `findJobViews` when it has one, else its whole jobs.
+      const views = await findJobViews(h().store, ids);
+      expect(views.map((j) => j.id)).toEqual(full.map((j) => j.id));
+      expect(views.map(withoutInput)).toEqual(full.map(withoutInput));
+      expect(await findJobViews(h().store, [])).toEqual([]);
     });
 
     it('lists exactly the jobs holding a slot', async () => {

@@ -1,4 +1,4 @@
-import { type Core, isTerminal, type Job, type OwnerId, type TeamId } from '@agent-teams/core';
+import { type Core, isTerminal, type JobView, type OwnerId, type TeamId } from '@agent-teams/core';
 import type { TeamEventView } from '../../schema/views.js';
 import type { TeamFeeds } from '../team-feed.js';
 import { endsStream, stateKey } from './task-view.js';
@@ -15,7 +15,7 @@ export interface FollowStart {
   readonly teamId: TeamId;
   /** The team's `lastEventSeq` read before `job` (so no change after it is missed). */
   readonly afterSeq: number;
-  readonly job: Job;
+  readonly job: JobView;
   /**
    * Resubscribing to a job that already asks a question goes on to its next state (the answer may
    * come from another client) instead of ending at once, as the protocol's resubscribe does.
@@ -36,7 +36,7 @@ export async function* followJob(
   deps: FollowDeps,
   start: FollowStart,
   signal: AbortSignal,
-): AsyncGenerator<Job, void, undefined> {
+): AsyncGenerator<JobView, void, undefined> {
   let last = start.job;
   yield last;
   if (isTerminal(last.phase) || (endsStream(last) && start.pastQuestion !== true)) return;

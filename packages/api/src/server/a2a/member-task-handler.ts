@@ -24,8 +24,8 @@ import {
   asJobId,
   type DomainError,
   isTerminal,
-  type Job,
   JobPhase,
+  type JobView,
   type Logger,
   type Member,
   type OwnerId,
@@ -98,7 +98,7 @@ export class MemberTaskHandler implements A2ARequestHandler {
     const { job: cancelling } = await a2aCall(logger, () => core.jobs.cancel(owner, job.id));
     // Most runs stop at once; answer the final state when it comes in time, else the task as it is.
     const signal = AbortSignal.any([this.#scope.signal, AbortSignal.timeout(CANCEL_WAIT_MS)]);
-    let last = cancelling;
+    let last: JobView = cancelling;
     for await (const snapshot of this.#follow(cancelling, false, signal)) last = snapshot;
     return taskOf(last);
   }
@@ -132,7 +132,7 @@ export class MemberTaskHandler implements A2ARequestHandler {
   }
 
   /** Creates the request a message asks for, or answers the task it names; returns the job. */
-  async #accept(params: SendMessageRequest): Promise<Job> {
+  async #accept(params: SendMessageRequest): Promise<JobView> {
     const message = params.message;
     if (!message?.messageId) throw new RequestMalformedError('message.messageId is required.');
     const { owner, team, member, core, logger } = this.#scope;
@@ -164,7 +164,7 @@ export class MemberTaskHandler implements A2ARequestHandler {
   }
 
   /** A job of this member (its tasks), or TaskNotFoundError. */
-  async #job(taskId: string): Promise<Job> {
+  async #job(taskId: string): Promise<JobView> {
     const { owner, team, member, core, logger } = this.#scope;
     if (!taskId) throw new RequestMalformedError('A task id is required.');
     const job = await a2aCall(logger, () => core.jobs.get(owner, asJobId(taskId)));
@@ -174,13 +174,13 @@ export class MemberTaskHandler implements A2ARequestHandler {
     return job;
   }
 
-  #follow(job: Job, pastQuestion: boolean, signal: AbortSignal): AsyncGenerator<Job, void, undefined> {
+  #follow(job: JobView, pastQuestion: boolean, signal: AbortSignal): AsyncGenerator<JobView, void, undefined> {
     const { owner, team } = this.#scope;
     return followJob(this.#scope, { owner, teamId: team.id, afterSeq: team.lastEventSeq, job, pastQuestion }, signal);
   }
 
   /** The task first, then one status update per change (the result artifact before completion). */
-  async *#stream(job: Job, pastQuestion: boolean): AsyncGenerator<StreamResponse, void, undefined> {
+  async *#stream(job: JobView, pastQuestion: boolean): AsyncGenerator<StreamResponse, void, undefined> {
     let first = true;
     for await (const snapshot of this.#follow(job, pastQuestion, this.#scope.signal)) {
       if (first) {

@@ -1,6 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import { InputKind, type Job } from '@agent-teams/core';
+import { InputKind, type JobView } from '@agent-teams/core';
 
 /** The text parts of a message, joined by newlines; null when it has none. */
 function textOf(message: Message): string | null {
@@ -24,7 +24,7 @@ export function requestTextOf(message: Message): string {
  * when it echoes `metadata.agentTeams.inputRequestId` of the status message, lets the core
  * refuse an answer to a question that changed (INPUT_CHANGED).
  */
-export function answerOf(message: Message, job: Job): { value: unknown; inputRequestId: string | null } {
+export function answerOf(message: Message, job: JobView): { value: unknown; inputRequestId: string | null } {
   const echoed = (message.metadata?.agentTeams as { inputRequestId?: unknown } | undefined)?.inputRequestId;
   const inputRequestId = typeof echoed === 'string' ? echoed : null;
   const data = message.parts.find((part) => part.content?.$case === 'data')?.content;

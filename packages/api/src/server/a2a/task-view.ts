@@ -1,12 +1,12 @@
 import { type Artifact, type Message, type Part, Role, type Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
-import { isTerminal, type Job, JobStatus, statusOf } from '@agent-teams/core';
+import { isTerminal, JobStatus, type JobView, statusOf } from '@agent-teams/core';
 
 /**
  * A job's public status as an A2A task state: QUEUED (admitting included) → submitted,
  * RUNNING/RESUMING → working (and CANCELLING: the run is still being stopped), WAITING_INPUT →
  * input-required, COMPLETED → completed, FAILED → failed, CANCELLED → canceled.
  */
-export function taskStateOf(job: Job): TaskState {
+export function taskStateOf(job: JobView): TaskState {
   switch (statusOf(job.phase)) {
     case JobStatus.QUEUED:
       return TaskState.TASK_STATE_SUBMITTED;
@@ -24,7 +24,7 @@ export function taskStateOf(job: Job): TaskState {
 }
 
 /** True when a stream of this job ends here: a final state, or a question waiting for its asker. */
-export function endsStream(job: Job): boolean {
+export function endsStream(job: JobView): boolean {
   return isTerminal(job.phase) || taskStateOf(job) === TaskState.TASK_STATE_INPUT_REQUIRED;
 }
 
@@ -32,7 +32,7 @@ export function endsStream(job: Job): boolean {
  * What distinguishes two snapshots of a job for an A2A client (its state, and the question when
  * it asks one): a stream sends one update per distinct key, in order.
  */
-export function stateKey(job: Job): string {
+export function stateKey(job: JobView): string {
   return `${taskStateOf(job)}:${job.pendingInput?.requestId ?? ''}`;
 }
 
@@ -41,7 +41,7 @@ export function textPart(text: string): Part {
   return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
 }
 
-function agentMessage(job: Job, id: string, parts: Part[], metadata?: Record<string, unknown>): Message {
+function agentMessage(job: JobView, id: string, parts: Part[], metadata?: Record<string, unknown>): Message {
   return {
     messageId: `${job.id}:${id}`,
     contextId: job.conversationId,
@@ -55,7 +55,7 @@ function agentMessage(job: Job, id: string, parts: Part[], metadata?: Record<str
 }
 
 /** The status message: the question while waiting, the answer when completed, the reason when failed. */
-function statusMessage(job: Job): Message | undefined {
+function statusMessage(job: JobView): Message | undefined {
   const input = job.pendingInput;
   if (taskStateOf(job) === TaskState.TASK_STATE_INPUT_REQUIRED && input !== null) {
     const meta = { agentTeams: { inputRequestId: input.requestId, kind: input.kind } };
@@ -78,12 +78,12 @@ function statusMessage(job: Job): Message | undefined {
 }
 
 /** The task's status now. */
-export function taskStatusOf(job: Job): TaskStatus {
+export function taskStatusOf(job: JobView): TaskStatus {
   return { state: taskStateOf(job), message: statusMessage(job), timestamp: job.updatedAt };
 }
 
 /** The result of a completed job as a text artifact. */
-export function resultArtifact(job: Job): Artifact | null {
+export function resultArtifact(job: JobView): Artifact | null {
   if (statusOf(job.phase) !== JobStatus.COMPLETED || job.result === null) return null;
   return {
     artifactId: `${job.id}:result`,
@@ -96,7 +96,7 @@ export function resultArtifact(job: Job): Artifact | null {
 }
 
 /** A job as an A2A task: the request as its history, the result as its artifact. */
-export function taskOf(job: Job, historyLength?: number): Task {
+export function taskOf(job: JobView, historyLength?: number): Task {
   const request: Message = {
     ...agentMessage(job, 'request', [textPart(job.text)]),
     messageId: job.clientKey,

@@ -17,6 +17,12 @@ export interface JobReads {
   /** Jobs by id, any owner (batch loading, scheduler). Missing ids are skipped. */
   findJobs(jobIds: readonly JobId[]): Promise<readonly Job[]>;
   /**
+   * Jobs by id as {@link findJobs} reads them, but without their frozen inputs ({@link JobView}):
+   * for readers that never look at an input (GraphQL's job loader, a handoff's chain walk).
+   * Optional: a store without it is read with {@link findJobs} (see `findJobViews` in the core).
+   */
+  findJobViews?(jobIds: readonly JobId[]): Promise<readonly JobView[]>;
+  /**
    * Jobs of a team in creation order (oldest first), filtered, with the filtered total; without
    * their frozen inputs ({@link JobView}: a store may leave them unread).
    */
