@@ -179,6 +179,7 @@ export type {
   Core,
   CoreDeps,
   CreateTeamInput,
+  JobPage,
   Logger,
   MemberInput,
   MentionTargetView,

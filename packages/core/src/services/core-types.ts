@@ -139,14 +139,13 @@ export interface TeamCapacity {
   readonly chainLimit: number;
 }
 
+/** A page of jobs without their frozen inputs (decision 0246), with the filtered total. */
+export type JobPage = Connection<JobView> & { totalCount: number };
+
 /** `Team.activity`: unchanged, or a page of request jobs. */
 export type ActivityResult =
   | { readonly unchanged: true; readonly revision: string }
-  | {
-      readonly unchanged: false;
-      readonly revision: string;
-      readonly jobs: Connection<JobView> & { totalCount: number };
-    };
+  | { readonly unchanged: false; readonly revision: string; readonly jobs: JobPage };
 
 /** `Team.context`: what every member sees. */
 export interface TeamContextView {
@@ -227,11 +226,11 @@ export interface Core {
     list(
       team: Team,
       args: { kind?: JobKind | null; statuses?: readonly JobStatus[] | null; memberId?: string | null } & PageArgs,
-    ): Promise<Connection<JobView> & { totalCount: number }>;
+    ): Promise<JobPage>;
     cancel(owner: OwnerId, jobId: string): Promise<CancelOutcome>;
     /** Answers a job waiting for input (see `respond-service.ts`). */
     respond(owner: OwnerId, input: RespondInput): Promise<Job>;
-    inbox(owner: OwnerId, page: PageArgs): Promise<Connection<JobView> & { totalCount: number }>;
+    inbox(owner: OwnerId, page: PageArgs): Promise<JobPage>;
   };
   readonly agents: {
     search(args: { query?: string | null } & PageArgs): Promise<Connection<AgentDefinition>>;
