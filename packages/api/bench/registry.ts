@@ -12,6 +12,7 @@ import { jobPages } from './job-pages.js';
 import { leaseClaims } from './lease-claims.js';
 import { liveFanout } from './live-fanout.js';
 import { logFrames } from './log-frames.js';
+import { memberStatus } from './member-status.js';
 import { memberTools } from './member-tools.js';
 import { messageLatency } from './message-latency.js';
 import { ownerIsolation } from './owner-isolation.js';
@@ -48,5 +49,6 @@ export const BENCHMARKS: readonly Benchmark[] = [
   turnOverhead,
   historyRead,
   jobPages,
+  memberStatus,
   tokenRelay,
 ];

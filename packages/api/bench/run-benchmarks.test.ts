@@ -14,14 +14,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const quiet = () => {};
 
 /**
- * The foundation's benchmarks, the log frames, the in-process history read and the job pages,
- * run on the tiny scale in every `pnpm test`. Later benchmarks in the registry (live fan-out, ...) spawn servers and clients, too
- * slow for a smoke run on 2 cores.
+ * The foundation's benchmarks, the log frames, the in-process history read, the job pages and
+ * the member statuses, run on the tiny scale in every `pnpm test`. Later benchmarks in the
+ * registry (live fan-out, ...) spawn servers and clients, too slow for a smoke run on 2 cores.
  */
 const SMOKE = BENCHMARKS.filter((benchmark) =>
-  ['dispatch-latency', 'engine-throughput', 'log-frames', 'planning-pass', 'history-read', 'job-pages'].includes(
-    benchmark.name,
-  ),
+  [
+    'dispatch-latency',
+    'engine-throughput',
+    'log-frames',
+    'planning-pass',
+    'history-read',
+    'job-pages',
+    'member-status',
+  ].includes(benchmark.name),
 );
 
 describe('pnpm bench harness', () => {
@@ -76,6 +82,12 @@ describe('pnpm bench harness', () => {
     expect(pages?.viewP50Ms).toBeGreaterThan(0);
     expect(pages?.wholeP50Ms).toBeGreaterThan(0);
     expect(pages?.graphqlP50Ms).toBeGreaterThan(0);
+    // Every sample's two reads agreed (the benchmark throws otherwise) over 2 × 2 teams' history.
+    const statuses = reports.get('member-status')?.metrics;
+    expect(statuses?.jobs).toBe(80);
+    expect(statuses?.nowP50Ms).toBeGreaterThan(0);
+    expect(statuses?.beforeP50Ms).toBeGreaterThan(0);
+    expect(statuses?.graphqlP50Ms).toBeGreaterThan(0);
 
     const written = readFileSync(doc, 'utf8');
     expect(written.startsWith('# Benchmarks')).toBe(true);
@@ -131,7 +143,7 @@ describe('pnpm bench harness', () => {
 
   it('registers every benchmark once, under a name usable as a section marker', () => {
     const names = BENCHMARKS.map((benchmark) => benchmark.name);
-    expect(SMOKE).toHaveLength(6);
+    expect(SMOKE).toHaveLength(7);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9-]*$/);
   });

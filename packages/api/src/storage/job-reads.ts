@@ -17,6 +17,7 @@ import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './com
 import type { Database } from './database-types.js';
 import { JOB_VIEW_COLUMNS, toJobView } from './job-view-rows.js';
 import { literalKind } from './literal-kind.js';
+import { literalLimit } from './literal-limit.js';
 import { ACTIVE_PHASE_LITERALS, literalPhase, literalPhases } from './literal-phase.js';
 import { toJob } from './row-mappers.js';
 import { inInputOrder } from './team-reads.js';
@@ -176,6 +177,30 @@ export async function countJobs(db: Kysely<Database>, teamId: TeamId): Promise<{
 }
 
 /**
+ * The phase of each conversation's last finished job (latest `updated_at`, then `seq`), one
+ * column `p<i>` per conversation in one row: each a seek of `jobs_finished_conversation_idx`
+ * (decision 0247). The window over every finished job it replaced scanned the whole table.
+ */
+export function lastFinishedPhases(db: Kysely<Database>, ids: readonly string[]) {
+  return db.selectNoFrom((eb) =>
+    ids.map((id, i) =>
+      eb
+        .selectFrom('jobs')
+        .select('phase')
+        .where('unfinished', '=', sql.lit(0))
+        .where('conversation_id', '=', id)
+        .orderBy('updated_at', 'desc')
+        .orderBy('seq', 'desc')
+        .limit(literalLimit(1))
+        .as(`p${i}`),
+    ),
+  );
+}
+
+/** {@link lastFinishedPhases}, compiled once per number of conversations (`compiled-statement.ts`). */
+const LAST_FINISHED = new CompiledListStatement(ID_LIST_PLANNED, lastFinishedPhases);
+
+/**
  * Per conversation: the phase of its head (oldest unfinished) job and of its most recently
  * finished job ("most recent" = latest `updated_at`, then highest seq: a finished job never
  * changes again, so its `updated_at` is the moment it finished).
@@ -200,28 +225,11 @@ export async function conversationStates(
     const state = states.get(row.conversation_id as ConversationId);
     if (state !== undefined && state.head === null) state.head = row.phase as JobPhase;
   }
-  const finished = await db
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('jobs')
-        .select((inner) => [
-          'conversation_id',
-          'phase',
-          inner.fn
-            .agg<number>('row_number')
-            .over((over) => over.partitionBy('conversation_id').orderBy('updated_at', 'desc').orderBy('seq', 'desc'))
-            .as('rank'),
-        ])
-        .where('unfinished', '=', sql.lit(0))
-        .where('conversation_id', 'in', ids)
-        .as('ranked'),
-    )
-    .select(['conversation_id', 'phase'])
-    .where('rank', '=', 1)
-    .execute();
-  for (const row of finished) {
-    const state = states.get(row.conversation_id as ConversationId);
-    if (state !== undefined) state.lastFinished = row.phase as JobPhase;
-  }
+  const [last] = await LAST_FINISHED.rows(db, ids);
+  ids.forEach((id, i) => {
+    const phase = (last as Record<string, string | null> | undefined)?.[`p${i}`] ?? null;
+    const state = states.get(id);
+    if (state !== undefined && phase !== null) state.lastFinished = phase as JobPhase;
+  });
   return states;
 }

@@ -1,0 +1,120 @@
+// Migration 0018 (decision 0247): a member's status names how its conversation's last finished job
+// ended, and that job is now one seek of `jobs_finished_conversation_idx` instead of a scan of
+// every job of the database. The index is built from the jobs already there, the reads give what
+// the window they replace gave, and neither database plans a scan of `jobs` for them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { asConversationId, JobPhase } from '@agent-teams/core';
+import { CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/storage/database-types.js';
+import { lastFinishedPhases } from '../../src/storage/job-reads.js';
+import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { finishedConversationIndexMigration } from '../../src/storage/migrations/0018-finished-conversation-index.js';
+import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
+import { type DatabaseDialect, openDatabase } from '../../src/storage/open-database.js';
+import { createFreshPostgres } from '../support/fresh-postgres.js';
+import { indexNames } from '../support/index-plans.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-teams-finished-conversation-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const at = (minute: number) => `2026-12-06T08:${String(minute).padStart(2, '0')}:00.000Z`;
+
+/**
+ * Jobs as a database at migration 0017 held them: [id, conversation, phase, updated minute]. In
+ * `c1` the older job finished last; in `c2` two finished in the same minute (the higher seq wins)
+ * and one is still running; `c3` has only unfinished work; `c4` (数据 😀) one finished job.
+ */
+const SEEDED: readonly (readonly [string, string, JobPhase, number])[] = [
+  ['job_1', 'c1', JobPhase.FAILED, 9],
+  ['job_2', 'c1', JobPhase.CANCELLED, 5],
+  ['job_3', 'c2', JobPhase.COMPLETED, 7],
+  ['job_4', 'c2', JobPhase.FAILED, 7],
+  ['job_5', 'c2', JobPhase.RUNNING, 8],
+  ['job_6', 'c3', JobPhase.QUEUED, 1],
+  ['job_7', 'c4 数据 😀', JobPhase.COMPLETED, 2],
+];
+
+async function seedBefore(db: Kysely<Database>): Promise<void> {
+  await sql`insert into teams (id, owner, client_request_id, fingerprint, name, goal, status, revision, last_event_seq, created_at, updated_at)
+    values ('team_1', 'owner_1', 'create-1', 'f', 'T', 'g', 'READY', 1, 0, ${at(0)}, ${at(0)})`.execute(db);
+  for (const [id, conversation, phase, minute] of SEEDED) {
+    const unfinished = phase === JobPhase.RUNNING || phase === JobPhase.QUEUED ? 1 : 0;
+    await sql`insert into jobs (id, team_id, owner, kind, phase, unfinished, conversation_id, requester_key, root_id,
+        client_key, text, created_at, updated_at)
+      values (${id}, 'team_1', 'owner_1', 'REQUEST', ${phase}, ${unfinished}, ${conversation}, '', ${id}, ${id},
+        'Do it', ${at(0)}, ${at(minute)})`.execute(db);
+  }
+}
+
+/** Migrates a 0017 database with finished jobs, then reads each conversation's state through the index. */
+async function checkMigration(db: Kysely<Database>, dialect: DatabaseDialect): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(dialect) });
+  expect((await migrator.migrateTo('0017-cached-input-tokens')).error).toBeUndefined();
+  await seedBefore(db);
+  expect(await indexNames(db, dialect, 'jobs')).not.toContain('jobs_finished_conversation_idx');
+  const migrated = await migrator.migrateTo('0018-finished-conversation-index');
+  expect(migrated.error).toBeUndefined();
+  const after = await indexNames(db, dialect, 'jobs');
+  expect(after).toContain('jobs_finished_conversation_idx');
+
+  const store = new KyselyTeamStore(db, dialect);
+  const ids = ['c1', 'c2', 'c3', 'c4 数据 😀', 'c5'].map(asConversationId);
+  const states = await store.conversationStates(ids);
+  expect(ids.map((id) => states.get(id))).toEqual([
+    { head: null, lastFinished: JobPhase.FAILED },
+    { head: JobPhase.RUNNING, lastFinished: JobPhase.FAILED },
+    { head: JobPhase.QUEUED, lastFinished: null },
+    { head: null, lastFinished: JobPhase.COMPLETED },
+    { head: null, lastFinished: null },
+  ]);
+  expect(await store.conversationStates([])).toEqual(new Map());
+
+  // Run again (a crash before the migration's record): nothing changes.
+  await finishedConversationIndexMigration().up(db);
+  expect(await indexNames(db, dialect, 'jobs')).toEqual(after);
+}
+
+describe('migration 0018 (decision 0247): the last finished job of a conversation is one seek', () => {
+  it('SQLite: built from the jobs there, idempotent, read without a scan of jobs', async () => {
+    const opened = await openDatabase(join(dir, 'migrate.sqlite'));
+    try {
+      await checkMigration(opened.db, opened.dialect);
+      const query = lastFinishedPhases(opened.db, ['c1', 'c2', 'c3']).compile();
+      const plan = await opened.db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
+      );
+      const detail = plan.rows.map((row) => row.detail).join(' | ');
+      expect(
+        detail.match(/SEARCH jobs USING INDEX jobs_finished_conversation_idx \(conversation_id=\?\)/g),
+      ).toHaveLength(3);
+      expect(detail).not.toMatch(/SCAN jobs|TEMP B-TREE/);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('PostgreSQL: the same, and the generic plan reads the partial index backwards', async () => {
+    const database = await createFreshPostgres('finished_conversation_index', { migrate: false });
+    const opened = await openDatabase(database.url);
+    try {
+      await checkMigration(opened.db, opened.dialect);
+      await opened.db.connection().execute(async (connection) => {
+        await sql`set enable_seqscan = off`.execute(connection);
+        await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
+        const query = lastFinishedPhases(connection, ['c1', 'c2']).compile();
+        await connection.executeQuery(CompiledQuery.raw(`prepare last_finished as ${query.sql}`));
+        const values = query.parameters.map((value) => `'${value}'`).join(', ');
+        const plan = await connection.executeQuery(CompiledQuery.raw(`explain execute last_finished(${values})`));
+        const text = plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
+        expect(text).toMatch(/Index Scan Backward using jobs_finished_conversation_idx/);
+        expect(text).not.toMatch(/Seq Scan/);
+      });
+    } finally {
+      await opened.close();
+      await database.drop();
+    }
+  });
+});
