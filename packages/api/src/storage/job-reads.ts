@@ -225,11 +225,16 @@ export async function conversationStates(
     const state = states.get(row.conversation_id as ConversationId);
     if (state !== undefined && state.head === null) state.head = row.phase as JobPhase;
   }
-  const [last] = await LAST_FINISHED.rows(db, ids);
-  ids.forEach((id, i) => {
-    const phase = (last as Record<string, string | null> | undefined)?.[`p${i}`] ?? null;
-    const state = states.get(id);
-    if (state !== undefined && phase !== null) state.lastFinished = phase as JobPhase;
-  });
+  // In chunks of a compiled statement's size: each conversation is a column of the one row, and
+  // both databases bound a row's columns (PostgreSQL 1,664, SQLite 2,000).
+  for (let from = 0; from < ids.length; from += ID_LIST_PLANNED) {
+    const chunk = ids.slice(from, from + ID_LIST_PLANNED);
+    const [last] = await LAST_FINISHED.rows(db, chunk);
+    chunk.forEach((id, i) => {
+      const phase = (last as Record<string, string | null> | undefined)?.[`p${i}`] ?? null;
+      const state = states.get(id);
+      if (state !== undefined && phase !== null) state.lastFinished = phase as JobPhase;
+    });
+  }
   return states;
 }

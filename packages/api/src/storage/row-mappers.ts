@@ -124,7 +124,9 @@ export interface JobStateUpdate {
  * `next`, and the job as stored after the update, without reading it back.
  *
  * @remarks Why only the changed columns: SQLite rewrites every index on a column named in `SET`,
- * and the jobs indexes are on `phase` and `unfinished`, which most steps keep. Why no read back:
+ * and the jobs indexes are on `phase` and `unfinished`, which most steps keep. (`updated_at`, set
+ * by every step, is in `jobs_finished_conversation_idx`, whose entries only finished jobs have:
+ * only the step that finishes a job writes one.) Why no read back:
  * `RETURNING` cost more than the update itself (measured 40 µs of 90, docs/benchmarks.md). Fields
  * are compared by identity: a step that keeps a field keeps its object.
  */

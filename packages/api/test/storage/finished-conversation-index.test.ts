@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { asConversationId, JobPhase } from '@agent-teams/core';
 import { CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ID_LIST_PLANNED } from '../../src/storage/compiled-statement.js';
 import type { Database } from '../../src/storage/database-types.js';
 import { lastFinishedPhases } from '../../src/storage/job-reads.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
@@ -71,6 +72,20 @@ async function checkMigration(db: Kysely<Database>, dialect: DatabaseDialect): P
     { head: null, lastFinished: null },
   ]);
   expect(await store.conversationStates([])).toEqual(new Map());
+  // Read in chunks of ID_LIST_PLANNED (one column per conversation, which both databases bound):
+  // the seeded ones at a chunk's n − 1, n and n + 1 and at the end of 2,000, between unknown ones.
+  for (const count of [ID_LIST_PLANNED - 1, ID_LIST_PLANNED, ID_LIST_PLANNED + 1, 2_000]) {
+    const many = Array.from({ length: count }, (_, i) => asConversationId(`unknown_${i}`));
+    // Each position once (count − 1 may be one of the others), the seeded id of the same index there.
+    const at = [0, ID_LIST_PLANNED - 2, ID_LIST_PLANNED - 1, ID_LIST_PLANNED, count - 1]
+      .map((position, i) => [position, ids[i] as (typeof ids)[number]] as const)
+      .filter(([position], i, all) => position < count && all.findIndex(([p]) => p === position) === i);
+    for (const [position, id] of at) many[position] = id;
+    const read = await store.conversationStates(many);
+    expect(read.size, `${count} conversations`).toBe(new Set(many).size);
+    for (const [position, id] of at) expect(read.get(many[position] as (typeof many)[number])).toEqual(states.get(id));
+    expect(read.get(asConversationId('unknown_1'))).toEqual(count > 1 ? { head: null, lastFinished: null } : undefined);
+  }
 
   // Run again (a crash before the migration's record): nothing changes.
   await finishedConversationIndexMigration().up(db);
