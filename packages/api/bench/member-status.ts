@@ -3,7 +3,7 @@ import type { ConversationId } from '@agent-teams/core';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../src/storage/database-types.js';
 import { conversationStates } from '../src/storage/job-reads.js';
-import { finishedConversationIndexMigration } from '../src/storage/migrations/0018-finished-conversation-index.js';
+import { historyIndexesMigration } from '../src/storage/migrations/0018-history-indexes.js';
 import { openDatabase } from '../src/storage/open-database.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
@@ -68,7 +68,7 @@ export const memberStatus: Benchmark = {
         where unfinished = 0 and cast(substr(client_key, 6) as integer) % 5 = 0`.execute(db);
       // The index over the seeded history, built again and timed (what migration 0018 takes here).
       await sql`drop index jobs_finished_conversation_idx`.execute(db);
-      const buildMs = await timed(() => finishedConversationIndexMigration().up(db));
+      const buildMs = await timed(() => historyIndexesMigration().up(db));
       await sql`analyze`.execute(db);
       const jobs = Number((await sql<{ n: number }>`select count(*) as n from jobs`.execute(db)).rows[0]?.n ?? 0);
       const { url } = await stack.app.server.listen(0, '127.0.0.1');

@@ -12,7 +12,7 @@ import { ID_LIST_PLANNED } from '../../src/storage/compiled-statement.js';
 import type { Database } from '../../src/storage/database-types.js';
 import { lastFinishedPhases } from '../../src/storage/job-reads.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
-import { finishedConversationIndexMigration } from '../../src/storage/migrations/0018-finished-conversation-index.js';
+import { historyIndexesMigration } from '../../src/storage/migrations/0018-history-indexes.js';
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
 import { type DatabaseDialect, openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres } from '../support/fresh-postgres.js';
@@ -56,10 +56,13 @@ async function checkMigration(db: Kysely<Database>, dialect: DatabaseDialect): P
   expect((await migrator.migrateTo('0017-cached-input-tokens')).error).toBeUndefined();
   await seedBefore(db);
   expect(await indexNames(db, dialect, 'jobs')).not.toContain('jobs_finished_conversation_idx');
-  const migrated = await migrator.migrateTo('0018-finished-conversation-index');
+  const migrated = await migrator.migrateTo('0018-history-indexes');
   expect(migrated.error).toBeUndefined();
   const after = await indexNames(db, dialect, 'jobs');
   expect(after).toContain('jobs_finished_conversation_idx');
+  // A team's deletion finds its deliveries and member run tokens by index too.
+  expect(await indexNames(db, dialect, 'team_message_deliveries')).toContain('team_message_deliveries_team_idx');
+  expect(await indexNames(db, dialect, 'member_run_tokens')).toContain('member_run_tokens_team_idx');
 
   const store = new KyselyTeamStore(db, dialect);
   const ids = ['c1', 'c2', 'c3', 'c4 数据 😀', 'c5'].map(asConversationId);
@@ -88,7 +91,7 @@ async function checkMigration(db: Kysely<Database>, dialect: DatabaseDialect): P
   }
 
   // Run again (a crash before the migration's record): nothing changes.
-  await finishedConversationIndexMigration().up(db);
+  await historyIndexesMigration().up(db);
   expect(await indexNames(db, dialect, 'jobs')).toEqual(after);
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobKind, type StoreRole, WAKE_CHANGES_MAX } from '@agent-teams/core';
 import { describeStoreRoleContract, type OpenContractStore } from '@agent-teams/testkit';
-import { CompiledQuery, type Kysely, type KyselyPlugin, type QueryId, type RootOperationNode } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
 import { JOB_VIEW_COLUMNS } from '../../src/storage/job-view-rows.js';
@@ -11,6 +11,7 @@ import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, emptyContractTables, type FreshPostgres } from '../support/fresh-postgres.js';
+import { StatementRecorder } from '../support/statement-recorder.js';
 
 /**
  * Decision 0231: SQLite re-plans a statement at every run when it binds a top-level `LIMIT ?` or a
@@ -38,42 +39,6 @@ const ROLES: readonly StoreRole[] = [
   'leases',
   'teamLifecycle',
 ];
-
-/** Every data statement run through the handles it wraps, compiled by their dialect. */
-class StatementRecorder {
-  readonly statements: CompiledQuery[] = [];
-
-  /** `db` with every statement it runs recorded once it answered (a subquery alone never runs). */
-  on(db: Kysely<Database>): Kysely<Database> {
-    const nodes = new WeakMap<QueryId, RootOperationNode>();
-    const plugin: KyselyPlugin = {
-      transformQuery: ({ node, queryId }) => {
-        nodes.set(queryId, node);
-        return node;
-      },
-      transformResult: async ({ queryId, result }) => {
-        const node = nodes.get(queryId);
-        if (node !== undefined && node.kind !== 'RawNode') {
-          this.statements.push(db.getExecutor().compileQuery(node, queryId));
-        }
-        return result;
-      },
-    };
-    return db.withPlugin(plugin);
-  }
-
-  /** The recorded statements, PostgreSQL's `$1 … $n` written as SQLite's `?`, so one text fits both. */
-  get texts(): { readonly text: string; readonly parameters: readonly unknown[]; readonly sql: string }[] {
-    return this.statements.map((s) => ({ text: s.sql.replace(/\$\d+/g, '?'), parameters: s.parameters, sql: s.sql }));
-  }
-
-  /** The recorded statements whose text starts with `prefix`; fails when there is none. */
-  startingWith(prefix: string) {
-    const found = this.texts.filter((s) => s.text.startsWith(prefix));
-    expect(found, prefix).not.toEqual([]);
-    return found;
-  }
-}
 
 const sqliteRecorder = new StatementRecorder();
 const postgresRecorder = new StatementRecorder();

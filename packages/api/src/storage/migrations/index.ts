@@ -17,7 +17,7 @@ import { leanWriteIndexesMigration } from './0014-lean-write-indexes.js';
 import { waitingInputIndexMigration } from './0015-waiting-input-index.js';
 import { unfinishedPhaseLeaseIndexMigration } from './0016-unfinished-phase-lease-index.js';
 import { cachedInputTokensMigration } from './0017-cached-input-tokens.js';
-import { finishedConversationIndexMigration } from './0018-finished-conversation-index.js';
+import { historyIndexesMigration } from './0018-history-indexes.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -52,7 +52,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0015-waiting-input-index': waitingInputIndexMigration(),
       '0016-unfinished-phase-lease-index': unfinishedPhaseLeaseIndexMigration(),
       '0017-cached-input-tokens': cachedInputTokensMigration(this.#dialect),
-      '0018-finished-conversation-index': finishedConversationIndexMigration(),
+      '0018-history-indexes': historyIndexesMigration(),
     };
   }
 }
