@@ -102,8 +102,8 @@ export const memberStatus: Benchmark = {
         // Rotated, each sample starting with the next of the three, so drift hits all three alike.
         for (let i = 0; i < reads.length; i += 1) {
           const at = (n + i) % reads.length;
-          const ms = await timed(reads[at] as () => Promise<unknown>);
-          if (n >= size.warmup) times[at]?.push(ms);
+          const took = await timed(reads[at] as () => Promise<unknown>);
+          if (n >= size.warmup) times[at]?.push(took);
         }
       }
       const [v, w, g] = times.map((series) => summarize(series));
