@@ -6,7 +6,7 @@ import { openDatabase } from '../src/storage/open-database.js';
 import { toJob } from '../src/storage/row-mappers.js';
 import { benchOwner, openBenchStack, sendToAll } from './harness/bench-stack.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
-import { ms, summarize } from './harness/stats.js';
+import { ms, summarize, timed } from './harness/stats.js';
 
 const SIZES = {
   // A team holds at most 100 requests (`Limits`): two members × 50 sends, one full page.
@@ -33,13 +33,6 @@ async function wholeRowsPage(db: Kysely<Database>, teamId: TeamId): Promise<{ it
     .limit(PAGE + 1)
     .execute();
   return { items: rows.slice(0, PAGE).map(toJob), totalCount: Number(total.n) };
-}
-
-/** Times `work` once, in milliseconds. */
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await work();
-  return performance.now() - started;
 }
 
 /**

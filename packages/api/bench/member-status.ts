@@ -7,7 +7,7 @@ import { historyIndexesMigration } from '../src/storage/migrations/0018-history-
 import { openDatabase } from '../src/storage/open-database.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
-import { ms, summarize } from './harness/stats.js';
+import { ms, summarize, timed } from './harness/stats.js';
 import { seedFinished } from './planning/seed.js';
 
 const SIZES = {
@@ -32,12 +32,6 @@ async function lastFinishedBefore(db: Kysely<Database>, ids: readonly string[]):
     ) as ranked
     where rank = 1`.execute(db);
   return new Map(rows.map((row) => [row.conversation_id, row.phase]));
-}
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  await work();
-  return performance.now() - started;
 }
 
 /**

@@ -68,3 +68,10 @@ export async function waitUntil<T>(
 export function latencyCells(s: Summary): string[] {
   return [String(s.count), ms(s.p50), ms(s.p90), ms(s.p99), ms(s.max), ms(s.mean)];
 }
+
+/** Times `work` once, in milliseconds (`performance.now()`). */
+export async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}

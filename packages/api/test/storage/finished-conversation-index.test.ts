@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asConversationId, JobPhase } from '@agent-teams/core';
-import { CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ID_LIST_PLANNED } from '../../src/storage/compiled-statement.js';
 import type { Database } from '../../src/storage/database-types.js';
@@ -16,7 +16,7 @@ import { historyIndexesMigration } from '../../src/storage/migrations/0018-histo
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
 import { type DatabaseDialect, openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres } from '../support/fresh-postgres.js';
-import { indexNames } from '../support/index-plans.js';
+import { indexNames, postgresGenericPlans, sqlitePlan } from '../support/index-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-finished-conversation-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,11 +100,7 @@ describe('migration 0018 (decision 0247): the last finished job of a conversatio
     const opened = await openDatabase(join(dir, 'migrate.sqlite'));
     try {
       await checkMigration(opened.db, opened.dialect);
-      const query = lastFinishedPhases(opened.db, ['c1', 'c2', 'c3']).compile();
-      const plan = await opened.db.executeQuery<{ detail: string }>(
-        CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-      );
-      const detail = plan.rows.map((row) => row.detail).join(' | ');
+      const detail = await sqlitePlan(opened.db, lastFinishedPhases(opened.db, ['c1', 'c2', 'c3']).compile());
       expect(
         detail.match(/SEARCH jobs USING INDEX jobs_finished_conversation_idx \(conversation_id=\?\)/g),
       ).toHaveLength(3);
@@ -119,14 +115,8 @@ describe('migration 0018 (decision 0247): the last finished job of a conversatio
     const opened = await openDatabase(database.url);
     try {
       await checkMigration(opened.db, opened.dialect);
-      await opened.db.connection().execute(async (connection) => {
-        await sql`set enable_seqscan = off`.execute(connection);
-        await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
-        const query = lastFinishedPhases(connection, ['c1', 'c2']).compile();
-        await connection.executeQuery(CompiledQuery.raw(`prepare last_finished as ${query.sql}`));
-        const values = query.parameters.map((value) => `'${value}'`).join(', ');
-        const plan = await connection.executeQuery(CompiledQuery.raw(`explain execute last_finished(${values})`));
-        const text = plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
+      await postgresGenericPlans(opened.db, async (explain) => {
+        const text = await explain('last_finished', lastFinishedPhases(opened.db, ['c1', 'c2']).compile());
         expect(text).toMatch(/Index Scan Backward using jobs_finished_conversation_idx/);
         expect(text).not.toMatch(/Seq Scan/);
       });

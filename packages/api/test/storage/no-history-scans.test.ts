@@ -15,6 +15,7 @@ import type { Database } from '../../src/storage/database-types.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
+import { sqlitePlan } from '../support/index-plans.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-history-scans-'));
@@ -49,13 +50,9 @@ function recorded(): Map<string, readonly unknown[]> {
 for (const role of Object.keys(STORE_ROLE_CASES) as StoreRole[])
   describeStoreRoleContract(role, 'SQLite, planned', open);
 
-/** SQLite's plan of `text`, its steps joined. */
-async function planOf(db: Kysely<Database>, text: string, parameters: readonly unknown[]): Promise<string> {
-  const plan = await db.executeQuery<{ detail: string }>(
-    CompiledQuery.raw(`explain query plan ${text}`, [...parameters]),
-  );
-  return plan.rows.map((row) => row.detail).join(' | ');
-}
+/** SQLite's plan of `text` run with `parameters`, its steps joined (`sqlitePlan`). */
+const planOf = (db: Kysely<Database>, text: string, parameters: readonly unknown[]) =>
+  sqlitePlan(db, CompiledQuery.raw(text, [...parameters]));
 
 // After every case above (a file runs its tests in order): run the file whole, not with `-t`.
 describe('the statements the store ran', () => {

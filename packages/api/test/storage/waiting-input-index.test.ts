@@ -12,7 +12,7 @@ import { waitingInputIndexMigration } from '../../src/storage/migrations/0015-wa
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
 import { type DatabaseDialect, openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres } from '../support/fresh-postgres.js';
-import { indexNames } from '../support/index-plans.js';
+import { indexNames, postgresGenericPlans } from '../support/index-plans.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-waiting-input-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,18 +100,13 @@ describe('migration 0015 (decision 0235): the inbox index is partial, of the job
     const opened = await openDatabase(database.url);
     try {
       await checkMigration(opened.db, opened.dialect);
-      await opened.db.connection().execute(async (connection) => {
-        await sql`set enable_seqscan = off`.execute(connection);
-        await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
-        const page = waitingJobs(connection, asOwnerId('owner_a'))
+      await postgresGenericPlans(opened.db, async (explain) => {
+        const page = waitingJobs(opened.db, asOwnerId('owner_a'))
           .select(JOB_VIEW_COLUMNS)
           .orderBy('seq')
           .limit(21)
           .compile();
-        await connection.executeQuery(CompiledQuery.raw(`prepare inbox_page as ${page.sql}`));
-        const values = page.parameters.map((value) => `'${value}'`).join(', ');
-        const plan = await connection.executeQuery(CompiledQuery.raw(`explain execute inbox_page(${values})`));
-        const text = plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
+        const text = await explain('inbox_page', page);
         expect(text).toMatch(/jobs_waiting_input_idx/);
         expect(text).toMatch(/\$1/);
       });

@@ -20,3 +20,26 @@ export async function sqlitePlan(db: Kysely<Database>, statement: CompiledQuery)
   );
   return plan.rows.map((row) => (row as { detail: string }).detail).join(' | ');
 }
+
+/**
+ * PostgreSQL's generic plan (parameters unknown, as a prepared statement gets after five runs) of
+ * each statement `explain` is given, on one connection of `db` so the settings hold; sequential
+ * scans off, so an almost empty table shows which index the planner can use at all. `explain`
+ * prepares the statement as `name` and answers its plan's lines joined by ` | `.
+ */
+export async function postgresGenericPlans(
+  db: Kysely<Database>,
+  check: (explain: (name: string, statement: CompiledQuery) => Promise<string>) => Promise<void>,
+): Promise<void> {
+  await db.connection().execute(async (connection) => {
+    await sql`set enable_seqscan = off`.execute(connection);
+    await sql`set plan_cache_mode = force_generic_plan`.execute(connection);
+    await check(async (name, statement) => {
+      await connection.executeQuery(CompiledQuery.raw(`prepare ${name} as ${statement.sql}`));
+      const values = statement.parameters.map((value) => `'${String(value).replaceAll("'", "''")}'`).join(', ');
+      const args = statement.parameters.length === 0 ? '' : `(${values})`;
+      const plan = await connection.executeQuery(CompiledQuery.raw(`explain execute ${name}${args}`));
+      return plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
+    });
+  });
+}
