@@ -1,26 +1,15 @@
 import {
-  asAgentId,
-  asOwnerId,
-  asRunId,
-  type Core,
   hasLoneSurrogate,
-  type Job,
   type JobId,
   type JobView,
   jsonBytes,
   Limits,
   type Member,
   type RecordMessage,
-  type Team,
-  type TeamStore,
-  type TransitionOutcome,
-  type TurnInput,
-  transition,
 } from '@agent-teams/core';
-import { createMemoryTeamStore, FakeClock, SequentialIds, StaticCatalog } from '@agent-teams/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app/create-app.js';
+import { type Page, STORES, setup } from './paging-stores.js';
 
 /** Texts that stress JSON escaping and UTF-8 widths, and share substrings so queries match. */
 const piece = fc.constantFrom(
@@ -70,89 +59,6 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
   arrivals: fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 6 }),
 });
 
-const FAKE_INPUT = (job: Job): TurnInput => ({
-  kind: 'request',
-  jobId: job.id,
-  teamId: job.teamId,
-  text: job.text,
-  memberName: 'm',
-  requesterName: null,
-  receipt: null,
-  context: null,
-});
-
-/** A store under test inside the application (no scheduler, no runtimes), with its ids and clock. */
-interface Opened {
-  readonly app: App;
-  readonly store: TeamStore;
-  readonly ids: SequentialIds;
-  readonly clock: FakeClock;
-  close(): Promise<void>;
-}
-
-/** Builds the application over the SQL store (`database`) or the in-memory one (`database: null`). */
-async function openStore(database: ':memory:' | null): Promise<Opened> {
-  const ids = new SequentialIds();
-  const clock = new FakeClock();
-  const app = await createApp({
-    database,
-    ...(database === null ? { store: () => createMemoryTeamStore({ ids }) } : {}),
-    runtimes: () => [],
-    catalog: new StaticCatalog(),
-    clock,
-    ids,
-    scheduler: false,
-  });
-  return { app, store: app.store, ids, clock, close: () => app.close() };
-}
-
-/** A team of two members in the store under test, and how to send and complete its jobs. */
-async function setup(opened: Opened, run: number) {
-  const { store, ids, clock } = opened;
-  const core: Core = opened.app.core;
-  const owner = asOwnerId(`owner-${run}`);
-  const members = [0, 1].map((i) => ({
-    id: ids.memberId(),
-    name: `M${i}`,
-    agentId: asAgentId('researcher'),
-    conversationId: ids.conversationId(),
-  }));
-  const { team } = await store.createTeam(
-    { id: ids.teamId(), owner, clientRequestId: `c${run}`, fingerprint: 'f', name: 'T', goal: 'G', members },
-    { now: new Date(clock.nowMs()).toISOString(), maxTeams: 20 },
-  );
-  let n = 0;
-  const send = async (body: string, member: Member): Promise<Job> => {
-    clock.advance(1);
-    n += 1;
-    const [job] = await core.requests.send(owner, {
-      teamId: team.id,
-      memberIds: [member.id],
-      text: body,
-      clientRequestId: `k${n}`,
-    });
-    return job as Job;
-  };
-  const complete = async (job: Job, answer: string) => {
-    clock.advance(1);
-    const now = new Date(clock.nowMs()).toISOString();
-    const ctx = { now, ids };
-    await store.updateJob(
-      job.id,
-      (current) => {
-        const frozen = transition(current, { type: 'FREEZE', input: FAKE_INPUT(current), runKey: current.id }, ctx);
-        if (!frozen.ok) return frozen;
-        const acked = transition(frozen.job, { type: 'ACKNOWLEDGE', runId: asRunId(`run_${current.id}`) }, ctx);
-        if (!acked.ok) return acked;
-        const done = transition(acked.job, { type: 'COMPLETE', answer }, ctx);
-        return done.ok ? ({ ...done, effects: done.effects } satisfies TransitionOutcome) : done;
-      },
-      { now },
-    );
-  };
-  return { core, team, members: (await store.listMembers([team.id])) as Member[], send, complete };
-}
-
 const fold = (s: string) => s.toLowerCase();
 
 function expectedRecords(all: readonly RecordMessage[], s: Scenario, members: readonly Member[]): string[] {
@@ -178,8 +84,6 @@ function expectedResults(all: readonly JobView[], s: Scenario, members: readonly
     .sort((a, b) => b.seq - a.seq)
     .map((j) => j.id);
 }
-
-type Page = { next_cursor: string | null; cursor_expired: boolean } & Record<string, unknown>;
 
 /** Walks every page of a read tool, sending `arrivals` new requests between pages. */
 async function walk(
@@ -214,11 +118,6 @@ async function walk(
   }
   throw new Error('the walk never ended');
 }
-
-const STORES: readonly [string, () => Promise<Opened>][] = [
-  ['memory', () => openStore(null)],
-  ['sqlite', () => openStore(':memory:')],
-];
 
 describe.each(STORES)('paging the member read tools (%s store)', (_name, open) => {
   it('returns every matching record exactly once, newest first, within budget, while records arrive', async () => {
@@ -273,50 +172,4 @@ describe.each(STORES)('paging the member read tools (%s store)', (_name, open) =
       await opened.close();
     }
   }, 120_000);
-
-  it('refuses a cursor replayed with other filters (CURSOR_MISMATCH) or in another team', async () => {
-    const opened = await open();
-    try {
-      const a = await setup(opened, 1000);
-      const b = await setup(opened, 1001);
-      const caller = await a.send('caller', a.members[0] as Member);
-      const other = await b.send('caller', b.members[0] as Member);
-      for (let i = 0; i < 4; i += 1) await a.send(`ab ${i}`, a.members[1] as Member);
-      const first = (await a.core.tools.invoke(caller.id, 'read_team_history', { limit: 1, query: 'ab' })) as Page;
-      expect(first.next_cursor).not.toBeNull();
-      const reuse = (args: Record<string, unknown>, jobId: JobId = caller.id) =>
-        a.core.tools.invoke(jobId, 'read_team_history', { limit: 1, cursor: first.next_cursor, ...args });
-      await expect(reuse({ query: 'AB ' })).rejects.toMatchObject({ code: 'CURSOR_MISMATCH' });
-      await expect(reuse({})).rejects.toMatchObject({ code: 'CURSOR_MISMATCH' });
-      await expect(reuse({ query: 'ab' }, other.id)).rejects.toMatchObject({ code: 'CURSOR_MISMATCH' });
-      await expect(
-        a.core.tools.invoke(caller.id, 'search_team_results', { query: 'ab', cursor: first.next_cursor }),
-      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      await expect(reuse({ query: 'ab', limit: 21 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-      expect(((await reuse({ query: 'ab' })) as Page).cursor_expired).toBe(false);
-    } finally {
-      await opened.close();
-    }
-  });
-
-  it('answers an empty page with cursor_expired when the anchor left the retained record', async () => {
-    const opened = await open();
-    try {
-      const a = await setup(opened, 2000);
-      const caller = await a.send('caller', a.members[0] as Member);
-      await a.send('oldest', a.members[1] as Member);
-      const first = (await a.core.tools.invoke(caller.id, 'read_team_history', { limit: 1 })) as Page;
-      // 100 more record messages rotate the anchor out (50 requests, each announced and completed).
-      for (let i = 0; i < 50; i += 1) await a.complete(await a.send(`filler ${i}`, a.members[1] as Member), 'ok');
-      const next = (await a.core.tools.invoke(caller.id, 'read_team_history', {
-        limit: 1,
-        cursor: first.next_cursor,
-      })) as Page;
-      expect(next).toEqual({ records: [], next_cursor: null, cursor_expired: true });
-    } finally {
-      await opened.close();
-    }
-  });
 });
-
-export type { Team };
