@@ -1,9 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { JobPhase, type UsageScope } from '@agent-teams/core';
 import type { FakeReply } from '@agent-teams/testkit/msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { planCounts } from '../../src/storage/compiled-statement.js';
+import { migrateToLatest } from '../../src/storage/migrate.js';
+import { openDatabase } from '../../src/storage/open-database.js';
 import { loopbackOrError } from '../support/chat-provider-server.js';
+import { historyScans, recordSqliteTexts } from '../support/index-plans.js';
 import { OWNER, openTeamHarness, type TeamHarness, waitFor } from './openai-team-harness.js';
 
 const server = setupServer();
@@ -11,8 +17,11 @@ let h: TeamHarness;
 
 beforeAll(() => server.listen({ onUnhandledRequest: loopbackOrError }));
 afterAll(() => server.close());
+/** Every statement text the turns of this file prepared, on each test's database. */
+const texts = new Set<string>();
 beforeEach(async () => {
   h = await openTeamHarness();
+  recordSqliteTexts(h.database.db, texts);
 });
 afterEach(async () => {
   await h.close();
@@ -205,5 +214,23 @@ describe('the store statements of these turns', () => {
     // The reads by id, the record and event writes, admission, the claim, the budget check and the
     // history reads each planned at least once per database.
     expect(counts.planned).toBeGreaterThanOrEqual(15);
+  });
+
+  it('scan no table that grows with the history: the runtime, scheduler and tools included', async () => {
+    // The store's contract cases are planned in `no-history-scans.test.ts`; these are the turns'
+    // own: the openai runtime's history and usage, the scheduler's passes, the member tools.
+    expect(texts.size).toBeGreaterThan(60);
+    expect([...texts].some((text) => text.includes('from "openai_messages"'))).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'agent-teams-turn-plans-'));
+    const opened = await openDatabase(join(dir, 'plans.sqlite'));
+    try {
+      await migrateToLatest(opened.db, opened.dialect);
+      // The check can fail: a read of jobs by a column no index leads with is caught.
+      expect(await historyScans(opened.db, ['select count(*) from "jobs" where "text" = ?'])).toHaveLength(1);
+      expect(await historyScans(opened.db, texts)).toEqual([]);
+    } finally {
+      await opened.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -15,17 +15,12 @@ import type { Database } from '../../src/storage/database-types.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { sqlitePlan } from '../support/index-plans.js';
+import { HISTORY_SCAN, sqlitePlan } from '../support/index-plans.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-history-scans-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The tables whose rows accumulate with a server's history. */
-const GROWING =
-  'jobs|team_events|record_messages|conversation_messages|openai_messages|model_usage|team_messages|team_message_deliveries|tasks|runtime_runs|member_run_tokens';
-/** A plan step that reads one of them whole (`SCAN t`, not `SCAN t USING … INDEX`). */
-const HISTORY_SCAN = new RegExp(`SCAN (${GROWING})\\b(?! USING)`);
 /** Every statement the cases ran, compiled (`StatementRecorder`). */
 const recorder = new StatementRecorder();
 

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Database } from '../../src/storage/database-types.js';
 import type { DatabaseDialect } from '../../src/storage/open-database.js';
+import { sqliteHandleOf } from '../../src/storage/sqlite-held-connection.js';
 
 /** The database's index names in name order, of one table when `table` is given (migration tests). */
 export async function indexNames(db: Kysely<Database>, dialect: DatabaseDialect, table?: string): Promise<string[]> {
@@ -12,6 +13,13 @@ export async function indexNames(db: Kysely<Database>, dialect: DatabaseDialect,
           and (${table ?? null}::text is null or tablename = ${table ?? null}) order by indexname`.execute(db);
   return rows.rows.map((row) => row.name);
 }
+
+/** The tables whose rows accumulate with a server's history (decision 0247). */
+const GROWING =
+  'jobs|team_events|record_messages|conversation_messages|openai_messages|model_usage|team_messages|team_message_deliveries|tasks|runtime_runs|member_run_tokens';
+
+/** A SQLite plan step that reads one of the growing tables whole (`SCAN t`, not `SCAN t USING … INDEX`). */
+export const HISTORY_SCAN = new RegExp(`SCAN (${GROWING})\\b(?! USING)`);
 
 /** SQLite's `EXPLAIN QUERY PLAN` of a statement, its steps joined by ` | `. */
 export async function sqlitePlan(db: Kysely<Database>, statement: CompiledQuery): Promise<string> {
@@ -42,4 +50,35 @@ export async function postgresGenericPlans(
       return plan.rows.map((row) => Object.values(row as object).join(' ')).join(' | ');
     });
   });
+}
+
+/**
+ * Records the text of every statement the SQLite database `db` (opened by `openDatabase`) prepares
+ * from now on into `into`. At the handle beneath Kysely, so the statements a write runs straight
+ * on its held connection are seen too, and no plugin changes how they are built.
+ */
+export function recordSqliteTexts(db: Kysely<Database>, into: Set<string>): void {
+  const handle = sqliteHandleOf(db);
+  if (handle === undefined) throw new Error('[agent-teams/api] not a SQLite database opened by openDatabase');
+  const prepare = handle.prepare.bind(handle);
+  handle.prepare = (text: string) => {
+    into.add(text);
+    return prepare(text);
+  };
+}
+
+/**
+ * Of `texts`, each read, update and delete whose SQLite plan on `db` scans a table that grows with
+ * the history ({@link HISTORY_SCAN}), as its plan and text. Parameters are bound as nulls: a
+ * literal a partial index needs is written into the text (`literal-phase.ts`), not bound.
+ */
+export async function historyScans(db: Kysely<Database>, texts: Iterable<string>): Promise<string[]> {
+  const scans: string[] = [];
+  for (const text of texts) {
+    if (!/^(select|update|delete|with) /.test(text)) continue;
+    const nulls = Array.from(text.match(/\?/g) ?? [], () => null);
+    const plan = await sqlitePlan(db, CompiledQuery.raw(text, nulls));
+    if (HISTORY_SCAN.test(plan)) scans.push(`${plan}\n  ${text}`);
+  }
+  return scans;
 }
