@@ -191,6 +191,37 @@ describe('a team of two openai agents', () => {
     expect(roles).toEqual(['system', 'user', 'user']);
   });
 
+  it('reads the record and results, messages a member and keeps a task through its tools in one turn', async () => {
+    const calls: [string, object][] = [
+      ['read_team_context', {}],
+      ['read_team_history', { query: 'plan' }],
+      ['search_team_results', { query: 'ship' }],
+      ['read_team_result', { job_id: 'unknown-job' }],
+      ['team_message', { to: ['reviewer'], text: 'Heads up', delivery: 'quiet', message_id: 'note-1' }],
+      ['task_create', { title: 'Check the notes' }],
+      ['task_list', {}],
+    ];
+    h.provider.respondWith((body) =>
+      body.messages.at(-1)?.role === 'tool'
+        ? say('Read and noted.', 30, 3)
+        : {
+            kind: 'answer',
+            toolCalls: calls.map(([name, args], i) => ({ id: `call_${i}`, name, arguments: JSON.stringify(args) })),
+            usage: { prompt_tokens: 20, completion_tokens: 9 },
+          },
+    );
+    const { team, lead } = await h.team();
+    const job = await h.send(team, lead, 'Look around');
+    expect(await finished(job.id)).toMatchObject({ phase: 'COMPLETED', result: { text: 'Read and noted.' } });
+    // Every call reached its tool: one tool message each, in order, sent back to the model.
+    const tools = h.provider.requests[1]?.body.messages.filter((m) => m.role === 'tool') ?? [];
+    expect(tools).toHaveLength(calls.length);
+    expect(tools[0]?.content).toContain('"goal":"Ship the release"');
+    expect(tools[3]?.content).toContain('NOT_FOUND');
+    expect(tools[4]?.content).toContain('"state":"queued"');
+    expect(tools.at(-1)?.content).toContain('Check the notes');
+  });
+
   it('disconnects the team on an invalid key and continues the same turn after reconnectTeam', async () => {
     h.provider.enqueue(
       { kind: 'error', status: 401, message: 'Incorrect API key provided' },
