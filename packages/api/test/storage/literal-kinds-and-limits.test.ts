@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JobKind, type StoreRole, WAKE_CHANGES_MAX } from '@agent-teams/core';
-import { describeStoreRoleContract, type OpenContractStore } from '@agent-teams/testkit';
+import { describeStoreRoleContract } from '@agent-teams/testkit';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
 import { JOB_VIEW_COLUMNS } from '../../src/storage/job-view-rows.js';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { createFreshPostgres, emptyContractTables, type FreshPostgres } from '../support/fresh-postgres.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { recordedPostgresStores, recordedSqliteStores } from '../support/recorded-stores.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
 
 /**
@@ -43,37 +43,15 @@ const ROLES: readonly StoreRole[] = [
 const sqliteRecorder = new StatementRecorder();
 const postgresRecorder = new StatementRecorder();
 
-let next = 0;
-const openSqlite: OpenContractStore = async ({ events, ids }) => {
-  next += 1;
-  const opened = await openDatabase(join(dir, `store-${next}.sqlite`));
-  await migrateToLatest(opened.db, opened.dialect);
-  const store = new KyselyTeamStore(sqliteRecorder.on(opened.db), opened.dialect, {
-    events,
-    ids,
-    close: opened.close,
-  });
-  return { store, close: () => store.close() };
-};
-
 let pg: FreshPostgres;
 beforeAll(async () => {
   pg = await createFreshPostgres('literal_values');
 });
 afterAll(() => pg.drop());
 
-const openPostgres: OpenContractStore = async ({ events, ids }) => {
-  const opened = await openDatabase(pg.url, { poolSize: 4 });
-  // Every test's ids start again at 1: the tables are emptied first (as `postgres-store.test.ts`).
-  await emptyContractTables(opened.db);
-  const store = new KyselyTeamStore(postgresRecorder.on(opened.db), opened.dialect, {
-    events,
-    ids,
-    close: opened.close,
-  });
-  return { store, close: () => store.close() };
-};
-
+// One opener per engine for every role: each case gets a file (or emptied tables) of its own.
+const openSqlite = recordedSqliteStores(dir, sqliteRecorder);
+const openPostgres = recordedPostgresStores(() => pg.url, postgresRecorder);
 for (const role of ROLES) {
   describeStoreRoleContract(role, 'SQLite, statements recorded', openSqlite);
   describeStoreRoleContract(role, 'PostgreSQL, statements recorded', openPostgres);

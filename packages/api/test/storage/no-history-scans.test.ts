@@ -1,6 +1,7 @@
 // No store statement reads a whole table that grows with the history (decision 0247): every read,
 // update and delete the store's contract cases run on SQLite is planned again here, on a migrated
-// database without statistics (where SQLite takes every table to be large), and none may scan
+// database without statistics (where SQLite takes every table to be large), and on PostgreSQL with
+// sequential scans made a last resort; and none may scan
 // `jobs`, the event log, the records, the conversations, usage, the mailbox, tasks, runs or member
 // run tokens without an index. A member's status once did, once per read: 80 ms on a database of
 // 80,000 jobs; a team's deletion scanned every team's deliveries and tokens.
@@ -8,14 +9,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoreRole } from '@agent-teams/core';
-import { describeStoreRoleContract, type OpenContractStore, STORE_ROLE_CASES } from '@agent-teams/testkit';
-import { CompiledQuery, type Kysely } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describeStoreRoleContract, STORE_ROLE_CASES } from '@agent-teams/testkit';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { HISTORY_SCAN, sqlitePlan } from '../support/index-plans.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { GROWING_TABLES, HISTORY_SCAN, sqlitePlan } from '../support/index-plans.js';
+import { recordedPostgresStores, recordedSqliteStores } from '../support/recorded-stores.js';
 import { StatementRecorder } from '../support/statement-recorder.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-history-scans-'));
@@ -24,26 +26,33 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Every statement the cases ran, compiled (`StatementRecorder`). */
 const recorder = new StatementRecorder();
 
-let next = 0;
-const open: OpenContractStore = async ({ events, ids }) => {
-  next += 1;
-  const opened = await openDatabase(join(dir, `store-${next}.sqlite`));
-  await migrateToLatest(opened.db, opened.dialect);
-  const store = new KyselyTeamStore(recorder.on(opened.db), opened.dialect, { events, ids, close: opened.close });
-  return { store, close: () => store.close() };
-};
+/** The same cases on PostgreSQL, whose statements differ (`postgresCandidates`, `FOR UPDATE`, …). */
+const postgresRecorder = new StatementRecorder();
+let pg: FreshPostgres;
+beforeAll(async () => {
+  pg = await createFreshPostgres('history_scans');
+});
+afterAll(() => pg.drop());
 
 /** Each distinct read, update and delete the cases ran, with the parameters of its first run. */
-function recorded(): Map<string, readonly unknown[]> {
+function recorded(from = recorder): Map<string, readonly unknown[]> {
   const found = new Map<string, readonly unknown[]>();
-  for (const { sql, parameters } of recorder.texts) {
+  for (const { sql, parameters } of from.texts) {
     if (/^(select|update|delete|with) /.test(sql) && !found.has(sql)) found.set(sql, parameters);
   }
   return found;
 }
 
-for (const role of Object.keys(STORE_ROLE_CASES) as StoreRole[])
-  describeStoreRoleContract(role, 'SQLite, planned', open);
+// One opener per engine for every role: each case gets a file (or emptied tables) of its own.
+const openSqlite = recordedSqliteStores(dir, recorder);
+const openPostgres = recordedPostgresStores(() => pg.url, postgresRecorder);
+for (const role of Object.keys(STORE_ROLE_CASES) as StoreRole[]) {
+  describeStoreRoleContract(role, 'SQLite, planned', openSqlite);
+  describeStoreRoleContract(role, 'PostgreSQL, planned', openPostgres);
+}
+
+/** A PostgreSQL plan line that reads a growing table whole. */
+const POSTGRES_HISTORY_SCAN = new RegExp(`Seq Scan on (${GROWING_TABLES})\\b`);
 
 /** SQLite's plan of `text` run with `parameters`, its steps joined (`sqlitePlan`). */
 const planOf = (db: Kysely<Database>, text: string, parameters: readonly unknown[]) =>
@@ -71,6 +80,31 @@ describe('the statements the store ran', () => {
         if (HISTORY_SCAN.test(plan)) scans.push(`${plan}\n  ${text}`);
       }
       expect(scans).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('on PostgreSQL too, with sequential scans made a last resort', async () => {
+    const opened = await openDatabase(pg.url, { poolSize: 1 });
+    try {
+      await opened.db.connection().execute(async (connection) => {
+        // Off, the planner still scans where no index can serve: that is what is caught.
+        await sql`set enable_seqscan = off`.execute(connection);
+        const planOn = async (text: string, parameters: readonly unknown[]) =>
+          (await connection.executeQuery(CompiledQuery.raw(`explain ${text}`, [...parameters]))).rows
+            .map((row) => Object.values(row as object).join(' '))
+            .join(' | ');
+        expect(await planOn('select count(*) from "jobs" where "text" = $1', ['x'])).toMatch(POSTGRES_HISTORY_SCAN);
+        const statements = recorded(postgresRecorder);
+        expect(statements.size).toBeGreaterThan(150);
+        const scans: string[] = [];
+        for (const [text, parameters] of statements) {
+          const plan = await planOn(text, parameters);
+          if (POSTGRES_HISTORY_SCAN.test(plan)) scans.push(`${plan}\n  ${text}`);
+        }
+        expect(scans).toEqual([]);
+      });
     } finally {
       await opened.close();
     }

@@ -14,12 +14,12 @@ export async function indexNames(db: Kysely<Database>, dialect: DatabaseDialect,
   return rows.rows.map((row) => row.name);
 }
 
-/** The tables whose rows accumulate with a server's history (decision 0247). */
-const GROWING =
+/** The tables whose rows accumulate with a server's history (decision 0247), as a regex alternation. */
+export const GROWING_TABLES =
   'jobs|team_events|record_messages|conversation_messages|openai_messages|model_usage|team_messages|team_message_deliveries|tasks|runtime_runs|member_run_tokens';
 
 /** A SQLite plan step that reads one of the growing tables whole (`SCAN t`, not `SCAN t USING … INDEX`). */
-export const HISTORY_SCAN = new RegExp(`SCAN (${GROWING})\\b(?! USING)`);
+export const HISTORY_SCAN = new RegExp(`SCAN (${GROWING_TABLES})\\b(?! USING)`);
 
 /** SQLite's `EXPLAIN QUERY PLAN` of a statement, its steps joined by ` | `. */
 export async function sqlitePlan(db: Kysely<Database>, statement: CompiledQuery): Promise<string> {
