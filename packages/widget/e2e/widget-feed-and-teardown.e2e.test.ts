@@ -50,8 +50,13 @@ describe('the widget in Chromium', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    try {
+      // Page errors raised after the last case's own checks, with the page still open.
+      if (page !== undefined) expect(pageErrors).toEqual([]);
+    } finally {
+      await browser?.close();
+      await server?.close();
+    }
   });
 
   it('shows a handoff with its route, follow-up note and receipt', async () => {
