@@ -1,4 +1,4 @@
-import { asJobId, DomainError, type Job } from '@agent-teams/core';
+import { asJobId, DomainError, type JobView } from '@agent-teams/core';
 import type { JobProgressNotice } from '../events/progress-hub.js';
 import { ProgressStream } from '../server/progress-stream.js';
 import type { Builder } from './builder.js';
@@ -20,7 +20,7 @@ const views = new WeakMap<JobProgressNotice, JobProgressView>();
  * filter matched its id, and only its owner can subscribe to it), whose id, team and text do
  * not change; its status is read from `teamEvents`. Freed with the notice (a WeakMap).
  */
-export function progressView(notice: JobProgressNotice, job: Job): JobProgressView {
+export function progressView(notice: JobProgressNotice, job: JobView): JobProgressView {
   const shared = views.get(notice);
   if (shared !== undefined && shared.job.id === job.id) return shared;
   const view: JobProgressView = { job, textDelta: notice.textDelta ?? null, toolCall: notice.toolCall ?? null };

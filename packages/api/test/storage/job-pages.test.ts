@@ -3,7 +3,7 @@
 // that input holds the turn's whole team context and stays after the job ends, and nothing they
 // feed shows it. So they neither read nor parse it, and one that no longer reads is not even
 // reported by them; the full read still reports it.
-import { type Job, JobPhase, type JobView } from '@agent-teams/core';
+import { asOwnerId, type Job, JobPhase, type JobView } from '@agent-teams/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   closeHarnesses,
@@ -67,6 +67,12 @@ describe.each(TARGETS)('a page of jobs on %s', (_name, make) => {
     const loaded = await h.core.load.jobs([lost.id, waiting.id, done.id]);
     expect(loaded.map((job) => 'input' in job)).toEqual([false, false, false]);
     expect(loaded).toEqual([full[2], full[1], full[0]].map((job) => withoutInput(job as Job)));
+    // And one job by id (GraphQL's `job`, `node`, `jobProgress`; A2A's tasks), its owner's only.
+    const one = await h.core.jobs.get(OWNER, lost.id);
+    expect(one === null ? null : 'input' in one).toBe(false);
+    expect(one).toEqual(withoutInput(full[2] as Job));
+    expect(await h.core.jobs.get(asOwnerId('someone-else'), lost.id)).toBeNull();
+    expect(await h.core.jobs.get(OWNER, 'job_missing')).toBeNull();
 
     // The full read still reads the input, and reports the damaged one: the page reported nothing
     // before it (warnings arrive in the order they were given).

@@ -222,7 +222,7 @@ export interface Core {
     interrupt(owner: OwnerId, memberId: string, reason: string): Promise<Job | null>;
   };
   readonly jobs: {
-    get(owner: OwnerId, jobId: string): Promise<Job | null>;
+    get(owner: OwnerId, jobId: string): Promise<JobView | null>;
     list(
       team: Team,
       args: { kind?: JobKind | null; statuses?: readonly JobStatus[] | null; memberId?: string | null } & PageArgs,

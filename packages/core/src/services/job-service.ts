@@ -9,6 +9,7 @@ import { nowTimestamp } from '../ports/clock.js';
 import type { JobFilter, JobReads, JobWrites } from '../ports/team-store.js';
 import { type CursorScope, seqPageRequest, toCountedConnection } from './connections.js';
 import type { CancelOutcome, Connection, Core, PageArgs, UsesStore } from './core-types.js';
+import { findJobViews } from './job-views.js';
 import { respondToJob } from './respond-service.js';
 
 /** The store roles these use cases depend on. */
@@ -71,7 +72,12 @@ async function cancelJob(deps: Deps, owner: OwnerId, jobId: string): Promise<Can
 /** Builds the `jobs` use cases. */
 export function jobService(deps: Deps): Core['jobs'] {
   return {
-    get: (owner, jobId) => deps.store.findJob(owner, asJobId(jobId)),
+    // No caller shows the frozen input (GraphQL's `job`, `node`, `jobProgress`; A2A's tasks):
+    // read without it (decision 0246), scoped to the owner as `findJob` is.
+    async get(owner, jobId) {
+      const [job] = await findJobViews(deps.store, [asJobId(jobId)]);
+      return job !== undefined && job.owner === owner ? job : null;
+    },
     list: (team, args) => listJobs(deps, team, args),
     cancel: (owner, jobId) => cancelJob(deps, owner, jobId),
     respond: (owner, input) => respondToJob(deps, owner, input),
