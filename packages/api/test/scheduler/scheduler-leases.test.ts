@@ -226,8 +226,9 @@ describe('job leases across two schedulers on one PostgreSQL database', () => {
   it('reclaims a stalled server’s jobs after its lease expires and refuses its late writes', {
     timeout: 60_000,
   }, async () => {
-    const a = await startServer('server-a', { ttlMs: 1_500, heartbeatMs: 300 });
-    const b = await startServer('server-b', { ttlMs: 1_500, heartbeatMs: 300 });
+    // A lease of 3 s renewed every 0.5 s: a busy test machine may delay a renewal, never by 2.5 s.
+    const lease = { ttlMs: 3_000, heartbeatMs: 500 };
+    const a = await startServer('server-a', lease);
     const { team, members } = await teamWithMembers(a.core, 4);
     const sent = await send(
       a.core,
@@ -236,8 +237,13 @@ describe('job leases across two schedulers on one PostgreSQL database', () => {
       '!sleep 800\n!reply finished',
     );
     const ids = sent.map((job) => job.id);
-    // Only server a drives them: it admitted them, and b's passes find them held by a live server.
+    // Server a admits and drives them all. Server b starts only then: started before, its pass
+    // could hold the planning lock when a enqueues, and admit some of them itself (decision 0229).
     await waitFor(async () => (await jobsOf(a, ids)).every((job) => job.phase === JobPhase.RUNNING), 'running');
+    const b = await startServer('server-b', lease);
+    // A whole pass of b finds them held by a live server and leaves them.
+    b.scheduler.wake();
+    await b.scheduler.idle();
     expect(ids.every((id) => a.touched.has(id) && !b.touched.has(id))).toBe(true);
 
     // Server a stalls (a stopped process): its store calls wait, its runs are lost as in a crash.
