@@ -6,6 +6,7 @@ import { openDatabase } from '../src/storage/open-database.js';
 import { BenchChild } from './harness/bench-child.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
+import { summarize } from './harness/stats.js';
 
 const SIZES = {
   full: { owners: 12, teamsPerOwner: 20, concurrency: 16, warmupMs: 1_000, durationMs: 5_000, brackets: 3 },
@@ -173,13 +174,11 @@ export const graphqlThroughput: Benchmark = {
       );
       // Every hello-world run counted (each bracket's `after` is the next one's `before`).
       const hellos = [brackets[0]?.before, ...brackets.map((b) => b.after)].filter((r) => r !== undefined);
-      const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+      const mean = (values: readonly number[]) => summarize(values).mean;
       const base = mean(hellos.map((r) => r.perSecond));
-      const sorted = brackets.map((b) => b.ratio).sort((a, b) => a - b);
-      // The middle one, or the mean of the middle two of an even count (the tiny scale's two).
-      const middle = Math.floor(sorted.length / 2);
-      const ratio =
-        sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+      // The median as every section reads it: the nearest-rank p50 (of the tiny scale's two, the lower).
+      const ratios = summarize(brackets.map((b) => b.ratio));
+      const ratio = ratios.p50;
       const sends = brackets.map((b) => b.send);
       const row = (r: Rate, shown: string) => [
         r.label,
@@ -235,8 +234,8 @@ export const graphqlThroughput: Benchmark = {
           sendBusyPerSecond: busy.perSecond,
           sendGroupPerSecond: group.perSecond,
           ratio,
-          ratioLowest: sorted[0] ?? 0,
-          ratioHighest: sorted.at(-1) ?? 0,
+          ratioLowest: ratios.min,
+          ratioHighest: ratios.max,
         },
       };
     } finally {
