@@ -97,10 +97,10 @@ describe.each(TARGETS)('tool calls that no longer read (%s)', (_name, open) => {
     }
     // A valid request: no answer with lost calls, and no tool result answering no call.
     const sent = provider.requests[2]?.body.messages ?? [];
-    // The answer that lost its calls had no text: it says so, rather than go empty.
-    expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'assistant', 'user']);
-    expect(sent[2]).toEqual({ role: 'assistant', content: LOST_CALLS_TEXT });
-    expect(sent[3]).toEqual({ role: 'assistant', content: 'The goal is to ship it.' });
+    // The answer that lost its calls had no text: it says so, rather than go empty, in one message
+    // with the answer after it, so that no two messages of one role stand side by side.
+    expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(sent[2]).toEqual({ role: 'assistant', content: `${LOST_CALLS_TEXT}\n\nThe goal is to ship it.` });
     expect(sent.filter((message) => 'tool_calls' in message)).toEqual([]);
     // Reported once, naming the row and never the stored text.
     expect(await reportsOf(id)).toEqual([

@@ -63,16 +63,45 @@ describe('toTurns', () => {
       toolCallsLost: true,
     });
     const turns = toTurns([user('a'), lost(null), result('c1'), said('done'), user('b'), lost(''), user('c')]);
-    // Without text it says so, so that no two messages of one role stand side by side.
+    // Without text it says so; the answer after it goes in the same message, so that no two
+    // messages of one role stand side by side.
     expect(turns).toEqual([
-      [user('a'), said(LOST_CALLS_TEXT), said('done')],
+      [user('a'), said(`${LOST_CALLS_TEXT}\n\ndone`)],
       [user('b'), said(LOST_CALLS_TEXT)],
       [user('c')],
     ]);
-    // With text, the answer still goes, without its calls.
+    // With text, the answer still goes, without its calls, joined to the next answer.
     expect(toTurns([user('a'), lost('thinking'), result('c1'), said('done')])).toEqual([
-      [user('a'), lost('thinking'), said('done')],
+      [user('a'), said('thinking\n\ndone')],
     ]);
+    // The next answer keeps its own calls, and their results follow it.
+    expect(toTurns([user('a'), lost('thinking'), result('c1'), calls('c2'), result('c2'), said('done')])).toEqual([
+      [user('a'), { ...calls('c2'), content: 'thinking' }, result('c2'), said('done')],
+    ]);
+    // Several lost answers in a row, and no role twice in a row in any turn.
+    const chained = toTurns([user('a'), lost(null), lost('second'), said('done'), user('b'), said('x'), said('y')]);
+    expect(chained[0]).toEqual([user('a'), said(`${LOST_CALLS_TEXT}\n\nsecond\n\ndone`)]);
+    for (const turn of chained) {
+      for (let i = 1; i < turn.length; i += 1) {
+        if (turn[i]?.role !== 'tool') expect(turn[i]?.role).not.toBe(turn[i - 1]?.role);
+      }
+    }
+  });
+
+  it('joins the same answers into the same message object call after call (kept request bytes)', () => {
+    const lostAnswer: StoredMessage = {
+      role: 'assistant',
+      content: null,
+      toolCalls: null,
+      toolCallId: null,
+      toolCallsLost: true,
+    };
+    const history = [user('a'), lostAnswer, said('done')];
+    const first = toTurns(history)[0]?.[1];
+    expect(first?.content).toBe(`${LOST_CALLS_TEXT}\n\ndone`);
+    expect(toTurns(history)[0]?.[1]).toBe(first);
+    // Another earlier answer (a new history read) gets a message of its own.
+    expect(toTurns([user('a'), { ...lostAnswer }, history[2] as StoredMessage])[0]?.[1]).not.toBe(first);
   });
 });
 

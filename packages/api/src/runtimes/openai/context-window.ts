@@ -67,14 +67,39 @@ function lostCallsAnswer(message: StoredMessage): StoredMessage {
   return answer;
 }
 
+/** Per later answer, the one message it and the answer before it go as (kept, as above). */
+const JOINED_ANSWERS = new WeakMap<
+  StoredMessage,
+  { readonly earlier: StoredMessage; readonly joined: StoredMessage }
+>();
+
+/**
+ * One assistant message for an answer without tool calls and the answer after it: the earlier
+ * text, a blank line, then the later answer's text and calls.
+ */
+function joinedAnswers(earlier: StoredMessage, later: StoredMessage): StoredMessage {
+  const known = JOINED_ANSWERS.get(later);
+  if (known !== undefined && known.earlier === earlier) return known.joined;
+  const texts = [earlier.content ?? '', later.content ?? ''].filter((text) => text !== '');
+  const joined: StoredMessage = {
+    role: 'assistant',
+    content: texts.join('\n\n'),
+    toolCalls: later.toolCalls,
+    toolCallId: null,
+  };
+  JOINED_ANSWERS.set(later, { earlier, joined });
+  return joined;
+}
+
 /**
  * Splits a conversation into turns (each starts at a user message) and makes every turn valid for
  * the provider: each tool call gets exactly one answer right after its assistant message (a call
  * left unanswered by an ended turn gets {@link NOT_EXECUTED}); tool messages answering no call are
  * dropped. Messages before the first user message (a cut-off history) are dropped. A model answer
- * that lost its tool calls and has no text goes as {@link LOST_CALLS_TEXT}: empty, or left out,
- * it would leave two messages of one role side by side, which providers that want roles to
- * alternate refuse.
+ * that lost its tool calls has no results after it (they answer calls no longer on record), so
+ * the answer after it goes joined to it in one message ({@link joinedAnswers}); without text of
+ * its own it says {@link LOST_CALLS_TEXT}. Two messages of one role side by side are refused by
+ * providers that want roles to alternate.
  */
 export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
   const turns: StoredMessage[][] = [];
@@ -105,7 +130,14 @@ export function toTurns(history: readonly StoredMessage[]): StoredMessage[][] {
       continue;
     }
     closePending(turn);
-    turn.push(message.toolCallsLost === true && (message.content ?? '') === '' ? lostCallsAnswer(message) : message);
+    const answer =
+      message.toolCallsLost === true && (message.content ?? '') === '' ? lostCallsAnswer(message) : message;
+    const previous = turn[turn.length - 1];
+    if (previous?.role === 'assistant' && (previous.toolCalls?.length ?? 0) === 0) {
+      turn[turn.length - 1] = joinedAnswers(previous, answer);
+    } else {
+      turn.push(answer);
+    }
     if (message.toolCalls && message.toolCalls.length > 0) pending = { calls: message.toolCalls, answered: new Set() };
   }
   const last = turns[turns.length - 1];
