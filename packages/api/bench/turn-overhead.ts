@@ -5,7 +5,7 @@ import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.j
 import { statementHeader } from './harness/statement-times.js';
 import { ms } from './harness/stats.js';
 import { FULL_ANSWER_BYTES, openTurnStack, type RoundAnswer } from './harness/turn-stack.js';
-import { profileTurnCommits } from './turn-commits.js';
+import { pauseNote, pauseTable, profileTurnCommits } from './turn-commits.js';
 import { type CpuBySteps, cpuBySteps, cpuStepsMethod, cpuStepsTable, profiled } from './turn-cpu.js';
 import { type Phases, phaseRows } from './turn-phases.js';
 import { PER_TEAM, round, roundRow, warmUp, warmupTokens } from './turn-round.js';
@@ -24,8 +24,18 @@ const SIZES = {
     processWarmup: 3_200,
     freshAfter: 400,
     profiled: 80,
+    pauseSamples: 100,
   },
-  tiny: { rounds: 1, samples: { 1: 4, 8: 2 }, warmup: 1, counted: 3, processWarmup: 2, freshAfter: 1, profiled: 3 },
+  tiny: {
+    rounds: 1,
+    samples: { 1: 4, 8: 2 },
+    warmup: 1,
+    counted: 3,
+    processWarmup: 2,
+    freshAfter: 1,
+    profiled: 3,
+    pauseSamples: 3,
+  },
 } as const;
 const CONCURRENCY = [1, 8] as const;
 
@@ -206,7 +216,8 @@ async function measureAll(
   }
   const cpuPerTurn = (cpu.user + cpu.system) / 1000 / Math.max(1, turnsRun);
   metrics.cpuMsPerTurn = cpuPerTurn;
-  const profile = await profileTurnCommits(ctx.dir, size.counted);
+  const profile = await profileTurnCommits(ctx.dir, size.counted, size.pauseSamples);
+  for (const cell of profile.afterPause) metrics[`rawCommitP50MsPause${cell.pauseMs}T${cell.tables}`] = cell.p50Ms;
   metrics.commitsPerTurn = profile.commitsPerTurn;
   metrics.readsPerTurn = profile.readsPerTurn;
   return {
@@ -235,6 +246,7 @@ async function measureAll(
         rows: profile.rows,
       },
       { title: "The same turns' SQLite time by statement", header: statementHeader('turn'), rows: profile.statements },
+      pauseTable(profile, size.pauseSamples),
     ],
     method: [
       "One process serves the application as `serve` builds it (`createApp`, SQLite file, default runtimes, HTTP and graphql-ws on 127.0.0.1) with one agent on the `openai` runtime (`stream: true`) whose `baseUrl` is a local fake OpenAI-compatible provider (testkit `FakeChatProvider` behind `node:http` on 127.0.0.1) that answers every call at once with a 2-word streamed answer. The provider and the client run in a second process (`bench/turn-user-process.ts`), as a remote provider and a user's browser would: until 2026-12-01 (the figures in the hand-written part below) they ran in the server's own process, whose event loop then also carried the client's and the provider's work.",
@@ -247,6 +259,7 @@ async function measureAll(
       'The breakdown stamps the machine\'s monotonic clock (`process.hrtime`, the same in both processes): the commit of each batch of events naming the job (an `events` listener of `createApp`, called right after COMMIT), the runtime `start` and `poll` calls (a wrapper around the `openai` runtime), the provider receiving the request and finishing its answer, and the subscriber receiving the frame. "Server CPU per turn" is the server process\'s CPU (`process.cpuUsage`) over the main rounds, divided by their turns.',
     ],
     notes: [
+      pauseNote(profile),
       `Server CPU per turn: ${ms(cpuPerTurn)} (${CONCURRENCY.map((c) => `${ms(metrics[`cpuMsPerTurnC${c}`] ?? 0)} at ${c} concurrent`).join(', ')}; the same sequential turns with provider and client in the server's process, in the commit profile's run: ${ms(profile.cpuMsPerTurn)} for all three). One raw single-row commit (WAL, synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile.`,
     ],
     metrics,
