@@ -46,7 +46,7 @@ export type { TransitionContext, TransitionOutcome } from './jobs/job-machine.js
 export { JOB_TRANSITIONS, transition } from './jobs/job-machine.js';
 export { checkFence, staleLease } from './jobs/lease-fence.js';
 export type { NewJob } from './jobs/new-jobs.js';
-export { queuedMessageJob, queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
+export { messageTurnKey, queuedMessageJob, queuedReceipt, queuedRequest } from './jobs/new-jobs.js';
 export type { TextLimit } from './limits/limits.js';
 export { Limits, TRUNCATION_NOTICE } from './limits/limits.js';
 export { mentionLabel } from './mentions/mention-label.js';
@@ -205,7 +205,7 @@ export {
   MEMBERS_EVER_PER_TEAM,
   SpawnContext,
 } from './services/lifecycle-decisions.js';
-export type { MessagePlan } from './services/message-decisions.js';
+export type { DroppedTurnContext, MessagePlan } from './services/message-decisions.js';
 export { decideMessage, followUpAfterDroppedTurn } from './services/message-decisions.js';
 export type { MessageSend } from './services/message-service.js';
 export type { RequestPlan, RequestRecipient } from './services/request-decisions.js';

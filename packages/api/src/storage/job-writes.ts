@@ -19,11 +19,11 @@ import {
 } from '@agent-teams/core';
 import { completeBroadcast } from './broadcast-receipts.js';
 import { CompiledStatement } from './compiled-statement.js';
+import { keepFollowUp } from './dropped-follow-ups.js';
 import { readEnqueueSnapshot } from './enqueue-snapshot.js';
 import { checkLease } from './job-leases.js';
 import { JOB_BY_ID } from './job-reads.js';
 import { insertJob, insertJobReturning, updateJobRow } from './job-row-writes.js';
-import { keepFollowUp } from './mailbox.js';
 import { appendRecord } from './record-writes.js';
 import { jobStateUpdate, toJob } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';

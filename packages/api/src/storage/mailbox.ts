@@ -3,8 +3,6 @@ import {
   asMemberId,
   asMessageId,
   asTeamId,
-  followUpAfterDroppedTurn,
-  isTerminal,
   type Job,
   JobPhase,
   type MemberId,
@@ -248,28 +246,4 @@ export async function deliverFrozen(scope: WriteScope, job: Job): Promise<void> 
       jobId: job.id,
     });
   }
-}
-
-/**
- * After a step that ended a job still QUEUED (cancelled or failed before it started), queues the
- * MESSAGE turn a pending follow-up of its member was counting on (`followUpAfterDroppedTurn`),
- * in the same transaction.
- */
-export async function keepFollowUp(scope: WriteScope, before: Job, after: Job): Promise<void> {
-  // Only a job that ends while still QUEUED can drop a promised turn (admission moves it on, not out).
-  if (before.phase !== JobPhase.QUEUED || !isTerminal(after.phase) || after.memberId === null) return;
-  const queued = await scope.trx
-    .selectFrom('jobs')
-    .select('id')
-    .where('conversation_id', '=', after.conversationId)
-    .where('unfinished', '=', UNFINISHED)
-    .where('phase', '=', literalPhase(JobPhase.QUEUED))
-    .executeTakeFirst();
-  const mailbox = await undeliveredMessages(scope.trx, after.memberId);
-  const job = followUpAfterDroppedTurn(before, after, mailbox, queued !== undefined, scope.now);
-  if (job === null) return;
-  const existing = await scope.trx.selectFrom('jobs').select('id').where('id', '=', job.id).executeTakeFirst();
-  if (existing !== undefined) return;
-  await insertJob(scope.trx, job, scope.now);
-  await scope.events.emit(job.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
 }

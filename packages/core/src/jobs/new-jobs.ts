@@ -62,6 +62,11 @@ export function queuedReceipt(receipt: NewReceipt, request: Job, now: string): N
   };
 }
 
+/** The idempotency key of a message's own MESSAGE turn (one per message and recipient). */
+export function messageTurnKey(messageId: string): string {
+  return `message:${messageId}`;
+}
+
 /**
  * The QUEUED MESSAGE job a follow-up queues in a recipient's conversation: a turn that exists to
  * deliver the mailbox (its messages are attached when it starts, like any turn's).
@@ -87,7 +92,7 @@ export function queuedMessageJob(
     requester: { memberId: message.fromMemberId, conversationId: null },
     parentId: null,
     rootId: job.id,
-    clientKey: `message:${message.id}`,
+    clientKey: messageTurnKey(message.id),
     text: message.text,
     createdAt: now,
     updatedAt: now,

@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode } from '../errors/codes.js';
+import { makeTestJob, TEST_NOW } from '../jobs/make-test-job.js';
+import { messageTurnKey } from '../jobs/new-jobs.js';
 import { Limits } from '../limits/limits.js';
+import type { MemberId } from '../model/ids.js';
 import { asAgentId, asConversationId, asJobId, asMemberId, asMessageId, asOwnerId, asTeamId } from '../model/ids.js';
+import { JobKind, JobPhase } from '../model/job.js';
 import { type Member, type Team, TeamStatus } from '../model/team.js';
-import { MessageDelivery } from '../model/team-message.js';
+import { MessageDelivery, type TeamMessage } from '../model/team-message.js';
 import type { MailboxSnapshot } from '../ports/store/mailbox.js';
-import { decideMessage, type MessagePlan } from './message-decisions.js';
+import {
+  type DroppedTurnContext,
+  decideMessage,
+  followUpAfterDroppedTurn,
+  type MessagePlan,
+} from './message-decisions.js';
 
 const team: Team = {
   id: asTeamId('team_1'),
@@ -92,5 +101,57 @@ describe('decideMessage', () => {
     expect(codeOf(() => decideMessage(plan({ text: 'other' }), snapshot({ existing })))).toBe(
       ErrorCode.IDEMPOTENCY_CONFLICT,
     );
+  });
+});
+
+describe('followUpAfterDroppedTurn', () => {
+  const queued = makeTestJob(JobPhase.QUEUED);
+  const cancelled = { ...queued, phase: JobPhase.CANCELLED };
+  const message = (id: string, delivery: MessageDelivery = MessageDelivery.FOLLOW_UP): TeamMessage => ({
+    id: asMessageId(id),
+    teamId: queued.teamId,
+    fromMemberId: null,
+    recipientIds: [queued.memberId as MemberId],
+    key: id,
+    text: `text of ${id}`,
+    delivery,
+    seq: 1,
+    createdAt: TEST_NOW,
+  });
+  const context = (over: Partial<DroppedTurnContext> = {}): DroppedTurnContext => ({
+    mailbox: [message('m1')],
+    otherTurnQueued: false,
+    ownTurns: new Set(),
+    recipientOpen: true,
+    now: TEST_NOW,
+    ...over,
+  });
+
+  it('queues a MESSAGE turn under the first follow-up without a turn of its own', () => {
+    const job = followUpAfterDroppedTurn(
+      queued,
+      cancelled,
+      context({ mailbox: [message('q', MessageDelivery.QUIET), message('m1')] }),
+    );
+    expect(job).toMatchObject({ id: `${queued.id}_follow_up`, kind: JobKind.MESSAGE, clientKey: messageTurnKey('m1') });
+    // m1 had its own turn (the one dropped, say): m2, which joined it, gets the new one.
+    const next = followUpAfterDroppedTurn(
+      queued,
+      cancelled,
+      context({ mailbox: [message('m1'), message('m2')], ownTurns: new Set(['m1']) }),
+    );
+    expect(next?.clientKey).toBe(messageTurnKey('m2'));
+  });
+
+  it('queues none for a follow-up whose own turn was dropped, a closed team or retired member, or another queued turn', () => {
+    expect(followUpAfterDroppedTurn(queued, cancelled, context({ ownTurns: new Set(['m1']) }))).toBeNull();
+    expect(followUpAfterDroppedTurn(queued, cancelled, context({ recipientOpen: false }))).toBeNull();
+    expect(followUpAfterDroppedTurn(queued, cancelled, context({ otherTurnQueued: true }))).toBeNull();
+    expect(
+      followUpAfterDroppedTurn(queued, cancelled, context({ mailbox: [message('q', MessageDelivery.QUIET)] })),
+    ).toBeNull();
+    // Only a turn that ends while still queued drops a promise.
+    const running = makeTestJob(JobPhase.RUNNING);
+    expect(followUpAfterDroppedTurn(running, { ...running, phase: JobPhase.CANCELLED }, context())).toBeNull();
   });
 });

@@ -91,23 +91,41 @@ export function decideMessage(plan: MessagePlan, snapshot: MailboxSnapshot): Mai
   return { insert, followUps };
 }
 
+/** What {@link followUpAfterDroppedTurn} weighs besides the step itself. */
+export interface DroppedTurnContext {
+  /** The member's undelivered messages, oldest first. */
+  readonly mailbox: readonly TeamMessage[];
+  /** Another turn of the member is queued (it will take the messages). */
+  readonly otherTurnQueued: boolean;
+  /**
+   * The undelivered messages that already had a MESSAGE turn of their own (a job under their key,
+   * `messageTurnKey`), whatever became of it.
+   */
+  readonly ownTurns: ReadonlySet<string>;
+  /** The team is READY and the member not retired: a new turn could run. */
+  readonly recipientOpen: boolean;
+  readonly now: string;
+}
+
 /**
  * The MESSAGE job that keeps a follow-up's promise when the queued turn it joined ends without
  * starting (cancelled or failed while QUEUED): when the member still holds an undelivered
  * follow-up and no other turn is queued, a turn must still follow. Null otherwise.
  *
  * @remarks Its id derives from the dropped job's, so a second look at the same step adds nothing.
+ * A follow-up whose own turn was dropped gets none again: a person cancelled that very turn, or it
+ * failed before starting and would fail again; the message stays in the mailbox for the member's
+ * next turn, as a quiet one would. (Its key is the dropped turn's too: a second job under it was
+ * refused by the unique index, which failed the cancel, or the admission pass, for good.) A closed
+ * team or a retired member gets no new turn either: closing and retiring drop the queued turns.
  */
-export function followUpAfterDroppedTurn(
-  before: Job,
-  after: Job,
-  mailbox: readonly TeamMessage[],
-  otherTurnQueued: boolean,
-  now: string,
-): NewJob | null {
+export function followUpAfterDroppedTurn(before: Job, after: Job, context: DroppedTurnContext): NewJob | null {
   if (before.phase !== JobPhase.QUEUED || !isTerminal(after.phase) || after.memberId === null) return null;
-  const pending = mailbox.find((message) => message.delivery === MessageDelivery.FOLLOW_UP);
-  if (pending === undefined || otherTurnQueued) return null;
+  if (context.otherTurnQueued || !context.recipientOpen) return null;
+  const pending = context.mailbox.find(
+    (message) => message.delivery === MessageDelivery.FOLLOW_UP && !context.ownTurns.has(message.id),
+  );
+  if (pending === undefined) return null;
   const job = { id: `${after.id}_follow_up` as JobId, memberId: after.memberId, conversationId: after.conversationId };
-  return queuedMessageJob(job, pending, { id: after.teamId, owner: after.owner }, now);
+  return queuedMessageJob(job, pending, { id: after.teamId, owner: after.owner }, context.now);
 }

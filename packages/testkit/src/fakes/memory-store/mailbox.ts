@@ -7,10 +7,12 @@ import {
   type MemberId,
   type MessageDeliveryState,
   type MessageId,
+  messageTurnKey,
   queuedMessageJob,
   type SendMessageArgs,
   type SentMessage,
   type TeamMessage,
+  TeamStatus,
 } from '@agent-teams/core';
 import { type MemoryStoreState, pageOf, type TeamWrite } from './state.js';
 import { teamNotFound } from './team-writes.js';
@@ -55,7 +57,22 @@ export function keepFollowUpIn(state: MemoryStoreState, write: TeamWrite, before
   const queued = [...state.jobs.values()].some(
     (j) => j.conversationId === after.conversationId && j.phase === JobPhase.QUEUED,
   );
-  const job = followUpAfterDroppedTurn(before, after, undeliveredIn(state, after.memberId), queued, write.now);
+  const mailbox = undeliveredIn(state, after.memberId);
+  const keys = new Set(
+    [...state.jobs.values()]
+      .filter((j) => j.memberId === after.memberId && j.teamId === after.teamId)
+      .map((j) => j.clientKey),
+  );
+  const ownTurns = new Set(mailbox.filter((m) => keys.has(messageTurnKey(m.id))).map((m) => m.id));
+  const team = state.teams.get(after.teamId)?.team;
+  const member = (state.rosters.get(after.teamId) ?? []).find((m) => m.id === after.memberId);
+  const job = followUpAfterDroppedTurn(before, after, {
+    mailbox,
+    otherTurnQueued: queued,
+    ownTurns,
+    recipientOpen: team?.status === TeamStatus.READY && member !== undefined && member.retiredAt === null,
+    now: write.now,
+  });
   if (job === null || state.jobs.has(job.id)) return;
   state.jobSeq += 1;
   state.jobs.set(job.id, { ...job, seq: state.jobSeq });
