@@ -124,6 +124,9 @@ describe('createJwtVerifier', () => {
     ['a number', 42],
     ['an object', { id: 'x' }],
     ['a lone surrogate', 'user-\ud800'],
+    ['holding U+0000', 'nul\u0000owner'],
+    ['holding a line break', 'user\nforged'],
+    ['holding DEL', 'user\u007f'],
   ])('refuses an owner claim that is %s', async (_name, sub) => {
     const token = await signHostToken(es256, { sub }, clock.nowMs());
     expect(await verifierFor(publicKeyOf(es256))(token)).toEqual({ ok: false, reason: 'unusable sub claim' });

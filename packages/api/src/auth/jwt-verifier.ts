@@ -1,7 +1,8 @@
-import { asOwnerId, type Clock, codePointLength, hasLoneSurrogate, type Logger, type OwnerId } from '@agent-teams/core';
+import { asOwnerId, type Clock, codePointLength, type Logger, type OwnerId } from '@agent-teams/core';
 import { type JWTPayload, jwtVerify } from 'jose';
 import { createJwksKeySet, type JwksLimits } from './jwks-key-set.js';
 import type { JwtSettings } from './jwt-key.js';
+import { isUsableOwnerText } from './owner-text.js';
 import { refusalReason } from './refusal-reason.js';
 
 /** The longest owner id a token may carry, in code points. */
@@ -68,8 +69,11 @@ export function createJwtVerifier(deps: JwtVerifierDeps): (token: string) => Pro
   };
 }
 
-/** The owner id a claim value names, or null for a missing, blank, malformed or too long one. */
+/**
+ * The owner id a claim value names, or null for a missing, malformed (`isUsableOwnerText`) or too
+ * long one.
+ */
 function ownerOf(value: unknown): OwnerId | null {
-  if (typeof value !== 'string' || value.trim() === '' || hasLoneSurrogate(value)) return null;
+  if (typeof value !== 'string' || !isUsableOwnerText(value)) return null;
   return codePointLength(value) > OWNER_CLAIM_MAX_CHARS ? null : asOwnerId(value);
 }

@@ -27,6 +27,9 @@ describe('parseAuth', () => {
     [[], /auth must be an object with tokens/],
     [{ tokens: [] }, /auth\.tokens must be an object/],
     [{ jwt: { ...jwt, ownerclaim: 'sub' } }, /c\.json: auth\.jwt\.ownerclaim is not a setting/],
+    [{ tokens: { t: 'nul\u0000owner' } }, /auth\.tokens\["t"\] must not hold a control character/],
+    [{ tokens: { t: 'two\nlines' } }, /auth\.tokens\["t"\] must not hold a control character/],
+    [{ tokens: { t: 'half \ud800' } }, /an unpaired surrogate/],
   ])('refuses %j at start-up', (raw, message) => {
     expect(() => parseAuth(raw, 'c.json')).toThrow(ConfigError);
     expect(() => parseAuth(raw, 'c.json')).toThrow(message);

@@ -1,4 +1,5 @@
 import { type JwtConfig, parseJwtConfig } from '../auth/jwt-config.js';
+import { isUsableOwnerText } from '../auth/owner-text.js';
 import { ConfigError } from './agent-teams-config.js';
 
 /** The `auth` section: static bearer tokens and host-signed tokens. */
@@ -35,6 +36,11 @@ export function parseAuth(raw: unknown, source: string): AuthConfig {
       if (token.trim() === '' || /\s/.test(token)) throw new ConfigError(`${source}: auth.tokens has a blank token`);
       if (typeof owner !== 'string' || owner.trim() === '') {
         throw new ConfigError(`${source}: auth.tokens["${token}"] must be a non-blank string`);
+      }
+      if (!isUsableOwnerText(owner)) {
+        throw new ConfigError(
+          `${source}: auth.tokens["${token}"] must not hold a control character or an unpaired surrogate`,
+        );
       }
       tokens.set(token, owner.trim());
     }
