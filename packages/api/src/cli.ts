@@ -64,6 +64,11 @@ async function main(argv: readonly string[]): Promise<void> {
     // No arguments at all: serve with every default (demo agents, development token).
     case undefined:
     case 'serve':
+      // `serve --help` (and `pnpm start -- --help`) asks for the help, not for a server.
+      if (rest.includes('--help') || rest.includes('-h')) {
+        process.stdout.write(USAGE);
+        return;
+      }
       return serve(rest);
     case 'help':
     case '--help':
