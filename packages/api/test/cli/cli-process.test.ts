@@ -191,4 +191,17 @@ describe('the agent-teams CLI as a child process', () => {
     expect(result.code).toBe(2);
     expect(result.output).toContain('Usage: agent-teams');
   });
+
+  it('prints the help for serve --help and -h, and exits 0 without serving', async () => {
+    for (const args of [
+      ['serve', '--help'],
+      ['serve', '--port', '0', '-h'],
+      ['--', 'serve', '--help'],
+    ]) {
+      const result = await runCli(args);
+      expect(result.code).toBe(0);
+      expect(result.output).toContain('Usage: agent-teams');
+      expect(result.output).not.toContain('listening on');
+    }
+  });
 });

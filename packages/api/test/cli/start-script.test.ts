@@ -1,4 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -12,11 +15,59 @@ describe('pnpm start', () => {
   it('starts the server from the sources with NODE_ENV=production', () => {
     const scripts = (JSON.parse(readFileSync(ROOT_PACKAGE, 'utf8')) as { scripts: Record<string, string> }).scripts;
     const server = scripts.start?.split('&&').find((part) => part.includes('cli.ts serve'));
-    expect(server?.trim()).toMatch(/^NODE_ENV=production node .*packages\/api\/src\/cli\.ts serve$/);
+    // `exec`: the shell pnpm runs the script in becomes the server, so a signal pnpm forwards
+    // reaches it (without it the server outlived pnpm, holding the database's lock).
+    expect(server?.trim()).toMatch(/^NODE_ENV=production exec node .*packages\/api\/src\/cli\.ts serve$/);
   });
 
   it('builds the widget first only when its inputs changed since the build in its dist/', () => {
     const scripts = (JSON.parse(readFileSync(ROOT_PACKAGE, 'utf8')) as { scripts: Record<string, string> }).scripts;
     expect(scripts.start?.split('&&')[0]?.trim()).toBe('pnpm --filter @agent-teams/widget build --if-changed');
   });
+
+  it('stops the server when the shell pnpm runs the script in gets SIGTERM or SIGINT', async () => {
+    // The script's server part in a shell, as pnpm runs it (with the arguments it appends); not
+    // `pnpm start` itself, whose widget build would race the widget's own tests.
+    const scripts = (JSON.parse(readFileSync(ROOT_PACKAGE, 'utf8')) as { scripts: Record<string, string> }).scripts;
+    const server =
+      scripts.start
+        ?.split('&&')
+        .find((part) => part.includes('cli.ts serve'))
+        ?.trim() ?? '';
+    const dir = mkdtempSync(join(tmpdir(), 'start-script-'));
+    try {
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+        const args = `--port 0 --database '${join(dir, `${signal}.sqlite`)}'`;
+        const child = spawn('sh', ['-c', `${server} ${args}`], {
+          cwd: dirname(ROOT_PACKAGE),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+        });
+        child.stderr.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+        });
+        const url = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`not listening in time:\n${out}`)), 60_000);
+          child.stdout.on('data', () => {
+            const match = /listening on (http:\/\/\S+)/.exec(out);
+            if (match?.[1]) {
+              clearTimeout(timer);
+              resolve(match[1]);
+            }
+          });
+        });
+        expect((await fetch(`${url}/health`)).ok).toBe(true);
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill(signal);
+        await exited;
+        // The server itself went: its port no longer answers.
+        await expect(fetch(`${url}/health`)).rejects.toThrow();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
