@@ -93,13 +93,16 @@ async function serve(
   deps: McpEndpointDeps,
   validator: AjvJsonSchemaValidator,
 ): Promise<Response> {
-  const { Server, WebStandardStreamableHTTPServerTransport, ListToolsRequestSchema, CallToolRequestSchema } = sdk;
+  const { Server, WebStandardStreamableHTTPServerTransport, ListToolsRequestSchema, ToolCallRequestSchema } = sdk;
   const server = new Server(
     { name: 'agent-teams', version: deps.version },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await tools.list() }));
-  server.setRequestHandler(CallToolRequestSchema, (call) => tools.call(call.params.name, call.params.arguments ?? {}));
+  // Arguments as sent (an own `__proto__` key included); not an object is -32602 (tool-arguments.ts).
+  server.setRequestHandler(ToolCallRequestSchema, (call) =>
+    tools.call(call.params.name, sdk.sentArguments(call.params.sent)),
+  );
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

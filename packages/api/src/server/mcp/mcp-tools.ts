@@ -91,9 +91,16 @@ async function catalogAgents(core: Core): Promise<readonly CatalogAgent[] | null
   }
 }
 
-/** Checks the arguments' shape: an object holding only the tool's arguments. */
-function unexpectedArgument(spec: OwnerToolSpec, args: Readonly<Record<string, unknown>>): string | null {
-  return Object.keys(args).find((key) => !(key in spec.inputSchema.properties)) ?? null;
+/** The argument check (zod's), loaded on the first owner tool call like the SDK (mcp-sdk.ts). */
+let argumentCheck: Promise<typeof import('./tool-arguments.js')['argumentProblem']> | null = null;
+
+/**
+ * Checks the arguments against the tool's `inputSchema`: GraphQL's input coercion alone would let
+ * `5` through as an `ID` (NOT_FOUND instead of INVALID_INPUT) and a lone string as a list.
+ */
+async function argumentProblem(spec: OwnerToolSpec, args: Readonly<Record<string, unknown>>): Promise<string | null> {
+  argumentCheck ??= import('./tool-arguments.js').then((loaded) => loaded.argumentProblem);
+  return (await argumentCheck)(spec.name, spec.inputSchema, args);
 }
 
 /**
@@ -113,8 +120,8 @@ export function ownerToolSet(core: Core, viewer: OwnerId, graphql: GraphqlRunner
     async call(name, args) {
       const spec = OWNER_TOOL_SPECS.find((candidate) => candidate.name === name);
       if (spec === undefined) return errorResult('INVALID_INPUT', `There is no tool "${name}".`);
-      const unexpected = unexpectedArgument(spec, args);
-      if (unexpected !== null) return errorResult('INVALID_INPUT', `${name} does not take "${unexpected}".`);
+      const problem = await argumentProblem(spec, args);
+      if (problem !== null) return errorResult('INVALID_INPUT', problem);
       const answer = await graphql(viewer, spec.document, spec.variables(args));
       const [first] = answer.errors ?? [];
       if (first !== undefined) {

@@ -27,7 +27,7 @@ const JOB_FIELDS = `id kind status text error rootId conversationId createdAt st
   team { id name } member { id name } requester { member { id name } } parent { id }
   input { kind requestId question payload } result { available text truncated }`;
 const TEAM_FIELDS = `id name goal status createdAt
-  members { id name label status agent { id name title } }`;
+  members { id name label role isLead status agent { id name title } }`;
 const PAGE_FIELDS = 'pageInfo { hasNextPage endCursor } totalCount';
 
 const idArg = (what: string): JsonSchema => ({ type: 'string', minLength: 1, description: `Id of the ${what}.` });
@@ -91,6 +91,18 @@ export const OWNER_TOOL_SPECS: readonly OwnerToolSpec[] = [
             {
               name: { type: 'string', description: `Member name, at most ${Limits.memberName.maxChars} characters.` },
               agent_id: { type: 'string', description: 'Id of a catalog agent.' },
+              // No length keywords: the role's rules and errors are createTeam's (validateRole), as over GraphQL.
+              role: {
+                type: 'string',
+                description:
+                  "The member's role, shown in the roster, the team context and its instructions: one line of " +
+                  `1–${Limits.memberRole.maxChars} characters.`,
+              },
+              lead: {
+                type: 'boolean',
+                description:
+                  "true for the team's lead (who alone may spawn, retire, close and interrupt); at most one.",
+              },
             },
             ['name', 'agent_id'],
           ),
@@ -106,8 +118,8 @@ export const OWNER_TOOL_SPECS: readonly OwnerToolSpec[] = [
         goal: args.goal,
         members: Array.isArray(args.members)
           ? args.members.map((member: unknown) => {
-              const { name, agent_id } = (member ?? {}) as Record<string, unknown>;
-              return { name, agentId: agent_id };
+              const { name, agent_id, role, lead } = (member ?? {}) as Record<string, unknown>;
+              return { name, agentId: agent_id, role, lead };
             })
           : args.members,
       },
