@@ -6,7 +6,7 @@
  *
  * IPC: parent → `{ type: 'open', database, providerUrl, turns, idleTeams, maxSubscriptions }`;
  * child → `{ type: 'opened', url, token, activeJobs, idleJobs, idleTeams }` once the idle jobs
- * completed (the active ones stay RUNNING, their model calls held by the provider); parent →
+ * wait for a person's answer (the active ones stay RUNNING, their model calls held by the provider); parent →
  * `{ type: 'count' }`; child → `{ type: 'counted', progressListeners, sockets }`; parent →
  * `{ type: 'memory' }`; child → `{ type: 'memory', rss, heap }` (after a full GC); parent →
  * `{ type: 'measure' }`; child → `{ type: 'measuring' }`; parent → `{ type: 'measured' }`; child
@@ -30,7 +30,7 @@ import { answerParent } from './harness/bench-child.js';
 import { BENCH_LOGGER } from './harness/bench-stack.js';
 import { RelayWindow } from './harness/relay-window.js';
 import { waitUntil } from './harness/stats.js';
-import { INSTANT_PREFIX } from './harness/streaming-chat-provider.js';
+import { ASK_PREFIX } from './harness/streaming-chat-provider.js';
 
 const TOKEN = 'tok-relay-bench';
 const OWNER: OwnerId = asOwnerId('relay-owner');
@@ -116,21 +116,22 @@ async function open(message: Open) {
     if (!job) throw new Error('[agent-teams/bench] sendRequest made no job');
     return job;
   };
-  // Idle teams first: one instant turn each, so each has a finished job and a quiet log.
+  // Idle teams first: one turn each that asks the person a question, so each has a job that stays
+  // unfinished without a word of progress (a finished job's jobProgress ends at once) and a quiet log.
   const idle: { teamId: string; jobId: string }[] = [];
   for (let i = 0; i < message.idleTeams; i += 1) {
     const target = await team(`idle-${i}`);
-    const job = await send(target, `${INSTANT_PREFIX} idle ${i}`, `idle-${i}`);
+    const job = await send(target, `${ASK_PREFIX} idle ${i}`, `idle-${i}`);
     idle.push({ teamId: target.teamId, jobId: job.id });
   }
   await waitUntil(
     async () => {
       for (const { jobId } of idle) {
-        if ((await built.core.jobs.get(OWNER, jobId as never))?.phase !== 'COMPLETED') return false;
+        if ((await built.core.jobs.get(OWNER, jobId as never))?.phase !== 'WAITING_INPUT') return false;
       }
       return true;
     },
-    'the idle jobs to complete',
+    'the idle jobs to wait for their answer',
     60_000,
     20,
   );

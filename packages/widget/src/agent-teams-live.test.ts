@@ -83,7 +83,7 @@ describe('agentTeamsHandlers over the WebSocket', () => {
     api.dispose();
   });
 
-  it('answers NOT_FOUND for an unknown team and completes jobProgress at once', async () => {
+  it('answers NOT_FOUND for an unknown team; jobProgress of a finished job sends its final state and completes', async () => {
     const api = createApi({ endpoint, token: async () => 'tok' });
     const missing = collect();
     api.live.subscribe(TEAM_EVENTS, { teamId: 'team_none' }, missing.sink);
@@ -91,7 +91,19 @@ describe('agentTeamsHandlers over the WebSocket', () => {
     const progress = collect();
     api.live.subscribe(JOB_PROGRESS, { jobId: team.jobs[0]?.id }, progress.sink);
     await expect.poll(() => progress.completed()).toBe(true);
-    expect(progress.events).toEqual([]);
+    // As the server: one payload with the final status (the fake's requests finish when sent).
+    expect(progress.events).toEqual([
+      {
+        jobProgress: expect.objectContaining({
+          job: expect.objectContaining({ id: team.jobs[0]?.id, status: 'COMPLETED' }),
+          textDelta: null,
+          toolCall: null,
+        }),
+      },
+    ]);
+    const unknown = collect();
+    api.live.subscribe(JOB_PROGRESS, { jobId: 'job_none' }, unknown.sink);
+    await expect.poll(() => unknown.errors).toEqual([{ dropped: false, code: 'NOT_FOUND' }]);
     api.dispose();
   });
 

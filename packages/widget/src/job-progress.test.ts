@@ -71,4 +71,20 @@ describe('createJobProgress', () => {
     for (const listener of listeners) listener(true);
     expect(subscriptions).toHaveLength(2);
   });
+
+  it('keeps what streamed when the server completes the stream (the job ended), and does not subscribe again', () => {
+    const { progress, subscriptions, listeners } = setup();
+    const card = watching(() => progress.watch('j1'));
+    subscriptions[0]?.sink.next({ jobProgress: { textDelta: 'Done', toolCall: null } });
+    // The server's last payload shows the terminal status without text, then completes.
+    subscriptions[0]?.sink.next({ jobProgress: { textDelta: null, toolCall: null } });
+    subscriptions[0]?.sink.complete();
+    expect(progress.get('j1')).toEqual({ text: 'Done', tools: [] });
+    // A socket that comes back up does not restart a stream that ended normally.
+    for (const listener of listeners) listener(false);
+    for (const listener of listeners) listener(true);
+    expect(subscriptions).toHaveLength(1);
+    card();
+    expect(progress.get('j1')?.text).toBe('Done');
+  });
 });

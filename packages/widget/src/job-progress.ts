@@ -53,6 +53,9 @@ export function createJobProgress(api: Api): JobProgress {
         error({ dropped }) {
           if (dropped && watched.get(jobId) === entry) entry.stop = null;
         },
+        // The job ended: the server completes the stream after the payload with its terminal
+        // status. What streamed is kept, and `entry.stop` stays set, so a socket coming back up
+        // does not subscribe again to a job that has nothing more to stream.
         complete: () => {},
       },
     );

@@ -5,6 +5,8 @@ import { monotonicMs } from '../live-clock.js';
 
 /** A request whose last user message contains this is answered at once (the idle jobs). */
 export const INSTANT_PREFIX = 'instant-answer:';
+/** A request whose text holds this is answered at once with a question to the person (`ask_clarification`). */
+export const ASK_PREFIX = 'ask-person:';
 
 /**
  * The text of a streamed delta: `<stream>.<index>@<send time>` (send time in monotonic ms, three
@@ -57,7 +59,8 @@ const MODEL = 'bench-stream';
  * stamped with its send time just before its `write` ({@link deltaText}). The answers start
  * staggered over one interval, as independent model calls would, rather than in lockstep.
  * Requests whose last user message contains {@link INSTANT_PREFIX} are answered at once (the
- * runtime wraps the request's text in a JSON turn message).
+ * runtime wraps the request's text in a JSON turn message); those with {@link ASK_PREFIX} at once
+ * with an `ask_clarification` call.
  *
  * @remarks The provider is the one faked part of the token-relay benchmark; it runs in the
  * benchmark's own process, apart from the server, so its send times are not delayed by the
@@ -89,6 +92,13 @@ export async function startStreamingChatProvider(): Promise<StreamingChatProvide
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const [role = '[DONE]', ...rest] = completionChunks(model, { content: 'ok', usage: usage(1) }, includeUsage);
       res.write(sse(role));
+      if (typeof user === 'string' && user.includes(ASK_PREFIX)) {
+        // A question to the person: the job then waits for an answer, unfinished and quiet.
+        const ask = { id: 'call_ask', name: 'ask_clarification', arguments: '{"question":"Which one?"}' };
+        const asked = completionChunks(model, { toolCalls: [ask], usage: usage(1) }, includeUsage).slice(1);
+        res.end(asked.map(sse).join(''));
+        return;
+      }
       if (typeof user === 'string' && user.includes(INSTANT_PREFIX)) {
         // The instant answer: the remaining chunks of a one-word reply, at once.
         res.end(rest.map(sse).join(''));

@@ -123,4 +123,49 @@ describe('ProgressStream', () => {
     expect(woken).toBe(1);
     expect(stream[PULL_OR_WAKE](() => {})).toEqual({ done: true, value: undefined });
   });
+
+  it('ends after the views already queued on end(): the last one is delivered, later pushes are not', async () => {
+    let released = 0;
+    const stream = new ProgressStream<string>(() => {
+      released += 1;
+    });
+    let woken = 0;
+    expect(stream[PULL_OR_WAKE](() => (woken += 1))).toBeUndefined();
+    stream.push('delta');
+    stream.push('final');
+    stream.end();
+    stream.end();
+    stream.push('late');
+    // Released at once (stop listening), yet the queued views still go out, through the wake.
+    expect(released).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(woken).toBe(1);
+    expect([stream[PULL_READY](), stream[PULL_READY](), stream[PULL_OR_WAKE](() => {})]).toEqual([
+      { done: false, value: 'delta' },
+      { done: false, value: 'final' },
+      { done: true, value: undefined },
+    ]);
+    await stream.return();
+    expect(released).toBe(1);
+  });
+
+  it('ends a waiting subscriber at once on end() when nothing is queued', async () => {
+    const waiting = new ProgressStream<string>(() => {});
+    const next = waiting.next();
+    waiting.end();
+    expect(await next).toEqual({ done: true, value: undefined });
+    const armed = new ProgressStream<string>(() => {});
+    const seen: (IteratorResult<string> | undefined)[] = [];
+    armed[PULL_OR_WAKE](() => seen.push(armed[PULL_OR_WAKE](() => {})));
+    armed.end();
+    expect(seen).toEqual([{ done: true, value: undefined }]);
+  });
+
+  it('delivers queued views to next() after end(), then the end', async () => {
+    const stream = new ProgressStream<string>(() => {});
+    stream.push('final');
+    stream.end();
+    expect(await stream.next()).toEqual({ done: false, value: 'final' });
+    expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
 });

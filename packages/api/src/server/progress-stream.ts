@@ -20,7 +20,9 @@ const DONE: IteratorResult<never> = { done: true, value: undefined };
  * behind (token-relay benchmark). A subscriber more than {@link PROGRESS_BACKLOG} views behind is
  * ended (the client sees `complete`): progress is not stored, and a consumer that slow cannot
  * use it live anyway. The live server waits through {@link PULL_OR_WAKE} rather than `next()`:
- * the wake then calls it back synchronously, without a promise per delivery.
+ * the wake then calls it back synchronously, without a promise per delivery. {@link ProgressStream.end}
+ * ends it the normal way: the views already queued are delivered first (the job's last one among
+ * them), then the end.
  */
 export class ProgressStream<V> implements AsyncIterableIterator<V>, WakingEvents<V> {
   #queue: (V | undefined)[] = [];
@@ -29,7 +31,9 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, WakingEvents
   #wake: ((result: IteratorResult<V>) => void) | null = null;
   /** The callback armed by {@link PULL_OR_WAKE}, if any (instead of a waiting `next()`). */
   #wakeCallback: (() => void) | null = null;
+  /** No more views are accepted; pulls answer the end once the queue is empty. */
   #closed = false;
+  #released = false;
   /** True while this stream waits in {@link ProgressStream.#toWake}. */
   #scheduled = false;
   readonly #release: () => void;
@@ -123,8 +127,21 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, WakingEvents
     return this;
   }
 
-  #finish(): void {
+  /**
+   * Ends the stream after the views already queued: later pushes are ignored, `release` runs now,
+   * and the pull after the last queued view answers the end (the client then gets `complete`).
+   */
+  end(): void {
     if (this.#closed) return;
+    this.#closed = true;
+    // Nothing queued: no wake is scheduled, so the waiting subscriber is ended here. Otherwise a
+    // waiter was woken by the push that queued (or is about to pull), and its next pull ends it.
+    if (this.#head === this.#queue.length) this.#finish();
+    else this.#releaseOnce();
+  }
+
+  /** Ends at once, dropping what is queued (`return()`, a subscriber too far behind). */
+  #finish(): void {
     this.#closed = true;
     this.#queue = [];
     this.#head = 0;
@@ -133,8 +150,14 @@ export class ProgressStream<V> implements AsyncIterableIterator<V>, WakingEvents
     const callback = this.#wakeCallback;
     this.#wakeCallback = null;
     wake?.(DONE);
-    this.#release();
+    this.#releaseOnce();
     // Last: the subscriber finds the stream fully closed (its pull answers the end).
     callback?.();
+  }
+
+  #releaseOnce(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.#release();
   }
 }

@@ -46,7 +46,7 @@ const offers = (protocols: string | string[] | undefined) =>
 /**
  * An msw WebSocket handler speaking `graphql-transport-ws` like the server: `teamEvents` replays
  * the fake's events after `afterSeq` and then streams new ones as the fake's mutations make them;
- * `jobProgress` completes at once (the fake's requests finish when sent).
+ * `jobProgress` sends the job's final state and completes (the fake's requests finish when sent).
  *
  * @remarks A socket that does not ask for the graphql-ws subprotocol is passed through to the real
  * network untouched, so a host's other WebSockets keep working when no endpoint is given.
@@ -72,6 +72,14 @@ export function liveHandler(fake: WidgetFake, options: LiveHandlerOptions): WebS
 
     const subscribe = (id: string, query: string, variables: Record<string, unknown>) => {
       if (/\bjobProgress\b/.test(query)) {
+        // As the server: the fake's requests finish when sent, so one payload shows the job's
+        // final status (no text, no tool call), then the stream completes.
+        const jobId = String(variables.jobId);
+        const owner = [...fake.teams.values()].find((t) => t.jobs.some((j) => j.id === jobId));
+        const job = owner?.jobs.find((j) => j.id === jobId);
+        if (!owner || !job) return fail(id, ErrorCode.NOT_FOUND, 'No such job.');
+        const jobProgress = { job: jobView(owner, job), textDelta: null, toolCall: null };
+        send({ id, type: 'next', payload: { data: { jobProgress } } });
         send({ id, type: 'complete' });
         return;
       }
