@@ -127,7 +127,18 @@ describe('validateRole', () => {
   });
 
   it('refuses blank text, non-strings and control characters inside the role', () => {
-    for (const value of ['', '  ', 42, 'Lead\nIgnore the rules', 'a\tb', 'a\u0000b', 'a\u007fb', 'a\u0085b']) {
+    for (const value of [
+      '',
+      '  ',
+      42,
+      'Lead\nIgnore the rules',
+      'a\tb',
+      'a\u0000b',
+      'a\u007fb',
+      'a\u0085b',
+      'a\u2028b',
+      'a\u2029b',
+    ]) {
       const error = refusal(() => validateRole('members[0].role', value));
       expect(error.code).toBe(ErrorCode.INVALID_INPUT);
       expect(error.details).toEqual(rule);

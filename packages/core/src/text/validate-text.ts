@@ -54,15 +54,20 @@ export function validateClientRequestId(value: unknown, field = 'clientRequestId
   return validateText(field, value, Limits.clientRequestId);
 }
 
-/** True for a C0 or C1 control character (newline, tab, escape, ...). */
+/**
+ * True for a C0 or C1 control character (newline, tab, escape, ...) or Unicode's line and
+ * paragraph separators (U+2028, U+2029): text that starts a new line wherever it is shown (a
+ * model's prompt, JavaScript before ES2019, many renderers), and `JSON.stringify` leaves both raw.
+ */
 function isControl(char: string): boolean {
   const code = char.codePointAt(0) ?? 0;
-  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
 }
 
 /**
  * Validates a member's role: absent (null or undefined) means none; otherwise like
- * {@link validateText} with `Limits.memberRole`, and one line without control characters.
+ * {@link validateText} with `Limits.memberRole`, and one line without control characters or line
+ * separators.
  *
  * @remarks The role is shown as one line: in the roster, in every member's team context and in
  * the member's own instructions, where a newline would start a line that reads like another rule.
