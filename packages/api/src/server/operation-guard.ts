@@ -68,10 +68,40 @@ function neverLimited({ document, operationName }: GuardedOperation): boolean {
 }
 
 /** `$name.path` of the first unstorable variable string, `query` for a literal in the document, or null. */
-function unstorableInput({ document, variables }: GuardedOperation): string | null {
-  const path = findUnstorableText(variables ?? {});
+function unstorableInput({ document, operationName, variables }: GuardedOperation): string | null {
+  const path = findUnstorableText(withoutAnswers(document, operationName, variables ?? {}));
   if (path !== null) return `$${path}`;
   return hasUnstorableLiteral(document) ? 'query' : null;
+}
+
+/**
+ * `variables` without the answers of `respond` (`RespondInput.response`, as a variable of its own
+ * or inside the input's): those are checked by `respond` itself, which refuses what a store cannot
+ * keep as INVALID_RESPONSE with the rule of the question's kind, as documented for an answer.
+ */
+function withoutAnswers(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  const operation = getOperationAST(document, operationName ?? null);
+  if (operation?.operation !== 'mutation') return variables;
+  let copy: Record<string, unknown> | null = null;
+  for (const selection of operation.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD || selection.name.value !== 'respond') continue;
+    const input = selection.arguments?.find((argument) => argument.name.value === 'input')?.value;
+    copy ??= { ...variables };
+    if (input?.kind === Kind.VARIABLE) {
+      const value = copy[input.name.value];
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        copy[input.name.value] = { ...value, response: null };
+      }
+    } else if (input?.kind === Kind.OBJECT) {
+      const response = input.fields.find((field) => field.name.value === 'response')?.value;
+      if (response?.kind === Kind.VARIABLE) copy[response.name.value] = null;
+    }
+  }
+  return copy ?? variables;
 }
 
 /**

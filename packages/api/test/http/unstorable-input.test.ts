@@ -64,10 +64,13 @@ describe.each(['sqlite', 'postgres'] as const)('input a store cannot keep, on %s
       input: { teamId: team.id, memberIds: [team.members[0]?.id], text: `hello${NUL}`, clientRequestId: 's' },
     });
     expect(codes(send)).toEqual(['INVALID_INPUT']);
+    // An answer's own text is `respond`'s to refuse, as INVALID_RESPONSE (respond-graphql.test.ts);
+    // the other fields of its input are refused here.
     const respond = await stack.gql('mutation($input: RespondInput!) { respond(input: $input) { job { id } } }', {
-      input: { jobId: 'job_x', response: { [`k${NUL}`]: 1 }, clientRequestId: 'r' },
+      input: { jobId: `job_${NUL}`, response: 'fine', clientRequestId: 'r' },
     });
     expect(codes(respond)).toEqual(['INVALID_INPUT']);
+    expect(respond.errors[0]?.extensions?.field).toBe('$input.jobId');
     const teams = await stack.gql('{ viewer { teams { edges { node { id name } } } } }');
     expect(teams.data).toMatchObject({ viewer: { teams: { edges: [{ node: { id: team.id } }] } } });
   });

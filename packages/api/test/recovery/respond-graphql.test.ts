@@ -43,6 +43,22 @@ describe('respond over GraphQL', () => {
     expect(codes(await respond({ response: { not: 'text' } }))).toEqual(['INVALID_RESPONSE']);
     expect(codes(await respond({ response: 'ok', inputRequestId: 'another' }))).toEqual(['INPUT_CHANGED']);
     expect(codes(await respond({ response: 'ok' }, TOKENS.bob))).toEqual(['NOT_FOUND']);
+    // What no store can keep in the answer is the answer's own refusal (the operation guard
+    // refuses it elsewhere as INVALID_INPUT), in a variable of its own or inside the input.
+    for (const response of ['a\ud800b', 'a\u0000b', '\udc00']) {
+      const lone = await respond({ response });
+      expect(codes(lone)).toEqual(['INVALID_RESPONSE']);
+      expect(lone.errors[0]?.extensions).toMatchObject({ field: 'response' });
+    }
+    const inline = await stack.gql(
+      'mutation($r: JSON!) { respond(input: { jobId: "' +
+        id +
+        '", clientRequestId: "k", response: $r }) { job { id } } }',
+      { r: 'x\ud800' },
+    );
+    expect(codes(inline)).toEqual(['INVALID_RESPONSE']);
+    // Another input of the same operation still answers INVALID_INPUT.
+    expect(codes(await respond({ response: 'ok', clientRequestId: 'k\u0000' }))).toEqual(['INVALID_INPUT']);
     const refused = await respond({ response: '   ' });
     expect(codes(refused)).toEqual(['INVALID_RESPONSE']);
     expect(refused.errors[0]?.extensions?.details ?? refused.errors[0]?.extensions).toMatchObject({
