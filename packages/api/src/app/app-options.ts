@@ -74,7 +74,7 @@ export interface ClusterSettings {
  */
 export type HttpSettings = Pick<
   ServerDeps,
-  'tokenHint' | 'pageHtml' | 'widgetBundle' | 'live' | 'maxBodyBytes' | 'rateLimit' | 'clock'
+  'tokenHint' | 'loopbackHostsOnly' | 'pageHtml' | 'widgetBundle' | 'live' | 'maxBodyBytes' | 'rateLimit' | 'clock'
 > & {
   /** Wraps the core the resolvers call (tests inject failures at the edge). */
   readonly core?: (core: Core) => Core;

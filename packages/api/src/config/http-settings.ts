@@ -2,6 +2,7 @@ import type { ServeOptions } from '../cli-options.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../server/body-limit.js';
 import { RATE_LIMIT_DEFAULTS, type RateLimitOptions } from '../server/rate-limiter.js';
 import type { AgentTeamsConfig } from './agent-teams-config.js';
+import { DEFAULT_DEV_TOKEN } from './demo-config.js';
 import { isLoopbackHost } from './load-config.js';
 
 /** The HTTP limits and token hint `serve` builds the server with (part of `createApp`'s `http`). */
@@ -10,6 +11,11 @@ export interface ServeHttpSettings {
   readonly rateLimit: RateLimitOptions;
   /** Where the development token was printed: said on loopback only, never the token itself. */
   readonly tokenHint?: string;
+  /**
+   * True with the well-known development token on the loopback: requests addressed to another
+   * host name are refused (DNS rebinding; `server/loopback-hosts.ts`).
+   */
+  readonly loopbackHostsOnly?: true;
 }
 
 /** What GraphiQL and the demo page say on loopback when a development token was printed. */
@@ -32,5 +38,6 @@ export function httpSettings(
       burst: options.rateLimitBurst ?? fileRate.burst,
     },
     ...(devToken !== null && isLoopbackHost(options.host) ? { tokenHint: DEV_TOKEN_HINT } : {}),
+    ...(devToken === DEFAULT_DEV_TOKEN && isLoopbackHost(options.host) ? { loopbackHostsOnly: true } : {}),
   };
 }

@@ -21,6 +21,7 @@ import { graphiqlPage } from './graphiql-page.js';
 import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
 import { type LiveServer, startLiveServer } from './live/live-server.js';
+import { loopbackHostsOnly, upgradeHostAllowed } from './loopback-hosts.js';
 import { createMaskError } from './mask-error.js';
 import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
 import { createOperationGuard, takeToken } from './operation-guard.js';
@@ -50,6 +51,11 @@ export interface ServerDeps extends EdgeDeps {
    * no page ever carries a token itself.
    */
   readonly tokenHint?: string;
+  /**
+   * Answer only requests addressed to a loopback name (`loopback-hosts.ts`): set by `serve` when
+   * it runs on the loopback with the well-known development token.
+   */
+  readonly loopbackHostsOnly?: boolean;
   /** Replaces the default page at `/`. */
   readonly pageHtml?: string;
   /** The built widget, served at `/widget.js` when given. */
@@ -174,7 +180,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     ],
   });
 
-  const server = createHttpServer(withRequestIds(limitRequestBodies(yoga, maxBodyBytes)));
+  const listener = withRequestIds(limitRequestBodies(yoga, maxBodyBytes));
+  const server = createHttpServer(deps.loopbackHostsOnly ? loopbackHostsOnly(listener) : listener);
   // A peer that trickles its headers or body is dropped: at most 1 MiB in at most 30 s.
   server.headersTimeout = HTTP_TIMEOUTS.headersMs;
   server.requestTimeout = HTTP_TIMEOUTS.requestMs;
@@ -201,6 +208,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     maskError: maskOne,
     guard,
     logger,
+    ...(deps.loopbackHostsOnly ? { hostAllowed: upgradeHostAllowed } : {}),
   });
   let closing: Promise<void> | null = null;
 

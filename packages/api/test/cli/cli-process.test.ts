@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,6 +104,34 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_00
   }
 }
 
+/** The status a request (or a WebSocket upgrade) addressed to `host` gets from the server at `url`. */
+function statusFor(url: string, host: string, upgrade = false): Promise<number> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host };
+    if (upgrade) {
+      Object.assign(headers, {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'sec-websocket-protocol': 'graphql-transport-ws',
+      });
+    }
+    const call = request({ host: '127.0.0.1', port, path: upgrade ? '/graphql' : '/health', headers });
+    call.on('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    call.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve(response.statusCode ?? 0);
+    });
+    call.on('error', reject);
+    call.end();
+  });
+}
+
 const CREATE = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { id status members { id name } } } }`;
 const SEND = `mutation($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id status } } }`;
 const JOB = `query($id: ID!) { job(id: $id) { status result { available text } } }`;
@@ -136,6 +165,17 @@ describe('the agent-teams CLI as a child process', () => {
 
     const unauthenticated = await gql(server.url, 'wrong-token', JOB, { id: jobId });
     expect(unauthenticated.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+
+    // With the well-known token, only requests addressed to the loopback are answered (DNS rebinding).
+    const port = new URL(server.url).port;
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `app.localhost:${port}`]) {
+      expect(await statusFor(server.url, host)).toBe(200);
+    }
+    for (const host of [`evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`]) {
+      expect(await statusFor(server.url, host)).toBe(421);
+      expect(await statusFor(server.url, host, true)).toBe(421);
+    }
+    expect(await statusFor(server.url, `localhost:${port}`, true)).toBe(101);
 
     const second = await runCli(['serve', '--port', '0', '--database', database]);
     expect(second.code).toBe(1);
@@ -176,6 +216,8 @@ describe('the agent-teams CLI as a child process', () => {
     expect((await gql(server.url, 'dev-token', '{ viewer { id } }')).errors?.[0]?.extensions?.code).toBe(
       'UNAUTHENTICATED',
     );
+    // Tokens of the operator's own: any host name (a proxy's, say) is answered.
+    expect(await statusFor(server.url, 'teams.example')).toBe(200);
     server.child.kill('SIGTERM');
     expect(await exitOf(server.child)).toBe(0);
 

@@ -24,6 +24,8 @@ export interface LiveServerDeps {
   readonly maskError: (error: unknown) => GraphQLError;
   readonly guard: OperationGuard;
   readonly logger: Logger;
+  /** When given, an upgrade it refuses gets 421 (the development server's host check: `loopback-hosts.ts`). */
+  readonly hostAllowed?: (request: IncomingMessage) => boolean;
 }
 
 /** The running live endpoint. */
@@ -75,6 +77,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== deps.path) return refuse(socket, 400, 'Bad Request');
+    if (deps.hostAllowed && !deps.hostAllowed(request)) return refuse(socket, 421, 'Misdirected Request');
     if (!originAllowed(request.headers.origin, request.headers.host)) return refuse(socket, 403, 'Forbidden');
     wss.handleUpgrade(request, socket, head, (ws) => {
       if (ws.protocol !== SUBPROTOCOL) {
