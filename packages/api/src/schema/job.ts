@@ -101,7 +101,16 @@ function addJobParts(_builder: Builder, refs: Refs): void {
       available: t.exposeBoolean('available', {
         description: 'False when there is no retained answer: unfinished, cancelled, or no longer retained.',
       }),
-      text: t.exposeString('text', { nullable: true, description: 'The answer, at most 6,000 UTF-8 bytes.' }),
+      // Exact about the cut answer: the notice (`TRUNCATION_NOTICE` in the core) comes after the
+      // 6,000 bytes, so a client sizing a buffer must allow for it.
+      text: t.exposeString('text', {
+        nullable: true,
+        description:
+          'The answer (a failed job: its error), at most 6,000 UTF-8 bytes; a completed answer that was cut ' +
+          '(truncated) keeps at most its first 6,000 bytes, cut at a character boundary, followed by the ' +
+          '63-byte notice "\\n[Truncated; open the member conversation for the full answer.]", so at most ' +
+          '6,063 bytes in all.',
+      }),
       truncated: t.exposeBoolean('truncated', {
         nullable: true,
         description: 'True when the answer was cut; null when that is unknown.',

@@ -1,5 +1,5 @@
 import { DomainError, ErrorCode, type Logger } from '@agent-teams/core';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
 
 /** The message every error that is not a {@link DomainError} is replaced with. */
 export const UNEXPECTED_ERROR_MESSAGE = 'Unexpected error.';
@@ -12,7 +12,10 @@ const KNOWN_CODES = new Set<string>(Object.values(ErrorCode));
  *
  * @remarks A {@link DomainError}, also when graphql-js wrapped it as `originalError`, becomes a
  * GraphQL error with `extensions.code` and its details; UNAUTHENTICATED also sets the HTTP
- * status 401, RATE_LIMITED 429 with `Retry-After` (both refuse the whole request). GraphQL's own request errors (syntax, validation, variables) pass unchanged.
+ * status 401, RATE_LIMITED 429 with `Retry-After` (both refuse the whole request). A mutation's
+ * error names the mutation's input field where the shared core names a member tool's argument
+ * (see `GRAPHQL_FIELDS`). GraphQL's own request errors (syntax, validation, variables) pass
+ * unchanged.
  * Everything else is logged and replaced with "Unexpected error." so no internals leak.
  */
 export function createMaskError(logger: Logger): (error: unknown, message: string) => Error {
@@ -27,9 +30,10 @@ export function createMaskError(logger: Logger): (error: unknown, message: strin
     };
     if (domain) {
       const http = requestLevelHttp(domain);
-      return new GraphQLError(domain.message, {
+      const { message, details } = inGraphqlTerms(domain, mutationOf(located));
+      return new GraphQLError(message, {
         ...where,
-        extensions: { ...domain.details, code: domain.code, ...http },
+        extensions: { ...details, code: domain.code, ...http },
       });
     }
     if (located && (located.originalError === undefined || located.originalError instanceof GraphQLError)) {
@@ -41,6 +45,57 @@ export function createMaskError(logger: Logger): (error: unknown, message: strin
     });
     return new GraphQLError(UNEXPECTED_ERROR_MESSAGE, where);
   };
+}
+
+/** A core argument name as one mutation's input calls it; `wording` rewrites the message too. */
+interface FieldRename {
+  readonly field: string;
+  readonly wording?: readonly [core: string, graphql: string];
+}
+
+/**
+ * The GraphQL input field of each argument name the core reports, for the mutations where the two
+ * differ.
+ *
+ * @remarks The mailbox and task-board decisions are shared by the member tools and these
+ * mutations, and name the member tools' arguments (`message_id`, `to`, `assignee`), which is
+ * right for the tools (the model and MCP member tools read those names). Renaming once here, at
+ * the edge every GraphQL error passes, keeps the shared decisions free of surface names and
+ * leaves the tools' answers as they are; `invokeTeamTool` (the tools over GraphQL) is not listed,
+ * so it keeps the tools' names.
+ */
+const GRAPHQL_FIELDS: ReadonlyMap<string, ReadonlyMap<string, FieldRename>> = new Map([
+  [
+    'sendMessage',
+    new Map([
+      ['message_id', { field: 'clientRequestId', wording: ['message id', 'clientRequestId'] as const }],
+      ['to', { field: 'memberIds' }],
+    ]),
+  ],
+  ['createTask', new Map([['assignee', { field: 'assigneeId' }]])],
+  ['assignTask', new Map([['assignee', { field: 'memberId' }]])],
+]);
+
+/**
+ * The root field whose resolver raised `located`, by its name in the schema (an alias only
+ * renames the response key, so `path[0]` is not enough); null for errors below the root.
+ */
+function mutationOf(located: GraphQLError | null): string | null {
+  const node = located?.nodes?.[0];
+  if (located?.path?.length !== 1 || node?.kind !== Kind.FIELD) return null;
+  return node.name.value;
+}
+
+/** The error's message and details with its field named as `mutation`'s input names it. */
+function inGraphqlTerms(
+  domain: DomainError,
+  mutation: string | null,
+): { message: string; details: DomainError['details'] } {
+  const field = domain.details.field;
+  const rename = mutation === null || typeof field !== 'string' ? undefined : GRAPHQL_FIELDS.get(mutation)?.get(field);
+  if (rename === undefined) return { message: domain.message, details: domain.details };
+  const message = rename.wording ? domain.message.replace(rename.wording[0], rename.wording[1]) : domain.message;
+  return { message, details: { ...domain.details, field: rename.field } };
 }
 
 /** The HTTP status (and headers) of a request-level refusal; nothing for field-level errors. */

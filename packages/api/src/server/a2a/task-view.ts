@@ -31,9 +31,14 @@ export function endsStream(job: JobView): boolean {
 /**
  * What distinguishes two snapshots of a job for an A2A client (its state, and the question when
  * it asks one): a stream sends one update per distinct key, in order.
+ *
+ * @remarks The question's id counts only while input-required: an answered job keeps its
+ * `pendingInput` until its run resumes, so the id would split one `working` (resuming, then
+ * running) into two updates. A new question after an answer is a new key all the same.
  */
 export function stateKey(job: JobView): string {
-  return `${taskStateOf(job)}:${job.pendingInput?.requestId ?? ''}`;
+  const state = taskStateOf(job);
+  return state === TaskState.TASK_STATE_INPUT_REQUIRED ? `${state}:${job.pendingInput?.requestId ?? ''}` : `${state}`;
 }
 
 /** A text part. */
