@@ -13,7 +13,11 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * the limit. The 413 answer is a GraphQL error (code QUERY_LIMIT, `limit: "maxBodyBytes"`) and
  * closes the connection: the rest of an oversized upload is never read.
  */
-export function limitRequestBodies(handler: RequestListener, maxBytes: number): RequestListener {
+export function limitRequestBodies(
+  handler: RequestListener,
+  maxBytes: number,
+  corsHeaders: (request: IncomingMessage) => Record<string, string> = () => ({}),
+): RequestListener {
   return (request, response) => {
     if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') {
       handler(request, response);
@@ -21,7 +25,7 @@ export function limitRequestBodies(handler: RequestListener, maxBytes: number): 
     }
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      tooLarge(response, maxBytes);
+      tooLarge(response, maxBytes, corsHeaders(request));
       return;
     }
     const chunks: Buffer[] = [];
@@ -33,7 +37,7 @@ export function limitRequestBodies(handler: RequestListener, maxBytes: number): 
       if (received > maxBytes) {
         refused = true;
         chunks.length = 0;
-        tooLarge(response, maxBytes);
+        tooLarge(response, maxBytes, corsHeaders(request));
         return;
       }
       chunks.push(chunk);
@@ -71,10 +75,11 @@ export function tooLargeBody(maxBytes: number): string {
  * Answers 413 with a GraphQL error body; Node closes the connection once it is sent (what is
  * still arriving of the body is discarded, never buffered).
  */
-function tooLarge(response: ServerResponse, maxBytes: number): void {
+function tooLarge(response: ServerResponse, maxBytes: number, cors: Record<string, string>): void {
   const body = tooLargeBody(maxBytes);
   response.shouldKeepAlive = false;
   response.writeHead(413, {
+    ...cors,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     connection: 'close',

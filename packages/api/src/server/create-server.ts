@@ -15,7 +15,7 @@ import { teamEventViewLoader } from '../schema/team-events.js';
 import { useA2aEndpoint } from './a2a/a2a-endpoint.js';
 import { bearerToken } from './bearer-token.js';
 import { DEFAULT_MAX_BODY_BYTES, limitRequestBodies } from './body-limit.js';
-import { corsPolicy } from './cors-policy.js';
+import { corsPolicy, earlyCorsHeaders, useVaryOrigin } from './cors-policy.js';
 import type { EdgeDeps, InteropDeps } from './edge-deps.js';
 import { graphiqlPage } from './graphiql-page.js';
 import type { PrepareDocument } from './live/connection-deps.js';
@@ -160,6 +160,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     renderGraphiQL: graphiql.renderGraphiQL,
     plugins: [
       useRequestLimits(),
+      useVaryOrigin(),
       useOperationGuard(guard, maskOne, logger),
       graphiql.plugin,
       useStaticPages(deps.pageHtml ?? defaultHomePage()),
@@ -180,7 +181,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     ],
   });
 
-  const listener = withRequestIds(limitRequestBodies(yoga, maxBodyBytes));
+  const allowedOrigins = deps.live?.allowedOrigins ?? [];
+  const listener = withRequestIds(limitRequestBodies(yoga, maxBodyBytes, earlyCorsHeaders(allowedOrigins)));
   const server = createHttpServer(deps.loopbackHostsOnly ? loopbackHostsOnly(listener) : listener);
   // A peer that trickles its headers or body is dropped: at most 1 MiB in at most 30 s.
   server.headersTimeout = HTTP_TIMEOUTS.headersMs;

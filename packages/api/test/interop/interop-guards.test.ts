@@ -131,4 +131,47 @@ describe('one CORS allowlist', () => {
       expect(other.headers['access-control-allow-origin']).toBeUndefined();
     },
   );
+
+  it('lets a page send the headers the MCP and A2A clients send, and read the ones it needs', async () => {
+    const sent = 'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id, a2a-version';
+    const preflight = await send(`${base}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': sent,
+      },
+    });
+    const allowedHeaders = String(preflight.headers['access-control-allow-headers']).split(/,\s*/);
+    for (const header of sent.split(', ')) expect(allowedHeaders).toContain(header);
+    const answer = await send(`${base}/graphql`, {
+      headers: { origin: 'https://app.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    const exposed = String(answer.headers['access-control-expose-headers']).split(/,\s*/);
+    for (const header of ['retry-after', 'www-authenticate', 'x-request-id']) expect(exposed).toContain(header);
+    expect(answer.headers.vary).toMatch(/origin/i);
+    // Another origin's answer carries no CORS headers but still varies by origin (shared caches).
+    const other = await send(`${base}/graphql`, {
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ __typename }' }),
+    });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    expect(other.headers.vary).toMatch(/origin/i);
+  });
+
+  it('answers an oversized body with CORS headers, so a page sees the 413 and not a network error', async () => {
+    const tooLarge = await send(`${base}/graphql`, {
+      headers: { origin: 'https://app.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ __typename } #${'x'.repeat(MAX_BODY)}` }),
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.headers['access-control-allow-origin']).toBe('https://app.example');
+    const refused = await send(`${base}/graphql`, {
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ __typename } #${'x'.repeat(MAX_BODY)}` }),
+    });
+    expect(refused.status).toBe(413);
+    expect(refused.headers['access-control-allow-origin']).toBeUndefined();
+  });
 });
