@@ -22,7 +22,7 @@ import type { PrepareDocument } from './live/connection-deps.js';
 import type { LiveOptions } from './live/live-options.js';
 import { type LiveServer, startLiveServer } from './live/live-server.js';
 import { loopbackHostsOnly, upgradeHostAllowed } from './loopback-hosts.js';
-import { createMaskError } from './mask-error.js';
+import { createMaskError, useHiddenSuggestions } from './mask-error.js';
 import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
 import { createOperationGuard, takeToken } from './operation-guard.js';
 import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitOptions } from './rate-limiter.js';
@@ -160,6 +160,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
     renderGraphiQL: graphiql.renderGraphiQL,
     plugins: [
       useRequestLimits(),
+      useHiddenSuggestions(),
       useVaryOrigin(),
       useOperationGuard(guard, maskOne, logger),
       graphiql.plugin,

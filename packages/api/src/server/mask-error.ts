@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode, type Logger } from '@agent-teams/core';
 import { GraphQLError, Kind } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
 
 /** The message every error that is not a {@link DomainError} is replaced with. */
 export const UNEXPECTED_ERROR_MESSAGE = 'Unexpected error.';
@@ -37,13 +38,47 @@ export function createMaskError(logger: Logger): (error: unknown, message: strin
       });
     }
     if (located && (located.originalError === undefined || located.originalError instanceof GraphQLError)) {
-      return located;
+      return withoutInternals(located);
     }
     logger.error('unexpected error in a GraphQL operation', {
       error: located?.originalError ?? error,
       path: located?.path?.join('.'),
     });
     return new GraphQLError(UNEXPECTED_ERROR_MESSAGE, where);
+  };
+}
+
+/** graphql-js's hints at names the schema has ("Did you mean …?", fields, arguments, enum values). */
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+/**
+ * GraphQL's own request errors as sent, without what they leak: a suggestion of the schema's names
+ * (GraphQL Armor hides only `Did you mean "x"?`, not the enum values' or the variables' hints) and
+ * Yoga's `extensions.originalError` of a body that is not JSON (the parser's message quotes the
+ * body, so a 300 KB body came back whole).
+ */
+function withoutInternals(located: GraphQLError): GraphQLError {
+  // In place, as GraphQL Armor edits these messages: Yoga reads the same error's `http` extension
+  // afterwards (a new error answered the body's 400 as 200).
+  if (located.message.includes('Did you mean')) located.message = located.message.replace(SUGGESTION, '');
+  const internal = located.extensions.originalError as { message?: unknown } | undefined;
+  if (typeof internal === 'object' && internal !== null && typeof internal.message === 'string') {
+    internal.message = 'The parser message is not shown (it quotes the input).';
+  }
+  return located;
+}
+
+/**
+ * Hides the schema's names that validation errors suggest, as {@link withoutInternals} does for
+ * the errors masking sees: validation errors are answered without passing the mask.
+ */
+export function useHiddenSuggestions(): Plugin {
+  return {
+    onValidate:
+      () =>
+      ({ valid, result }) => {
+        if (!valid) for (const error of result) withoutInternals(error);
+      },
   };
 }
 

@@ -65,11 +65,34 @@ describe('request body limit', () => {
 });
 
 describe('malformed requests', () => {
-  it('answers invalid JSON with 400 and a GraphQL error body', async () => {
-    for (const body of ['{"query": ', 'not json', '\u0000\u0001']) {
+  it('answers invalid JSON with 400 and a GraphQL error body that does not quote the body', async () => {
+    const long = `{"query": ${'x'.repeat(MAX_BODY - 20)}`;
+    for (const body of ['{"query": ', 'not json', '\u0000\u0001', long]) {
       const answer = await send(`${base}/graphql`, { headers: auth, body });
       expect(answer.status).toBe(400);
-      expect(answer.json()?.errors?.length).toBeGreaterThan(0);
+      const [error] = answer.json()?.errors ?? [];
+      expect(error).toMatchObject({ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } });
+      // The JSON parser's message quoted the body (a 300 KB body came back whole).
+      expect(answer.body.length).toBeLessThan(300);
+      expect(answer.body.toString()).not.toContain('query');
+    }
+  });
+
+  it('reveals no names of the schema in suggestions (fields, arguments, enum values, variables)', async () => {
+    const probes: [string, Record<string, unknown>][] = [
+      ['{ viewer { idd } }', {}],
+      ['{ viewer { teams(firts: 1) { totalCount } } }', {}],
+      ['{ team(id: "x") { jobs(statuses: [RUNNNING]) { totalCount } } }', {}],
+      ['query($s: [JobStatus!]) { team(id: "x") { jobs(statuses: $s) { totalCount } } }', { s: ['RUNNNING'] }],
+    ];
+    for (const [query, variables] of probes) {
+      const answer = await send(`${base}/graphql`, { headers: auth, body: JSON.stringify({ query, variables }) });
+      const errors = (answer.json()?.errors ?? []) as { message: string }[];
+      expect(errors.length).toBeGreaterThan(0);
+      for (const error of errors) {
+        expect(error.message).not.toMatch(/Did you mean/);
+        expect(error.message).not.toMatch(/\bRUNNING\b|\bRESUMING\b|\bfirst\b|"id"/);
+      }
     }
   });
 
