@@ -35,13 +35,15 @@ const MEMBER_TOOLS = [
   'task_complete',
   'task_release',
   'task_cancel',
-  // Team lifecycle (lead only, NOT_LEAD for others) and the durable wait.
+  // Team lifecycle (the lead's only: listed to the lead alone, NOT_LEAD for others) and the durable wait.
   'team_spawn',
   'team_retire',
   'team_close',
   'team_interrupt',
   'wait_for_change',
 ];
+const LEAD_TOOLS = ['team_spawn', 'team_retire', 'team_close', 'team_interrupt'];
+const PEER_TOOLS = MEMBER_TOOLS.filter((name) => !LEAD_TOOLS.includes(name));
 const OWNER_TOOLS = ['list_teams', 'create_team', 'send_request', 'get_job', 'respond', 'cancel_job', 'list_inbox'];
 
 describe('MCP with a member-run token', () => {
@@ -61,7 +63,7 @@ describe('MCP with a member-run token', () => {
 
   it("lists exactly the member's tools, each with a description and an object schema", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(MEMBER_TOOLS);
+    expect(tools.map((tool) => tool.name)).toEqual(PEER_TOOLS);
     for (const tool of tools) {
       expect(tool.description?.length).toBeGreaterThan(20);
       expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });

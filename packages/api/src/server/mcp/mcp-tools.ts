@@ -2,6 +2,7 @@ import {
   type Core,
   isDomainError,
   type JobId,
+  LEAD_ONLY_TOOLS,
   type Logger,
   MEMBER_TOOL_SPECS,
   type OwnerId,
@@ -61,12 +62,16 @@ export function errorResult(code: string, message: string, details: Record<strin
 export function memberToolSet(deps: OutsideWaitDeps & { readonly logger: Logger }, jobId: JobId): McpToolSet {
   const { core, logger } = deps;
   return {
-    list: async () =>
-      MEMBER_TOOL_SPECS.map((spec) => ({
+    list: async () => {
+      // The lead's tools to the team's lead only, as the openai runtime offers them (`toolsFor`):
+      // any other member calling one gets NOT_LEAD.
+      const lead = await isLeadOf(core, jobId);
+      return MEMBER_TOOL_SPECS.filter((spec) => lead || !LEAD_ONLY_TOOLS.has(spec.name)).map((spec) => ({
         name: spec.name,
         description: spec.description,
         inputSchema: spec.inputSchema as unknown as Tool['inputSchema'],
-      })),
+      }));
+    },
     async call(name, args) {
       try {
         // The caller's turn runs elsewhere: its wait holds this request (events/outside-wait.ts).
@@ -79,6 +84,14 @@ export function memberToolSet(deps: OutsideWaitDeps & { readonly logger: Logger 
       }
     },
   };
+}
+
+/** Whether the member running `jobId` is its team's lead (false when the job or member is gone). */
+async function isLeadOf(core: Core, jobId: JobId): Promise<boolean> {
+  const [job] = await core.load.jobs([jobId]);
+  if (job?.memberId == null) return false;
+  const [member] = await core.load.members([job.memberId]);
+  return member?.isLead === true;
 }
 
 /** The catalog's agents for `create_team`, or null when the catalog cannot be read. */
