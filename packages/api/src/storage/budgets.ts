@@ -150,9 +150,8 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
   const ownerUsed = await sumSpend(
     trx
       .selectFrom('model_usage')
-      .innerJoin('teams', 'teams.id', 'model_usage.team_id')
       .select(usageSums)
-      .where('teams.owner', '=', owner)
+      .where('model_usage.team_id', 'in', ownerTeamIds(trx, owner))
       .where('model_usage.created_at', '>=', start)
       .where('model_usage.created_at', '<', end)
       .executeTakeFirst(),
@@ -188,6 +187,24 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       .execute();
   }
   return decision;
+}
+
+/**
+ * The ids of the owner's teams, deleted ones included: usage rows outlive their team (no foreign
+ * key) and keep counting in the owner's day, so the team is found through its tombstone too.
+ *
+ * @remarks A tombstone is pruned only once it is more than a day old (`deleteTeam`), and a team
+ * records no usage after its deletion (deletion waits for its jobs), so every deleted team with
+ * usage in the current UTC day still has its tombstone.
+ */
+function ownerTeamIds(db: Kysely<Database>, owner: string) {
+  return db
+    .selectFrom('teams')
+    .select('teams.id as id')
+    .where('teams.owner', '=', owner)
+    .union(
+      db.selectFrom('team_deletions').select('team_deletions.team_id as id').where('team_deletions.owner', '=', owner),
+    );
 }
 
 /** A team's owner and budget (none: nulls); compiled once (`compiled-statement.ts`). */
@@ -229,18 +246,27 @@ export async function releaseSpend(db: Kysely<Database>, reservationId: string):
  */
 export async function ownerSpendToday(db: Kysely<Database>, now: string): Promise<ReadonlyMap<string, Spend>> {
   const { start, end } = utcDayBounds(now);
+  // A deleted team's usage still counts in its owner's day (see `ownerTeamIds`): its owner is on
+  // its tombstone.
+  const owners = db
+    .selectFrom('teams')
+    .select(['teams.id as team_id', 'teams.owner as owner'])
+    .union(
+      db.selectFrom('team_deletions').select(['team_deletions.team_id as team_id', 'team_deletions.owner as owner']),
+    )
+    .as('owners');
   const rows = await db
     .selectFrom('model_usage')
-    .innerJoin('teams', 'teams.id', 'model_usage.team_id')
+    .innerJoin(owners, 'owners.team_id', 'model_usage.team_id')
     .select([
-      'teams.owner as owner',
+      'owners.owner as owner',
       // Summed apart, as in `reserveSpend`: no `integer` addition to overflow.
       sql<number | string | null>`sum(model_usage.input_tokens) + sum(model_usage.output_tokens)`.as('tokens'),
       sql<number | string | null>`sum(model_usage.cost)`.as('cost'),
     ])
     .where('model_usage.created_at', '>=', start)
     .where('model_usage.created_at', '<', end)
-    .groupBy('teams.owner')
+    .groupBy('owners.owner')
     .execute();
   return new Map(rows.map((row) => [row.owner, { tokens: num(row.tokens), cost: num(row.cost) }]));
 }

@@ -84,6 +84,16 @@ describe('task list limits', () => {
     expect(refusal(() => validateWriteScope('w', ['src\nlib'])).code).toBe(ErrorCode.INVALID_INPUT);
   });
 
+  it("refuses Unicode's line and paragraph separators in a write scope, as in a member role", () => {
+    // "One line" (reference, task board): U+2028/U+2029 start a new line wherever a scope is shown.
+    for (const separator of ['\u2028', '\u2029']) {
+      const error = refusal(() => validateWriteScope('write_scope', [`src${separator}lib`]));
+      expect(error).toMatchObject({ code: ErrorCode.INVALID_INPUT, details: { field: 'write_scope' } });
+    }
+    // The characters around them stay allowed: a scope is any one line of text.
+    expect(validateWriteScope('w', ['src/\u2027\u202a'])).toEqual(['src/\u2027\u202a']);
+  });
+
   it('takes only positive integer revisions', () => {
     expect(validateRevision('expected_revision', 3)).toBe(3);
     for (const bad of [0, -1, 1.5, '2', null, Number.NaN]) {

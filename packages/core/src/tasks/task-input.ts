@@ -54,13 +54,16 @@ export function validateDependsOn(field: string, value: unknown): readonly TaskI
   return [...new Set(ids)];
 }
 
-/** C0 and C1 control characters (a path never holds one). */
+/**
+ * C0 and C1 control characters (a path never holds one) and Unicode's line and paragraph
+ * separators, which start a new line wherever a scope is shown, as in a member role.
+ */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: this pattern exists to find them.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /**
  * Write scopes: at most 20 strings of 1–200 characters each (trimmed), one line without control
- * characters, duplicates folded.
+ * characters or line separators (U+2028, U+2029), duplicates folded.
  *
  * @remarks Refusing control characters also bounds a scope's JSON to about 400 bytes (a control
  * character would escape to six), so a task with 20 scopes always fits a `task_list` answer.
