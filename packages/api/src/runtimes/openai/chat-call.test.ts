@@ -45,7 +45,22 @@ describe('callModel retries within the turn deadline', () => {
       (caught: unknown) => caught,
     );
     expect((error as ModelCallError).message).toBe('The turn deadline passed before the model answered.');
+    expect((error as ModelCallError).code).toBe('TIMEOUT');
     expect(calls()).toBe(0);
+  });
+
+  it('fails a call whose answer has not begun by the deadline as TIMEOUT, not as a failing provider', async () => {
+    // A provider that takes the request and never answers: slow, not failing.
+    provider = await startLoopbackProvider(() => undefined);
+    const error = await callModel(modelCall(provider.endpoint(), { deadlineMs: Date.now() + 100 })).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect((error as ModelCallError).code).toBe('TIMEOUT');
+    expect((error as ModelCallError).message).toBe(
+      'The turn deadline passed while waiting for the model provider to begin its answer.',
+    );
+    expect(provider.seen).toHaveLength(1);
   });
 });
 

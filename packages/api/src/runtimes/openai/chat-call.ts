@@ -11,7 +11,13 @@ import {
   statusError,
   type Verdict,
 } from './provider-failures.js';
-import { ProviderAbortError, ProviderConnectionError, type ProviderResponse, readBodyText } from './provider-http.js';
+import {
+  ProviderAbortError,
+  ProviderConnectionError,
+  type ProviderResponse,
+  ProviderTimeoutError,
+  readBodyText,
+} from './provider-http.js';
 import { readUsage } from './provider-usage.js';
 import { chatRequestBody } from './request-body.js';
 import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
@@ -22,7 +28,7 @@ import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } 
  * within the deadline) or `aborted` (the run was cancelled).
  */
 export class ModelCallError extends Error {
-  /** The job's failure code when it is not a plain runtime error (the provider kept failing). */
+  /** The job's failure code when it is not a plain runtime error (the provider kept failing, the deadline passed). */
   readonly code: JobErrorCode | undefined;
   constructor(
     readonly kind: 'access' | 'failed' | 'aborted',
@@ -104,7 +110,7 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       // The backoff wait ran past the deadline (a late timer on a busy machine): say why we retried.
       throw gaveUp(failing.message, attempt - 1, failing.cause);
     }
-    if (remaining <= 0) throw new ModelCallError('failed', 'The turn deadline passed before the model answered.');
+    if (remaining <= 0) throw deadlinePassed('The turn deadline passed before the model answered.');
     let verdict: Verdict;
     let failure: unknown;
     try {
@@ -132,10 +138,22 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
     }
     if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: failure });
     const delay = retryDelay(failure, attempt, call.retryBaseMs);
-    if (call.nowMs() + delay >= call.deadlineMs) throw gaveUp(verdict.message, attempt, failure);
+    if (call.nowMs() + delay >= call.deadlineMs) {
+      // The request had the rest of the deadline and no answer began: the turn ran out of time
+      // waiting for a slow provider (`TIMEOUT`), which had not failed (`PROVIDER_UNAVAILABLE`).
+      if (failure instanceof ProviderTimeoutError) {
+        throw deadlinePassed('The turn deadline passed while waiting for the model provider to begin its answer.');
+      }
+      throw gaveUp(verdict.message, attempt, failure);
+    }
     failing = { message: verdict.message, cause: failure };
     if (!(await call.sleep(delay, call.signal))) throw new ModelCallError('aborted', 'The run was cancelled.');
   }
+}
+
+/** The failure of a call the turn deadline ended, as a `TIMEOUT` like the scheduler's own. */
+function deadlinePassed(message: string): ModelCallError {
+  return new ModelCallError('failed', message, { code: JobErrorCode.TIMEOUT });
 }
 
 /** The failure of a call whose retries ran out of turn deadline. */

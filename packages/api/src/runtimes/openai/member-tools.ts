@@ -1,4 +1,7 @@
 import {
+  type ChangeWaitPlan,
+  DomainError,
+  ErrorCode,
   isDomainError,
   LEAD_ONLY_TOOLS,
   MEMBER_TOOL_SPECS,
@@ -117,5 +120,22 @@ export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, r
   } catch (error) {
     if (isDomainError(error)) return errorResult(error.code, error.message, toolErrorExtras(error));
     return errorResult('UNEXPECTED', 'The tool failed unexpectedly.');
+  }
+}
+
+/**
+ * Plans the wait a `wait_for_change` call asks for, or answers the refusal as the tool message's
+ * text (a run that cannot wait, arguments that are not an object, a refused plan).
+ */
+export async function planWait(tools: MemberToolPort, call: ToolCall): Promise<ChangeWaitPlan | string> {
+  const args = parseArguments(call);
+  if (args === null)
+    return JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: 'The arguments must be a JSON object.' } });
+  try {
+    if (tools.planWait === undefined) throw new DomainError(ErrorCode.NOT_AVAILABLE_YET, 'This run cannot wait.');
+    return await tools.planWait(args);
+  } catch (error) {
+    if (isDomainError(error)) return JSON.stringify({ error: { code: error.code, message: error.message } });
+    return JSON.stringify({ error: { code: 'UNEXPECTED', message: 'The tool failed unexpectedly.' } });
   }
 }

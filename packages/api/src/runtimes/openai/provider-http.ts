@@ -29,6 +29,16 @@ export class ProviderConnectionError extends Error {
   }
 }
 
+/**
+ * No answer began within the time the call had. A model call gives its request what is left of
+ * the turn deadline, so this one means the deadline passed, not that the provider failed.
+ */
+export class ProviderTimeoutError extends ProviderConnectionError {
+  constructor() {
+    super('Request timed out.');
+  }
+}
+
 /** The run was cancelled while the request or its body was in flight. */
 export class ProviderAbortError extends Error {
   constructor() {
@@ -96,7 +106,7 @@ export class ProviderHttp {
         resolve({ status: response.statusCode ?? 0, headers: response.headers, body: response });
       });
       const timer = setTimeout(
-        () => request.destroy(new ProviderConnectionError('Request timed out.')),
+        () => request.destroy(new ProviderTimeoutError()),
         Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS),
       );
       request.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fallbackToolCallPrefix, RUN_HASH_CHARS, TOOL_CALL_ID_MAX_CHARS, wireToolCallId } from './tool-call-ids.js';
+import {
+  distinctToolCallIds,
+  fallbackToolCallPrefix,
+  RUN_HASH_CHARS,
+  TOOL_CALL_ID_MAX_CHARS,
+  takenToolCallIds,
+  wireToolCallId,
+} from './tool-call-ids.js';
 
 /** A fallback id as the chunk accumulator and the non-streamed answer build it. */
 const idOf = (runId: string, step: number, index: number) => `${fallbackToolCallPrefix(runId, step)}_${index}`;
@@ -75,5 +82,39 @@ describe('tool-call ids as a request carries them', () => {
     const wires = new Set<string>();
     for (let i = 0; i < 2_000; i += 1) wires.add(wireToolCallId(`${old}_${i}`));
     expect(wires.size).toBe(2_000);
+  });
+});
+
+describe('distinct tool-call ids', () => {
+  const call = (id: string, name = 'team_message') => ({ id, name, arguments: '{}' });
+
+  it('keeps ids not taken, and gives a repeated one the fallback id of its index', () => {
+    const taken = takenToolCallIds(
+      [{ toolCalls: [call('call_0')] }, { toolCalls: null }],
+      [{ toolCalls: [call('a')] }],
+    );
+    expect([...taken]).toEqual(['call_0', 'a']);
+    const calls = distinctToolCallIds([call('call_0'), call('b'), call('b'), call('c')], taken, 'call_p_3');
+    expect(calls.map((c) => c.id)).toEqual(['call_p_3_0', 'b', 'call_p_3_2', 'c']);
+    expect(calls[0]?.name).toBe('team_message');
+  });
+
+  it('never hands out an id twice, even when the provider sent the fallback id itself', () => {
+    const calls = distinctToolCallIds([call('x'), call('call_p_1_1'), call('x')], new Set(['x']), 'call_p_1');
+    expect(calls.map((c) => c.id)).toEqual(['call_p_1_0', 'call_p_1_1', 'call_p_1_2']);
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('a', 'call_p_0_0', 'call_p_0_1', 'call_p_0_1_1'), { maxLength: 8 }),
+        (ids) => {
+          const out = distinctToolCallIds(
+            ids.map((id) => call(id)),
+            new Set(['a']),
+            'call_p_0',
+          ).map((c) => c.id);
+          expect(new Set(out).size).toBe(ids.length);
+          expect(out).not.toContain('a');
+        },
+      ),
+    );
   });
 });

@@ -39,3 +39,41 @@ export function wireToolCallId(id: string): string {
 
 /** Characters of the hash in a mapped id: `call_` and 32 characters (192 bits) stay within the limit. */
 const WIRE_HASH_CHARS = 32;
+
+/**
+ * The ids of the tool calls already made in `messages` (a conversation's history and the run's
+ * own steps): the ids a new answer's calls must not take again.
+ */
+export function takenToolCallIds(
+  ...messages: readonly (readonly { toolCalls: readonly { id: string }[] | null }[])[]
+): Set<string> {
+  const taken = new Set<string>();
+  for (const list of messages)
+    for (const message of list) for (const call of message.toolCalls ?? []) taken.add(call.id);
+  return taken;
+}
+
+/**
+ * A model answer's tool calls with each id distinct from `taken` and from the answer's other
+ * calls: a repeated id becomes the fallback `<idPrefix>_<index>` (and `_<n>` after it, should a
+ * provider have sent that too).
+ *
+ * @remarks Why: a call's id keys what it does — the idempotency key of `team_message`,
+ * `send_member`, `team_broadcast` and `team_spawn` (`<run key>:<call id>`), and which calls a
+ * replayed step has answered. A provider that numbers its calls `call_0` in every answer made
+ * the second round's message an `IDEMPOTENCY_CONFLICT` (or a silent replay of the first), and a
+ * replay took a second call of an answer as answered by the first one's result.
+ */
+export function distinctToolCallIds<T extends { readonly id: string }>(
+  calls: readonly T[],
+  taken: ReadonlySet<string>,
+  idPrefix: string,
+): T[] {
+  const used = new Set(taken);
+  return calls.map((call, index) => {
+    let id = call.id;
+    for (let n = 0; used.has(id); n += 1) id = n === 0 ? `${idPrefix}_${index}` : `${idPrefix}_${index}_${n}`;
+    used.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
+}

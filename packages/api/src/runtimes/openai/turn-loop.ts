@@ -1,10 +1,7 @@
 import {
   type ChangeWaitPlan,
   type ConversationId,
-  DomainError,
-  ErrorCode,
   InputKind,
-  isDomainError,
   JobErrorCode,
   type JobId,
   Limits,
@@ -17,13 +14,20 @@ import type { SpendGuard } from '../spend-guard.js';
 import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
-import { ASK_CLARIFICATION, executeMemberTool, parseArguments, type ToolCall, toolsFor } from './member-tools.js';
+import {
+  ASK_CLARIFICATION,
+  executeMemberTool,
+  parseArguments,
+  planWait,
+  type ToolCall,
+  toolsFor,
+} from './member-tools.js';
 import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import { callCost, type OpenAiSettings } from './openai-settings.js';
 import { reserveCall } from './reserve-call.js';
 import { lostToolCalls, TOOL_CALLS_LOST } from './stored-tool-calls.js';
-import { fallbackToolCallPrefix } from './tool-call-ids.js';
+import { distinctToolCallIds, fallbackToolCallPrefix, takenToolCallIds } from './tool-call-ids.js';
 import { systemPrompt } from './turn-prompt.js';
 
 /** How many of a conversation's newest messages the context policy looks at. */
@@ -112,7 +116,7 @@ async function answerCalls(
       // The wait ends the turn's use of its slot: it is answered when the run continues.
       const planned: ChangeWaitPlan | string =
         question === null && pause === null
-          ? await planWait(env, call)
+          ? await planWait(env.tools, call)
           : JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: 'Pause once per turn.' } });
       if (typeof planned !== 'string') {
         pause = { call, plan: planned };
@@ -158,20 +162,6 @@ async function answerCalls(
 /** The tool that pauses a turn until the team changes (handled by the runtime with `planWait`). */
 export const WAIT_FOR_CHANGE = 'wait_for_change';
 
-/** Plans a wait for a call, or answers the refusal as the tool message's text. */
-async function planWait(env: TurnEnv, call: ToolCall): Promise<ChangeWaitPlan | string> {
-  const args = parseArguments(call);
-  if (args === null)
-    return JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message: 'The arguments must be a JSON object.' } });
-  try {
-    if (env.tools.planWait === undefined) throw new DomainError(ErrorCode.NOT_AVAILABLE_YET, 'This run cannot wait.');
-    return await env.tools.planWait(args);
-  } catch (error) {
-    if (isDomainError(error)) return JSON.stringify({ error: { code: error.code, message: error.message } });
-    return JSON.stringify({ error: { code: 'UNEXPECTED', message: 'The tool failed unexpectedly.' } });
-  }
-}
-
 /** Calls the model with the context window and persists its answer with the call's usage. */
 async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Promise<RunOutcome | 'continue' | null> {
   const { settings } = env;
@@ -193,7 +183,8 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   // waits for it: a reservation is released once the answer's usage is committed.
   if (env.finish) env.finish.mayRide = !held.reserved;
   try {
-    return await callAndRecord(env, messages.length, window.messages, toolsAllowed);
+    const taken = takenToolCallIds(history, messages);
+    return await callAndRecord(env, messages.length, window.messages, toolsAllowed, taken);
   } finally {
     // After the usage is recorded (or the call failed): the budget never counts neither.
     await held.release();
@@ -206,8 +197,10 @@ async function callAndRecord(
   step: number,
   prompt: ChatCompletionMessageParam[],
   toolsAllowed: boolean,
+  taken: ReadonlySet<string>,
 ): Promise<RunOutcome | 'continue' | null> {
   const { settings } = env;
+  const idPrefix = fallbackToolCallPrefix(env.runId, step);
   let answer: Awaited<ReturnType<typeof callModel>>;
   try {
     answer = await callModel({
@@ -229,7 +222,7 @@ async function callAndRecord(
       retryBaseMs: env.retryBaseMs,
       sleep: env.sleep,
       progress: env.progress,
-      idPrefix: fallbackToolCallPrefix(env.runId, step),
+      idPrefix,
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'ModelCallError') {
@@ -239,8 +232,8 @@ async function callAndRecord(
     }
     throw error;
   }
-  // Past the round limit, calls are not executed: the answer keeps its text only.
-  const toolCalls = toolsAllowed ? answer.toolCalls : [];
+  // Past the round limit, calls are not executed. A reused id would share its first call's idempotency key.
+  const toolCalls = toolsAllowed ? distinctToolCallIds(answer.toolCalls, taken, idPrefix) : [];
   const draft: MessageDraft = {
     role: 'assistant',
     content: answer.content,
