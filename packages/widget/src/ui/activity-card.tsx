@@ -42,8 +42,8 @@ export function ActivityCard(props: {
 }) {
   const { api, t, setStatus } = useWidget();
   const team = useTeam();
-  const draft = createAnswerDraft();
-  const receiptDraft = createAnswerDraft();
+  const draft = createAnswerDraft(props.job.id);
+  const receiptDraft = createAnswerDraft(`receipt:${props.job.id}`);
   let el: HTMLElement | undefined;
 
   const from = () => props.job.requester.member?.name ?? t().common.you;

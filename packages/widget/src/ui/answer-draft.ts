@@ -8,8 +8,15 @@ export interface AnswerDraft {
   pinned: string | null;
 }
 
-/** An empty draft. */
-export function createAnswerDraft(): AnswerDraft {
+/** Drafts by key: switching teams makes the cards anew, and what was typed must outlive that too. */
+const kept = new Map<string, AnswerDraft>();
+
+/** The draft kept under `key` (a card's question), or an empty one; a new empty one without a key. */
+export function createAnswerDraft(key?: string): AnswerDraft {
+  const found = key === undefined ? undefined : kept.get(key);
+  if (found) return found;
   const [text, setText] = createSignal('');
-  return { text, setText, pinned: null };
+  const draft: AnswerDraft = { text, setText, pinned: null };
+  if (key !== undefined) kept.set(key, draft);
+  return draft;
 }

@@ -1,6 +1,6 @@
-import { fireEvent, render, screen, waitFor } from '@solidjs/testing-library';
+import { cleanup, fireEvent, render, screen, waitFor } from '@solidjs/testing-library';
 import { createSignal } from 'solid-js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Composer, type MemberOption } from './composer.js';
 import { withContext } from './test-context.js';
 
@@ -11,11 +11,15 @@ const members: MemberOption[] = [
 
 type Sent = { ids: string[]; text: string; key: string };
 
-function setup(send: (sent: Sent) => Promise<void> = async () => {}) {
+let teams = 0;
+
+/** A composer of a team of its own, unless `teamId` names one shown before (drafts are kept by team). */
+function setup(send: (sent: Sent) => Promise<void> = async () => {}, teamId = `t${++teams}`) {
   const sent: Sent[] = [];
   const [recipients, setRecipients] = createSignal<string[]>([]);
   const { view, status } = withContext(() => (
     <Composer
+      teamId={teamId}
       members={members}
       recipients={recipients()}
       setRecipients={setRecipients}
@@ -105,5 +109,41 @@ describe('Composer', () => {
     await waitFor(() => expect(sent).toHaveLength(2));
     expect(sent[1]?.key).toBe(sent[0]?.key);
     await waitFor(() => expect(box.value).toBe(''));
+  });
+
+  it('gives back the draft and its recipients when the team is shown again, and not to another team', () => {
+    const first = setup(undefined, 'kept');
+    first.type('@Rev');
+    first.key({ key: 'Enter' });
+    first.type('Half a sentence مرحبا 😀');
+    cleanup();
+    const other = setup();
+    expect(other.box.value).toBe('');
+    expect(other.recipients()).toEqual([]);
+    cleanup();
+    const again = setup(undefined, 'kept');
+    expect(again.box.value).toBe('Half a sentence مرحبا 😀');
+    expect(again.recipients()).toEqual(['m2']);
+    screen.getByRole('button', { name: 'Remove recipient Review' });
+  });
+
+  it('does not give back a draft whose send succeeded after the team was left', async () => {
+    let finish = () => {};
+    const first = setup(() => new Promise<void>((resolve) => (finish = resolve)), 'left');
+    first.type('@Res');
+    first.key({ key: 'Enter' });
+    first.type('Sent while away');
+    first.key({ key: 'Enter', ctrlKey: true });
+    await waitFor(() => expect(first.sent).toHaveLength(1));
+    cleanup();
+    finish();
+    // The answer arrives after the composer is gone; each try shows the team anew (polled, as
+    // testing-library's waitFor would rerun on the very DOM changes the try makes).
+    await vi.waitFor(() => {
+      cleanup();
+      const again = setup(undefined, 'left');
+      expect(again.box.value).toBe('');
+      expect(again.recipients()).toEqual([]);
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { createMemo, createSignal, For, Show } from 'solid-js';
+import { createEffect, createMemo, createSignal, For, Show } from 'solid-js';
 import { errorCode } from '../api.js';
 import { createRetryKey } from '../ids.js';
 import { checkText, LIMITS } from '../limits.js';
@@ -14,17 +14,28 @@ export interface MemberOption {
 const ALL = '@all';
 
 /**
+ * What is typed and for whom, by team: switching teams makes the workspace anew, and a person who
+ * looks at another team mid-sentence expects the draft back (in memory only, for this page).
+ */
+const drafts = new Map<string, { text: string; recipients: string[] }>();
+
+/**
  * The message box: `@` opens a member picker, chips (not plain names) decide who receives the
  * request, Enter adds a newline and Ctrl/Cmd+Enter sends one request per chosen member.
  */
 export function Composer(props: {
+  teamId: string;
   members: MemberOption[];
   recipients: string[];
   setRecipients: (ids: string[]) => void;
   send: (memberIds: string[], text: string, clientRequestId: string) => Promise<void>;
 }) {
   const { t, setStatus } = useWidget();
-  const [text, setText] = createSignal('');
+  const kept = drafts.get(props.teamId);
+  const [text, setText] = createSignal(kept?.text ?? '');
+  if (kept && props.recipients.length === 0) props.setRecipients(kept.recipients);
+  const keep = () => drafts.set(props.teamId, { text: text(), recipients: props.recipients });
+  createEffect(keep);
   const [picker, setPicker] = createSignal<{ query: string; from: number; to: number } | null>(null);
   const [active, setActive] = createSignal(0);
   const [sending, setSending] = createSignal(false);
@@ -85,6 +96,8 @@ export function Composer(props: {
       // Clear only what the person has not changed while the request was on its way.
       if (text() === value) setText('');
       if (JSON.stringify([...props.recipients].sort()) === JSON.stringify([...ids].sort())) props.setRecipients([]);
+      // Also when the person switched teams meanwhile (this composer is gone, its effect with it).
+      keep();
     } catch (error) {
       setStatus(t().common.error(errorCode(error)));
     } finally {

@@ -1,6 +1,6 @@
 /** The teamwork chunk's rules (message items and form, legend, usage and budget), added with the form. */
 export const TEAMWORK_STYLES = `
-.msg{border-style:dashed}.msg .badge{text-transform:lowercase}
+.card.msg{border-style:dashed}.card.msg .badge{text-transform:lowercase}
 .msgform{border-top:1px solid var(--border);margin-top:10px;padding-top:6px}
 .msgform fieldset,.budget fieldset{border:none;margin:0;padding:0;min-width:0}
 .msgform .opts{display:flex;flex-wrap:wrap;gap:2px 12px}.msgform .opts label{display:flex;gap:4px;align-items:center;font-weight:400;margin:2px 0}

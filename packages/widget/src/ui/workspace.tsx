@@ -64,7 +64,14 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
   let feedEl: HTMLElement | undefined;
   // The task board is a chunk of its own too, loaded when first opened; it replaces the feed while shown.
   const [boardShown, setBoardShown] = createSignal(false);
-  const board = createLazyView(() => import('./task-board.js').then((chunk) => chunk.TaskBoard), report);
+  // A failed load (offline) un-presses the toggle, so the next press retries and shows the board.
+  const board = createLazyView(
+    () => import('./task-board.js').then((chunk) => chunk.TaskBoard),
+    (error) => {
+      setBoardShown(false);
+      report(error);
+    },
+  );
   /** A member's live status; a retired member is neither offered by the composer nor kept as a recipient. */
   const liveStatus = (member: TeamMember) =>
     feed.waiting(member.id) ? 'WAITING_CHANGE' : (feed.memberStatus(member.id) ?? member.status);
@@ -189,6 +196,7 @@ export function Workspace(props: { teamId: string; onDeleted: () => void }) {
                 </section>
                 <Show when={(feed.teamStatus() ?? data().status) !== 'CLOSED'}>
                   <Composer
+                    teamId={props.teamId}
                     members={data().members.filter((m) => liveStatus(m) !== 'RETIRED')}
                     recipients={recipients()}
                     setRecipients={setRecipients}
