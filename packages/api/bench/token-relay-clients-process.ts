@@ -26,6 +26,8 @@ const TEAM_EVENTS = `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(tea
 
 const NEXT_PREFIX = Buffer.from('{"id":"1","type":"next","payload":');
 const DELTA_KEY = Buffer.from('"textDelta":"');
+/** The job's last payload (its terminal status, no text): since the thirty-fourth pass the stream then completes. */
+const FINAL_KEY = Buffer.from('"textDelta":null');
 const QUOTE = 0x22;
 
 interface Open {
@@ -43,6 +45,8 @@ interface Open {
 interface Follower {
   stream: number;
   next: number;
+  /** Its job's last payload arrived (at most once, after every delta). */
+  ended: boolean;
 }
 
 const sockets: RawWebSocket[] = [];
@@ -79,9 +83,12 @@ function onDelta(follower: Follower, data: Buffer, at: number): void {
   const to = from < 0 ? -1 : data.indexOf(QUOTE, from + DELTA_KEY.length);
   const delta = to < 0 ? null : parseDelta(data.toString('latin1', from + DELTA_KEY.length, to));
   if (delta === null) {
-    errors += 1;
+    // The job's last payload is expected once, after its deltas; anything else is an error.
+    if (from < 0 && data.includes(FINAL_KEY) && !follower.ended) follower.ended = true;
+    else errors += 1;
     return;
   }
+  if (follower.ended) errors += 1;
   if (follower.next === 0) follower.stream = delta.stream;
   // Each subscriber must see its job's deltas once each, in order, none from another job.
   if (delta.stream !== follower.stream || delta.index !== follower.next) errors += 1;
@@ -130,7 +137,8 @@ function open(
         socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
         if (!firstEventReady) becomeReady();
       } else if (frame.type === 'ping') socket.send('{"type":"pong"}');
-      else if (frame.type !== 'pong') errors += 1;
+      // `complete`: a followed job ended (its stream ends after the last payload).
+      else if (frame.type !== 'pong' && frame.type !== 'complete') errors += 1;
     },
     onError: (reason) => {
       errors += 1;
@@ -156,7 +164,7 @@ async function openAll(message: Open): Promise<void> {
   };
   for (const jobId of message.active?.jobIds ?? []) {
     for (let i = 0; i < (message.active?.perJob ?? 0); i += 1) {
-      const follower: Follower = { stream: -1, next: 0 };
+      const follower: Follower = { stream: -1, next: 0, ended: false };
       followers.push(follower);
       plans.push(() =>
         open(message, JOB_PROGRESS, { jobId }, false, onReady, (data, at) => onDelta(follower, data, at), onFailed),
