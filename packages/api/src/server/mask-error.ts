@@ -54,12 +54,12 @@ const SUGGESTION = /\s*Did you mean [^?]*\?/g;
 /**
  * GraphQL's own request errors as sent, without what they leak: a suggestion of the schema's names
  * (GraphQL Armor hides only `Did you mean "x"?`, not the enum values' or the variables' hints) and
- * Yoga's `extensions.originalError` of a body that is not JSON (the parser's message quotes the
- * body, so a 300 KB body came back whole).
+ * the message of Yoga's `extensions.originalError` for a body that is not JSON (the parser's
+ * message quotes the body, so a 300 KB body came back whole).
  */
 function withoutInternals(located: GraphQLError): GraphQLError {
-  // In place, as GraphQL Armor edits these messages: Yoga reads the same error's `http` extension
-  // afterwards (a new error answered the body's 400 as 200).
+  // In place, as GraphQL Armor edits these messages. The extension stays, with a fixed message:
+  // without it Yoga answered that body 200 instead of 400.
   if (located.message.includes('Did you mean')) located.message = located.message.replace(SUGGESTION, '');
   const internal = located.extensions.originalError as { message?: unknown } | undefined;
   if (typeof internal === 'object' && internal !== null && typeof internal.message === 'string') {

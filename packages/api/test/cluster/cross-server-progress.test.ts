@@ -37,22 +37,30 @@ afterAll(async () => {
   await pg?.drop();
 });
 
+/**
+ * A job server A runs that waits for an answer first, so a subscription on B is set up before
+ * anything streams.
+ */
+async function waitingJob(clientRequestId: string) {
+  const team = await a.core.teams.create(ALICE, teamInput() as unknown as CreateTeamInput);
+  const [member] = await a.core.teams.members([team.id]);
+  const [job] = await a.core.requests.send(ALICE, {
+    teamId: team.id,
+    memberIds: [String(member?.id)],
+    text: '!ask Ready?',
+    clientRequestId,
+  });
+  if (!job) throw new Error('no job');
+  await vi.waitFor(
+    async () => expect((await a.core.jobs.get(ALICE, job.id))?.phase).toBe(JobPhase.WAITING_INPUT),
+    WAIT,
+  );
+  return job;
+}
+
 describe('jobProgress across servers', () => {
   it('shows a subscriber on server B the text deltas and tool calls of a job server A runs', async () => {
-    const team = await a.core.teams.create(ALICE, teamInput() as unknown as CreateTeamInput);
-    const [member] = await a.core.teams.members([team.id]);
-    // The job waits for an answer first, so the subscription is set up before anything streams.
-    const [job] = await a.core.requests.send(ALICE, {
-      teamId: team.id,
-      memberIds: [String(member?.id)],
-      text: '!ask Ready?',
-      clientRequestId: 'progress-ask',
-    });
-    if (!job) throw new Error('no job');
-    await vi.waitFor(
-      async () => expect((await a.core.jobs.get(ALICE, job.id))?.phase).toBe(JobPhase.WAITING_INPUT),
-      WAIT,
-    );
+    const job = await waitingJob('progress-ask');
 
     type Notice = { textDelta: string | null; toolCall: string | null };
     const reading = collect(
@@ -78,5 +86,37 @@ describe('jobProgress across servers', () => {
     // Deltas may arrive joined (one NOTIFY carries what came within a few milliseconds), in order.
     expect(seen.map((notice) => notice.textDelta ?? '').join('')).toBe('delta 1 delta 2 delta 3 delta 4');
     expect(a.cluster?.stats.progressSent).toBeGreaterThan(0);
+  });
+
+  // B learns the job's end from the change feed and its text from NOTIFY payloads, on two paths;
+  // the stream must still carry every delta, then the terminal payload, then end.
+  it('ends on server B after the last delta, with the terminal payload', async () => {
+    const job = await waitingJob('progress-end-ask');
+
+    type Payload = { job: { status: string }; textDelta: string | null };
+    const payloads: Payload[] = [];
+    const ended = new Promise<unknown>((resolve) => {
+      client.subscribe<{ jobProgress: Payload }>(
+        {
+          query: 'subscription($id: ID!) { jobProgress(jobId: $id) { job { status } textDelta } }',
+          variables: { id: job.id },
+        },
+        {
+          next: (result) => {
+            if (result.data) payloads.push(result.data.jobProgress);
+          },
+          error: resolve,
+          complete: () => resolve('complete'),
+        },
+      );
+    });
+    await vi.waitFor(() => expect(b.progress.listening).toBe(1), WAIT);
+    // The answer ends the job right after its last delta.
+    await a.core.jobs.respond(ALICE, { jobId: job.id, response: '!stream 4', clientRequestId: 'progress-end' });
+
+    await vi.waitFor(async () => expect(await Promise.race([ended, 'open'])).toBe('complete'), WAIT);
+    // Deltas may arrive joined (one NOTIFY carries what came within a few milliseconds), in order.
+    expect(payloads.map((p) => p.textDelta ?? '').join('')).toBe('delta 1 delta 2 delta 3 delta 4');
+    expect(payloads.at(-1)).toEqual({ job: { status: 'COMPLETED' }, textDelta: null });
   });
 });

@@ -14,6 +14,18 @@ const message = (id: string, text: string) => ({
   arguments: JSON.stringify({ to: ['reviewer'], text, delivery: 'quiet' }),
 });
 
+/** Sends `text` to the lead, waits for its turn to end, and answers the job and the last model call's messages. */
+async function leadTurn(h: ReturnType<typeof harness>, text: string) {
+  const { team, lead } = await h.team();
+  const request = await h.send(team, lead, text);
+  const done = await waitFor(async () => {
+    const job = await h.job(request.id);
+    return job.phase === JobPhase.COMPLETED || job.phase === JobPhase.FAILED ? job : null;
+  }, "the lead's turn to end");
+  const final = h.provider.requests.filter((r) => r.body.model !== 'model-review').at(-1)?.body.messages ?? [];
+  return { done, final };
+}
+
 describe('tool-call ids a provider reuses', () => {
   it('sends each call of a run, though a later round reuses an earlier call id', async () => {
     const h = harness();
@@ -24,16 +36,10 @@ describe('tool-call ids a provider reuses', () => {
       if (tools === 1) return { kind: 'answer', toolCalls: [message('call_0', 'Second note.')], usage };
       return { kind: 'answer', content: 'Sent both.', usage };
     });
-    const { team, lead } = await h.team();
-    const request = await h.send(team, lead, 'Send two notes');
-    const done = await waitFor(async () => {
-      const job = await h.job(request.id);
-      return job.phase === JobPhase.COMPLETED || job.phase === JobPhase.FAILED ? job : null;
-    }, "the lead's turn to end");
+    const { done, final } = await leadTurn(h, 'Send two notes');
     expect(done.result?.text).toBe('Sent both.');
 
     // Each call is answered under an id of its own, and each got a message id of its own.
-    const final = h.provider.requests.filter((r) => r.body.model !== 'model-review').at(-1)?.body.messages ?? [];
     const toolAnswers = final.filter((m) => m.role === 'tool');
     expect(toolAnswers).toHaveLength(2);
     const ids = toolAnswers.map((m) => m.tool_call_id);
@@ -57,15 +63,9 @@ describe('tool-call ids a provider reuses', () => {
       if (body.messages.at(-1)?.role === 'tool') return { kind: 'answer', content: 'Sent both.', usage };
       return { kind: 'answer', toolCalls: [message('dup', 'First note.'), message('dup', 'Second note.')], usage };
     });
-    const { team, lead } = await h.team();
-    const request = await h.send(team, lead, 'Send two notes at once');
-    const done = await waitFor(async () => {
-      const job = await h.job(request.id);
-      return job.phase === JobPhase.COMPLETED || job.phase === JobPhase.FAILED ? job : null;
-    }, "the lead's turn to end");
+    const { done, final } = await leadTurn(h, 'Send two notes at once');
     expect(done.result?.text).toBe('Sent both.');
 
-    const final = h.provider.requests.filter((r) => r.body.model !== 'model-review').at(-1)?.body.messages ?? [];
     const assistant = final.find((m) => m.role === 'assistant' && (m.tool_calls?.length ?? 0) > 0);
     const callIds = assistant?.role === 'assistant' ? (assistant.tool_calls ?? []).map((c) => c.id) : [];
     // The first keeps the provider's id; the second gets a fallback id.
