@@ -1,5 +1,6 @@
 // The one barrel of @agent-teams/core: explicit named exports only.
 
+export { AdmissionJobError, admissionJobErrorOf } from './admission/admission-job-error.js';
 export type { AdmissionPolicy, OwnerAdmission } from './admission/admission-policy.js';
 export {
   AdmissionLimits,

@@ -1,10 +1,11 @@
 import {
-  ACTIVE_PHASES,
   type Admission,
+  type AdmissionJobError,
   type AdmissionPolicy,
   type AdmitArgs,
   type AdmittedJob,
   type AgentCatalog,
+  admissionJobErrorOf,
   type Clock,
   DEFAULT_ADMISSION_POLICY,
   type IdGenerator,
@@ -16,8 +17,9 @@ import {
 } from '@agent-teams/core';
 import type { PreparedRide } from '../storage/admission-ride.js';
 import { freezeJob } from './freeze-job.js';
-import { OwnCommits, ownCommitEvent } from './own-commits.js';
+import { OwnCommits, settles } from './own-commits.js';
 import { RetryBackoff } from './retry-backoff.js';
+import { SetAsideJobs } from './set-aside-jobs.js';
 import type { WakeTimer } from './wake-timer.js';
 
 /**
@@ -27,17 +29,6 @@ import type { WakeTimer } from './wake-timer.js';
  * at once. Any other deadline, even one that passed since, gets the timer at its own time.
  */
 export const PAST_DEADLINE_RETRY_MS = 1_000;
-
-/**
- * True when an admission's own commit needs no further pass: it started every job that wanted a
- * slot (`candidates`) and its `events` name only those. A job admission ended instead (its agent
- * gone, its team closed) lets the next job of its conversation become a candidate.
- */
-function settles(admitted: readonly AdmittedJob[], candidates: number, events: readonly TeamEvent[]): boolean {
-  const ids = new Set<string>(admitted.map((entry) => entry.job.id));
-  const started = admitted.filter((entry) => ACTIVE_PHASES.includes(entry.job.phase)).length;
-  return started >= candidates && events.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)));
-}
 
 /** What an {@link AdmissionPass} uses. */
 export interface AdmissionPassDeps {
@@ -73,6 +64,8 @@ export interface AdmissionPassDeps {
 export class AdmissionPass {
   readonly #deps: AdmissionPassDeps;
   readonly #backoff = new RetryBackoff();
+  /** Jobs whose own admission failed: planned without until their backoff ends. */
+  readonly #setAside = new SetAsideJobs();
   #waiting = false;
   /** An exclusive server's last read of the waits found none, and no wait began since. */
   #noWaits = false;
@@ -149,7 +142,7 @@ export class AdmissionPass {
       });
       this.#admittedAtMs = Date.parse(now);
       admitted = await this.#deps.store.admit(args);
-      this.#backoff.succeeded('admit');
+      this.#succeeded(admitted);
       return admitted;
     } catch (error) {
       this.#failed(error);
@@ -194,7 +187,7 @@ export class AdmissionPass {
           this.#failed(error);
           return;
         }
-        this.#backoff.succeeded('admit');
+        this.#succeeded(admitted);
         this.#admittedAtMs = Date.parse(now);
         this.#ride = { admitted, candidates };
       },
@@ -228,8 +221,10 @@ export class AdmissionPass {
       serverId: this.#deps.serverId,
       capacity: policy.activeJobs,
       plan: (snapshot) => {
-        seen(snapshot.candidates.length);
-        return planAdmissions(snapshot, policy);
+        // Jobs set aside after their own admission failed wait out their backoff; the rest go on.
+        const candidates = this.#setAside.plannable(snapshot.candidates, this.#deps.clock.nowMs());
+        seen(candidates.length);
+        return planAdmissions(candidates === snapshot.candidates ? snapshot : { ...snapshot, candidates }, policy);
       },
       freeze: (ctx) => freezeJob(ctx, agents, this.#deps.runtimes, context),
       // Only `admit` publishes through it; a ride's writes are the enqueue's (`hear` settles them).
@@ -273,9 +268,31 @@ export class AdmissionPass {
     }
   }
 
+  #succeeded(admitted: readonly AdmittedJob[]): void {
+    this.#backoff.succeeded('admit');
+    this.#setAside.admitted(admitted.map((entry) => entry.job.id));
+  }
+
+  /**
+   * A failed admission backs off as a whole, unless the failure was one job's own: that job is
+   * set aside (and retried after its own backoff), and a pass follows at once for the others.
+   */
   #failed(error: unknown): void {
+    const failedJob = admissionJobErrorOf(error);
+    if (failedJob !== null) {
+      this.#setAsideJob(failedJob, error);
+      return;
+    }
     const retryAt = this.#backoff.failed('admit', this.#deps.clock.nowMs());
     this.#deps.logger.error('admission pass failed; retrying', { retryAt, error: String(error) });
     this.#deps.timer.wakeAt(retryAt);
+  }
+
+  #setAsideJob(failed: AdmissionJobError, error: unknown): void {
+    const retryAt = this.#setAside.failed(failed.jobId, this.#deps.clock.nowMs());
+    const fields = { teamId: failed.teamId, jobId: failed.jobId, retryAt, error: String(error) };
+    this.#deps.logger.error('admitting a job failed; it is set aside and retried, the others go on', fields);
+    this.#deps.timer.wakeAt(retryAt);
+    this.#deps.wake();
   }
 }

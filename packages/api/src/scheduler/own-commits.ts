@@ -1,4 +1,11 @@
-import { type JobId, type PublishWindow, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import {
+  ACTIVE_PHASES,
+  type AdmittedJob,
+  type JobId,
+  type PublishWindow,
+  type TeamEvent,
+  TeamEventKind,
+} from '@agent-teams/core';
 
 /**
  * Recognises the scheduler's own commits (a job step's, the admission's) among the local commits
@@ -57,4 +64,15 @@ export function ownCommitEvent(event: TeamEvent, ours: (jobId: JobId) => boolean
     default:
       return false;
   }
+}
+
+/**
+ * True when an admission's own commit needs no further pass: it started every job that wanted a
+ * slot (`candidates`) and its `events` name only those. A job admission ended instead (its agent
+ * gone, its team closed) lets the next job of its conversation become a candidate.
+ */
+export function settles(admitted: readonly AdmittedJob[], candidates: number, events: readonly TeamEvent[]): boolean {
+  const ids = new Set<string>(admitted.map((entry) => entry.job.id));
+  const started = admitted.filter((entry) => ACTIVE_PHASES.includes(entry.job.phase)).length;
+  return started >= candidates && events.every((event) => ownCommitEvent(event, (jobId) => ids.has(jobId)));
 }

@@ -1,4 +1,5 @@
 import {
+  AdmissionJobError,
   type AdmitArgs,
   type AdmittedJob,
   asOwnerId,
@@ -17,6 +18,7 @@ import { readCandidates } from './admission-candidates.js';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
+import { isEnvironmentError } from './driver-errors.js';
 import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
 import { ACTIVE_PHASE_LITERALS, SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
@@ -255,7 +257,11 @@ async function planAndFreeze(
     const teamId = eligible.get(jobId);
     if (teamId === undefined) continue;
     eligible.delete(jobId);
-    const frozen = await freezeOne(scope, jobId, teamId, args, ride);
+    const frozen = await freezeOne(scope, jobId, teamId, args, ride).catch((error: unknown) => {
+      // One job's own failure names the job (the scheduler sets it aside and admits the rest);
+      // the database's own failure is everyone's, and stays as it is.
+      throw isEnvironmentError(error, scope.dialect) ? error : new AdmissionJobError(jobId, teamId, error);
+    });
     if (frozen !== null) admitted.push(frozen);
   }
   return admitted;

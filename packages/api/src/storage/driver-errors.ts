@@ -56,6 +56,33 @@ export function classifyDriverError(error: unknown, dialect: DatabaseDialect): D
 }
 
 /**
+ * SQLite's result codes of a database that cannot work now (its file, its disk, its memory), with
+ * their extended forms (`SQLITE_IOERR_WRITE`, say): no statement's or row's fault.
+ */
+const SQLITE_ENVIRONMENT = /^SQLITE_(IOERR|FULL|CORRUPT|NOTADB|CANTOPEN|READONLY|NOMEM|INTERRUPT|PROTOCOL|PERM|NOLFS)/;
+
+/**
+ * SQLSTATE classes of a PostgreSQL server that cannot work now: connection exception (08),
+ * insufficient resources (53), operator intervention (57: a shutdown, a cancel), system error
+ * (58) and internal error (XX).
+ */
+const POSTGRES_ENVIRONMENT_CLASSES: ReadonlySet<string> = new Set(['08', '53', '57', '58', 'XX']);
+
+/** A Node.js system error code (`ECONNRESET`, `EPIPE`): the socket to the database failed. No SQLSTATE class begins with E. */
+const SYSTEM_ERROR_CODE = /^E[A-Z]+$/;
+
+/**
+ * True when `error` is a failure of the database itself (a lost connection, a full disk, an I/O
+ * error) rather than of the statement that met it: whatever ran next would fail the same way.
+ */
+export function isEnvironmentError(error: unknown, dialect: DatabaseDialect): boolean {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string') return false;
+  if (SYSTEM_ERROR_CODE.test(code)) return true;
+  return dialect === 'sqlite' ? SQLITE_ENVIRONMENT.test(code) : POSTGRES_ENVIRONMENT_CLASSES.has(code.slice(0, 2));
+}
+
+/**
  * A storage failure the store could not resolve (retries exhausted, or an unexpected driver
  * condition). Carries the classification; the driver error stays in `cause` for the log, and the
  * GraphQL edge masks it as an unexpected error.

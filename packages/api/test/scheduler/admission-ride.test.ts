@@ -1,4 +1,12 @@
-import { DEFAULT_ADMISSION_POLICY, JobPhase, RuntimeError, type TeamEvent, TeamEventKind } from '@agent-teams/core';
+import {
+  type AgentCatalog,
+  DEFAULT_ADMISSION_POLICY,
+  JobPhase,
+  RuntimeError,
+  type TeamEvent,
+  TeamEventKind,
+} from '@agent-teams/core';
+import { StaticCatalog } from '@agent-teams/testkit';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -6,6 +14,7 @@ import {
   OWNER,
   openHarness,
   removeTempDirs,
+  TEST_AGENTS,
   waitFor,
   waitForPhases,
   wrapRuntime,
@@ -16,7 +25,7 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** A trigger that makes every admission fail inside the database, as a broken write would. */
+/** A trigger that makes every admission fail inside the database, as a broken write would (each job's own failure). */
 const REFUSE_ADMISSION = sql`
   create trigger refuse_admission before update of phase on jobs
   when new.phase = 'ADMITTING'
@@ -69,8 +78,13 @@ describe('admission riding the enqueue (decision 0223)', () => {
     if (job === undefined) throw new Error('no job');
     expect(job.phase).toBe(JobPhase.QUEUED);
     expect(await h.job(job.id)).toEqual(job);
+    // The failure is the job's own: it is set aside (decision 0248), admission goes on for the rest.
     expect(h.logger.entries).toContainEqual(
-      expect.objectContaining({ level: 'error', message: 'admission pass failed; retrying' }),
+      expect.objectContaining({
+        level: 'error',
+        message: 'admitting a job failed; it is set aside and retried, the others go on',
+        fields: expect.objectContaining({ jobId: job.id }),
+      }),
     );
     // The rolled-back admission left no event: what was published is exactly the log, gap-free.
     const log = await h.core.events.read(OWNER, team.id, 0, 1_000);
@@ -88,15 +102,23 @@ describe('admission riding the enqueue (decision 0223)', () => {
   });
 
   it('does not ride while admission backs off, nor once the scheduler stopped', async () => {
-    const h = await openHarness();
+    // A catalog that fails: no job's fault, so admission backs off as a whole.
+    const agents = new StaticCatalog(TEST_AGENTS);
+    let down = false;
+    const catalog: AgentCatalog = {
+      list: () => (down ? Promise.reject(new Error('catalog down (the test)')) : agents.list()),
+      get: (id) => agents.get(id),
+    };
+    const h = await openHarness({ catalog });
     const { team, members } = await h.team(['researcher', 'reviewer']);
     await h.scheduler.idle();
-    await REFUSE_ADMISSION.execute(h.database.db);
+    down = true;
     const [failed] = await h.send(team, members.slice(0, 1), 'first');
     expect(failed?.phase).toBe(JobPhase.QUEUED);
+    expect(h.logger.entries).toContainEqual(expect.objectContaining({ message: 'admission pass failed; retrying' }));
     // Within the backoff (250 ms from the failure): the next enqueue is offered no ride.
     expect(await h.scheduler.enqueueAdmission.prepare(new Date().toISOString())).toBeNull();
-    await sql`drop trigger refuse_admission`.execute(h.database.db);
+    down = false;
     await h.scheduler.stop();
     expect(await h.scheduler.enqueueAdmission.prepare(new Date().toISOString())).toBeNull();
     const [after] = await h.send(team, members.slice(0, 1), 'third');
