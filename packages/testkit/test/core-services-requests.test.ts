@@ -251,6 +251,10 @@ describe('jobs.list and teams.activity', () => {
       () => h.core.jobs.list(team, { first: 1, after: all.pageInfo.endCursor, memberId: scout.id }),
       ErrorCode.CURSOR_MISMATCH,
     );
+    // An empty list of statuses matches none: a filter of its own, not the unfiltered list.
+    expect(await h.core.jobs.list(team, { statuses: [] })).toMatchObject({ totalCount: 0, edges: [] });
+    const none = { first: 1, after: all.pageInfo.endCursor, statuses: [] };
+    await expectCode(() => h.core.jobs.list(team, none), ErrorCode.CURSOR_MISMATCH);
   });
 
   it('answers Unchanged while the revision matches and a page of requests once it moved', async () => {

@@ -137,7 +137,10 @@ function addJobFields(builder: Builder, refs: Refs): void {
         first: t.arg.int({ defaultValue: 20 }),
         after: t.arg.string(),
         kind: t.arg({ type: refs.JobKind }),
-        statuses: t.arg({ type: [refs.JobStatus] }),
+        statuses: t.arg({
+          type: [refs.JobStatus],
+          description: 'Only jobs in one of these statuses; absent or null: any status; an empty list matches none.',
+        }),
         memberId: t.arg.id(),
       },
       resolve: (team, args, ctx) =>

@@ -123,18 +123,20 @@ async function pageWithTotal(
   };
 }
 
-/** A team's jobs in creation order, filtered, with the filtered total. */
+/** A team's jobs in creation order, filtered, with the filtered total (none for an empty list of statuses). */
 export function listJobs(
   db: Kysely<Database>,
   teamId: TeamId,
   filter: JobFilter,
   page: SeqPageRequest,
 ): Promise<SeqPage<JobView> & { readonly totalCount: number }> {
+  // Nothing to ask the database: `phase IN ()` is no valid SQL, and a constant false would add statement texts.
+  if (filter.statuses?.length === 0) return Promise.resolve({ items: [], hasNextPage: false, totalCount: 0 });
   let query: JobQuery = db.selectFrom('jobs').where('team_id', '=', teamId);
   // A literal (one of four kinds): bound, it would re-plan the count at every run (`literal-kind.ts`).
   if (filter.kind) query = query.where('kind', '=', literalKind(filter.kind));
   if (filter.memberId) query = query.where('member_id', '=', filter.memberId);
-  if (filter.statuses && filter.statuses.length > 0) query = query.where('phase', 'in', phaseFilter(filter.statuses));
+  if (filter.statuses) query = query.where('phase', 'in', phaseFilter(filter.statuses));
   return pageWithTotal(query, page);
 }
 

@@ -112,12 +112,15 @@ describe('Team.jobs and members', () => {
       await stack.gql(
         `query($id: ID!) { team(id: $id) {
           running: jobs(statuses: [RUNNING]) { totalCount edges { node { id } } }
+          none: jobs(statuses: []) { totalCount edges { node { id } } }
           all: jobs { totalCount }
           members { name status agent { name title } conversation { edges { node { role job { id } } } } } } }`,
         { id: team.id },
       ),
     ).team as Record<string, unknown>;
     expect(data.running).toEqual({ totalCount: 1, edges: [{ node: { id: sleeping } }] });
+    // An empty list of statuses matches none of them (not "no filter").
+    expect(data.none).toEqual({ totalCount: 0, edges: [] });
     expect(data.all).toEqual({ totalCount: 2 });
     const members = data.members as {
       name: string;

@@ -8,8 +8,10 @@ import {
   JobPhase,
   type Member,
   type MemberId,
+  type Team,
   type TeamEvent,
   TeamEventKind,
+  type TeamId,
 } from '@agent-teams/core';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
@@ -27,9 +29,9 @@ afterAll(async () => {
 
 const TEAM = asTeamId('team_known');
 
-function event(kind: TeamEventKind, memberId: MemberId | null): TeamEvent {
+function event(kind: TeamEventKind, memberId: MemberId | null, teamId: TeamId = TEAM): TeamEvent {
   return {
-    teamId: TEAM,
+    teamId,
     owner: asOwnerId('alice'),
     seq: 1,
     kind,
@@ -41,12 +43,17 @@ function event(kind: TeamEventKind, memberId: MemberId | null): TeamEvent {
 }
 
 /** A member with only what `KnownMembers` looks at filled in (its id), and a retirement. */
-function member(id: string, retiredAt: string | null = null): Member {
-  return { id: asMemberId(id), teamId: TEAM, retiredAt } as unknown as Member;
+function member(id: string, retiredAt: string | null = null, teamId: TeamId = TEAM): Member {
+  return { id: asMemberId(id), teamId, retiredAt } as unknown as Member;
 }
 
 function rows(...members: Member[]): CommittedRows {
   return { jobs: new Map(), records: new Map(), teams: new Map(), members: new Map(members.map((m) => [m.id, m])) };
+}
+
+/** The rows of a commit that logged a change of `teamId`'s row (a close, a rename): it notes the team. */
+function teamRows(teamId: TeamId): CommittedRows {
+  return { ...rows(), teams: new Map([[teamId, { id: teamId } as unknown as Team]]) };
 }
 
 describe('KnownMembers', () => {
@@ -69,6 +76,23 @@ describe('KnownMembers', () => {
     // A MEMBER_CHANGED goes with no write of the member's row (its derived status may follow a job).
     known.published([event(TeamEventKind.MEMBER_CHANGED, c.id)], undefined);
     expect([known.get(a.id), known.get(b.id), known.get(c.id)]).toEqual([undefined, undefined, c]);
+  });
+
+  it("forgets a deleted team's members, deleted here or on another server; a logged team change keeps them", () => {
+    const known = new KnownMembers();
+    const [other, third] = [asTeamId('team_other'), asTeamId('team_third')];
+    const [a, b, c] = [member('a'), member('b', null, other), member('c', null, third)];
+    known.published([], rows(a, b, c));
+    // A close of the team logs its TEAM_CHANGED and notes its row: its members stay as noted.
+    known.published([event(TeamEventKind.TEAM_CHANGED, null)], teamRows(TEAM));
+    expect(known.get(a.id)).toBe(a);
+    // This server's deletion: a TEAM_CHANGED announced, the team's row gone with its log.
+    known.published([event(TeamEventKind.TEAM_CHANGED, null)], rows());
+    expect([known.get(a.id), known.get(b.id), known.get(c.id)]).toEqual([undefined, b, c]);
+    // Another server's deletion: its tombstone heard as a TEAM_CHANGED without rows.
+    known.published([event(TeamEventKind.TEAM_CHANGED, null, other)], undefined);
+    expect([known.get(b.id), known.get(c.id)]).toEqual([undefined, c]);
+    expect(known.size).toBe(1);
   });
 
   it.each([
@@ -195,6 +219,30 @@ describe('KnownMembers against the database (SQLite)', () => {
     await waitForPhases(h, [turn.id], [JobPhase.COMPLETED]);
     await h.scheduler.idle();
     expect(mirror.unexplained()).toEqual([{ memberId: m0.id, known: null, stored: '2026-01-01T00:00:00.000Z' }]);
+    await h.close();
+  });
+
+  it("forgets a deleted team's members once the deletion commits, and only that team's", async () => {
+    const known = new KnownMembers();
+    const h = await openHarness({ events: known });
+    const kept = await h.team(['researcher', 'reviewer']);
+    const deleted = await h.team(['researcher', 'reviewer']);
+    // Each member is noted by a commit that reads its roster under the team's lock (a send).
+    const jobs = [
+      ...(await h.send(kept.team, kept.members, 'hi')),
+      ...(await h.send(deleted.team, deleted.members, 'hi')),
+    ];
+    // Deletion waits for a team's jobs to finish (PENDING_WORK otherwise).
+    await waitForPhases(
+      h,
+      jobs.map((job) => job.id),
+      [JobPhase.COMPLETED],
+    );
+    await h.scheduler.idle();
+    const noted = (ids: readonly Member[]) => ids.filter((m) => known.get(m.id) !== undefined).length;
+    expect([noted(kept.members), noted(deleted.members)]).toEqual([2, 2]);
+    await h.core.teams.delete(OWNER, deleted.team.id);
+    expect([noted(kept.members), noted(deleted.members)]).toEqual([2, 0]);
     await h.close();
   });
 

@@ -28,6 +28,8 @@ export type JobListArgs = {
 /**
  * A page of a team's jobs, oldest first, with the filtered total. The cursor carries a hash of
  * the filter (statuses in a canonical order), so it cannot be replayed against another filter.
+ * Absent or null `statuses`: any status; an empty list matches no status, so the page is empty
+ * (as `dependsOn: []` names no task: a list argument means exactly what it lists).
  */
 export async function listJobs(
   deps: UsesStore<JobReads>,
@@ -36,7 +38,8 @@ export async function listJobs(
 ): Promise<Connection<JobView> & { totalCount: number }> {
   const filter: JobFilter = {
     kind: args.kind ?? null,
-    statuses: args.statuses == null || args.statuses.length === 0 ? null : [...new Set(args.statuses)].sort(),
+    // `[]` stays `[]`, not null: it selects nothing, and its cursors must not pass for the unfiltered list's.
+    statuses: args.statuses == null ? null : [...new Set(args.statuses)].sort(),
     memberId: args.memberId == null ? null : asMemberId(args.memberId),
   };
   const scope: CursorScope = { kind: 'job', filter: hashFilter({ team: team.id, ...filter }) };

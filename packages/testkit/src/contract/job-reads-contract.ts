@@ -57,6 +57,15 @@ export function describeJobReadsCases(h: () => StoreHarness): void {
       expect(forMember.items.map((j) => j.id)).toEqual([c.id]);
     });
 
+    it('matches no job for an empty list of statuses, as for any other list of them', async () => {
+      const { team, members } = await h().team();
+      await h().send(team, members);
+      const none = await h().store.listJobs(team.id, { statuses: [] }, { first: 10, afterSeq: null });
+      expect(none).toMatchObject({ items: [], hasNextPage: false, totalCount: 0 });
+      const any = await h().store.listJobs(team.id, { statuses: null }, { first: 10, afterSeq: null });
+      expect(any.totalCount).toBe(members.length);
+    });
+
     it('pages every field of a job in every phase but, at most, its frozen input', async () => {
       const { team, jobs } = await zoo();
       const page = await h().store.listJobs(team.id, {}, { first: 100, afterSeq: null });

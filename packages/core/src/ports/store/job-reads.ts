@@ -6,6 +6,7 @@ import type { SeqPage, SeqPageRequest } from './pages.js';
 /** Filters of `Team.jobs`. */
 export interface JobFilter {
   readonly kind?: JobKind | null;
+  /** Absent or null: any status; an empty list matches no job. */
   readonly statuses?: readonly JobStatus[] | null;
   readonly memberId?: MemberId | null;
 }

@@ -34,9 +34,8 @@ export function receiptJob(receipt: NewReceipt, request: Job, seq: number, now: 
 export function matchesFilter(job: Job, filter: JobFilter): boolean {
   if (filter.kind != null && job.kind !== filter.kind) return false;
   if (filter.memberId != null && job.memberId !== filter.memberId) return false;
-  if (filter.statuses != null && filter.statuses.length > 0 && !filter.statuses.includes(statusOf(job.phase))) {
-    return false;
-  }
+  // An empty list of statuses matches no job (`JobFilter`), as it does on the SQL stores.
+  if (filter.statuses != null && !filter.statuses.includes(statusOf(job.phase))) return false;
   return true;
 }
 
