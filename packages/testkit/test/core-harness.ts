@@ -119,7 +119,6 @@ export async function leadTeam(h: Harness) {
   return { team, lead, scout, critic };
 }
 
-/** Runs `action` and returns the DomainError it rejects with, failing the test otherwise. */
 /** Sends one request as alice to `memberId` (default key `r1`); returns the job. */
 export async function sendOne(h: Harness, teamId: string, memberId: string, text: string, clientRequestId = 'r1') {
   const [job] = await h.core.requests.send(alice, { teamId, memberIds: [memberId], text, clientRequestId });
@@ -162,4 +161,27 @@ export function limitSamples(limit: { maxChars: number; maxBytes: number }) {
       { label: `${label} n+1`, value: unit.repeat(n + 1), ok: false },
     ];
   });
+}
+
+/**
+ * A READY team of alice's with a lead (Lead) and two teammates (Ann, Bob), each with an unfinished
+ * job to call member tools through: `call(who, name, args)`, `who` the member's index.
+ */
+export async function toolTeam() {
+  const h = harness();
+  const { team, members } = await readyTeam(
+    h,
+    alice,
+    teamInput({
+      members: [
+        { name: 'Lead', agentId: 'writer', lead: true },
+        { name: 'Ann', agentId: 'writer' },
+        { name: 'Bob', agentId: 'writer' },
+      ],
+    }),
+  );
+  const jobs = await Promise.all(members.map((m, i) => sendOne(h, team.id, m.id, 'work', `r${i}`)));
+  const call = (who: number, name: string, args: Record<string, unknown> = {}) =>
+    h.core.tools.invoke(jobs[who]?.id ?? ('' as never), name, args) as Promise<Record<string, unknown>>;
+  return { h, team, members, call };
 }

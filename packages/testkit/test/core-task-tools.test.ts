@@ -1,26 +1,9 @@
 import { ErrorCode, jsonBytes, Limits } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { alice, domainError, harness, readyTeam, sendOne, teamInput } from './core-harness.js';
+import { domainError, toolTeam } from './core-harness.js';
 
-/** A READY team with a lead and two members, each with an unfinished job to call tools through. */
-async function board() {
-  const h = harness();
-  const { team, members } = await readyTeam(
-    h,
-    alice,
-    teamInput({
-      members: [
-        { name: 'Lead', agentId: 'writer', lead: true },
-        { name: 'Ann', agentId: 'writer' },
-        { name: 'Bob', agentId: 'writer' },
-      ],
-    }),
-  );
-  const jobs = await Promise.all(members.map((m, i) => sendOne(h, team.id, m.id, 'work', `r${i}`)));
-  const call = (who: number, name: string, args: Record<string, unknown> = {}) =>
-    h.core.tools.invoke(jobs[who]?.id ?? ('' as never), name, args) as Promise<Record<string, unknown>>;
-  return { h, team, members, call };
-}
+/** The team the board's tools are called in (`toolTeam`). */
+const board = toolTeam;
 
 type TaskOut = { id: string; revision: number; status: string; owner: string | null };
 const taskOf = (answer: Record<string, unknown>) => answer.task as TaskOut;

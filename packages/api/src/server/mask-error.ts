@@ -93,11 +93,12 @@ interface FieldRename {
  * differ.
  *
  * @remarks The mailbox and task-board decisions are shared by the member tools and these
- * mutations, and name the member tools' arguments (`message_id`, `to`, `assignee`), which is
- * right for the tools (the model and MCP member tools read those names). Renaming once here, at
- * the edge every GraphQL error passes, keeps the shared decisions free of surface names and
- * leaves the tools' answers as they are; `invokeTeamTool` (the tools over GraphQL) is not listed,
- * so it keeps the tools' names.
+ * mutations. The mailbox's name the member tools' arguments (`message_id`, `to`), as does the
+ * board's `assignee`; the board's other rules and the idempotency checks name GraphQL's fields
+ * (`taskId`, `dependsOn`), which the member tools' edge renames the other way
+ * (`core/src/tools/tool-argument-names.ts`). Renaming once here, at the edge every GraphQL error
+ * passes, leaves the tools' answers as they are; `invokeTeamTool` (the tools over GraphQL) is not
+ * listed, so it keeps the tools' names.
  */
 const GRAPHQL_FIELDS: ReadonlyMap<string, ReadonlyMap<string, FieldRename>> = new Map([
   [

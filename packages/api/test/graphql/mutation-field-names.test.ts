@@ -169,4 +169,32 @@ describe('the member tools keep their own argument names', () => {
     await stack.cancel(holder);
     await stack.waitFor(holder, ['CANCELLED']);
   });
+
+  it('names task_id and depends_on for the task tools, where createTask names dependsOn', async () => {
+    const [ada] = team.members;
+    const holder = await ask(stack, team.id, ada.id, '!sleep 600000');
+    await stack.waitFor(holder, ['RUNNING']);
+    const token = await tokenFor(stack, holder);
+    const tool = (name: string, args: Record<string, unknown>) =>
+      post(
+        'mutation($input: InvokeTeamToolInput!) { invokeTeamTool(input: $input) }',
+        { input: { name, arguments: args } },
+        token,
+      );
+    expect(refusal(await tool('task_claim', { task_id: 'task_nope', expected_revision: 1 }))).toMatchObject({
+      code: 'NOT_FOUND',
+      field: 'task_id',
+    });
+    expect(refusal(await tool('task_create', { title: 'Draft', depends_on: ['task_nope'] }))).toMatchObject({
+      code: 'INVALID_INPUT',
+      field: 'depends_on',
+    });
+    const input = { teamId: team.id, title: 'Draft', dependsOn: ['task_nope'], clientRequestId: 'dep-nope' };
+    expect(refusal(await post(CREATE_TASK, { input }, OWNER_TOKENS.alice))).toMatchObject({
+      code: 'INVALID_INPUT',
+      field: 'dependsOn',
+    });
+    await stack.cancel(holder);
+    await stack.waitFor(holder, ['CANCELLED']);
+  });
 });

@@ -48,6 +48,19 @@ describe('the lead’s tools through the scripted runtime', () => {
     expect(data?.team).toEqual({ status: 'READY', members: [{ name: 'Ada' }, { name: 'Bob' }] });
   });
 
+  it('checks the arguments’ types before the role: a malformed call is INVALID_INPUT for anyone', async () => {
+    const team = await createTeam(stack, undefined, LEAD_TEAM);
+    const bob = String(team.members[1]?.id);
+    const script = [
+      tool('team_spawn', { name: 7, agent: 'writer', request_id: 'r1' }),
+      tool('team_retire', {}),
+      tool('team_interrupt', { member: 'Ada', reason: ['stop'] }),
+      tool('team_close', { reason: 42 }),
+    ].join('\n');
+    const lines = (await turn(team, bob, script)).split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual(Array.from({ length: 4 }, () => ({ error: { code: 'INVALID_INPUT' } })));
+  });
+
   it('lets the lead spawn, retire and close, and teamEvents replays MemberSpawned, MemberRetired and TeamClosed', async () => {
     const team = await createTeam(stack, undefined, LEAD_TEAM);
     const ada = String(team.members[0]?.id);

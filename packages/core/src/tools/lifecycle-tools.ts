@@ -12,7 +12,8 @@ import {
   spawnMember,
 } from '../services/lifecycle-service.js';
 import { validateText } from '../text/validate-text.js';
-import { LEAD_ONLY_TOOLS } from './lifecycle-tool-specs.js';
+import { checkArgumentTypes } from './argument-types.js';
+import { LEAD_ONLY_TOOLS, LIFECYCLE_TOOL_SPECS } from './lifecycle-tool-specs.js';
 
 /** The lifecycle tools `invokeLifecycleTool` answers (the lead's four). */
 export type LifecycleToolName = 'team_spawn' | 'team_retire' | 'team_close' | 'team_interrupt';
@@ -36,8 +37,14 @@ function notSelf(caller: ToolCaller, memberId: string, what: string): void {
 }
 
 /**
- * Calls one of the lead's lifecycle tools for `caller` (already checked to be the lead) and
- * answers the contract's snake_case JSON.
+ * Calls one of the lead's lifecycle tools for `caller` and answers the contract's snake_case JSON.
+ *
+ * @remarks Order of the checks: the arguments' types (INVALID_INPUT, from the tool's schema), the
+ * caller is the lead (NOT_LEAD), then the use case's own rules (value rules, the member named, the
+ * team's state). Types come first as everywhere else: unknown arguments are already refused before
+ * the caller is known (`argsObject`), the task tools check every argument before the board decides
+ * who may write, and a mutation's input is coerced before its resolver runs.
+ * @throws DomainError INVALID_INPUT, NOT_LEAD and each use case's codes.
  */
 export async function invokeLifecycleTool(
   deps: LifecycleDeps,
@@ -45,6 +52,8 @@ export async function invokeLifecycleTool(
   tool: LifecycleToolName,
   args: Readonly<Record<string, unknown>>,
 ): Promise<unknown> {
+  const spec = LIFECYCLE_TOOL_SPECS.find((s) => s.name === tool);
+  if (spec !== undefined) checkArgumentTypes(spec, args);
   requireLead(caller, tool);
   switch (tool) {
     case 'team_spawn': {

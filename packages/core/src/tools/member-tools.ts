@@ -26,6 +26,7 @@ import { invokeTaskTool, isTaskTool } from './task-tools.js';
 import { teamBroadcast } from './team-broadcast-tool.js';
 import { teamMessage } from './team-message-tool.js';
 import { readHistory, readResult, readResults } from './team-reads.js';
+import { inToolArgumentNames } from './tool-argument-names.js';
 import { planChangeWait } from './wait-tool.js';
 
 /** The store roles these use cases depend on. */
@@ -115,7 +116,7 @@ function readArgs(args: Readonly<Record<string, unknown>>): TeamReadArgs {
  * Calls a member tool as the caller bound to `jobId`, with JSON arguments; answers JSON with
  * snake_case keys (see the contract's "Member tools"). Read tools never start a run.
  * @throws DomainError FORBIDDEN (caller or `team_id`), INVALID_INPUT (name or arguments), and
- * each tool's own codes.
+ * each tool's own codes, whose `field` names the tool's own argument (`task_id`, not `taskId`).
  */
 export async function invokeMemberTool(
   deps: MemberToolDeps,
@@ -123,6 +124,17 @@ export async function invokeMemberTool(
   name: string,
   args: unknown,
 ): Promise<unknown> {
+  try {
+    return await dispatch(deps, jobId, name, args);
+  } catch (error) {
+    // The rules shared with the mutations name GraphQL's input fields; the tool's caller knows
+    // only the tool's arguments, so every refusal is renamed here, once, on its way out.
+    throw inToolArgumentNames(error, ALLOWED_ARGS.get(name) ?? []);
+  }
+}
+
+/** The call itself, with the refusals as the use cases raise them (see {@link invokeMemberTool}). */
+async function dispatch(deps: MemberToolDeps, jobId: JobId, name: string, args: unknown): Promise<unknown> {
   if (!ALLOWED_ARGS.has(name)) {
     throw new DomainError(ErrorCode.INVALID_INPUT, `There is no member tool "${name}".`, { field: 'name' });
   }
