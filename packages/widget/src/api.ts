@@ -30,6 +30,13 @@ export interface Api {
   mutate<T>(query: string, variables?: Record<string, unknown>): Promise<T>;
   readonly live: LiveSocket;
   readonly client: Client;
+  /** How many queries and mutations have gone out so far (a mark for {@link Api.onReachable}). */
+  sent(): number;
+  /**
+   * Calls `listener` each time the server is heard from: with an operation's number (its count in
+   * {@link Api.sent}) when its HTTP answer is OK, or with a new number when the socket is acknowledged.
+   */
+  onReachable(listener: (sent: number) => void): () => void;
   dispose(): void;
 }
 
@@ -46,6 +53,12 @@ export function socketUrl(endpoint: string, base: string): string {
  */
 export function createApi(connection: Connection): Api {
   const aborter = new AbortController();
+  // Numbered so a listener can tell an answer to a request sent after a failure from one sent before it.
+  let sent = 0;
+  const heard = new Set<(sent: number) => void>();
+  const reached = (n: number) => {
+    for (const listener of heard) listener(n);
+  };
   const authorization = async () => {
     const token = await connection.token();
     return token ? `Bearer ${token}` : null;
@@ -54,15 +67,21 @@ export function createApi(connection: Connection): Api {
     url: new URL(connection.endpoint, document.baseURI).toString(),
     exchanges: [
       jsonFetchExchange(async (input, init) => {
+        const n = ++sent;
         const headers = new Headers(init.headers);
         const auth = await authorization();
         if (auth) headers.set('authorization', auth);
-        return fetch(input, { ...init, headers, signal: aborter.signal });
+        const response = await fetch(input, { ...init, headers, signal: aborter.signal });
+        if (response.ok) reached(n);
+        return response;
       }),
     ],
     requestPolicy: 'network-only',
   });
   const live = createLiveSocket(socketUrl(connection.endpoint, document.baseURI), authorization);
+  live.onStatus((up) => {
+    if (up) reached(++sent);
+  });
   const unwrap = <T>(result: { data?: unknown; error?: CombinedError }): T => {
     if (result.error) {
       const first = result.error.graphQLErrors[0];
@@ -77,6 +96,11 @@ export function createApi(connection: Connection): Api {
     live,
     query: async (query, variables = {}) => unwrap(await client.query(query, variables).toPromise()),
     mutate: async (query, variables = {}) => unwrap(await client.mutation(query, variables).toPromise()),
+    sent: () => sent,
+    onReachable(listener) {
+      heard.add(listener);
+      return () => heard.delete(listener);
+    },
     dispose() {
       aborter.abort();
       live.dispose();

@@ -2,6 +2,7 @@ import { createEffect, createSignal, ErrorBoundary, onCleanup, Show } from 'soli
 import { render } from 'solid-js/web';
 import { createApi } from './api.js';
 import { ENGLISH, isChinese, loadStrings, type Strings } from './i18n.js';
+import { createStatusLine } from './status-line.js';
 import { STYLES } from './styles.js';
 import { App } from './ui/app.js';
 import { WidgetContext } from './ui/context.js';
@@ -71,9 +72,9 @@ export function mount(target: Element | ShadowRoot, options: WidgetOptions): Wid
         return o.getToken ? ((await o.getToken()) ?? null) : (o.token ?? null);
       },
     });
-    const [status, setStatus] = createSignal('');
     // Null until a Chinese table has loaded: nothing is shown in the wrong language meanwhile.
     const [strings, setStrings] = createSignal<Strings | null>(isChinese(current.locale) ? null : ENGLISH);
+    const status = createStatusLine(api, () => strings()?.common.error('NETWORK'));
     const lang = () => (isChinese(opts().locale) ? 'zh' : 'en');
     const stopRender = render(() => {
       createEffect(() => {
@@ -95,7 +96,7 @@ export function mount(target: Element | ShadowRoot, options: WidgetOptions): Wid
                 api,
                 t,
                 lang,
-                setStatus,
+                setStatus: status.show,
                 hostOpensConversation: (id, name) => {
                   const hook = opts().onOpenConversation;
                   return hook !== undefined && hook(id, name) !== false;
@@ -106,8 +107,8 @@ export function mount(target: Element | ShadowRoot, options: WidgetOptions): Wid
               <div class="root" data-theme={opts().theme ?? 'auto'} lang={lang()}>
                 <div class="top">
                   <p>{t().common.intro}</p>
-                  <p class="status" role="status" hidden={status() === ''}>
-                    {status()}
+                  <p class="status" role="status" hidden={status.message() === ''}>
+                    {status.message()}
                   </p>
                 </div>
                 <ErrorBoundary fallback={(error) => <p role="alert">{String(error?.message ?? error)}</p>}>
