@@ -1,33 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The checks of decision 0231's literals on the statements the store's contract cases ran, apart
+// from the file that runs the cases (`no-history-scans.test.ts`) so the cases run once per engine
+// for both its plan checks and these. They read what was recorded: they must be declared after the
+// cases, and the file run whole (a `-t` filter that skips the cases fails them).
 import { JobKind, type StoreRole, WAKE_CHANGES_MAX } from '@agent-teams/core';
-import { describeStoreRoleContract } from '@agent-teams/testkit';
 import { CompiledQuery, type Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/storage/database-types.js';
 import { JOB_VIEW_COLUMNS } from '../../src/storage/job-view-rows.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
-import { recordedPostgresStores, recordedSqliteStores } from '../support/recorded-stores.js';
-import { StatementRecorder } from '../support/statement-recorder.js';
+import type { StatementRecorder } from './statement-recorder.js';
 
 /**
- * Decision 0231: SQLite re-plans a statement at every run when it binds a top-level `LIMIT ?` or a
- * `kind = ?` on `jobs` (a partial index tests `kind = 'RECEIPT'`). The store's cases of the roles
- * that run those statements are run here once per engine with every statement recorded as its
- * dialect compiled it; the contract checks the answers, the tests at the end the texts, and on
- * SQLite that each statement keeps the plan of its bound form. Those last tests read what the
- * contract cases recorded: run the file whole (a `-t` filter that skips the cases fails them).
- * better-sqlite3 does not expose `SQLITE_STMTSTATUS_REPREPARE`, so no test here counts re-plans.
+ * The roles whose cases run every statement made literal (and the page reads left bound): only
+ * their statements are recorded for {@link describeLiteralStatementChecks}, since another role's
+ * may bind what these checks forbid.
  */
-
-const dir = mkdtempSync(join(tmpdir(), 'agent-teams-literal-values-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The roles whose cases run every statement made literal (and the page reads left bound). */
-const ROLES: readonly StoreRole[] = [
+export const LITERAL_ROLES: readonly StoreRole[] = [
   'teamWrites',
   'jobWrites',
   'jobReads',
@@ -39,23 +28,6 @@ const ROLES: readonly StoreRole[] = [
   'leases',
   'teamLifecycle',
 ];
-
-const sqliteRecorder = new StatementRecorder();
-const postgresRecorder = new StatementRecorder();
-
-let pg: FreshPostgres;
-beforeAll(async () => {
-  pg = await createFreshPostgres('literal_values');
-});
-afterAll(() => pg.drop());
-
-// One opener per engine for every role: each case gets a file (or emptied tables) of its own.
-const openSqlite = recordedSqliteStores(dir, sqliteRecorder);
-const openPostgres = recordedPostgresStores(() => pg.url, postgresRecorder);
-for (const role of ROLES) {
-  describeStoreRoleContract(role, 'SQLite, statements recorded', openSqlite);
-  describeStoreRoleContract(role, 'PostgreSQL, statements recorded', openPostgres);
-}
 
 /** How a page of jobs begins (`job-reads.ts`): every column but the frozen input (decision 0246). */
 const JOB_PAGE = `select ${JOB_VIEW_COLUMNS.map((column) => `"${column}"`).join(', ')} from "jobs"`;
@@ -70,10 +42,23 @@ const BOUND_PAGE_READS = [
   /^select \* from "(teams|team_messages|conversation_messages|tasks)" where .* limit \?$/,
 ];
 
-describe.each([
-  ['SQLite', sqliteRecorder],
-  ['PostgreSQL', postgresRecorder],
-])('%s: the texts of the statements made literal', (_engine, recorder) => {
+/**
+ * Declares the checks of the texts each engine's recorder holds (kinds, phases and limits written
+ * as literals), and that on SQLite each such statement keeps the plan of its bound form, planned
+ * on a migrated database made at `plansPath`.
+ */
+export function describeLiteralStatementChecks(
+  recorders: { readonly sqlite: StatementRecorder; readonly postgres: StatementRecorder },
+  plansPath: string,
+): void {
+  describe.each([
+    ['SQLite', recorders.sqlite],
+    ['PostgreSQL', recorders.postgres],
+  ])('%s: the texts of the statements made literal', (_engine, recorder) => describeTextChecks(recorder));
+  describeBoundFormPlans(recorders.sqlite, plansPath);
+}
+
+function describeTextChecks(recorder: StatementRecorder): void {
   it.each(Object.values(JobKind))('listJobs writes the kind %s into its count and its page', (kind) => {
     const count = recorder.startingWith(
       `select count(*) as "n" from "jobs" where "team_id" = ? and "kind" = '${kind}'`,
@@ -146,67 +131,69 @@ describe.each([
     }
     expect(comparesPhase).toBeGreaterThan(5);
   });
-});
+}
 
-describe('SQLite: each statement made literal keeps the plan of its bound form', () => {
-  /** What SQLite reads for `text` bound with `parameters`. */
-  async function plan(db: Kysely<Database>, text: string, parameters: readonly unknown[]): Promise<string> {
-    const rows = await db.executeQuery<{ detail: string }>(
-      CompiledQuery.raw(`explain query plan ${text}`, [...parameters]),
-    );
-    return rows.rows.map((row) => row.detail).join(' | ');
+/** What SQLite reads for `text` bound with `parameters`. */
+async function plan(db: Kysely<Database>, text: string, parameters: readonly unknown[]): Promise<string> {
+  const rows = await db.executeQuery<{ detail: string }>(
+    CompiledQuery.raw(`explain query plan ${text}`, [...parameters]),
+  );
+  return rows.rows.map((row) => row.detail).join(' | ');
+}
+
+/** The statement as it was before decision 0231's literals: its kind and limit bound again. */
+function boundForm(text: string, parameters: readonly unknown[]): [string, unknown[]] {
+  let bound = text;
+  const values = [...parameters];
+  const kind = /'(REQUEST|RECEIPT|MESSAGE|BROADCAST_RECEIPT)'/.exec(bound);
+  if (kind !== null) {
+    const before = bound.slice(0, kind.index).split('?').length - 1;
+    values.splice(before, 0, kind[1]);
+    bound = `${bound.slice(0, kind.index)}?${bound.slice(kind.index + kind[0].length)}`;
   }
-
-  /** The statement as it was before decision 0231's literals: its kind and limit bound again. */
-  function boundForm(text: string, parameters: readonly unknown[]): [string, unknown[]] {
-    let bound = text;
-    const values = [...parameters];
-    const kind = /'(REQUEST|RECEIPT|MESSAGE|BROADCAST_RECEIPT)'/.exec(bound);
-    if (kind !== null) {
-      const before = bound.slice(0, kind.index).split('?').length - 1;
-      values.splice(before, 0, kind[1]);
-      bound = `${bound.slice(0, kind.index)}?${bound.slice(kind.index + kind[0].length)}`;
-    }
-    const limit = / limit (\d+)$/.exec(bound);
-    if (limit !== null) {
-      bound = `${bound.slice(0, limit.index)} limit ?`;
-      values.push(Number(limit[1]));
-    }
-    return [bound, values];
+  const limit = / limit (\d+)$/.exec(bound);
+  if (limit !== null) {
+    bound = `${bound.slice(0, limit.index)} limit ?`;
+    values.push(Number(limit[1]));
   }
+  return [bound, values];
+}
 
-  it('the counts and pages by kind, the broadcast read, the search, the event reads and the pending check', async () => {
-    const opened = await openDatabase(join(dir, 'plans.sqlite'));
-    try {
-      await migrateToLatest(opened.db, opened.dialect);
-      const expected: [string, RegExp][] = [
-        [
-          `select count(*) as "n" from "jobs" where "team_id" = ? and "kind" = '`,
-          /INDEX jobs_team_kind_root_idx \(team_id=\? AND kind=\?\)/,
-        ],
-        [
-          `select * from "jobs" where "team_id" = ? and "kind" = '`,
-          /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/,
-        ],
-        [`${JOB_PAGE} where "team_id" = ? and "kind" = '`, /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/],
-        [`select * from "jobs" where "team_id" = ? and "requester_key" = ?`, /INDEX jobs_idempotency_key/],
-        [`select "id" from "jobs" where "team_id" = ? and "unfinished" = 1`, /INDEX jobs_team_\w+ \(team_id=\?\)/],
-        [`select "team_events".*`, /INDEX sqlite_autoindex_team_events_1 \(team_id=\? AND seq>\?\)/],
-        [`select * from "team_events" where "team_id" = ?`, /INDEX sqlite_autoindex_team_events_1/],
-      ];
-      for (const [prefix, index] of expected) {
-        for (const statement of sqliteRecorder.startingWith(prefix)) {
-          const detail = await plan(opened.db, statement.sql, statement.parameters);
-          expect(detail, statement.text).toMatch(index);
-          // A literal 'RECEIPT' makes the partial index of receipts usable: it must not be taken.
-          expect(detail, statement.text).not.toMatch(/jobs_one_receipt_per_request|SCAN jobs/);
-          const [bound, values] = boundForm(statement.sql, statement.parameters);
-          expect(bound, statement.text).not.toBe(statement.sql);
-          expect(await plan(opened.db, bound, values), statement.text).toBe(detail);
+function describeBoundFormPlans(sqliteRecorder: StatementRecorder, plansPath: string): void {
+  describe('SQLite: each statement made literal keeps the plan of its bound form', () => {
+    it('the counts and pages by kind, the broadcast read, the search, the event reads and the pending check', async () => {
+      const opened = await openDatabase(plansPath);
+      try {
+        await migrateToLatest(opened.db, opened.dialect);
+        const expected: [string, RegExp][] = [
+          [
+            `select count(*) as "n" from "jobs" where "team_id" = ? and "kind" = '`,
+            /INDEX jobs_team_kind_root_idx \(team_id=\? AND kind=\?\)/,
+          ],
+          [
+            `select * from "jobs" where "team_id" = ? and "kind" = '`,
+            /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/,
+          ],
+          [`${JOB_PAGE} where "team_id" = ? and "kind" = '`, /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/],
+          [`select * from "jobs" where "team_id" = ? and "requester_key" = ?`, /INDEX jobs_idempotency_key/],
+          [`select "id" from "jobs" where "team_id" = ? and "unfinished" = 1`, /INDEX jobs_team_\w+ \(team_id=\?\)/],
+          [`select "team_events".*`, /INDEX sqlite_autoindex_team_events_1 \(team_id=\? AND seq>\?\)/],
+          [`select * from "team_events" where "team_id" = ?`, /INDEX sqlite_autoindex_team_events_1/],
+        ];
+        for (const [prefix, index] of expected) {
+          for (const statement of sqliteRecorder.startingWith(prefix)) {
+            const detail = await plan(opened.db, statement.sql, statement.parameters);
+            expect(detail, statement.text).toMatch(index);
+            // A literal 'RECEIPT' makes the partial index of receipts usable: it must not be taken.
+            expect(detail, statement.text).not.toMatch(/jobs_one_receipt_per_request|SCAN jobs/);
+            const [bound, values] = boundForm(statement.sql, statement.parameters);
+            expect(bound, statement.text).not.toBe(statement.sql);
+            expect(await plan(opened.db, bound, values), statement.text).toBe(detail);
+          }
         }
+      } finally {
+        await opened.close();
       }
-    } finally {
-      await opened.close();
-    }
+    });
   });
-});
+}
