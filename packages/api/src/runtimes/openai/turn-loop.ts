@@ -14,6 +14,7 @@ import type { SpendGuard } from '../spend-guard.js';
 import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
+import { judgeFinish } from './finish-reasons.js';
 import {
   ASK_CLARIFICATION,
   executeMemberTool,
@@ -233,10 +234,13 @@ async function callAndRecord(
     throw error;
   }
   // Past the round limit, calls are not executed. A reused id would share its first call's idempotency key.
-  const toolCalls = toolsAllowed ? distinctToolCallIds(answer.toolCalls, taken, idPrefix) : [];
+  const wanted = toolsAllowed ? distinctToolCallIds(answer.toolCalls, taken, idPrefix) : [];
+  // A cut or filtered answer's calls are stored as none: never run, nor left unanswered in history.
+  const verdict = judgeFinish(answer, wanted.length > 0, settings.maxOutputTokens);
+  const toolCalls = verdict.error === null ? wanted : [];
   const draft: MessageDraft = {
     role: 'assistant',
-    content: answer.content,
+    content: verdict.content,
     toolCalls: toolCalls.length > 0 ? toolCalls : null,
     toolCallId: null,
     toolName: null,
@@ -256,16 +260,18 @@ async function callAndRecord(
     cost: callCost(settings.pricing, inputTokens, outputTokens, cachedInputTokens),
   };
   const refused: RunOutcome | null =
-    !toolsAllowed && answer.toolCalls.length > 0 && answer.content.trim() === ''
-      ? {
-          state: 'failed',
-          error: `The model still called tools after ${settings.maxToolRounds} rounds (maxToolRounds) and gave no answer.`,
-        }
-      : null;
+    verdict.error !== null
+      ? { state: 'failed', error: verdict.error }
+      : !toolsAllowed && answer.toolCalls.length > 0 && answer.content.trim() === ''
+        ? {
+            state: 'failed',
+            error: `The model still called tools after ${settings.maxToolRounds} rounds (maxToolRounds) and gave no answer.`,
+          }
+        : null;
   // An answer without calls to run ends the turn: the same outcome the next pass would read back.
   const ends =
     refused ??
-    (toolCalls.length === 0 ? { state: 'completed' as const, answer: answer.content || EMPTY_ANSWER } : null);
+    (toolCalls.length === 0 ? { state: 'completed' as const, answer: verdict.content || EMPTY_ANSWER } : null);
   if (env.finish && ends) env.finish.outcome = ends;
   if (!(await append(env, step, [draft], usage, ends ? env.finish : undefined))) return null;
   if (ends && (env.finish?.recorded || env.finish?.ridden)) return ends;
