@@ -1,4 +1,5 @@
 import { type Kysely, Migrator, sql } from 'kysely';
+import { DatabaseNewerError } from './database-newer-error.js';
 import type { Database } from './database-types.js';
 import { StaticMigrationProvider } from './migrations/index.js';
 import type { DatabaseDialect } from './open-database.js';
@@ -9,7 +10,8 @@ import type { DatabaseDialect } from './open-database.js';
  * @remarks Kysely's migrator takes a lock table, so several PostgreSQL servers starting at once
  * migrate exactly once. On SQLite the migrations run with temporary files on disk: a server keeps
  * them in memory (decision 0234), where building an index over every job would sort every key.
- * @throws the migration's error (the failed migration is rolled back).
+ * @throws DatabaseNewerError when the database holds migrations this build does not know (nothing
+ * is migrated); the migration's error otherwise (the failed migration is rolled back).
  */
 export async function migrateToLatest(db: Kysely<Database>, dialect: DatabaseDialect): Promise<readonly string[]> {
   if (dialect === 'sqlite') return withTempFilesOnDisk(db, () => migrate(db, dialect));
@@ -32,8 +34,32 @@ export async function withTempFilesOnDisk<T>(db: Kysely<Database>, work: () => P
   }
 }
 
+/** Kysely's table of applied migrations (its default name). */
+const MIGRATION_TABLE = 'kysely_migration';
+
+/** A count read back. */
+type Found = { found: number };
+
+/** The names of the migrations applied to the database so far (none before the first start). */
+async function appliedMigrations(db: Kysely<Database>, dialect: DatabaseDialect): Promise<string[]> {
+  const exists =
+    dialect === 'sqlite'
+      ? sql<Found>`select count(*) as found from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`
+      : sql<Found>`select count(*)::int as found from pg_tables
+          where schemaname = current_schema() and tablename = ${MIGRATION_TABLE}`;
+  const [row] = (await exists.execute(db)).rows;
+  if (Number(row?.found ?? 0) === 0) return [];
+  const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)} order by name`.execute(db);
+  return applied.rows.map((entry) => entry.name);
+}
+
 async function migrate(db: Kysely<Database>, dialect: DatabaseDialect): Promise<readonly string[]> {
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(dialect) });
+  const provider = new StaticMigrationProvider(dialect);
+  const known = Object.keys(await provider.getMigrations());
+  // A newer build's migrations: Kysely's migrator would fail with "corrupted migrations"; say why.
+  const unknown = (await appliedMigrations(db, dialect)).filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new DatabaseNewerError(unknown, known.at(-1) ?? 'none');
+  const migrator = new Migrator({ db, provider });
   const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
