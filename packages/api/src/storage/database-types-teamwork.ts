@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { SeqValue } from './database-types.js';
 
-// The tables of teamwork (migrations 0008, 0009, 0011) and of budgets (0010), kept beside the
+// The tables of teamwork (migrations 0008, 0009, 0011, 0019) and of budgets (0010), kept beside the
 // core tables of `database-types.ts`, which re-exports them for the `Database` interface.
 
 /** `member_spawns`: the idempotency key of each spawn (migration 0011). */
@@ -19,6 +19,8 @@ export interface TasksTable {
   team_id: string;
   seq: number;
   client_request_id: string | null;
+  /** The hash of the keyed creation's input (migration 0019); NULL without a key or from before. */
+  request_fingerprint: string | null;
   title: string;
   details: string | null;
   status: string;

@@ -43,6 +43,8 @@ export function toTask(row: Selectable<TasksTable>): Task {
     teamId: asTeamId(row.team_id),
     seq: Number(row.seq),
     clientRequestId: row.client_request_id,
+    // NULL for tasks created before migration 0019: their retries compare the task's fields.
+    requestFingerprint: row.request_fingerprint,
     title: row.title,
     details: row.details,
     status: row.status as TaskStatus,
@@ -90,6 +92,7 @@ async function writeTask(scope: WriteScope, task: Task, previousRevision: number
         team_id: task.teamId,
         seq: task.seq,
         client_request_id: task.clientRequestId,
+        request_fingerprint: task.requestFingerprint,
         created_by: task.createdBy,
         created_at: task.createdAt,
         ...changedColumns(task),

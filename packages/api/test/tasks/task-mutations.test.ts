@@ -102,6 +102,17 @@ describe('task board over GraphQL', () => {
     expect(codes(mismatch)).toEqual(['CURSOR_MISMATCH']);
   });
 
+  it('replays a createTask retried after a teammate renamed and assigned the task', async () => {
+    const input = { teamId: team.id, clientRequestId: 'lost-answer', title: 'Draft', details: 'v1' };
+    const task = taskOf(await stack.gql(CREATE_TASK, { input }), 'createTask');
+    await stack.gql(UPDATE_TASK, { input: { taskId: task.id, expectedRevision: 1, title: 'Final' } });
+    await stack.gql(ASSIGN_TASK, { input: { taskId: task.id, expectedRevision: 2, memberId: member(1) } });
+    const retry = taskOf(await stack.gql(CREATE_TASK, { input }), 'createTask');
+    expect(retry).toMatchObject({ id: task.id, title: 'Final', status: 'CLAIMED', revision: 3 });
+    const other = await stack.gql(CREATE_TASK, { input: { ...input, title: 'Final' } });
+    expect(codes(other)).toEqual(['IDEMPOTENCY_CONFLICT']);
+  });
+
   it("answers NOT_FOUND for another owner's team and task, and replays a create by clientRequestId", async () => {
     const task = await createTask(stack, team.id, { clientRequestId: 'same', title: 'Once' });
     const again = await createTask(stack, team.id, { clientRequestId: 'same', title: 'Once' });

@@ -185,6 +185,40 @@ describe('task board: graph, scopes, limits', () => {
     );
   });
 
+  it('replays a keyed create after the task was edited and moved, compared with the original input', () => {
+    const b = new TestBoard();
+    const request = { clientRequestId: 'k', title: 'T', details: 'D', writeScope: ['src/a', 'docs'] };
+    const t = b.create(request, PERSON);
+    b.run({ type: 'update', taskId: t.id, expectedRevision: 1, title: 'Renamed', details: null }, PERSON);
+    b.run({ type: 'claim', taskId: t.id, expectedRevision: 2 }, as(2));
+    const now = b.tasks.map((task) => ({ ...task }));
+    // The same input again (its scopes listed in another order): the task as it is now, unchanged.
+    const retry = b.run({ ...b.command(request), writeScope: ['docs', 'src/a'] }, PERSON);
+    expect(retry).toMatchObject({ changed: false, previousRevision: 3 });
+    expect(retry.task).toEqual(now[0]);
+    expect(retry.task).toMatchObject({ id: t.id, title: 'Renamed', status: TaskStatus.CLAIMED, revision: 3 });
+    expect(b.tasks).toEqual(now);
+    // Any other input under the key, the task's current fields included, is still a conflict.
+    const others = [{ title: 'Renamed', details: null }, { details: 'E' }, { writeScope: ['src/a'] }];
+    for (const other of [...others, { dependsOn: [t.id] }, { assigneeId: mid(1) }]) {
+      expect(refusal(() => b.create({ ...request, ...other }, PERSON)).code).toBe(ErrorCode.IDEMPOTENCY_CONFLICT);
+    }
+  });
+
+  it('compares the current title and details for a task stored without a request fingerprint', () => {
+    const b = new TestBoard();
+    const t = b.create({ clientRequestId: 'k', title: 'T' }, PERSON);
+    // As a task created before its request's fingerprint was stored (migration 0019) reads.
+    b.tasks[0] = { ...t, requestFingerprint: null };
+    expect(b.create({ clientRequestId: 'k', title: 'T' }, PERSON).id).toBe(t.id);
+    b.run({ type: 'update', taskId: t.id, expectedRevision: 1, title: 'Renamed' }, PERSON);
+    expect(refusal(() => b.create({ clientRequestId: 'k', title: 'T' }, PERSON)).code).toBe(
+      ErrorCode.IDEMPOTENCY_CONFLICT,
+    );
+    expect(b.create({ clientRequestId: 'k', title: 'Renamed' }, PERSON)).toMatchObject({ id: t.id, revision: 2 });
+    expect(b.tasks).toHaveLength(1);
+  });
+
   it('refuses every write once the team is closed', () => {
     const b = new TestBoard();
     const t = b.create();

@@ -6,6 +6,7 @@ import type { Timestamp } from '../ports/clock.js';
 import { type Task, type TaskActor, TaskStatus } from './task.js';
 import type { TaskBoard, TaskChange, TaskCommand } from './task-command.js';
 import { scopeOverlaps } from './task-graph.js';
+import { createFingerprint, replayCreate } from './task-idempotency.js';
 import { blockedBy, checkAssignee, checkDependencies, taskMap } from './task-rules.js';
 import { decideTaskWrite } from './task-writes.js';
 
@@ -17,17 +18,7 @@ function create(
 ): Result<TaskChange> {
   if (command.clientRequestId !== null) {
     const twin = board.tasks.find((t) => t.clientRequestId === command.clientRequestId);
-    if (twin !== undefined) {
-      const same = twin.title === command.title && twin.details === command.details;
-      if (!same) {
-        return err(
-          new DomainError(ErrorCode.IDEMPOTENCY_CONFLICT, 'clientRequestId was used for another task.', {
-            field: 'clientRequestId',
-          }),
-        );
-      }
-      return ok({ task: twin, warnings: [], changed: false, previousRevision: twin.revision });
-    }
+    if (twin !== undefined) return replayCreate(twin, command);
   }
   if (board.tasks.length >= Limits.tasksPerTeam) {
     return err(
@@ -51,6 +42,7 @@ function create(
     teamId: board.teamId,
     seq: (board.tasks.at(-1)?.seq ?? 0) + 1,
     clientRequestId: command.clientRequestId,
+    requestFingerprint: command.clientRequestId === null ? null : createFingerprint(command),
     title: command.title,
     details: command.details,
     status: command.assigneeId === null ? TaskStatus.OPEN : TaskStatus.CLAIMED,

@@ -54,10 +54,10 @@ export class TestBoard {
     return outcome.value;
   }
 
-  /** Creates a task with defaults. */
-  create(opts: Partial<Extract<TaskCommand, { type: 'create' }>> = {}, actor: TaskActor = as(1)): Task {
+  /** A create command with defaults (a new task id each time). */
+  command(opts: Partial<Extract<TaskCommand, { type: 'create' }>> = {}): Extract<TaskCommand, { type: 'create' }> {
     this.#next += 1;
-    const command: TaskCommand = {
+    return {
       type: 'create',
       id: asTaskId(`task_${this.#next}`),
       clientRequestId: null,
@@ -68,6 +68,10 @@ export class TestBoard {
       assigneeId: null,
       ...opts,
     };
-    return this.run(command, actor).task;
+  }
+
+  /** Creates a task with defaults. */
+  create(opts: Partial<Extract<TaskCommand, { type: 'create' }>> = {}, actor: TaskActor = as(1)): Task {
+    return this.run(this.command(opts), actor).task;
   }
 }

@@ -32,6 +32,12 @@ export interface Task {
   readonly seq: number;
   /** The creator's idempotency key (GraphQL `createTask`); null when a member created it. */
   readonly clientRequestId: string | null;
+  /**
+   * The hash of the input of the keyed creation (see `createFingerprint`), which a retry under the
+   * same `clientRequestId` must match; null without a key, and for tasks created before it was
+   * stored (migration 0019).
+   */
+  readonly requestFingerprint: string | null;
   readonly title: string;
   readonly details: string | null;
   readonly status: TaskStatus;

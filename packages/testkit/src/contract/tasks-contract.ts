@@ -15,6 +15,8 @@ import { ALICE, at, expectCode, type StoreHarness } from './store-harness.js';
 
 /** A member's actor (the lead flag from the roster). */
 const actor = (member: Member): TaskActor => ({ kind: 'member', memberId: member.id, isLead: member.isLead });
+/** The team's owner (GraphQL), who creates with a `clientRequestId`. */
+const PERSON: TaskActor = { kind: 'person' };
 
 /** Runs one board command through the store, decided by the core. */
 function write(h: StoreHarness, team: Team, command: TaskCommand, by: TaskActor): Promise<TaskChange> {
@@ -81,6 +83,39 @@ export function describeTasksCases(h: () => StoreHarness): void {
       const [stored] = await h().store.findTasks([task.id]);
       expect(stored).toMatchObject({ revision: 2, status: TaskStatus.CLAIMED });
       expect(taskEvents(h())).toHaveLength(2);
+    });
+
+    it('replays a keyed create after the task was edited and moved, and refuses another input', async () => {
+      const { team, members } = await h().team();
+      const request = {
+        clientRequestId: 'retry-1',
+        title: 'Write the parser',
+        details: 'In Rust',
+        writeScope: ['src'],
+      };
+      const { task } = await create(h(), team, PERSON, request);
+      const edit = {
+        type: 'update',
+        taskId: task.id,
+        expectedRevision: 1,
+        title: 'Write the lexer',
+        details: null,
+      } as const;
+      await write(h(), team, edit, PERSON);
+      await write(h(), team, { type: 'claim', taskId: task.id, expectedRevision: 2 }, actor(at(members, 1)));
+      const [current] = await h().store.findTasks([task.id]);
+      const seq = (await h().store.findTeam(ALICE, team.id))?.lastEventSeq;
+      // A retry after a lost answer: compared with the stored request, not with the edited task.
+      const retry = await create(h(), team, PERSON, request);
+      expect(retry).toMatchObject({ changed: false, task: current });
+      expect(current).toMatchObject({ title: 'Write the lexer', status: TaskStatus.CLAIMED, revision: 3 });
+      expect(current?.requestFingerprint).toBe(task.requestFingerprint);
+      expect((await h().store.findTeam(ALICE, team.id))?.lastEventSeq).toBe(seq);
+      for (const other of [{ details: 'In Go' }, { title: 'Write the lexer', details: null }]) {
+        await expectCode(create(h(), team, PERSON, { ...request, ...other }), 'IDEMPOTENCY_CONFLICT');
+      }
+      const all = await h().store.listTasks(team.id, { status: null, ownerId: null }, { first: 9, afterSeq: null });
+      expect(all.totalCount).toBe(1);
     });
 
     it('writes nothing for a decision that changes nothing', async () => {

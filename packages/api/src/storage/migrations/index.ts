@@ -18,6 +18,7 @@ import { waitingInputIndexMigration } from './0015-waiting-input-index.js';
 import { unfinishedPhaseLeaseIndexMigration } from './0016-unfinished-phase-lease-index.js';
 import { cachedInputTokensMigration } from './0017-cached-input-tokens.js';
 import { historyIndexesMigration } from './0018-history-indexes.js';
+import { taskRequestFingerprintMigration } from './0019-task-request-fingerprint.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -53,6 +54,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0016-unfinished-phase-lease-index': unfinishedPhaseLeaseIndexMigration(),
       '0017-cached-input-tokens': cachedInputTokensMigration(this.#dialect),
       '0018-history-indexes': historyIndexesMigration(),
+      '0019-task-request-fingerprint': taskRequestFingerprintMigration(this.#dialect),
     };
   }
 }
