@@ -32,7 +32,11 @@ export interface WidgetOptions {
 export interface WidgetHandle {
   /** Closes sockets, aborts requests, stops timers and removes every node the widget added. */
   dispose(): void;
-  /** Changes options in place; a new endpoint remounts, other options apply live. */
+  /**
+   * Changes options in place; a new endpoint remounts, and so does the first token or `getToken`
+   * of a widget started without either (its reads so far were all refused). Other options apply
+   * live.
+   */
   update(options: Partial<WidgetOptions>): void;
 }
 
@@ -136,9 +140,13 @@ export function mount(target: Element | ShadowRoot, options: WidgetOptions): Wid
     },
     update(next) {
       const endpointChanged = next.endpoint !== undefined && next.endpoint !== current.endpoint;
+      // Started without any credential (the README's snippet sets `getToken` in a script after
+      // `widget.js`, which already upgraded the element), every read so far was refused: start
+      // over with the credential instead of keeping "no teams" and UNAUTHENTICATED on screen.
+      const firstCredential = !(current.getToken || current.token) && !!(next.getToken || next.token);
       current = { ...current, ...next };
       setOpts(current);
-      if (endpointChanged && teardown) {
+      if ((endpointChanged || firstCredential) && teardown) {
         teardown();
         start();
       }

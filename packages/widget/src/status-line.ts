@@ -25,7 +25,7 @@ export function createStatusLine(api: Pick<Api, 'sent' | 'onReachable'>, network
     message,
     /** Shows `text` (empty string clears the line). */
     show(text: string) {
-      mark = text !== '' && text === network() ? api.sent() : null;
+      mark = text === network() ? api.sent() : null;
       setMessage(text);
     },
   };

@@ -82,6 +82,36 @@ describe('a JWKS key source', () => {
     expect(jwks.requests()).toBe(2);
   });
 
+  it("never makes a known kid wait for a fetch another token's unknown kid started", async () => {
+    // Anyone can send a made-up kid; a slow or hung key-set endpoint must not stall every user.
+    const verify = verifier({ timeoutMs: 1_500 });
+    const known = await tokenOf(first);
+    expect(await verify(known)).toMatchObject({ ok: true });
+    clock.advance(JWKS_LIMITS.cooldownMs);
+    jwks.setBody('hang');
+    const refetch = verify(await tokenOf(stranger));
+    // Until the unknown kid's miss has started the fetch (jose reads the token first).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stalled = new Promise((resolve) => setTimeout(() => resolve('stalled'), 1_000));
+    expect(await Promise.race([verify(known), stalled])).toMatchObject({ ok: true });
+    expect(await refetch).toEqual({ ok: false, reason: 'no key in the key set for its kid' });
+    expect(jwks.requests()).toBe(2);
+  });
+
+  it('verifies a token without kid against each key of its algorithm while a rotation lists two', async () => {
+    // The README's rotation publishes the new key beside the old one; a host that signs without
+    // `kid` must not be refused for the whole overlap.
+    const [next, forger] = await Promise.all([makeHostKeys('ES256', 'k-next'), makeHostKeys('ES256', 'k-forger')]);
+    jwks.setKeys([first.publicJwk, next.publicJwk, second.publicJwk]);
+    const verify = verifier();
+    const withoutKid = (pair: HostKeyPair) => signHostToken({ ...pair, kid: '' }, {}, clock.nowMs());
+    expect(await verify(await withoutKid(first))).toMatchObject({ ok: true });
+    expect(await verify(await withoutKid(next))).toMatchObject({ ok: true });
+    expect(await verify(await withoutKid(forger))).toEqual({ ok: false, reason: 'bad signature' });
+    const expired = signHostToken({ ...next, kid: '' }, { iat: 0, exp: 1 }, clock.nowMs());
+    expect(await verify(await expired)).toEqual({ ok: false, reason: 'expired' });
+  });
+
   it.each([
     ['declares more than maxBytes', false],
     ['streams more than maxBytes without a length', true],

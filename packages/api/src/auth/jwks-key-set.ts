@@ -44,7 +44,8 @@ export type JwksGetKey = (header: JWSHeaderParameters, token: FlattenedJWSInput)
 /**
  * The host's JSON Web Key Set at `url`: fetched on first use, kept for `maxAgeMs`, fetched again
  * when a token names a `kid` the cache lacks (at most once per `cooldownMs`), with concurrent
- * misses sharing one fetch. A failed fetch keeps the keys already known.
+ * misses sharing one fetch. A failed fetch keeps the keys already known. Once a set is known, a
+ * fetch in flight never delays a token whose key is in it.
  */
 export function createJwksKeySet(options: JwksKeySetOptions): JwksGetKey {
   const limits: JwksLimits = { ...JWKS_LIMITS, ...options.limits };
@@ -75,7 +76,10 @@ export function createJwksKeySet(options: JwksKeySetOptions): JwksGetKey {
   };
 
   return async (header, token) => {
-    if (pending) await pending;
+    // Only a cache without any key waits for a fetch in flight. With keys known, a token checks
+    // against them at once: a refetch that someone's made-up `kid` started (up to `timeoutMs` on
+    // a slow endpoint) must not stall every other user's request. A miss still waits, below.
+    if (pending && local === null) await pending;
     else if ((local === null || clock.nowMs() - fetchedAtMs >= limits.maxAgeMs) && !coolingDown()) await refresh();
     if (local === null) throw new JwksUnavailableError('no key set fetched yet');
     const seen = generation;

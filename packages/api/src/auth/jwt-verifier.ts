@@ -1,5 +1,5 @@
 import { asOwnerId, type Clock, codePointLength, type Logger, type OwnerId } from '@agent-teams/core';
-import { type JWTPayload, jwtVerify } from 'jose';
+import { errors, type JWTPayload, type JWTVerifyOptions, type JWTVerifyResult, jwtVerify } from 'jose';
 import { createJwksKeySet, type JwksLimits } from './jwks-key-set.js';
 import type { JwtSettings } from './jwt-key.js';
 import { isUsableOwnerText } from './owner-text.js';
@@ -47,7 +47,7 @@ export function createJwtVerifier(deps: JwtVerifierDeps): (token: string) => Pro
     const nowMs = clock.nowMs();
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, verificationKey as Uint8Array, {
+      ({ payload } = await verifyWithEachCandidate(token, verificationKey as Uint8Array, {
         algorithms: [...settings.algorithms],
         issuer: settings.issuer,
         audience: settings.audience,
@@ -67,6 +67,35 @@ export function createJwtVerifier(deps: JwtVerifierDeps): (token: string) => Pro
     if (owner === null) return { ok: false, reason: `unusable ${settings.ownerClaim} claim` };
     return { ok: true, owner, expiresAtMs: exp * 1000 + toleranceMs };
   };
+}
+
+/**
+ * `jwtVerify`, trying in turn each key of a key set that fits a token without `kid`.
+ *
+ * @remarks jose refuses such a token as soon as two keys of its algorithm are listed, which is
+ * exactly the documented rotation (publish the new key beside the old one, then sign with it): a
+ * host that signs without `kid` would be refused for the whole overlap. A candidate whose
+ * signature fails is skipped; any other refusal (expired, wrong audience) is that token's answer.
+ * The candidates are the host's own set, at most `JWKS_LIMITS.maxBytes` of it.
+ */
+async function verifyWithEachCandidate(
+  token: string,
+  key: Uint8Array,
+  options: JWTVerifyOptions,
+): Promise<JWTVerifyResult> {
+  try {
+    return await jwtVerify(token, key, options);
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    for await (const candidate of error) {
+      try {
+        return await jwtVerify(token, candidate, options);
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
+  }
 }
 
 /**
