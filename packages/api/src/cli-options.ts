@@ -1,9 +1,13 @@
 import { parseArgs } from 'node:util';
 import {
+  checkDatabase,
+  parseAllowedOrigins,
   parseOtlpEndpoint,
   parsePgPrepared,
+  parsePort,
   parsePublicUrl,
   parseSynchronous,
+  refuseBlankFlags,
   UsageError,
 } from './cli-option-parsers.js';
 import type { SqliteSynchronous } from './storage/open-database.js';
@@ -85,7 +89,8 @@ Options of serve (each has an environment twin; flags win):
                                                                 AGENT_TEAMS_DATABASE  (default ${SERVE_DEFAULTS.database})
   --config <file>    JSON configuration (auth tokens, agents)   AGENT_TEAMS_CONFIG    (default: built-in demo agents
                                                                                        and a printed development token)
-  --allowed-origins <list>  comma-separated browser origins allowed to open the WebSocket, or *
+  --allowed-origins <list>  comma-separated browser origins (https://app.example[:port]) allowed to
+                     open the WebSocket and call the API, or *
                                                                 AGENT_TEAMS_ALLOWED_ORIGINS (default: loopback and
                                                                                        the server's own origin only)
   --event-poll <ms>  PostgreSQL: read other servers' events at least this often (10..250)
@@ -119,14 +124,12 @@ Other environment:
   AGENT_TEAMS_RATE_LIMIT_PER_SECOND, AGENT_TEAMS_RATE_LIMIT_BURST
                           each owner's operations per second and burst (default: the config file's
                           rateLimit, else 50 and 200); answers and cancels are never limited
+  AGENT_TEAMS_DEMO_PROVIDER  the demo agents' runtime without --config: scripted (default) or openai,
+                          with AGENT_TEAMS_OPENAI_BASE_URL (default https://api.openai.com/v1),
+                          AGENT_TEAMS_OPENAI_MODEL (default gpt-4o-mini) and AGENT_TEAMS_OPENAI_API_KEY_ENV
+                          (the variable holding the key, default OPENAI_API_KEY)
+A blank flag is refused; a blank environment variable counts as unset.
 `;
-
-function parsePort(value: string, source: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`${source} must be a whole number from 0 to 65535, got "${value}"`);
-  const port = Number(value);
-  if (port > 65_535) throw new UsageError(`${source} must be a whole number from 0 to 65535, got "${value}"`);
-  return port;
-}
 
 /** A whole number of milliseconds within `range`, from a flag or its environment twin. */
 function parseMs(value: string, source: string, range: { readonly min: number; readonly max: number }): number {
@@ -200,7 +203,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const portText = values.port ?? env.AGENT_TEAMS_PORT;
+  refuseBlankFlags(values);
   const nonBlank = (value: string | undefined) => (value === undefined || value.trim() === '' ? undefined : value);
   // A flag wins over its environment twin; the error names whichever was used.
   const ms = (flag: string, envName: string, range: { min: number; max: number }, fallback: number) => {
@@ -216,17 +219,18 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       `the heartbeat (--heartbeat / AGENT_TEAMS_HEARTBEAT_MS, ${heartbeatMs} ms) must be below half the lease TTL (--lease-ttl / AGENT_TEAMS_LEASE_TTL_MS, ${leaseTtlMs} ms)`,
     );
   }
-  const database = nonBlank(values.database) ?? nonBlank(env.AGENT_TEAMS_DATABASE) ?? SERVE_DEFAULTS.database;
+  const envDatabase = nonBlank(env.AGENT_TEAMS_DATABASE);
+  const database = values.database
+    ? checkDatabase(values.database.trim(), '--database')
+    : envDatabase
+      ? checkDatabase(envDatabase.trim(), 'AGENT_TEAMS_DATABASE')
+      : SERVE_DEFAULTS.database;
   return {
-    port:
-      portText === undefined ? SERVE_DEFAULTS.port : parsePort(portText, values.port ? '--port' : 'AGENT_TEAMS_PORT'),
+    port: parsePort(values.port, nonBlank(env.AGENT_TEAMS_PORT), SERVE_DEFAULTS.port),
     host: nonBlank(values.host) ?? nonBlank(env.AGENT_TEAMS_HOST) ?? SERVE_DEFAULTS.host,
     database,
     config: nonBlank(values.config) ?? nonBlank(env.AGENT_TEAMS_CONFIG) ?? null,
-    allowedOrigins: (nonBlank(values['allowed-origins']) ?? nonBlank(env.AGENT_TEAMS_ALLOWED_ORIGINS) ?? '')
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter((origin) => origin !== ''),
+    allowedOrigins: parseAllowedOrigins(values['allowed-origins'], nonBlank(env.AGENT_TEAMS_ALLOWED_ORIGINS)),
     eventPollMs: ms('event-poll', 'AGENT_TEAMS_EVENT_POLL_MS', SERVE_LIMITS.eventPollMs, SERVE_DEFAULTS.eventPollMs),
     leaseTtlMs,
     heartbeatMs,

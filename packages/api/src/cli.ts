@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 import { createConsoleLogger } from './adapters/console-logger.js';
 import { parseServeOptions, USAGE, UsageError, withoutLeadingSeparator } from './cli-options.js';
+import { databaseErrorMessage, ListenPreflightError, listenErrorMessage, probeListen } from './cli-preflight.js';
 import { ConfigError } from './config/agent-teams-config.js';
 import { type RunningServer, startAgentTeams } from './main.js';
 import { packageVersion as version } from './package-version.js';
 import { installSafetyNet } from './process-safety-net.js';
+import { DatabaseNewerError } from './storage/database-newer-error.js';
 import { DatabaseInUseError } from './storage/open-database.js';
 
 /** How long shutdown may take before the process exits anyway (the contract allows 10 s). */
@@ -12,6 +14,11 @@ const SHUTDOWN_LIMIT_MS = 9_000;
 
 async function serve(argv: readonly string[]): Promise<void> {
   const options = parseServeOptions(argv, process.env);
+  // Before anything is opened: a port in use must not leave a new database file behind.
+  await probeListen(options.host, options.port).catch((error: unknown) => {
+    const message = listenErrorMessage(error, options.host, options.port);
+    throw message === null ? error : new ListenPreflightError(message);
+  });
   const logger = createConsoleLogger();
   let running: RunningServer | null = null;
   installSafetyNet({
@@ -77,6 +84,8 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     case 'version':
     case '--version':
+      // `version --json` and the like are not supported: say so rather than ignore them.
+      if (rest.length > 0) throw new UsageError(`version takes no arguments, got "${rest.join(' ')}"`);
       process.stdout.write(`${version()}\n`);
       return;
     default:
@@ -89,15 +98,23 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`agent-teams: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
-  if (error instanceof ConfigError || error instanceof DatabaseInUseError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DatabaseInUseError ||
+    error instanceof DatabaseNewerError ||
+    error instanceof ListenPreflightError
+  ) {
     process.stderr.write(`agent-teams: ${error.message}\n`);
     process.exit(1);
   }
+  // The listen itself can still lose a race for the port after the preflight.
   const listenError = error as NodeJS.ErrnoException & { address?: string; port?: number };
-  if (listenError.code === 'EADDRINUSE' || listenError.code === 'EACCES') {
-    const where = `${listenError.address ?? 'the host'}:${listenError.port ?? '?'}`;
-    const why = listenError.code === 'EADDRINUSE' ? 'is already in use' : 'may not be used by this user';
-    process.stderr.write(`agent-teams: ${where} ${why}; choose another with --port (or AGENT_TEAMS_PORT)\n`);
+  const known =
+    (listenError.syscall === 'listen'
+      ? listenErrorMessage(error, listenError.address ?? 'the host', listenError.port ?? 0)
+      : null) ?? databaseErrorMessage(error);
+  if (known !== null) {
+    process.stderr.write(`agent-teams: ${known}\n`);
     process.exit(1);
   }
   process.stderr.write(`agent-teams: failed to start: ${(error as Error).stack ?? String(error)}\n`);

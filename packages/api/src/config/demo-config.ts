@@ -1,4 +1,5 @@
 import { type AgentDefinition, asAgentId, Limits } from '@agent-teams/core';
+import { OpenAiSettingsError, parseOpenAiSettings } from '../runtimes/openai/openai-settings.js';
 import { ConfigError } from './agent-teams-config.js';
 
 /** The owner id of the development token. */
@@ -33,6 +34,28 @@ export const DEMO_OPENAI_DEFAULTS = {
   apiKeyEnv: 'OPENAI_API_KEY',
 } as const;
 
+/** The variable each demo setting comes from, for the error naming it. */
+const DEMO_SETTING_VARIABLES: Readonly<Record<string, string>> = {
+  baseUrl: 'AGENT_TEAMS_OPENAI_BASE_URL',
+  model: 'AGENT_TEAMS_OPENAI_MODEL',
+  apiKeyEnv: 'AGENT_TEAMS_OPENAI_API_KEY_ENV',
+};
+
+/**
+ * Validates the demo's provider settings as a configuration file's would be, so a malformed URL or
+ * key variable name stops the start instead of failing every turn later.
+ * @throws ConfigError naming the environment variable at fault.
+ */
+function checkDemoSettings(settings: Readonly<Record<string, unknown>>): void {
+  try {
+    parseOpenAiSettings(settings);
+  } catch (error) {
+    if (!(error instanceof OpenAiSettingsError)) throw error;
+    const variable = DEMO_SETTING_VARIABLES[error.key] ?? 'AGENT_TEAMS_DEMO_PROVIDER';
+    throw new ConfigError(`${variable}: ${error.message}`);
+  }
+}
+
 /**
  * The demo agents for this environment: scripted by default; with
  * `AGENT_TEAMS_DEMO_PROVIDER=openai`, the same three agents on the `openai` runtime, with
@@ -50,6 +73,7 @@ export function demoAgents(env: Readonly<Record<string, string | undefined>>): r
     model: env.AGENT_TEAMS_OPENAI_MODEL?.trim() || DEMO_OPENAI_DEFAULTS.model,
     apiKeyEnv: env.AGENT_TEAMS_OPENAI_API_KEY_ENV?.trim() || DEMO_OPENAI_DEFAULTS.apiKeyEnv,
   };
+  checkDemoSettings(settings);
   return DEMO_AGENTS.map((agent) => ({
     ...agent,
     runtime: 'openai',

@@ -21,6 +21,24 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
+ * `AGENT_TEAMS_DEV_TOKEN`, or undefined when unset or blank (like every other variable). A token
+ * with a space or control character is refused: no `Authorization: Bearer` header could carry it,
+ * so the server would start with a token nobody can send.
+ * @throws ConfigError naming the variable.
+ */
+export function devTokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const token = env.AGENT_TEAMS_DEV_TOKEN?.trim();
+  if (token === undefined || token === '') return undefined;
+  // Printable ASCII without spaces: what `auth.tokens` and an HTTP header value both accept.
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new ConfigError(
+      'AGENT_TEAMS_DEV_TOKEN must be printable ASCII without spaces (it is sent as a bearer token)',
+    );
+  }
+  return token;
+}
+
+/**
  * Reads and validates the configuration file, or builds the demo configuration when `path` is
  * null: the three demo agents (scripted, or a real provider with `AGENT_TEAMS_DEMO_PROVIDER=openai`,
  * see `demoAgents`) and a development token. On loopback the token is the well-known
@@ -35,7 +53,7 @@ export async function loadConfig(
 ): Promise<LoadedConfig> {
   if (path === null) {
     const devToken =
-      opts.env.AGENT_TEAMS_DEV_TOKEN ??
+      devTokenFromEnv(opts.env) ??
       (isLoopbackHost(opts.host) ? DEFAULT_DEV_TOKEN : `dev-${randomBytes(18).toString('base64url')}`);
     return { config: { tokens: new Map([[devToken, DEV_OWNER]]), agents: demoAgents(opts.env) }, devToken, jwt: null };
   }

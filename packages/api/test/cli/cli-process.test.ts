@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { teamInput } from '../graphql/fixtures.js';
 
@@ -232,6 +234,53 @@ describe('the agent-teams CLI as a child process', () => {
     const result = await runCli(['serve', '--port', 'abc']);
     expect(result.code).toBe(2);
     expect(result.output).toContain('Usage: agent-teams');
+  });
+
+  it('refuses a port in use or a host not of this machine before creating the database', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    const fresh = join(workDir, 'never-created', 'teams.sqlite');
+    try {
+      const inUse = await runCli(['serve', '--port', String(port), '--database', fresh]);
+      expect(inUse.code).toBe(1);
+      expect(inUse.output).toContain(`127.0.0.1:${port} is already in use; choose another with --port`);
+      expect(existsSync(join(workDir, 'never-created'))).toBe(false);
+    } finally {
+      holder.close();
+    }
+    const badHost = await runCli(['serve', '--port', '0', '--host', '999.1.1.1', '--database', fresh]);
+    expect(badHost.code).toBe(1);
+    expect(badHost.output).toContain('--host 999.1.1.1 does not resolve to an address');
+    expect(badHost.output).not.toContain('    at ');
+    expect(existsSync(join(workDir, 'never-created'))).toBe(false);
+  });
+
+  it('names --database, without a stack, when the database cannot be opened', async () => {
+    const result = await runCli(['serve', '--port', '0', '--database', 'postgres://agent:secret@127.0.0.1:1/x']);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('cannot open the database given by --database (or AGENT_TEAMS_DATABASE)');
+    expect(result.output).not.toContain('secret');
+    expect(result.output).not.toContain('    at ');
+  });
+
+  it('refuses a database a newer version migrated, naming its migration, without a stack', async () => {
+    const newer = join(workDir, 'newer.sqlite');
+    const db = new Database(newer);
+    db.exec('create table kysely_migration (name varchar(255) primary key, timestamp varchar(255) not null)');
+    db.prepare('insert into kysely_migration values (?, ?)').run('9001-from-a-newer-build', new Date().toISOString());
+    db.close();
+    const result = await runCli(['serve', '--port', '0', '--database', newer]);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('migrated by a newer version of Agent Teams');
+    expect(result.output).toContain('9001-from-a-newer-build');
+    expect(result.output).not.toContain('    at ');
+  });
+
+  it('refuses arguments after version', async () => {
+    const result = await runCli(['version', '--json']);
+    expect(result.code).toBe(2);
+    expect(result.output).toContain('version takes no arguments');
   });
 
   it('prints the help for serve --help and -h, and exits 0 without serving', async () => {
