@@ -86,6 +86,48 @@ describe('budgets stop model calls before they are made', () => {
     expect(h.provider.requests).toHaveLength(0);
   });
 
+  it('counts a call cancelled mid-stream: its prompt estimate and the text received, once', async () => {
+    h = await openTeamHarness();
+    const text = 'Half an answer, then the person cancels'; // 39 bytes: 10 tokens
+    const delta = { index: 0, delta: { content: text }, finish_reason: null };
+    const chunk = JSON.stringify({
+      id: 'x',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [delta],
+    });
+    h.provider.enqueue({ kind: 'hang', data: [chunk] }, answer);
+    const gql = gqlOf(h.app);
+    const { team, lead } = await h.team();
+    expect((await gql(BUDGET, { input: { teamId: team.id, maxTokens: 100_000, maxCost: 1 } })).errors).toEqual([]);
+    const budget = async () => {
+      const read = await gql('query($id: ID!) { team(id: $id) { budget { usedTokens usedCost } } }', { id: team.id });
+      const found = read.data?.team as { budget: { usedTokens: number; usedCost: number } } | undefined;
+      if (!found) throw new Error(`no budget: ${JSON.stringify(read.errors)}`);
+      return found.budget;
+    };
+    const job = await h.send(team, lead, 'Plan the release');
+    await waitFor(() => JSON.stringify(h.progress).includes('then the person cancels'), 'the streamed text');
+    await h.core.jobs.cancel(OWNER, job.id);
+    await waitFor(async () => (await h.job(job.id)).phase === JobPhase.CANCELLED || null, 'the cancel');
+    const used = await waitFor(async () => {
+      const current = await budget();
+      return current.usedTokens > 0 ? current : null;
+    }, 'the cancelled call to be counted');
+    const [usage] = await h.core.usage.totals([{ kind: 'job', id: job.id }]);
+    expect(usage).toMatchObject({ outputTokens: 10, calls: 1 });
+    const input = usage?.inputTokens ?? 0;
+    expect(input).toBeGreaterThan(0);
+    expect(used.usedTokens).toBe(input + 10);
+    // The planner's prices: 1 per million input tokens, 2 per million output tokens.
+    expect(used.usedCost).toBeCloseTo((input + 20) / 1e6, 12);
+
+    const done = await finished((await h.send(team, lead, 'Try again')).id);
+    expect(done.phase).toBe(JobPhase.COMPLETED);
+    expect((await budget()).usedTokens).toBe(input + 10 + 120);
+  });
+
   it('refuses another owner and out-of-range limits', async () => {
     h = await openTeamHarness();
     const { team } = await h.team();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 import { checkCachedInputTokens } from './cached-input-tokens.js';
+import { checkCancelledStreamCounted, checkCancelledWaitCounted } from './cancelled-call-usage.js';
 import { checkEarlierTurnsWithoutContext } from './earlier-turn-context.js';
 import { checkFirstAnswerRide } from './first-answer-ride.js';
 import { context, openAiAgent, RecordingTools, requestInput, settle, useRuntimeFixture } from './runtime-fixture.js';
@@ -31,6 +32,12 @@ describe('OpenAiRuntime on PostgreSQL', () => {
 
   it('records the cached input tokens the provider reports and prices them (decision 0243)', () =>
     checkCachedInputTokens(fixture()));
+
+  it('counts a stream cancelled mid-answer at its prompt estimate and the bytes received / 4', () =>
+    checkCancelledStreamCounted(fixture()));
+
+  it('counts a non-streamed call cancelled while its answer is awaited at its prompt estimate', () =>
+    checkCancelledWaitCounted(fixture()));
 
   it('runs a streamed turn with parallel tool calls and records usage', async () => {
     const { provider, runtime, database } = fixture();

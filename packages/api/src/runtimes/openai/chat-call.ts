@@ -18,9 +18,20 @@ import {
   ProviderTimeoutError,
   readBodyText,
 } from './provider-http.js';
-import { readUsage } from './provider-usage.js';
+import { readUsage, type TokenUsage } from './provider-usage.js';
 import { chatRequestBody } from './request-body.js';
 import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
+
+/**
+ * What a cancelled call had reached when it stopped: its request was sent (and not refused), so
+ * the provider may have billed its prompt and whatever it answered (`call-usage.ts` records it).
+ */
+export interface CutShortCall {
+  /** UTF-8 bytes of answer text and tool-call arguments received before the abort. */
+  readonly outputBytes: number;
+  /** The provider's own report, when it sent one before the abort. */
+  readonly usage: TokenUsage | null;
+}
 
 /**
  * Why a model call gave up: `access` (401/403: the key is missing, wrong or revoked), `failed`
@@ -30,15 +41,23 @@ import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } 
 export class ModelCallError extends Error {
   /** The job's failure code when it is not a plain runtime error (the provider kept failing, the deadline passed). */
   readonly code: JobErrorCode | undefined;
+  /** For `aborted`: what the call had reached at the provider; null when its request was never sent. */
+  readonly cutShort: CutShortCall | null;
   constructor(
     readonly kind: 'access' | 'failed' | 'aborted',
     message: string,
-    options?: { cause?: unknown; code?: JobErrorCode },
+    options?: { cause?: unknown; code?: JobErrorCode; cutShort?: CutShortCall | null },
   ) {
     super(message, options);
     this.name = 'ModelCallError';
     this.code = options?.code;
+    this.cutShort = options?.cutShort ?? null;
   }
+}
+
+/** The cancellation of a call; `cutShort` when its request had been sent (its spend is recorded). */
+function cancelled(cutShort: CutShortCall | null = null): ModelCallError {
+  return new ModelCallError('aborted', 'The run was cancelled.', { cutShort });
 }
 
 /** Everything one model call needs. */
@@ -104,7 +123,7 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
 async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
   let failing: { message: string; cause: unknown } | null = null;
   for (let attempt = 1; ; attempt += 1) {
-    if (call.signal.aborted) throw new ModelCallError('aborted', 'The run was cancelled.');
+    if (call.signal.aborted) throw cancelled();
     const remaining = call.deadlineMs - call.nowMs();
     if (remaining <= 0 && failing !== null) {
       // The backoff wait ran past the deadline (a late timer on a busy machine): say why we retried.
@@ -113,6 +132,8 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
     if (remaining <= 0) throw deadlinePassed('The turn deadline passed before the model answered.');
     let verdict: Verdict;
     let failure: unknown;
+    // From the moment the request goes out until the provider refuses it: a cancel then is counted.
+    let sent = false;
     try {
       // What `chat.completions.create` sends, as the bytes `chatRequestBody` writes; `Object.assign`,
       // not a literal that begins with a spread (see `UNADMITTED` in the core).
@@ -123,11 +144,14 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       );
       const { endpoint } = call;
       const bytes = chatRequestBody(body, call.keepMessages);
+      sent = !call.signal.aborted;
       const response = await endpoint.http.post(endpoint.url, endpoint.headers, bytes, call.signal, remaining);
       if (response.status >= 200 && response.status < 300) {
         if (call.stream) return await readStream(response, call);
         return readCompletion(parseCompletion(await readAnswerText(response, call.signal)), call);
       }
+      // An error status is no answer: providers do not bill a refused request.
+      sent = false;
       failure = await statusError(response, call.signal);
       verdict = classifyStatus(failure as ProviderStatusError);
     } catch (error) {
@@ -135,6 +159,11 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       if (error instanceof ModelCallError) throw error;
       failure = error;
       verdict = classifyRequestError(error, call.signal);
+    }
+    if (verdict.retry === false && verdict.kind === 'aborted') {
+      // Cancelled before the answer began (or, not streamed, before its body was read): nothing of
+      // the output is known, and the prompt may well have been billed already.
+      throw cancelled(sent ? { outputBytes: 0, usage: null } : null);
     }
     if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: failure });
     const delay = retryDelay(failure, attempt, call.retryBaseMs);
@@ -147,7 +176,7 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       throw gaveUp(verdict.message, attempt, failure);
     }
     failing = { message: verdict.message, cause: failure };
-    if (!(await call.sleep(delay, call.signal))) throw new ModelCallError('aborted', 'The run was cancelled.');
+    if (!(await call.sleep(delay, call.signal))) throw cancelled();
   }
 }
 
@@ -196,15 +225,15 @@ async function readStream(response: ProviderResponse, call: ModelCall): Promise<
       accumulator.push(chunk);
     });
   } catch (error) {
-    if (call.signal.aborted || error instanceof ProviderAbortError)
-      throw new ModelCallError('aborted', 'The run was cancelled.');
+    // Cancelled mid-stream: the provider has billed the prompt and what it streamed so far.
+    if (call.signal.aborted || error instanceof ProviderAbortError) throw cancelled(accumulator.soFar());
     if (error instanceof ModelCallError) throw error;
     if (error instanceof SseEventTooLargeError) {
       throw new ModelCallError('failed', `The model provider sent ${error.message} in its stream.`, { cause: error });
     }
     throw new ModelCallError('failed', `The model provider's stream broke off: ${describe(error)}`, { cause: error });
   }
-  if (call.signal.aborted) throw new ModelCallError('aborted', 'The run was cancelled.');
+  if (call.signal.aborted) throw cancelled(accumulator.soFar());
   if (!accumulator.finished) {
     throw new ModelCallError(
       'failed',

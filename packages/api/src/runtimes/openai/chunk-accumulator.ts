@@ -85,6 +85,16 @@ export class ChunkAccumulator {
     return this.#finishReason !== null;
   }
 
+  /**
+   * What the provider has sent so far, for a call cancelled mid-stream (`call-usage.ts`): the
+   * UTF-8 bytes of its text and tool-call arguments, and its usage report if one came.
+   */
+  soFar(): { readonly outputBytes: number; readonly usage: TokenUsage | null } {
+    let outputBytes = Buffer.byteLength(this.#content, 'utf8');
+    for (const call of this.#calls.values()) outputBytes += Buffer.byteLength(call.arguments, 'utf8');
+    return { outputBytes, usage: this.#usage };
+  }
+
   /** The assembled answer; call only when {@link finished}. */
   answer(): ModelAnswer {
     const toolCalls = [...this.#calls.entries()]

@@ -246,6 +246,14 @@ export class OpenAiRunStore {
     }
   }
 
+  /**
+   * Records the usage of a call that left no step (one cancelled after its request was sent),
+   * alone: idempotent by its id (`insertUsage`), so a retried write counts it once.
+   */
+  async recordUsage(entry: UsageEntry, now: string): Promise<void> {
+    await runWrite(this.#ctx, now, ({ trx }) => insertUsage(trx, entry, now));
+  }
+
   /** The messages of one run, in step order. */
   async runMessages(runId: string): Promise<PersistedMessage[]> {
     const staged = this.#staged.messagesOf(runId);

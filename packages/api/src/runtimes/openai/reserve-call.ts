@@ -6,6 +6,14 @@ import { type OpenAiSettings, reservedCost } from './openai-settings.js';
 /** Estimated tokens of the tool definitions sent with a call that allows tools (UTF-8 bytes / 4). */
 const TOOLS_TOKENS = Math.ceil(new TextEncoder().encode(JSON.stringify(MEMBER_TOOLS)).length / 4);
 
+/**
+ * A call's estimated input tokens: the context window's estimate plus the tool definitions when
+ * the call offers tools. What {@link reserveCall} holds, and what a cancelled call is counted at.
+ */
+export function promptEstimate(promptTokens: number, toolsAllowed: boolean): number {
+  return promptTokens + (toolsAllowed ? TOOLS_TOKENS : 0);
+}
+
 const NOTHING_HELD: HeldSpend = { ok: true, reserved: false, release: async () => undefined };
 
 /**
@@ -24,7 +32,7 @@ export function reserveCall(
   toolsAllowed: boolean,
 ): Promise<HeldSpend> {
   if (spend === null) return Promise.resolve(NOTHING_HELD);
-  const input = promptTokens + (toolsAllowed ? TOOLS_TOKENS : 0);
+  const input = promptEstimate(promptTokens, toolsAllowed);
   const output = call.settings.maxOutputTokens;
   return spend.reserve({
     teamId: call.teamId,

@@ -11,6 +11,7 @@ import {
 } from '@agent-teams/core';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { SpendGuard } from '../spend-guard.js';
+import { answerUsage, cancelledCall } from './call-usage.js';
 import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
@@ -25,8 +26,8 @@ import {
 } from './member-tools.js';
 import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
-import { callCost, type OpenAiSettings } from './openai-settings.js';
-import { reserveCall } from './reserve-call.js';
+import type { OpenAiSettings } from './openai-settings.js';
+import { promptEstimate, reserveCall } from './reserve-call.js';
 import { lostToolCalls, TOOL_CALLS_LOST } from './stored-tool-calls.js';
 import { distinctToolCallIds, fallbackToolCallPrefix, takenToolCallIds } from './tool-call-ids.js';
 import { systemPrompt } from './turn-prompt.js';
@@ -185,18 +186,20 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   if (env.finish) env.finish.mayRide = !held.reserved;
   try {
     const taken = takenToolCallIds(history, messages);
-    return await callAndRecord(env, messages.length, window.messages, toolsAllowed, taken);
+    const estimate = promptEstimate(window.estimatedTokens, toolsAllowed);
+    return await callAndRecord(env, messages.length, window.messages, estimate, toolsAllowed, taken);
   } finally {
     // After the usage is recorded (or the call failed): the budget never counts neither.
     await held.release();
   }
 }
 
-/** Calls the model and persists its answer with the call's usage. */
+/** Calls the model and persists its answer with the call's usage (`promptTokens`: its estimated input). */
 async function callAndRecord(
   env: TurnEnv,
   step: number,
   prompt: ChatCompletionMessageParam[],
+  promptTokens: number,
   toolsAllowed: boolean,
   taken: ReadonlySet<string>,
 ): Promise<RunOutcome | 'continue' | null> {
@@ -228,7 +231,7 @@ async function callAndRecord(
   } catch (error) {
     if (error instanceof Error && error.name === 'ModelCallError') {
       const { kind, code } = error as ModelCallError;
-      if (kind === 'aborted') return { state: 'cancelled' };
+      if (kind === 'aborted') return cancelledCall(env, step, promptTokens, error as ModelCallError);
       if (kind === 'failed') return { state: 'failed', error: error.message, ...(code ? { code } : {}) };
     }
     throw error;
@@ -245,20 +248,7 @@ async function callAndRecord(
     toolCallId: null,
     toolName: null,
   };
-  const inputTokens = answer.usage?.inputTokens ?? 0;
-  const cachedInputTokens = answer.usage?.cachedInputTokens ?? 0;
-  const outputTokens = answer.usage?.outputTokens ?? 0;
-  const usage = {
-    id: `usage_${env.runId}_${step}`,
-    teamId: env.teamId,
-    jobId: env.jobId,
-    conversationId: env.conversationId,
-    model: settings.model,
-    inputTokens,
-    cachedInputTokens,
-    outputTokens,
-    cost: callCost(settings.pricing, inputTokens, outputTokens, cachedInputTokens),
-  };
+  const usage = answerUsage(env, step, answer.usage);
   const refused: RunOutcome | null =
     verdict.error !== null
       ? { state: 'failed', error: verdict.error }
