@@ -14,6 +14,20 @@ const PAGE = 500;
  * bound, it is one more parameter, and a generic plan of a prepared statement does not know it.
  */
 const PAGE_LIMIT = literalLimit(PAGE);
+/**
+ * How long one read of the feed may take before the follower stops waiting for it. A healthy read
+ * takes milliseconds; one sent on a pooled connection whose path to the database died silently
+ * (a failover that moved the address, a firewall that dropped the connection's state) gets no
+ * answer and no error until the kernel gives up on the socket, minutes later. Without the bound
+ * the feed waited for it that long: no other server's event reached this server's subscribers.
+ */
+export const CHANGE_READ_TIMEOUT_MS = 10_000;
+/**
+ * Reads given up on and still unanswered, past which a poll waits instead of sending another:
+ * each holds a pooled connection (a connect to a database that went silent can hang as long), and
+ * one more every {@link CHANGE_READ_TIMEOUT_MS} would take the whole pool from the writes.
+ */
+export const ABANDONED_READS_MAX = 2;
 
 /** One row of the feed: an event with its team's owner. */
 type ChangeRow = Selectable<TeamEventsTable> & { readonly owner: string };
@@ -27,6 +41,8 @@ export interface ChangeFollowerOptions {
   readonly target: EventSink;
   readonly pollMs: number;
   readonly gapTimeoutMs: number;
+  /** How long one read may take before the next poll tries again (default {@link CHANGE_READ_TIMEOUT_MS}). */
+  readonly readTimeoutMs?: number;
 }
 
 /** Counters of a follower (benchmarks, tests). */
@@ -63,6 +79,10 @@ export class ChangeFollower {
   #cursor: ChangeCursor | null = null;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
+  /** Gives up the read in flight (set while one runs): `stop` does not wait for a silent database. */
+  #giveUp: (() => void) | null = null;
+  /** Reads given up on by their timeout and not answered yet (see {@link ABANDONED_READS_MAX}). */
+  #abandoned = 0;
   #polls = 0;
   #delivered = 0;
   #skippedOwn = 0;
@@ -110,6 +130,7 @@ export class ChangeFollower {
   /** Stops polling and waits for the read in flight. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#giveUp?.();
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     await this.#task.stop();
@@ -129,17 +150,59 @@ export class ChangeFollower {
     const cursor = this.#cursor;
     if (cursor === null) return;
     this.#polls += 1;
+    if (this.#abandoned >= ABANDONED_READS_MAX) {
+      this.#schedule();
+      return;
+    }
     try {
       cursor.expire(this.#opts.clock.nowMs());
       for (;;) {
-        const { rows, more } = await this.#read(cursor);
+        const { rows, more } = await this.#boundedRead(cursor);
         this.#deliver(cursor, rows);
         if (!more || this.#stopped) break;
       }
     } catch (error) {
-      this.#opts.logger.warn('change feed read failed', { error });
+      // A read given up by `stop` is no failure worth a warning.
+      if (!this.#stopped) this.#opts.logger.warn('change feed read failed', { error });
     } finally {
       this.#schedule();
+    }
+  }
+
+  /**
+   * {@link #read}, given up after `readTimeoutMs`: the next poll reads again, on another pooled
+   * connection, from the same cursor (a late answer of the abandoned read is dropped, so nothing
+   * is delivered twice); `stop` gives it up at once, so a server's shutdown never waits for an
+   * answer that may not come (it has 10 s in all).
+   */
+  async #boundedRead(cursor: ChangeCursor): Promise<{ rows: ChangeRow[]; more: boolean }> {
+    const timeoutMs = this.#opts.readTimeoutMs ?? CHANGE_READ_TIMEOUT_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`the change feed read got no answer within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      this.#giveUp = () => reject(new Error('the change feed stopped'));
+    });
+    const read = this.#read(cursor);
+    try {
+      return await Promise.race([read, timeout]);
+    } catch (error) {
+      // Still unanswered: counted until it settles, whatever it settles to.
+      this.#abandoned += 1;
+      void read.then(
+        () => {
+          this.#abandoned -= 1;
+        },
+        () => {
+          this.#abandoned -= 1;
+        },
+      );
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      this.#giveUp = null;
     }
   }
 

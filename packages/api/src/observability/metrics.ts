@@ -5,6 +5,7 @@ import { ownerSpendToday } from '../storage/budgets.js';
 import type { Database } from '../storage/database-types.js';
 import { UNFINISHED } from '../storage/job-reads.js';
 import { literalPhases } from '../storage/literal-phase.js';
+import { boundedClusterRead, METRICS_DATABASE_TIMEOUT_MS } from './cluster-read.js';
 
 /** The prefix of every metric the server exports. */
 export const METRIC_PREFIX = 'agent_teams_';
@@ -59,11 +60,30 @@ export function unfinishedJobCounts(db: Kysely<Database>) {
     .groupBy(['owner', 'phase']);
 }
 
-/** Creates the metrics over the application's database (null: the job and usage gauges stay empty). */
-export function createMetrics(db: Kysely<Database> | null, now: () => number): ServerMetrics {
+/** Options of {@link createMetrics}. */
+export interface MetricsOptions {
+  /** How long a scrape waits for each database read (default {@link METRICS_DATABASE_TIMEOUT_MS}). */
+  readonly databaseTimeoutMs?: number;
+}
+
+/**
+ * Creates the metrics over the application's database (null: the job and usage gauges stay empty).
+ *
+ * @remarks A scrape still answers while the database fails or does not answer within
+ * `databaseTimeoutMs`: the job and spend gauges are left out of it and the usage counters keep the
+ * figures of their last read (set to 0, a counter would read as reset and then jump back), so the
+ * server's own figures stay visible during an outage.
+ */
+export function createMetrics(
+  db: Kysely<Database> | null,
+  now: () => number,
+  options: MetricsOptions = {},
+): ServerMetrics {
+  const timeoutMs = options.databaseTimeoutMs ?? METRICS_DATABASE_TIMEOUT_MS;
   const registry = new Registry();
   const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
   let live: () => LiveFigures = () => ({ sockets: 0, subscriptionGroups: 0 });
+  const jobCounts = boundedClusterRead(async () => (db ? await unfinishedJobCounts(db).execute() : []), timeoutMs);
   new Gauge({
     name: name('jobs'),
     help: 'Unfinished jobs by owner and state (active: admitted and running; queued: waiting for a slot).',
@@ -71,9 +91,9 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
     registers: [registry],
     async collect() {
       this.reset();
-      if (!db) return;
-      const rows = await unfinishedJobCounts(db).execute();
-      for (const row of rows) {
+      const read = await jobCounts();
+      if (!read.ok) return;
+      for (const row of read.value) {
         const state = row.phase === JobPhase.QUEUED ? 'queued' : 'active';
         this.inc({ owner: row.owner, state }, Number(row.count));
       }
@@ -93,46 +113,47 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
       : undefined;
   // One read per scrape for the three usage counters: prom-client collects them at once, so they
   // share the read in flight and show the same instant.
-  let inFlight: ReturnType<typeof readUsage> | null = null;
-  const usage = () => {
-    inFlight ??= readUsage().finally(() => {
-      inFlight = null;
-    });
-    return inFlight;
-  };
+  const usage = boundedClusterRead(readUsage, timeoutMs);
   new Counter({
     name: name('model_tokens_total'),
-    help: 'Model tokens used by every answered model call, by direction (input, output).',
+    help: "Model tokens used by every recorded model call (a cancelled call's estimate included), by direction (input, output).",
     labelNames: ['direction'],
     registers: [registry],
     async collect() {
-      const totals = await usage();
+      const read = await usage();
+      if (!read.ok) return;
       this.reset();
-      this.inc({ direction: 'input' }, Number(totals?.input ?? 0));
-      this.inc({ direction: 'output' }, Number(totals?.output ?? 0));
+      this.inc({ direction: 'input' }, Number(read.value?.input ?? 0));
+      this.inc({ direction: 'output' }, Number(read.value?.output ?? 0));
     },
   });
   // A counter of its own, not a third direction: these tokens are counted in `input` already.
   new Counter({
     name: name('model_cached_input_tokens_total'),
-    help: "Input tokens of every answered model call that the provider read from its prompt cache (part of model_tokens_total's input).",
+    help: "Input tokens of every recorded model call that the provider read from its prompt cache (part of model_tokens_total's input).",
     registers: [registry],
     async collect() {
-      const totals = await usage();
+      const read = await usage();
+      if (!read.ok) return;
       this.reset();
-      this.inc(Number(totals?.cached ?? 0));
+      this.inc(Number(read.value?.cached ?? 0));
     },
   });
   new Counter({
     name: name('model_cost_total'),
-    help: "Cost of every answered model call, in the currency of the agents' pricing.",
+    help: "Cost of every recorded model call (a cancelled call's estimate included), in the currency of the agents' pricing.",
     registers: [registry],
     async collect() {
-      const totals = await usage();
+      const read = await usage();
+      if (!read.ok) return;
       this.reset();
-      this.inc(Number(totals?.cost ?? 0));
+      this.inc(Number(read.value?.cost ?? 0));
     },
   });
+  const spendToday = boundedClusterRead(
+    async () => (db ? await ownerSpendToday(db, new Date(now()).toISOString()) : new Map<string, never>()),
+    timeoutMs,
+  );
   new Gauge({
     name: name('owner_spend_today'),
     help: "Each owner's model spend in the current UTC day (what the owner's day budget counts), in tokens and in cost.",
@@ -140,8 +161,9 @@ export function createMetrics(db: Kysely<Database> | null, now: () => number): S
     registers: [registry],
     async collect() {
       this.reset();
-      if (!db) return;
-      for (const [owner, spend] of await ownerSpendToday(db, new Date(now()).toISOString())) {
+      const read = await spendToday();
+      if (!read.ok) return;
+      for (const [owner, spend] of read.value) {
         this.set({ owner, unit: 'tokens' }, spend.tokens);
         this.set({ owner, unit: 'cost' }, spend.cost);
       }
