@@ -15,7 +15,7 @@ export const ErrorCode = {
   DUPLICATE_MEMBER_NAME: 'DUPLICATE_MEMBER_NAME',
   /** The owner already has the maximum number of teams. */
   TEAM_LIMIT: 'TEAM_LIMIT',
-  /** The team already holds 100 requests, or the handoff chain 12. */
+  /** A send would take the team past 100 requests, or its handoff chain past 12. */
   REQUEST_LIMIT: 'REQUEST_LIMIT',
   /** An idempotency key was reused with different content. */
   IDEMPOTENCY_CONFLICT: 'IDEMPOTENCY_CONFLICT',

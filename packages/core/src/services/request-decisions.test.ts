@@ -96,6 +96,22 @@ describe('decideRequests', () => {
     expect(codeOf(() => decideRequests(plan(), snapshot({ requestCount: two + 1 })))).toBe(ErrorCode.REQUEST_LIMIT);
   });
 
+  it('says what the team holds and what the refused send would add, below the limit too', () => {
+    const held = Limits.requestsPerTeam - 4;
+    let refused: unknown;
+    try {
+      decideRequests(plan({ recipients: [1, 2, 3, 4, 5, 6].map(recipient) }), snapshot({ requestCount: held }));
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(DomainError);
+    const { message, details } = refused as DomainError;
+    expect(details).toEqual({ scope: 'team', limit: Limits.requestsPerTeam, held, adding: 6 });
+    expect(message).toContain(
+      `This team holds ${held} of its ${Limits.requestsPerTeam} requests; this send would add 6 (room for 4).`,
+    );
+  });
+
   it('joins a handoff to its chain and refuses the 13th request of a chain', () => {
     const root: JobId = asJobId('job_root');
     const handoff = plan({ recipients: [recipient(3)], chain: { parentId: asJobId('job_parent'), rootId: root } });

@@ -35,11 +35,17 @@ function sameKey(job: Job, plan: RequestPlan, recipient: RequestRecipient): bool
   );
 }
 
-function limitReached(scope: 'team' | 'chain', limit: number): DomainError {
+/**
+ * REQUEST_LIMIT with what the scope holds and what the send would add: a send to several members
+ * adds one request each, so it can be refused below the limit, and saying "holds 100" then was wrong.
+ */
+function limitReached(scope: 'team' | 'chain', limit: number, held: number, adding: number): DomainError {
+  const what = scope === 'team' ? 'This team' : 'This handoff chain';
+  const room = Math.max(0, limit - held);
   return new DomainError(
     ErrorCode.REQUEST_LIMIT,
-    `This ${scope === 'team' ? 'team' : 'handoff chain'} already holds ${limit} requests; start a new team (or a new request) to continue.`,
-    { scope, limit },
+    `${what} holds ${held} of its ${limit} requests; this send would add ${adding} (room for ${room}). Send to fewer members, or start a new team (or a new request) to continue.`,
+    { scope, limit, held, adding },
   );
 }
 
@@ -85,10 +91,11 @@ export function decideRequests(plan: RequestPlan, snapshot: EnqueueSnapshot): En
   }
   if (insert.length === 0) return { insert, resultIds };
   if (snapshot.requestCount + insert.length > Limits.requestsPerTeam)
-    throw limitReached('team', Limits.requestsPerTeam);
+    throw limitReached('team', Limits.requestsPerTeam, snapshot.requestCount, insert.length);
   if (plan.chain !== null) {
     const inChain = snapshot.chainCounts.get(plan.chain.rootId) ?? 0;
-    if (inChain + insert.length > Limits.requestsPerChain) throw limitReached('chain', Limits.requestsPerChain);
+    if (inChain + insert.length > Limits.requestsPerChain)
+      throw limitReached('chain', Limits.requestsPerChain, inChain, insert.length);
   }
   return { insert, resultIds };
 }
