@@ -45,6 +45,19 @@ const TURN_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600];
 /** Buckets of the event lag across servers in seconds (poll default 250 ms). */
 const LAG_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/** Phases waiting for a slot (to start, or to submit a person's answer): `state="queued"`. */
+const QUEUED_PHASES: readonly JobPhase[] = [JobPhase.QUEUED, JobPhase.ANSWERED];
+/** Phases waiting for a person or a change, holding no slot: `state="waiting"`. */
+const WAITING_PHASES: readonly JobPhase[] = [JobPhase.WAITING_INPUT, JobPhase.WAITING_CHANGE];
+/** Every unfinished phase: the gauge counts each unfinished job once. */
+const UNFINISHED_PHASES: readonly JobPhase[] = [...ACTIVE_PHASES, ...QUEUED_PHASES, ...WAITING_PHASES];
+
+/** The `state` label of an unfinished phase. */
+function stateOf(phase: string): 'active' | 'queued' | 'waiting' {
+  if ((QUEUED_PHASES as readonly string[]).includes(phase)) return 'queued';
+  return (WAITING_PHASES as readonly string[]).includes(phase) ? 'waiting' : 'active';
+}
+
 /**
  * Unfinished jobs by owner and phase, for the `jobs` gauge. `unfinished = 1` changes no answer
  * (every phase asked is unfinished) but lets the read walk the partial index of unfinished jobs
@@ -56,7 +69,7 @@ export function unfinishedJobCounts(db: Kysely<Database>) {
     .selectFrom('jobs')
     .select(['owner', 'phase', (eb) => eb.fn.countAll<string | number>().as('count')])
     .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', literalPhases([...ACTIVE_PHASES, JobPhase.QUEUED]))
+    .where('phase', 'in', literalPhases(UNFINISHED_PHASES))
     .groupBy(['owner', 'phase']);
 }
 
@@ -86,7 +99,7 @@ export function createMetrics(
   const jobCounts = boundedClusterRead(async () => (db ? await unfinishedJobCounts(db).execute() : []), timeoutMs);
   new Gauge({
     name: name('jobs'),
-    help: 'Unfinished jobs by owner and state (active: admitted and running; queued: waiting for a slot).',
+    help: 'Unfinished jobs by owner and state (active: admitted and running; queued: waiting for a slot; waiting: for a person or a change).',
     labelNames: ['owner', 'state'],
     registers: [registry],
     async collect() {
@@ -94,8 +107,7 @@ export function createMetrics(
       const read = await jobCounts();
       if (!read.ok) return;
       for (const row of read.value) {
-        const state = row.phase === JobPhase.QUEUED ? 'queued' : 'active';
-        this.inc({ owner: row.owner, state }, Number(row.count));
+        this.inc({ owner: row.owner, state: stateOf(row.phase) }, Number(row.count));
       }
     },
   });

@@ -73,6 +73,16 @@ describe('/metrics', () => {
     expect(sample(text, 'agent_teams_jobs{owner="alice",state="queued"}')).toBe(2);
     expect(sample(text, 'agent_teams_jobs{owner="alice",state="active"}')).toBeUndefined();
   });
+
+  it('shows a job waiting for a person as waiting (it was counted nowhere)', async () => {
+    stack = await createGraphqlStack();
+    const team = await createTeam(stack);
+    const [jobId = ''] = await sendRequest(stack, team.id, [team.members[0]?.id ?? ''], '!ask Which region?');
+    await stack.waitForJob(jobId, ['WAITING_INPUT']);
+    const text = await scrape(stack);
+    expect(sample(text, 'agent_teams_jobs{owner="alice",state="waiting"}')).toBe(1);
+    expect(sample(text, 'agent_teams_jobs{owner="alice",state="active"}')).toBeUndefined();
+  });
 });
 
 describe('/metrics spend', () => {
