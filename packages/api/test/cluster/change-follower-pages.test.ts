@@ -1,10 +1,11 @@
-import { asAgentId, asConversationId, asMemberId, asOwnerId, asTeamId, type TeamEvent } from '@agent-teams/core';
+import { asTeamId, type TeamEvent } from '@agent-teams/core';
 import { type CompiledQuery, type KyselyPlugin, type QueryId, type RootOperationNode, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ChangeFollower } from '../../src/cluster/change-follower.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { createOneMemberTeam } from '../support/raw-rows.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 /** The follower's page (`PAGE` in change-follower.ts). */
@@ -22,20 +23,7 @@ describe('the change follower reads pages of a literal size (decision 0231)', ()
     try {
       const store = new KyselyTeamStore(database.db, database.dialect);
       const teamId = asTeamId('team_pages');
-      await store.createTeam(
-        {
-          id: teamId,
-          owner: asOwnerId('alice'),
-          clientRequestId: 'pages',
-          fingerprint: 'f',
-          name: 'T',
-          goal: 'G',
-          members: [
-            { id: asMemberId('member_1'), name: 'M', agentId: asAgentId('a'), conversationId: asConversationId('c_1') },
-          ],
-        },
-        { now: NOW, maxTeams: 10 },
-      );
+      await createOneMemberTeam(store, teamId, NOW);
       // Every read the follower runs, as PostgreSQL's compiler wrote it.
       const reads: CompiledQuery[] = [];
       const nodes = new WeakMap<QueryId, RootOperationNode>();

@@ -1,10 +1,11 @@
-import { asAgentId, asConversationId, asMemberId, asOwnerId, asTeamId, type TeamEvent } from '@agent-teams/core';
+import { asTeamId, type TeamEvent } from '@agent-teams/core';
 import { type KyselyPlugin, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ABANDONED_READS_MAX, ChangeFollower } from '../../src/cluster/change-follower.js';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { createOneMemberTeam } from '../support/raw-rows.js';
 
 /**
  * A read of the change feed that never answers. Found by cutting a running server's pooled
@@ -53,20 +54,7 @@ describe('the change follower after a read that never answers', () => {
     try {
       const store = new KyselyTeamStore(database.db, database.dialect);
       const teamId = asTeamId('team_stalled');
-      await store.createTeam(
-        {
-          id: teamId,
-          owner: asOwnerId('alice'),
-          clientRequestId: 'stalled',
-          fingerprint: 'f',
-          name: 'T',
-          goal: 'G',
-          members: [
-            { id: asMemberId('member_1'), name: 'M', agentId: asAgentId('a'), conversationId: asConversationId('c_1') },
-          ],
-        },
-        { now: NOW, maxTeams: 10 },
-      );
+      await createOneMemberTeam(store, teamId, NOW);
       await follower.start();
       setStalling(true);
       follower.wake();

@@ -1,11 +1,11 @@
 import { Migrator } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { cachedInputTokensMigration } from '../../src/storage/migrations/0017-cached-input-tokens.js';
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
-import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
+import type { OpenedDatabase } from '../../src/storage/open-database.js';
 import { usageTotals } from '../../src/storage/usage.js';
-import { createFreshPostgres } from '../support/fresh-postgres.js';
+import { itUpgradesOnBothDialects } from '../support/migration-upgrade.js';
 
 /**
  * A database at 0016 holding a usage row is migrated: the row reads no cached tokens and its
@@ -57,23 +57,9 @@ async function checkUpgrade(database: OpenedDatabase): Promise<void> {
 }
 
 describe('migration 0017-cached-input-tokens', () => {
-  it('SQLite: older usage rows read no cached tokens, and running it again changes nothing', async () => {
-    const database = await openDatabase(':memory:');
-    try {
-      await checkUpgrade(database);
-    } finally {
-      await database.close();
-    }
-  });
-
-  it('PostgreSQL: the same', async () => {
-    const pg = await createFreshPostgres('cached_input_tokens', { migrate: false });
-    const database = await openDatabase(pg.url);
-    try {
-      await checkUpgrade(database);
-    } finally {
-      await database.close();
-      await pg.drop();
-    }
-  });
+  itUpgradesOnBothDialects(
+    'cached_input_tokens',
+    'older usage rows read no cached tokens, and running it again changes nothing',
+    checkUpgrade,
+  );
 });

@@ -11,13 +11,13 @@ import {
   type TaskCommand,
 } from '@agent-teams/core';
 import { Migrator } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { taskRequestFingerprintMigration } from '../../src/storage/migrations/0019-task-request-fingerprint.js';
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
-import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
-import { createFreshPostgres } from '../support/fresh-postgres.js';
+import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { itUpgradesOnBothDialects } from '../support/migration-upgrade.js';
 
 const NOW = '2026-12-06T15:00:00.000Z';
 const TEAM = asTeamId('team_1');
@@ -87,23 +87,9 @@ async function checkUpgrade(database: OpenedDatabase): Promise<void> {
 }
 
 describe('migration 0019-task-request-fingerprint', () => {
-  it('SQLite: older tasks keep the old replay rule, and running it again changes nothing', async () => {
-    const database = await openDatabase(':memory:');
-    try {
-      await checkUpgrade(database);
-    } finally {
-      await database.close();
-    }
-  });
-
-  it('PostgreSQL: the same', async () => {
-    const pg = await createFreshPostgres('task_request_fingerprint', { migrate: false });
-    const database = await openDatabase(pg.url);
-    try {
-      await checkUpgrade(database);
-    } finally {
-      await database.close();
-      await pg.drop();
-    }
-  });
+  itUpgradesOnBothDialects(
+    'task_request_fingerprint',
+    'older tasks keep the old replay rule, and running it again changes nothing',
+    checkUpgrade,
+  );
 });

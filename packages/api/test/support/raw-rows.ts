@@ -1,5 +1,7 @@
+import { asAgentId, asConversationId, asMemberId, asOwnerId, type TeamId } from '@agent-teams/core';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database, TeamsTable } from '../../src/storage/database-types.js';
+import type { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 
 /**
  * Inserts a READY team row of alice's straight into the table (no store, no events): for tests of
@@ -27,4 +29,25 @@ export function teamRowValues(id: string, name: string, now: string): Insertable
     created_at: now,
     updated_at: now,
   };
+}
+
+/**
+ * A team of one member (`member_1`, agent `a`, conversation `c_1`) created through `store` at
+ * `now`, for tests that only need a team for events to belong to (the change follower's).
+ */
+export async function createOneMemberTeam(store: KyselyTeamStore, teamId: TeamId, now: string): Promise<void> {
+  await store.createTeam(
+    {
+      id: teamId,
+      owner: asOwnerId('alice'),
+      clientRequestId: teamId,
+      fingerprint: 'f',
+      name: 'T',
+      goal: 'G',
+      members: [
+        { id: asMemberId('member_1'), name: 'M', agentId: asAgentId('a'), conversationId: asConversationId('c_1') },
+      ],
+    },
+    { now, maxTeams: 10 },
+  );
 }
