@@ -36,4 +36,17 @@ export class RetryBackoff {
   notBefore(key: string): number | null {
     return this.#entries.get(key)?.notBefore ?? null;
   }
+
+  /** How many keys have failures on record. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Forgets every key whose next attempt was due more than `staleMs` before `nowMs`: one nobody
+   * tried again since (a key whose attempts stopped, such as a job that ended elsewhere).
+   */
+  forgetStale(nowMs: number, staleMs: number): void {
+    for (const [key, entry] of this.#entries) if (entry.notBefore + staleMs < nowMs) this.#entries.delete(key);
+  }
 }

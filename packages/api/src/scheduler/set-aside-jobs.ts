@@ -13,38 +13,27 @@ import { RETRY_CAP_MS, RetryBackoff } from './retry-backoff.js';
  */
 export class SetAsideJobs {
   readonly #backoff = new RetryBackoff();
-  /** The job ids set aside, with when each may be tried again. */
-  readonly #until = new Map<string, number>();
 
   /** Sets `jobId` aside after a failure at `nowMs`; returns when it may be tried again. */
   failed(jobId: string, nowMs: number): number {
-    const notBefore = this.#backoff.failed(jobId, nowMs);
-    this.#until.set(jobId, notBefore);
-    return notBefore;
+    return this.#backoff.failed(jobId, nowMs);
   }
 
   /** The candidates a pass at `nowMs` may plan with: every one not set aside now. */
   plannable(candidates: readonly AdmissionCandidate[], nowMs: number): readonly AdmissionCandidate[] {
-    if (this.#until.size === 0) return candidates;
-    for (const [jobId, notBefore] of this.#until) {
-      if (notBefore + RETRY_CAP_MS * 2 < nowMs) this.#forget(jobId);
-    }
-    return candidates.filter((candidate) => (this.#until.get(candidate.jobId) ?? 0) <= nowMs);
+    if (this.#backoff.size === 0) return candidates;
+    this.#backoff.forgetStale(nowMs, RETRY_CAP_MS * 2);
+    return candidates.filter((candidate) => (this.#backoff.notBefore(candidate.jobId) ?? 0) <= nowMs);
   }
 
   /** These jobs were admitted: their failures are forgotten. */
   admitted(jobIds: Iterable<string>): void {
-    if (this.#until.size === 0) return;
-    for (const jobId of jobIds) this.#forget(jobId);
+    if (this.#backoff.size === 0) return;
+    for (const jobId of jobIds) this.#backoff.succeeded(jobId);
   }
 
   /** How many jobs are set aside or remembered as failing. */
   get size(): number {
-    return this.#until.size;
-  }
-
-  #forget(jobId: string): void {
-    this.#until.delete(jobId);
-    this.#backoff.succeeded(jobId);
+    return this.#backoff.size;
   }
 }
