@@ -7,7 +7,7 @@ import { type RunningServer, startAgentTeams } from './main.js';
 import { packageVersion as version } from './package-version.js';
 import { installSafetyNet } from './process-safety-net.js';
 import { DatabaseNewerError } from './storage/database-newer-error.js';
-import { DatabaseInUseError } from './storage/open-database.js';
+import { DatabaseDirectoryError, DatabaseInUseError } from './storage/open-database.js';
 
 /** How long shutdown may take before the process exits anyway (the contract allows 10 s). */
 const SHUTDOWN_LIMIT_MS = 9_000;
@@ -101,6 +101,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (
     error instanceof ConfigError ||
     error instanceof DatabaseInUseError ||
+    error instanceof DatabaseDirectoryError ||
     error instanceof DatabaseNewerError ||
     error instanceof ListenPreflightError
   ) {

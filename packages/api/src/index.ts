@@ -19,6 +19,7 @@ export type { ApiContext } from './schema/index.js';
 export { buildSchema } from './schema/index.js';
 export type { AgentTeamsServer } from './server/create-server.js';
 export { UNEXPECTED_ERROR_MESSAGE } from './server/mask-error.js';
+export { DatabaseDirectoryError } from './storage/database-directory.js';
 export { DatabaseInUseError } from './storage/database-in-use-error.js';
 export { DatabaseNewerError } from './storage/database-newer-error.js';
 export type {

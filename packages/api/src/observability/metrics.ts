@@ -207,7 +207,7 @@ export function createMetrics(
     registry,
     admissions: new Counter({
       name: name('admissions_total'),
-      help: 'Turns this server started (admitted jobs and resumed ones), by runtime.',
+      help: 'Turns this server started (admitted jobs and resumed ones; not turns taken over from another server), by runtime.',
       labelNames: ['runtime'],
       registers: [registry],
     }),

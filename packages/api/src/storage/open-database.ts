@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { makeDatabaseDirectory } from './database-directory.js';
 import type { Database } from './database-types.js';
 import { PreparedNames, preparedStatements } from './pg-prepared.js';
 import { Checkpointer, type CheckpointStats } from './sqlite-checkpointer.js';
@@ -12,6 +12,7 @@ import { registerSqliteHandle } from './sqlite-held-connection.js';
 import { type StatementObserver, withStatementCache } from './sqlite-statement-cache.js';
 import { type FileSync, WalSync, type WalSyncStats } from './sqlite-wal-sync.js';
 
+export { DatabaseDirectoryError } from './database-directory.js';
 export { DatabaseInUseError } from './database-in-use-error.js';
 
 /** The two supported database engines. */
@@ -99,6 +100,7 @@ export function isPostgresTarget(target: string): boolean {
  * `busy_timeout=5000`, `foreign_keys=ON` (the team cascade relies on it) and `temp_store=MEMORY`
  * (decision 0234: migrations and a team's deletion switch it to FILE for their run).
  * @throws DatabaseInUseError when another server holds the SQLite file.
+ * @throws DatabaseDirectoryError when the SQLite file's directory cannot be made.
  */
 export async function openDatabase(target: string, opts: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
   if (isPostgresTarget(target)) {
@@ -130,7 +132,7 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
   }
   const inMemory = target === ':memory:';
   const file = inMemory ? target : resolve(target);
-  if (!inMemory) mkdirSync(dirname(file), { recursive: true });
+  if (!inMemory) makeDatabaseDirectory(dirname(file));
   const lock: SqliteFileLock | null = inMemory ? null : acquireSqliteFileLock(file);
   const synchronous = opts.sqliteSynchronous ?? 'full';
   // Group commit: SQLite commits without a sync, WalSync syncs the log before the writer goes on.

@@ -24,8 +24,8 @@ interface Started {
   output: () => string;
 }
 
-/** Runs the real CLI as a child process; resolves once it prints its `listening on` line. */
-function startCli(args: string[], env: Record<string, string> = {}): Promise<Started> {
+/** Spawns the real CLI from the API package; `output` is everything it printed so far. */
+function spawnCli(args: string[], env: Record<string, string> = {}): { child: ChildProcess; output: () => string } {
   const child = spawn(
     process.execPath,
     ['--conditions=@agent-teams/source', '--import', 'tsx', 'src/cli.ts', ...args],
@@ -37,49 +37,40 @@ function startCli(args: string[], env: Record<string, string> = {}): Promise<Sta
   );
   children.push(child);
   let out = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
+  const collect = (chunk: Buffer) => {
     out += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  return { child, output: () => out };
+}
+
+/** Runs the real CLI as a child process; resolves once it prints its `listening on` line. */
+function startCli(args: string[], env: Record<string, string> = {}): Promise<Started> {
+  const { child, output } = spawnCli(args, env);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not start in time:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`CLI did not start in time:\n${output()}`)), 30_000);
     const onData = () => {
-      const match = /listening on (http:\/\/\S+)/.exec(out);
+      const match = /listening on (http:\/\/\S+)/.exec(output());
       if (match?.[1]) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        resolve({ child, url: match[1], output: () => out });
+        resolve({ child, url: match[1], output });
       }
     };
     child.stdout?.on('data', onData);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`CLI exited with ${code} before listening:\n${out}`));
+      reject(new Error(`CLI exited with ${code} before listening:\n${output()}`));
     });
   });
 }
 
 /** Runs the CLI to completion and returns its exit code and output. */
 function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--conditions=@agent-teams/source', '--import', 'tsx', 'src/cli.ts', ...args],
-    {
-      cwd: apiRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  children.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
+  const { child, output } = spawnCli(args);
+  // 'close', not 'exit': by then everything it printed has been read.
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output: output() })));
 }
 
 function exitOf(child: ChildProcess): Promise<number | null> {
@@ -254,12 +245,20 @@ describe('the agent-teams CLI as a child process', () => {
     expect(existsSync(join(workDir, 'never-created'))).toBe(false);
   });
 
-  it('names --database, without a stack, when the database cannot be opened', async () => {
-    const result = await runCli(['serve', '--port', '0', '--database', 'postgres://agent:secret@127.0.0.1:1/x']);
-    expect(result.code).toBe(1);
-    expect(result.output).toContain('cannot open the database given by --database (or AGENT_TEAMS_DATABASE)');
-    expect(result.output).not.toContain('secret');
-    expect(result.output).not.toContain('    at ');
+  it('names --database, without a stack, when the database cannot be opened or its directory made', async () => {
+    const [postgres, proc] = await Promise.all([
+      runCli(['serve', '--port', '0', '--database', 'postgres://agent:secret@127.0.0.1:1/x']),
+      // Node's recursive mkdir never returned below /proc (every mkdir there says ENOENT).
+      runCli(['serve', '--port', '0', '--database', '/proc/agent-teams-test/teams.sqlite']),
+    ]);
+    expect(postgres.code).toBe(1);
+    expect(postgres.output).toContain('cannot open the database given by --database (or AGENT_TEAMS_DATABASE)');
+    expect(postgres.output).not.toContain('secret');
+    expect(proc.code).toBe(1);
+    expect(proc.output).toContain(
+      'Cannot create the directory /proc/agent-teams-test for the SQLite database (ENOENT)',
+    );
+    for (const { output } of [postgres, proc]) expect(output).not.toContain('    at ');
   });
 
   it('refuses a database a newer version migrated, naming its migration, without a stack', async () => {
