@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { UsageEntry } from '@agent-teams/core';
-import type { CutShortCall, ModelCallError } from './chat-call.js';
+import type { CutShortCall, ModelCallError } from './model-call-error.js';
 import type { RunOutcome } from './openai-run-store.js';
 import { callCost } from './openai-settings.js';
 import type { TokenUsage } from './provider-usage.js';
@@ -20,22 +20,46 @@ export function answerUsage(env: UsageEnv, step: number, usage: TokenUsage | nul
 }
 
 /**
- * The usage row of a call cancelled after its request was sent: the provider's own numbers when
- * it reported them before the abort, else an estimate: the prompt at the reservation's estimate
- * (`promptTokens`, `promptEstimate`) and the output received so far at UTF-8 bytes / 4 (at most
- * the call's `maxOutputTokens`, which the provider cannot pass).
+ * The usage row of a call cancelled after its request was sent (`why`: `cancelled`), or of an
+ * attempt that ended without an answer the provider billed (`failed`: its answer began and then
+ * broke off, was malformed, carried an error event or ended early; or a refusal it reported usage
+ * for): the provider's own numbers when it reported them, else an estimate: the prompt at the
+ * reservation's estimate (`promptTokens`, `promptEstimate`) and the output received so far at
+ * UTF-8 bytes / 4 (at most the call's `maxOutputTokens`, which the provider cannot pass).
  *
- * @remarks The id is the call's own (random), never the step's: the run's replay (after a
+ * @remarks The id is the attempt's own (random), never the step's: the run's replay (after a
  * restart) asks the provider again at that step, a new call with its own bill, whose answer row
- * must not be taken for this one. The row is built once per call, so a retried write reuses it.
+ * must not be taken for this one, and each retried attempt is billed on its own. The row is built
+ * once per attempt, so a retried write reuses it (the insert ignores an id it already holds).
  */
-export function cutShortUsage(env: UsageEnv, step: number, promptTokens: number, cut: CutShortCall): UsageEntry {
+export function cutShortUsage(
+  env: UsageEnv,
+  step: number,
+  promptTokens: number,
+  cut: CutShortCall,
+  why: 'cancelled' | 'failed' = 'cancelled',
+): UsageEntry {
   const tokens = cut.usage ?? {
     inputTokens: promptTokens,
     cachedInputTokens: 0,
     outputTokens: Math.min(Math.ceil(cut.outputBytes / 4), env.settings.maxOutputTokens),
   };
-  return usageEntry(env, `usage_${env.runId}_${step}_cancelled_${randomUUID()}`, tokens);
+  return usageEntry(env, `usage_${env.runId}_${step}_${why}_${randomUUID()}`, tokens);
+}
+
+/**
+ * What the call at `step` hands the spend of each billed attempt that ended without an answer
+ * (`ModelCall.spent`): its row, written at once. Without it a failed stream's tokens, which the
+ * provider bills, would be invisible to budgets, and its reservation released as if unspent.
+ *
+ * @remarks Called while the call's reservation is still held, as {@link cancelledCall}.
+ */
+export function recordFailedAttempt(
+  env: TurnEnv,
+  step: number,
+  promptTokens: number,
+): (cut: CutShortCall) => Promise<void> {
+  return (cut) => env.store.recordUsage(cutShortUsage(env, step, promptTokens, cut, 'failed'), env.now());
 }
 
 /**

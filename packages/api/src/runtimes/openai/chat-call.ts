@@ -1,64 +1,23 @@
 import { JobErrorCode } from '@agent-teams/core';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import type { ChatCompletion, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
-import { ChunkAccumulator, type ModelAnswer, type ProgressSink, toolCallText } from './chunk-accumulator.js';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import { readAnswer } from './answer-readers.js';
+import type { ModelAnswer, ProgressSink } from './chunk-accumulator.js';
+import { type CutShortCall, cancelled, ModelCallError } from './model-call-error.js';
 import type { ModelEndpoint } from './model-clients.js';
 import {
   classifyRequestError,
   classifyStatus,
   type ProviderStatusError,
+  reportedUsage,
   retryDelay,
   statusError,
   type Verdict,
 } from './provider-failures.js';
-import {
-  ProviderAbortError,
-  ProviderConnectionError,
-  type ProviderResponse,
-  ProviderTimeoutError,
-  readBodyText,
-} from './provider-http.js';
-import { readUsage, type TokenUsage } from './provider-usage.js';
+import { ProviderTimeoutError } from './provider-http.js';
 import { chatRequestBody } from './request-body.js';
-import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
 
-/**
- * What a cancelled call had reached when it stopped: its request was sent (and not refused), so
- * the provider may have billed its prompt and whatever it answered (`call-usage.ts` records it).
- */
-export interface CutShortCall {
-  /** UTF-8 bytes of answer text and tool-call arguments received before the abort. */
-  readonly outputBytes: number;
-  /** The provider's own report, when it sent one before the abort. */
-  readonly usage: TokenUsage | null;
-}
-
-/**
- * Why a model call gave up: `access` (401/403: the key is missing, wrong or revoked), `failed`
- * (the job cannot get an answer: a refused request, a malformed or cut stream, retries exhausted
- * within the deadline) or `aborted` (the run was cancelled).
- */
-export class ModelCallError extends Error {
-  /** The job's failure code when it is not a plain runtime error (the provider kept failing, the deadline passed). */
-  readonly code: JobErrorCode | undefined;
-  /** For `aborted`: what the call had reached at the provider; null when its request was never sent. */
-  readonly cutShort: CutShortCall | null;
-  constructor(
-    readonly kind: 'access' | 'failed' | 'aborted',
-    message: string,
-    options?: { cause?: unknown; code?: JobErrorCode; cutShort?: CutShortCall | null },
-  ) {
-    super(message, options);
-    this.name = 'ModelCallError';
-    this.code = options?.code;
-    this.cutShort = options?.cutShort ?? null;
-  }
-}
-
-/** The cancellation of a call; `cutShort` when its request had been sent (its spend is recorded). */
-function cancelled(cutShort: CutShortCall | null = null): ModelCallError {
-  return new ModelCallError('aborted', 'The run was cancelled.', { cutShort });
-}
+export { type CutShortCall, ModelCallError } from './model-call-error.js';
 
 /** Everything one model call needs. */
 export interface ModelCall {
@@ -80,15 +39,24 @@ export interface ModelCall {
   readonly progress: ProgressSink;
   /** Prefix of ids given to tool calls a provider sent without one. */
   readonly idPrefix: string;
+  /**
+   * Records the spend of one attempt that reached the provider and ended without an answer (an
+   * answer that began and failed, or a refusal the provider reported usage for), once per attempt,
+   * before the call retries or gives up. A cancelled attempt's spend is not handed here: it rides
+   * on the error (`ModelCallError.cutShort`). Absent, such spend is not recorded (HTTP-only tests).
+   */
+  readonly spent?: (cut: CutShortCall) => Promise<void>;
 }
 
 /**
- * Calls the model once, retrying 429, 5xx and connection failures with exponential backoff (or
- * the provider's `retry-after`) for as long as the turn deadline allows.
+ * Calls the model once, retrying 429, 5xx, connection failures and a stream whose first event is
+ * a transient error (`stream-errors.ts`) with exponential backoff (or the provider's
+ * `retry-after`) for as long as the turn deadline allows.
  *
  * @remarks Only the request is retried, never a stream that already delivered deltas: a stream
- * that breaks off, ends without a finish reason or carries malformed JSON fails the call with a
- * message that says so. This is the one retry policy, bounded by the deadline.
+ * that breaks off, ends without a finish reason or carries malformed JSON or an error event fails
+ * the call with a message that says so. This is the one retry policy, bounded by the deadline.
+ * Every attempt the provider billed is handed to `call.spent` once (see {@link ModelCall.spent}).
  */
 export async function callModel(call: ModelCall): Promise<ModelAnswer> {
   // One `chat` span per model call, retries included (OpenTelemetry GenAI conventions); a no-op
@@ -146,17 +114,18 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       const bytes = chatRequestBody(body, call.keepMessages);
       sent = !call.signal.aborted;
       const response = await endpoint.http.post(endpoint.url, endpoint.headers, bytes, call.signal, remaining);
-      if (response.status >= 200 && response.status < 300) {
-        if (call.stream) return await readStream(response, call);
-        return readCompletion(parseCompletion(await readAnswerText(response, call.signal)), call);
-      }
+      if (response.status >= 200 && response.status < 300) return await readAnswer(response, call);
       // An error status is no answer: providers do not bill a refused request.
       sent = false;
       failure = await statusError(response, call.signal);
       verdict = classifyStatus(failure as ProviderStatusError);
     } catch (error) {
-      // The stream's and the answer's own failures are final: a call that delivered deltas is never sent again.
-      if (error instanceof ModelCallError) throw error;
+      if (error instanceof ModelCallError) {
+        // An answer that began and then failed is final (a call that delivered deltas is never sent
+        // again) and billed: its spend is recorded before the call gives up.
+        if (error.kind === 'failed' && error.cutShort !== null) await call.spent?.(error.cutShort);
+        throw error;
+      }
       failure = error;
       verdict = classifyRequestError(error, call.signal);
     }
@@ -165,6 +134,10 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       // the output is known, and the prompt may well have been billed already.
       throw cancelled(sent ? { outputBytes: 0, usage: null } : null);
     }
+    // A refusal is counted only when the provider reported its usage (`reportedUsage` says why),
+    // once for each attempt, retried or not.
+    const usage = reportedUsage(failure);
+    if (usage !== null) await call.spent?.({ outputBytes: 0, usage });
     if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: failure });
     const delay = retryDelay(failure, attempt, call.retryBaseMs);
     if (call.nowMs() + delay >= call.deadlineMs) {
@@ -192,97 +165,4 @@ function gaveUp(reason: string, attempts: number, cause: unknown): ModelCallErro
     `The model provider kept failing (${reason}); gave up after ${attempts} attempt(s) within the turn deadline.`,
     { cause, code: JobErrorCode.PROVIDER_UNAVAILABLE },
   );
-}
-
-/** The last event of a chat completion stream. */
-const STREAM_END: SseEnd = { data: '[DONE]', lingerMs: SSE_END_LINGER_MS };
-
-async function readStream(response: ProviderResponse, call: ModelCall): Promise<ModelAnswer> {
-  const accumulator = new ChunkAccumulator(call.idPrefix, call.progress);
-  try {
-    // Leaving at `[DONE]` does not destroy the body: its end is read in the background, so the
-    // connection stays open for the next call instead of being closed.
-    await readSseEvents(response.body, call.signal, STREAM_END, (data) => {
-      let chunk: { error?: { message?: string } } & Parameters<ChunkAccumulator['push']>[0];
-      try {
-        chunk = JSON.parse(data);
-      } catch (error) {
-        throw new ModelCallError('failed', `The model provider sent a malformed stream chunk (${describe(error)}).`, {
-          cause: error,
-        });
-      }
-      // JSON that is not an object (`null`, a number, a list) is no chunk: said so, not left to
-      // fail on its first property read.
-      if (typeof chunk !== 'object' || chunk === null || Array.isArray(chunk)) {
-        throw new ModelCallError('failed', 'The model provider sent a stream chunk that is not a JSON object.');
-      }
-      if (chunk.error) {
-        throw new ModelCallError(
-          'failed',
-          `The model provider reported an error in the stream: ${chunk.error.message ?? JSON.stringify(chunk.error)}`,
-        );
-      }
-      accumulator.push(chunk);
-    });
-  } catch (error) {
-    // Cancelled mid-stream: the provider has billed the prompt and what it streamed so far.
-    if (call.signal.aborted || error instanceof ProviderAbortError) throw cancelled(accumulator.soFar());
-    if (error instanceof ModelCallError) throw error;
-    if (error instanceof SseEventTooLargeError) {
-      throw new ModelCallError('failed', `The model provider sent ${error.message} in its stream.`, { cause: error });
-    }
-    throw new ModelCallError('failed', `The model provider's stream broke off: ${describe(error)}`, { cause: error });
-  }
-  if (call.signal.aborted) throw cancelled(accumulator.soFar());
-  if (!accumulator.finished) {
-    throw new ModelCallError(
-      'failed',
-      'The model provider ended the stream before the answer was complete (cut stream).',
-    );
-  }
-  return accumulator.answer();
-}
-
-/**
- * A non-streamed answer's body. One that breaks off fails the call without a retry, as a stream
- * that breaks off does: the provider has likely billed the answer already.
- */
-async function readAnswerText(response: ProviderResponse, signal: AbortSignal): Promise<string> {
-  try {
-    return await readBodyText(response.body, signal);
-  } catch (error) {
-    if (!(error instanceof ProviderConnectionError)) throw error;
-    throw new ModelCallError('failed', `The model provider's answer broke off: ${error.message}`, { cause: error });
-  }
-}
-
-/** A non-streamed answer's JSON; a `SyntaxError` when it is not JSON (classified as malformed). */
-function parseCompletion(text: string): ChatCompletion {
-  return JSON.parse(text) as ChatCompletion;
-}
-
-function readCompletion(completion: ChatCompletion, call: ModelCall): ModelAnswer {
-  const choice = completion?.choices?.[0];
-  if (!choice || typeof choice !== 'object' || !choice.message) {
-    throw new ModelCallError('failed', 'The model provider answered without a choice (malformed response).');
-  }
-  const content = choice.message.content ?? '';
-  if (content !== '') call.progress.text(content);
-  const toolCalls = (choice.message.tool_calls ?? []).flatMap((tool, index) => {
-    if (tool.type !== 'function') return [];
-    const name = toolCallText(tool.function.name);
-    call.progress.tool(name);
-    return [
-      {
-        id: toolCallText(tool.id) || `${call.idPrefix}_${index}`,
-        name,
-        arguments: toolCallText(tool.function.arguments),
-      },
-    ];
-  });
-  return { content, toolCalls, finishReason: choice.finish_reason ?? 'unknown', usage: readUsage(completion.usage) };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

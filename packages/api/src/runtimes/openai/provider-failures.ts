@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ModelCallError } from './chat-call.js';
+import type { ModelCallError } from './model-call-error.js';
 import { ProviderAbortError, ProviderConnectionError, type ProviderResponse, readBodyText } from './provider-http.js';
+import { readUsage, type TokenUsage } from './provider-usage.js';
+import { classifyStreamError, ProviderStreamError } from './stream-errors.js';
 
 /** Whether a failed attempt is tried again within the deadline, and what the job is told if not. */
 export type Verdict =
@@ -16,12 +18,18 @@ const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
  */
 export const PROVIDER_ERROR_BODY_MAX_BYTES = 64 * 1024;
 
-/** A provider answered with a status other than 2xx. */
+/**
+ * A provider answered with a status other than 2xx.
+ *
+ * @remarks `usage` is the error body's own `usage` report, when it has one: the only spend of a
+ * refused request that is recorded (`reportedUsage`).
+ */
 export class ProviderStatusError extends Error {
   constructor(
     readonly status: number,
     readonly headers: IncomingHttpHeaders,
     message: string,
+    readonly usage: TokenUsage | null = null,
   ) {
     super(message);
     this.name = 'ProviderStatusError';
@@ -44,7 +52,21 @@ export async function statusError(response: ProviderResponse, signal: AbortSigna
     if (!(error instanceof ProviderConnectionError)) throw error;
     text = error.message;
   }
-  return new ProviderStatusError(response.status, response.headers, statusMessage(response.status, text));
+  return new ProviderStatusError(
+    response.status,
+    response.headers,
+    statusMessage(response.status, text),
+    bodyUsage(text),
+  );
+}
+
+/** The `usage` report of an error body, null when the body is no JSON object or has none. */
+function bodyUsage(text: string): TokenUsage | null {
+  try {
+    return readUsage((JSON.parse(text) as { usage?: unknown } | null)?.usage);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -93,11 +115,15 @@ export function classifyStatus(error: ProviderStatusError): Verdict {
   };
 }
 
-/** The one table of failures before or while reading an answer: connection failures are retried. */
+/**
+ * The one table of failures before or while reading an answer: connection failures are retried,
+ * and an error event as a stream's first event is judged as the status it stands for.
+ */
 export function classifyRequestError(error: unknown, signal: AbortSignal): Verdict {
   if (signal.aborted || error instanceof ProviderAbortError) {
     return { retry: false, kind: 'aborted', message: 'The run was cancelled.' };
   }
+  if (error instanceof ProviderStreamError) return classifyStreamError(error);
   if (error instanceof ProviderConnectionError) return { retry: true, message: `connection failed: ${error.message}` };
   if (error instanceof SyntaxError) {
     return {
@@ -107,6 +133,22 @@ export function classifyRequestError(error: unknown, signal: AbortSignal): Verdi
     };
   }
   return { retry: false, kind: 'failed', message: `The model call failed: ${describe(error)}` };
+}
+
+/**
+ * The spend of a refused attempt (an error status, or an error event as a stream's first event):
+ * only the provider's own usage report of it, else null.
+ *
+ * @remarks Why a refusal without a report counts nothing, when a cancel after the request went out
+ * counts its prompt: a refusal is the provider's word that it did not take the call (OpenAI and
+ * its peers do not bill a 429, a 5xx or a 4xx), and it is retried: counting each refused attempt
+ * at the prompt estimate would charge a budget for every retry of an outage that billed nothing,
+ * and fail jobs as over budget when they had spent nothing. A connection that failed before the
+ * answer began is not counted for the same reason: it is retried, and most such failures (refused,
+ * reset, TLS) happen before the provider has read the request.
+ */
+export function reportedUsage(failure: unknown): TokenUsage | null {
+  return failure instanceof ProviderStatusError || failure instanceof ProviderStreamError ? failure.usage : null;
 }
 
 /** One header's value (Node joins a repeated `retry-after-ms` into one text, which then reads as no number). */

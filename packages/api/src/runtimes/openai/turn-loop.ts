@@ -11,7 +11,7 @@ import {
 } from '@agent-teams/core';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { SpendGuard } from '../spend-guard.js';
-import { answerUsage, cancelledCall } from './call-usage.js';
+import { answerUsage, cancelledCall, recordFailedAttempt } from './call-usage.js';
 import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
@@ -227,11 +227,13 @@ async function callAndRecord(
       sleep: env.sleep,
       progress: env.progress,
       idPrefix,
+      spent: recordFailedAttempt(env, step, promptTokens),
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'ModelCallError') {
       const { kind, code } = error as ModelCallError;
       if (kind === 'aborted') return cancelledCall(env, step, promptTokens, error as ModelCallError);
+      // A failed call's billed attempts were recorded as they failed (`spent` above).
       if (kind === 'failed') return { state: 'failed', error: error.message, ...(code ? { code } : {}) };
     }
     throw error;
