@@ -52,20 +52,50 @@ export function createMaskError(logger: Logger): (error: unknown, message: strin
 const SUGGESTION = /\s*Did you mean [^?]*\?/g;
 
 /**
+ * The longest message of GraphQL's own request errors, in UTF-16 units: graphql-js quotes a
+ * variable's value whole in each of its coercion errors (up to 50 per request), so a 900 KB
+ * variable with unknown fields came back as a 45 MB answer, to clients without a token too.
+ */
+export const MAX_REQUEST_ERROR_MESSAGE_CHARS = 1_000;
+
+/** What replaces the middle of a longer message. */
+const CUT_MARK = ' … ';
+
+/**
  * GraphQL's own request errors as sent, without what they leak: a suggestion of the schema's names
- * (GraphQL Armor hides only `Did you mean "x"?`, not the enum values' or the variables' hints) and
+ * (GraphQL Armor hides only `Did you mean "x"?`, not the enum values' or the variables' hints),
  * the message of Yoga's `extensions.originalError` for a body that is not JSON (the parser's
- * message quotes the body, so a 300 KB body came back whole).
+ * message quotes the body, so a 300 KB body came back whole), and the middle of a message longer
+ * than {@link MAX_REQUEST_ERROR_MESSAGE_CHARS} (a quoted variable).
  */
 function withoutInternals(located: GraphQLError): GraphQLError {
   // In place, as GraphQL Armor edits these messages. The extension stays, with a fixed message:
   // without it Yoga answered that body 200 instead of 400.
   if (located.message.includes('Did you mean')) located.message = located.message.replace(SUGGESTION, '');
+  located.message = withinMessageLimit(located.message);
   const internal = located.extensions.originalError as { message?: unknown } | undefined;
   if (typeof internal === 'object' && internal !== null && typeof internal.message === 'string') {
     internal.message = 'The parser message is not shown (it quotes the input).';
   }
   return located;
+}
+
+/**
+ * `message` cut to {@link MAX_REQUEST_ERROR_MESSAGE_CHARS}: its start (the variable's name) and its
+ * end (the reason) kept, the middle (the quoted value) replaced, never splitting a surrogate pair.
+ */
+export function withinMessageLimit(message: string): string {
+  if (message.length <= MAX_REQUEST_ERROR_MESSAGE_CHARS) return message;
+  const half = Math.floor((MAX_REQUEST_ERROR_MESSAGE_CHARS - CUT_MARK.length) / 2);
+  let headEnd = half;
+  if (isLowSurrogate(message.charCodeAt(headEnd))) headEnd -= 1;
+  let tailStart = message.length - half;
+  if (isLowSurrogate(message.charCodeAt(tailStart))) tailStart += 1;
+  return `${message.slice(0, headEnd)}${CUT_MARK}${message.slice(tailStart)}`;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 /**

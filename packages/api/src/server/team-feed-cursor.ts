@@ -1,8 +1,21 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DomainError, type TeamEvent } from '@agent-teams/core';
 import { PULL_OR_WAKE, PULL_READY, type WakingEvents } from './live/ready-events.js';
 
 /** Events read from the log per round trip (gap fill and replay). */
 export const READ_PAGE = 100;
+
+/**
+ * Events a cursor replays from the log per turn of the event loop; then it yields (`setImmediate`).
+ *
+ * @remarks On SQLite a log read and a view load settle in microtasks (the driver is synchronous),
+ * so a replay that never yields holds the event loop until it ends: one socket's 20 subscriptions
+ * replaying 1,000 events each stalled every other request (`/health`, other owners, even the
+ * sockets' own close) for 5 s, and subscribes churned within the rate limit for minutes. Yielding
+ * every few events lets I/O and the other replays in; a few, not one, so a replay's frames still
+ * leave in batches.
+ */
+export const REPLAY_EVENTS_PER_TURN = 8;
 
 /** One event of a feed, with its view loaded once (as soon as it is appended) and shared. */
 export class FeedEntry<V> {
@@ -49,6 +62,8 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, WakingEvents<V> 
   #seq: number;
   #closed = false;
   #replay: TeamEvent[] = [];
+  /** Events replayed since this cursor last yielded the event loop. */
+  #replayedThisTurn = 0;
   /** Resolves the pending wait, if any. */
   #wake: (() => void) | null = null;
   /** The wake armed by {@link PULL_OR_WAKE} while nothing new is in the feed. */
@@ -178,6 +193,12 @@ export class FeedCursor<V> implements AsyncIterableIterator<V>, WakingEvents<V> 
 
   /** Delivers `want` from the log: it is older than the ring holds. */
   async #replayOne(want: number): Promise<V | null> {
+    if (++this.#replayedThisTurn > REPLAY_EVENTS_PER_TURN) {
+      this.#replayedThisTurn = 1;
+      await nextTurn();
+      // Closed meanwhile (the subscriber left, its socket closed): nothing more is read.
+      if (this.#closed) return null;
+    }
     while (this.#replay.length > 0 && (this.#replay[0]?.seq ?? want) < want) this.#replay.shift();
     if (this.#replay.length === 0) {
       this.#replay = [...(await this.#feed.readLog(want - 1))];

@@ -6,6 +6,7 @@ import type { TeamEventView } from '../../schema/views.js';
 import type { InteropDeps } from '../edge-deps.js';
 import type { TeamFeeds } from '../team-feed.js';
 import { answerJsonRpc } from './a2a-json-rpc.js';
+import { FollowSlots } from './follow-slots.js';
 import { memberAgentCard } from './member-agent-card.js';
 import { MemberTaskHandler } from './member-task-handler.js';
 
@@ -47,6 +48,7 @@ function routeOf(pathname: string): Route | null {
  * does not exist or belongs to another owner is 404 — the same answer, so ids leak nothing.
  */
 export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
+  const follows = new FollowSlots();
   return {
     async onRequest({ request, url, endResponse }) {
       if (!url.pathname.startsWith('/a2a/') || request.method === 'OPTIONS') return;
@@ -86,6 +88,7 @@ export function useA2aEndpoint(deps: A2aEndpointDeps): Plugin {
           ...found,
           card,
           signal: AbortSignal.any([request.signal, stop.signal]),
+          follows,
         });
         endResponse(
           await answerJsonRpc(request, {

@@ -31,8 +31,9 @@ import {
   type OwnerId,
   type Team,
 } from '@agent-teams/core';
-import { a2aCall } from './a2a-errors.js';
+import { a2aCall, toA2aError } from './a2a-errors.js';
 import { type FollowDeps, followJob } from './follow-job.js';
+import type { FollowSlots } from './follow-slots.js';
 import { answerOf, requestTextOf } from './message-parts.js';
 import { resultArtifact, taskOf, taskStatusOf } from './task-view.js';
 
@@ -51,6 +52,8 @@ export interface MemberAgentScope extends FollowDeps {
   readonly takeToken: (owner: OwnerId) => DomainError | null;
   /** Aborts when the client goes away: blocking sends and streams stop following. */
   readonly signal: AbortSignal;
+  /** The follows each owner holds open (streams and blocking sends), capped per owner. */
+  readonly follows: FollowSlots;
 }
 
 /**
@@ -75,15 +78,27 @@ export class MemberTaskHandler implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
-    const job = await this.#accept(params);
-    if (params.configuration?.returnImmediately) return taskOf(job, params.configuration.historyLength);
-    let last = job;
-    for await (const snapshot of this.#follow(job, false, this.#scope.signal)) last = snapshot;
-    return taskOf(last, params.configuration?.historyLength);
+    if (params.configuration?.returnImmediately) {
+      return taskOf(await this.#accept(params), params.configuration.historyLength);
+    }
+    // Taken before the message is accepted: a refusal changes nothing.
+    const release = this.#takeFollow();
+    try {
+      let last = await this.#accept(params);
+      for await (const snapshot of this.#follow(last, false, this.#scope.signal)) last = snapshot;
+      return taskOf(last, params.configuration?.historyLength);
+    } finally {
+      release();
+    }
   }
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse, void, undefined> {
-    yield* this.#stream(await this.#accept(params), false);
+    const release = this.#takeFollow();
+    try {
+      yield* this.#stream(await this.#accept(params), false);
+    } finally {
+      release();
+    }
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
@@ -108,7 +123,12 @@ export class MemberTaskHandler implements A2ARequestHandler {
     if (isTerminal(job.phase)) {
       throw new UnsupportedOperationError(`Task ${job.id} has finished and cannot be subscribed to.`);
     }
-    yield* this.#stream(job, true);
+    const release = this.#takeFollow();
+    try {
+      yield* this.#stream(job, true);
+    } finally {
+      release();
+    }
   }
 
   async listTasks(): Promise<ListTasksResponse> {
@@ -161,6 +181,15 @@ export class MemberTaskHandler implements A2ARequestHandler {
     });
     if (job === undefined) throw new Error('[agent-teams/api] a request was sent but no job returned');
     return job;
+  }
+
+  /** One of the owner's follow slots (its release), or the SUBSCRIPTION_LIMIT refusal as an A2A error. */
+  #takeFollow(): () => void {
+    try {
+      return this.#scope.follows.take(this.#scope.owner);
+    } catch (error) {
+      throw toA2aError(error, this.#scope.logger);
+    }
   }
 
   /** A job of this member (its tasks), or TaskNotFoundError. */
