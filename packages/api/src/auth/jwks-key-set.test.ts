@@ -32,6 +32,15 @@ const verifier = (limits: Partial<JwksLimits> = {}) =>
   createJwtVerifier({ settings: hostJwtSettings({ kind: 'jwks', url: jwks.url }), clock, logger, jwks: { limits } });
 const tokenOf = (pair: HostKeyPair) => signHostToken(pair, {}, clock.nowMs());
 
+/** Resolves once `check` holds (5 s at most). */
+async function waitUntil(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('a JWKS key source', () => {
   it('fetches the set once for concurrent first uses and then answers from its cache', async () => {
     const verify = verifier();
@@ -98,6 +107,22 @@ describe('a JWKS key source', () => {
     expect(jwks.requests()).toBe(2);
   });
 
+  it('never makes a known kid wait for the refetch of a set past its max age', async () => {
+    // The first token after maxAgeMs started the refetch and waited for it: on a hung endpoint up
+    // to timeoutMs, and again every cooldownMs, since a failed fetch leaves the set as old.
+    const verify = verifier({ timeoutMs: 1_500 });
+    expect(await verify(await tokenOf(first))).toMatchObject({ ok: true });
+    clock.advance(JWKS_LIMITS.maxAgeMs);
+    jwks.setBody('hang');
+    const known = await tokenOf(first);
+    const stalled = new Promise((resolve) => setTimeout(() => resolve('stalled'), 1_000));
+    expect(await Promise.race([verify(known), stalled])).toMatchObject({ ok: true });
+    // The refetch still ran (once), and gave up on its own: the known keys stay.
+    await waitUntil(() => logger.at('warn').length === 1);
+    expect(jwks.requests()).toBe(2);
+    expect(await verify(known)).toMatchObject({ ok: true });
+  });
+
   it('verifies a token without kid against each key of its algorithm while a rotation lists two', async () => {
     // The README's rotation publishes the new key beside the old one; a host that signs without
     // `kid` must not be refused for the whole overlap.
@@ -145,6 +170,8 @@ describe('a JWKS key source', () => {
     clock.advance(JWKS_LIMITS.maxAgeMs);
     jwks.setBody('{"keys": "nope"}');
     expect(await verify(await tokenOf(first))).toMatchObject({ ok: true });
+    // The refetch of a set past its age runs beside the token that started it.
+    await waitUntil(() => logger.at('warn').length === 2);
     expect(jwks.requests()).toBe(3);
     expect(logger.at('warn')).toHaveLength(2);
   });

@@ -42,7 +42,8 @@ export interface JwksKeySetOptions {
 export type JwksGetKey = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Promise<CryptoKey>;
 
 /**
- * The host's JSON Web Key Set at `url`: fetched on first use, kept for `maxAgeMs`, fetched again
+ * The host's JSON Web Key Set at `url`: fetched on first use, kept for `maxAgeMs` (then fetched
+ * again while tokens go on checking against it), fetched again
  * when a token names a `kid` the cache lacks (at most once per `cooldownMs`), with concurrent
  * misses sharing one fetch. A failed fetch keeps the keys already known. Once a set is known, a
  * fetch in flight never delays a token whose key is in it.
@@ -80,7 +81,11 @@ export function createJwksKeySet(options: JwksKeySetOptions): JwksGetKey {
     // against them at once: a refetch that someone's made-up `kid` started (up to `timeoutMs` on
     // a slow endpoint) must not stall every other user's request. A miss still waits, below.
     if (pending && local === null) await pending;
-    else if ((local === null || clock.nowMs() - fetchedAtMs >= limits.maxAgeMs) && !coolingDown()) await refresh();
+    else if (local === null && !coolingDown()) await refresh();
+    // A set past its age is fetched again beside this token, which checks against the keys known:
+    // waiting held it up to `timeoutMs` on a slow endpoint (again each cooldown while it failed,
+    // the set staying as old), and tokens arriving meanwhile already use the known keys.
+    else if (local !== null && clock.nowMs() - fetchedAtMs >= limits.maxAgeMs && !coolingDown()) void refresh();
     if (local === null) throw new JwksUnavailableError('no key set fetched yet');
     const seen = generation;
     try {

@@ -11,26 +11,57 @@ export type ClusterReadResult<T> = { readonly ok: true; readonly value: T } | { 
 const UNAVAILABLE: ClusterReadResult<never> = { ok: false };
 
 /**
+ * How long a read may stay unanswered before a scrape stops waiting on it and reads again: the
+ * change feed's bound (`CHANGE_READ_TIMEOUT_MS`). A read sent on a pooled connection whose path
+ * died silently gets no answer for minutes, while new connections work again.
+ */
+export const METRICS_READ_ABANDON_MS = 10_000;
+
+/** Reads given up on and still unanswered, past which a scrape waits on the newest one instead. */
+const ABANDONED_READS_MAX = 2;
+
+/**
  * Wraps a database read of the metrics so that a scrape never waits on it longer than `timeoutMs`
  * and never fails because of it: a read that throws or does not answer in time is reported as
  * `{ ok: false }`.
  *
  * @remarks One read at a time: a scrape arriving while an earlier scrape's read is still pending
- * (a database that stopped answering keeps it pending for minutes) waits on that same read
- * instead of queueing another query, so scrapes against a silent database do not pile queries up
- * in the connection pool that the scheduler needs once the database answers again.
+ * waits on that same read instead of queueing another query, so scrapes against a silent database
+ * do not pile queries up in the connection pool that the scheduler needs once the database answers
+ * again. A read pending longer than `abandonAfterMs` is given up (at most two at a time, each still
+ * holding its connection): waiting on it for good hid the cluster figures for as long as a dead
+ * connection took to fail, with the database answering everyone else.
  */
-export function boundedClusterRead<T>(read: () => Promise<T>, timeoutMs: number): () => Promise<ClusterReadResult<T>> {
-  let inFlight: Promise<ClusterReadResult<T>> | null = null;
+export function boundedClusterRead<T>(
+  read: () => Promise<T>,
+  timeoutMs: number,
+  abandonAfterMs = METRICS_READ_ABANDON_MS,
+): () => Promise<ClusterReadResult<T>> {
+  let inFlight: { readonly result: Promise<ClusterReadResult<T>>; readonly startedAtMs: number } | null = null;
+  let abandoned = 0;
   return () => {
-    inFlight ??= read().then(
-      (value): ClusterReadResult<T> => ({ ok: true, value }),
-      () => UNAVAILABLE,
-    );
-    const current = inFlight;
-    void current.then(() => {
-      if (inFlight === current) inFlight = null;
-    });
+    if (inFlight !== null && Date.now() - inFlight.startedAtMs >= abandonAfterMs && abandoned < ABANDONED_READS_MAX) {
+      // Counted until it settles, whatever it settles to (its result never rejects).
+      abandoned += 1;
+      void inFlight.result.then(() => {
+        abandoned -= 1;
+      });
+      inFlight = null;
+    }
+    if (inFlight === null) {
+      const entry = {
+        startedAtMs: Date.now(),
+        result: read().then(
+          (value): ClusterReadResult<T> => ({ ok: true, value }),
+          () => UNAVAILABLE,
+        ),
+      };
+      inFlight = entry;
+      void entry.result.then(() => {
+        if (inFlight === entry) inFlight = null;
+      });
+    }
+    const current = inFlight.result;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<ClusterReadResult<T>>((resolve) => {
       timer = setTimeout(() => resolve(UNAVAILABLE), timeoutMs);

@@ -5,7 +5,7 @@ import { ownerSpendToday } from '../storage/budgets.js';
 import type { Database } from '../storage/database-types.js';
 import { UNFINISHED } from '../storage/job-reads.js';
 import { literalPhases } from '../storage/literal-phase.js';
-import { boundedClusterRead, METRICS_DATABASE_TIMEOUT_MS } from './cluster-read.js';
+import { boundedClusterRead, METRICS_DATABASE_TIMEOUT_MS, METRICS_READ_ABANDON_MS } from './cluster-read.js';
 
 /** The prefix of every metric the server exports. */
 export const METRIC_PREFIX = 'agent_teams_';
@@ -77,6 +77,8 @@ export function unfinishedJobCounts(db: Kysely<Database>) {
 export interface MetricsOptions {
   /** How long a scrape waits for each database read (default {@link METRICS_DATABASE_TIMEOUT_MS}). */
   readonly databaseTimeoutMs?: number;
+  /** How long a read may stay unanswered before a scrape reads again (default {@link METRICS_READ_ABANDON_MS}). */
+  readonly readAbandonMs?: number;
 }
 
 /**
@@ -93,24 +95,10 @@ export function createMetrics(
   options: MetricsOptions = {},
 ): ServerMetrics {
   const timeoutMs = options.databaseTimeoutMs ?? METRICS_DATABASE_TIMEOUT_MS;
+  const abandonMs = options.readAbandonMs ?? METRICS_READ_ABANDON_MS;
   const registry = new Registry();
   const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
   let live: () => LiveFigures = () => ({ sockets: 0, subscriptionGroups: 0 });
-  const jobCounts = boundedClusterRead(async () => (db ? await unfinishedJobCounts(db).execute() : []), timeoutMs);
-  new Gauge({
-    name: name('jobs'),
-    help: 'Unfinished jobs by owner and state (active: admitted and running; queued: waiting for a slot; waiting: for a person or a change).',
-    labelNames: ['owner', 'state'],
-    registers: [registry],
-    async collect() {
-      this.reset();
-      const read = await jobCounts();
-      if (!read.ok) return;
-      for (const row of read.value) {
-        this.inc({ owner: row.owner, state: stateOf(row.phase) }, Number(row.count));
-      }
-    },
-  });
   const readUsage = async () =>
     db
       ? await db
@@ -123,20 +111,43 @@ export function createMetrics(
           ])
           .executeTakeFirst()
       : undefined;
-  // One read per scrape for the three usage counters: prom-client collects them at once, so they
-  // share the read in flight and show the same instant.
-  const usage = boundedClusterRead(readUsage, timeoutMs);
+  // One read per scrape for every cluster figure: prom-client collects them at once, so they share
+  // the read in flight and show the same instant. Its statements run one after another: a read
+  // given up on (see `boundedClusterRead`) holds one pooled connection, not one per figure.
+  const cluster = boundedClusterRead(
+    async () => ({
+      jobs: db ? await unfinishedJobCounts(db).execute() : [],
+      usage: await readUsage(),
+      spend: db ? await ownerSpendToday(db, new Date(now()).toISOString()) : new Map<string, never>(),
+    }),
+    timeoutMs,
+    abandonMs,
+  );
+  new Gauge({
+    name: name('jobs'),
+    help: 'Unfinished jobs by owner and state (active: admitted and running; queued: waiting for a slot; waiting: for a person or a change).',
+    labelNames: ['owner', 'state'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const read = await cluster();
+      if (!read.ok) return;
+      for (const row of read.value.jobs) {
+        this.inc({ owner: row.owner, state: stateOf(row.phase) }, Number(row.count));
+      }
+    },
+  });
   new Counter({
     name: name('model_tokens_total'),
     help: "Model tokens used by every recorded model call (a cancelled call's estimate included), by direction (input, output).",
     labelNames: ['direction'],
     registers: [registry],
     async collect() {
-      const read = await usage();
+      const read = await cluster();
       if (!read.ok) return;
       this.reset();
-      this.inc({ direction: 'input' }, Number(read.value?.input ?? 0));
-      this.inc({ direction: 'output' }, Number(read.value?.output ?? 0));
+      this.inc({ direction: 'input' }, Number(read.value.usage?.input ?? 0));
+      this.inc({ direction: 'output' }, Number(read.value.usage?.output ?? 0));
     },
   });
   // A counter of its own, not a third direction: these tokens are counted in `input` already.
@@ -145,10 +156,10 @@ export function createMetrics(
     help: "Input tokens of every recorded model call that the provider read from its prompt cache (part of model_tokens_total's input).",
     registers: [registry],
     async collect() {
-      const read = await usage();
+      const read = await cluster();
       if (!read.ok) return;
       this.reset();
-      this.inc(Number(read.value?.cached ?? 0));
+      this.inc(Number(read.value.usage?.cached ?? 0));
     },
   });
   new Counter({
@@ -156,16 +167,12 @@ export function createMetrics(
     help: "Cost of every recorded model call (a cancelled call's estimate included), in the currency of the agents' pricing.",
     registers: [registry],
     async collect() {
-      const read = await usage();
+      const read = await cluster();
       if (!read.ok) return;
       this.reset();
-      this.inc(Number(read.value?.cost ?? 0));
+      this.inc(Number(read.value.usage?.cost ?? 0));
     },
   });
-  const spendToday = boundedClusterRead(
-    async () => (db ? await ownerSpendToday(db, new Date(now()).toISOString()) : new Map<string, never>()),
-    timeoutMs,
-  );
   new Gauge({
     name: name('owner_spend_today'),
     help: "Each owner's model spend in the current UTC day (what the owner's day budget counts), in tokens and in cost.",
@@ -173,9 +180,9 @@ export function createMetrics(
     registers: [registry],
     async collect() {
       this.reset();
-      const read = await spendToday();
+      const read = await cluster();
       if (!read.ok) return;
-      for (const [owner, spend] of read.value) {
+      for (const [owner, spend] of read.value.spend) {
         this.set({ owner, unit: 'tokens' }, spend.tokens);
         this.set({ owner, unit: 'cost' }, spend.cost);
       }

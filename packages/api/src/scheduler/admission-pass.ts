@@ -220,6 +220,8 @@ export class AdmissionPass {
       likelyQueued,
       serverId: this.#deps.serverId,
       capacity: policy.activeJobs,
+      // The jobs `plan` leaves out (at most these): the store reads as many more heads.
+      leftOut: this.#setAside.size,
       plan: (snapshot) => {
         // Jobs set aside after their own admission failed wait out their backoff; the rest go on.
         const candidates = this.#setAside.plannable(snapshot.candidates, this.#deps.clock.nowMs());

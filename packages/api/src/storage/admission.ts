@@ -238,7 +238,9 @@ async function planAndFreeze(
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
   const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
   const capacity = args.capacity ?? Limits.activeJobs;
-  const candidates = await readCandidates(scope, headsPerOwner(capacity, active));
+  // The heads `plan` will leave out (set-aside jobs) are read on top: else they could be an
+  // owner's only heads read, and its newer work would never be seen while they keep failing.
+  const candidates = await readCandidates(scope, headsPerOwner(capacity, active) + (args.leftOut ?? 0));
   const plan = args.plan({ active, activeByOwner, candidates, round, capacity });
   // Every candidate admitted: the empty round the next pass would store, stored now (one commit less).
   const next = JSON.stringify(settledRound(plan, candidates));

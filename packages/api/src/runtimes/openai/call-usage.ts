@@ -52,14 +52,25 @@ export function cutShortUsage(
  * (`ModelCall.spent`): its row, written at once. Without it a failed stream's tokens, which the
  * provider bills, would be invisible to budgets, and its reservation released as if unspent.
  *
- * @remarks Called while the call's reservation is still held, as {@link cancelledCall}.
+ * @remarks Called while the call's reservation is still held, as {@link cancelledCall}. A row the
+ * database refuses (after the store's own retries) is logged, never thrown: it would leave the
+ * call from inside its retry loop, so a refusal the provider reported usage for would not be
+ * retried and a cut answer would lose its message, both failing as an unexpected error.
  */
 export function recordFailedAttempt(
   env: TurnEnv,
   step: number,
   promptTokens: number,
 ): (cut: CutShortCall) => Promise<void> {
-  return (cut) => env.store.recordUsage(cutShortUsage(env, step, promptTokens, cut, 'failed'), env.now());
+  return async (cut) => {
+    const entry = cutShortUsage(env, step, promptTokens, cut, 'failed');
+    try {
+      await env.store.recordUsage(entry, env.now());
+    } catch (error) {
+      const fields = { runId: env.runId, jobId: env.jobId, usageId: entry.id, error: String(error) };
+      env.logger.error('openai call usage could not be recorded', fields);
+    }
+  };
 }
 
 /**

@@ -256,6 +256,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         sleep: abortableSleep,
         retryBaseMs: this.#deps.retryBaseMs ?? 500,
         spend: this.#deps.spend ?? null,
+        logger: this.logger,
         finish,
         progress: {
           text: (delta) => run.progress({ type: 'text', delta }),

@@ -5,6 +5,7 @@ import {
   JobErrorCode,
   type JobId,
   Limits,
+  type Logger,
   type MemberToolPort,
   type TeamId,
   truncateUtf8,
@@ -62,6 +63,8 @@ export interface TurnEnv {
   readonly progress: ProgressSink;
   /** Checks each model call against the budgets first; null: no budgets. */
   readonly spend: SpendGuard | null;
+  /** Told what the turn could not record and went on without (`recordFailedAttempt`). */
+  readonly logger: Logger;
   /** When set, a step that ends the turn records the run's outcome in its own commit (or hands it over to ride). */
   readonly finish?: TurnFinish;
 }

@@ -51,6 +51,12 @@ export interface AdmitArgs {
    * decides the same either way.
    */
   readonly likelyQueued?: boolean;
+  /**
+   * How many jobs `plan` may leave out however they rank (the scheduler's set-aside jobs, decision
+   * 0248): a store that reads only each owner's oldest heads reads this many more, so jobs left
+   * out never take the places of the owner's other work.
+   */
+  readonly leftOut?: number;
   /** Told around the publication of this pass's events (none when it wrote nothing). */
   readonly publishing?: PublishWindow;
 }
