@@ -184,7 +184,12 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
 
   const allowedOrigins = deps.live?.allowedOrigins ?? [];
   const listener = withRequestIds(limitRequestBodies(yoga, maxBodyBytes, earlyCorsHeaders(allowedOrigins)));
-  const server = createHttpServer(deps.loopbackHostsOnly ? loopbackHostsOnly(listener) : listener);
+  // Node enforces both timeouts below only when it checks its connections, every 30 s by default:
+  // a peer trickling its headers was dropped after up to 40 s, not 10 s.
+  const server = createHttpServer(
+    { connectionsCheckingInterval: HTTP_TIMEOUTS.checkEveryMs },
+    deps.loopbackHostsOnly ? loopbackHostsOnly(listener) : listener,
+  );
   // A peer that trickles its headers or body is dropped: at most 1 MiB in at most 30 s.
   server.headersTimeout = HTTP_TIMEOUTS.headersMs;
   server.requestTimeout = HTTP_TIMEOUTS.requestMs;
@@ -244,5 +249,8 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
   };
 }
 
-/** How long a client may take to send a request's headers, and the whole request (ms). */
-export const HTTP_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000 } as const;
+/**
+ * How long a client may take to send a request's headers, and the whole request (ms), and how
+ * often the server checks its connections against them (so each is kept within a second).
+ */
+export const HTTP_TIMEOUTS = { headersMs: 10_000, requestMs: 30_000, checkEveryMs: 1_000 } as const;
