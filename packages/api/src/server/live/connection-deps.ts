@@ -5,6 +5,7 @@ import type { OperationGuard } from '../operation-guard.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { LiveOptions } from './live-options.js';
 import type { Operation } from './operation-slots.js';
+import type { OwnerSockets } from './owner-sockets.js';
 import type { SharedResults } from './shared-results.js';
 
 /** Parses and validates a document exactly as HTTP does (Yoga's envelop, request limits included). */
@@ -18,6 +19,8 @@ export interface LiveConnectionDeps {
   readonly shared: SharedResults;
   /** Running operations per owner, across sockets. */
   readonly ownerCounts: Map<OwnerId, number>;
+  /** Authenticated sockets per owner, across the server. */
+  readonly ownerSockets: OwnerSockets;
   /** Resolves `connection_init` credentials, and re-checks them at delivery. */
   readonly auth: Authenticator;
   readonly prepare: PrepareDocument;

@@ -37,6 +37,8 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   readonly #slots: OperationSlots;
   readonly #authority: SocketAuthority;
   #initTimer: NodeJS.Timeout | null;
+  /** Frees this socket's place among its owner's sockets; null until acknowledged. */
+  #releaseSocket: (() => void) | null = null;
   #closed = false;
   /** Cleared by every ping, set by the pong: a socket still unanswered at the next tick is dead. */
   alive = true;
@@ -214,8 +216,11 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
       (owner) =>
         this.guarded('init', () => {
           if (this.#closed) return;
-          if (owner === null) this.close(CloseCode.FORBIDDEN, 'Forbidden');
-          else this.writer.send('{"type":"connection_ack"}');
+          if (owner === null) return this.close(CloseCode.FORBIDDEN, 'Forbidden');
+          this.#releaseSocket = this.deps.ownerSockets.take(owner);
+          if (this.#releaseSocket === null)
+            return this.close(CloseCode.TOO_MANY_INIT, 'Too many sockets for this owner');
+          this.writer.send('{"type":"connection_ack"}');
         }),
       (error: unknown) =>
         this.guarded('init', () => {
@@ -257,6 +262,8 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
   }
 
   #release(): void {
+    this.#releaseSocket?.();
+    this.#releaseSocket = null;
     this.#authority.end();
     if (this.#initTimer !== null) clearTimeout(this.#initTimer);
     this.#initTimer = null;

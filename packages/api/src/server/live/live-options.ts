@@ -8,6 +8,8 @@ export interface LiveOptions {
   readonly maxSubscriptionsPerSocket: number;
   /** Running operations per owner across all sockets. */
   readonly maxSubscriptionsPerOwner: number;
+  /** Authenticated sockets per owner (one more is closed at its init with 4429). */
+  readonly maxSocketsPerOwner: number;
   /** Interval of WebSocket pings; a socket that did not answer the previous one is dropped. */
   readonly keepAliveMs: number;
   /** Bytes queued for one socket above which it is closed with 4100 (resume) instead of buffering. */
@@ -26,6 +28,7 @@ export const LIVE_DEFAULTS: LiveOptions = {
   maxMessageBytes: 64 * 1024,
   maxSubscriptionsPerSocket: 20,
   maxSubscriptionsPerOwner: 200,
+  maxSocketsPerOwner: 100,
   keepAliveMs: 15_000,
   highWaterMarkBytes: 1024 * 1024,
   allowedOrigins: [],

@@ -11,6 +11,7 @@ import { startKeepAlive } from './keep-alive.js';
 import { LiveConnection } from './live-connection.js';
 import { LIVE_DEFAULTS, type LiveOptions } from './live-options.js';
 import { createOriginPolicy } from './origin-policy.js';
+import { OwnerSockets } from './owner-sockets.js';
 import { CloseCode, SUBPROTOCOL } from './protocol.js';
 import { SharedResults } from './shared-results.js';
 
@@ -66,6 +67,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
     options,
     shared,
     ownerCounts,
+    ownerSockets: new OwnerSockets(options.maxSocketsPerOwner),
     auth: deps.auth,
     prepare: deps.prepare,
     createContext: deps.createContext,

@@ -17,7 +17,7 @@ export const CloseCode = {
   INIT_TIMEOUT: 4408,
   /** A `subscribe` reused the id of a running operation. */
   SUBSCRIBER_EXISTS: 4409,
-  /** A second `connection_init`. */
+  /** A second `connection_init`, or an owner's socket past `maxSocketsPerOwner` (its reason says which). */
   TOO_MANY_INIT: 4429,
   /** The server failed unexpectedly. */
   INTERNAL_ERROR: 4500,
