@@ -17,6 +17,7 @@ import { createSpendGuard } from '../runtimes/spend-guard.js';
 import { createScheduler } from '../scheduler/create-scheduler.js';
 import { type AgentTeamsServer, createServer } from '../server/create-server.js';
 import type { EnqueueAdmission } from '../storage/admission-ride.js';
+import { releaseAllSpend } from '../storage/budgets.js';
 import { KyselyTeamStore } from '../storage/kysely-team-store.js';
 import { migrateToLatest } from '../storage/migrate.js';
 import { type OpenDatabaseOptions, type OpenedDatabase, openDatabase } from '../storage/open-database.js';
@@ -246,6 +247,9 @@ async function openAppDatabase(
   const database = typeof target === 'string' ? await openDatabase(target, opts) : target;
   try {
     await migrateToLatest(database.db, database.dialect);
+    // A SQLite file this process opened is its alone (the file lock): reservations of model calls
+    // in it are of a server that died, whose calls the restarted server sends again.
+    if (typeof target === 'string' && database.dialect === 'sqlite') await releaseAllSpend(database.db);
   } catch (error) {
     await database.close();
     throw error;

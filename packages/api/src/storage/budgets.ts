@@ -241,6 +241,16 @@ export async function releaseSpend(db: Kysely<Database>, reservationId: string):
 }
 
 /**
+ * Deletes every reservation. For a server starting on a SQLite file, which its lock makes this
+ * process's alone: each reservation found is of a server that died during the call (SIGKILL, a
+ * crash), which the restarted server sends again, reserving anew. Left alone it would count
+ * against its budgets for the hour a reservation lives (`BudgetLimits.reservationTtlMs`).
+ */
+export async function releaseAllSpend(db: Kysely<Database>): Promise<void> {
+  await db.deleteFrom('spend_reservations').execute();
+}
+
+/**
  * Spend per owner in the UTC day of `now`: recorded usage only, reservations left out (for
  * `/metrics`, as `agent_teams_owner_spend_today`).
  */

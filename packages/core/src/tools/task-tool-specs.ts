@@ -42,6 +42,12 @@ export const TASK_TOOL_SPECS = [
     {
       ...fields,
       assignee: { type: 'string', description: 'Lead only: name or id of the member who owns it from the start.' },
+      request_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: Limits.clientRequestId.maxChars,
+        description: 'Optional: a stable id for this task, reused on retries (the same id never creates twice).',
+      },
     },
     ['title'],
   ),

@@ -18,6 +18,7 @@ import {
 } from '../tasks/task-input.js';
 import { listTasksForTool } from '../tasks/task-list.js';
 import { taskJson, warningJson } from '../tasks/task-views.js';
+import { validateClientRequestId } from '../text/validate-text.js';
 import { TASK_TOOL_SPECS } from './task-tool-specs.js';
 
 /** The task tools' names, from their specs. */
@@ -54,6 +55,16 @@ function existing(args: Args) {
   return { taskId: asTaskId(taskId), expectedRevision: validateRevision('expected_revision', args.expected_revision) };
 }
 
+/**
+ * The board's idempotency key of a member's `task_create`: its `request_id`, kept apart from
+ * people's `clientRequestId`s and other members' ids (the board holds one key space per team).
+ * Null without one (every call creates).
+ */
+function toolCreateKey(caller: ToolCaller, args: Args): string | null {
+  const requestId = optional(args, 'request_id', (field, value) => validateClientRequestId(value, field));
+  return requestId === undefined ? null : `tool:${caller.member.id}:${requestId}`;
+}
+
 function commandOf(
   deps: TaskToolDeps,
   caller: ToolCaller,
@@ -65,7 +76,7 @@ function commandOf(
       return {
         type: 'create',
         id: deps.ids.taskId(),
-        clientRequestId: null,
+        clientRequestId: toolCreateKey(caller, args),
         title: validateTaskTitle('title', args.title),
         details: validateTaskDetails('details', args.details),
         dependsOn: validateDependsOn('depends_on', args.depends_on),
