@@ -3,6 +3,7 @@ import { createConsoleLogger } from './adapters/console-logger.js';
 import { parseServeOptions, USAGE, UsageError, withoutLeadingSeparator } from './cli-options.js';
 import { databaseErrorMessage, ListenPreflightError, listenErrorMessage, probeListen } from './cli-preflight.js';
 import { ConfigError } from './config/agent-teams-config.js';
+import { databaseForDisplay } from './database-display.js';
 import { type RunningServer, startAgentTeams } from './main.js';
 import { packageVersion as version } from './package-version.js';
 import { installSafetyNet } from './process-safety-net.js';
@@ -41,7 +42,8 @@ async function serve(argv: readonly string[]): Promise<void> {
       : options.sqliteSynchronous === 'group'
         ? '   (group commit)'
         : '';
-  lines.push(`  database: ${options.database}${sync}`);
+  // Never the password of a PostgreSQL URL: stdout is collected like the logs.
+  lines.push(`  database: ${databaseForDisplay(options.database)}${sync}`);
   if (server.devToken !== null) {
     lines.push(`  development token: ${server.devToken}   (send "Authorization: Bearer ${server.devToken}")`);
   }

@@ -7,6 +7,7 @@ import { createApp } from './app/create-app.js';
 import type { ServeOptions } from './cli-options.js';
 import { httpSettings } from './config/http-settings.js';
 import { loadConfig } from './config/load-config.js';
+import { urlForDisplay } from './database-display.js';
 import { packageVersion } from './package-version.js';
 import { WIDGET_CHUNK, type WidgetBundle, widgetDemoPage } from './server/widget-assets.js';
 
@@ -67,7 +68,7 @@ export async function startAgentTeams(
   const tracing = options.otlpEndpoint
     ? (await import('./observability/tracing.js')).startTracing(options.otlpEndpoint, packageVersion())
     : null;
-  if (options.otlpEndpoint) logger.info('sending traces', { endpoint: options.otlpEndpoint });
+  if (options.otlpEndpoint) logger.info('sending traces', { endpoint: urlForDisplay(options.otlpEndpoint) });
   const http = httpSettings(options, config, devToken);
   const app = await createApp({
     database: options.database,

@@ -59,6 +59,7 @@ describe('GenAI spans', () => {
   it('traces each model call of an openai turn as a chat span with model and token usage', async () => {
     exporter.reset();
     const h = await openTeamHarness();
+    let turn = { teamId: '', jobId: '' };
     try {
       h.provider.respondWith(() => ({
         kind: 'answer',
@@ -67,6 +68,7 @@ describe('GenAI spans', () => {
       }));
       const { team, reviewer } = await h.team();
       const job = await h.send(team, reviewer, 'Check it');
+      turn = { teamId: team.id, jobId: job.id };
       await waitFor(async () => ((await h.job(job.id)).phase === JobPhase.COMPLETED ? true : null), 'the turn');
       await waitFor(async () => spansNamed('chat').length === 1 || null, 'the chat span');
     } finally {
@@ -81,6 +83,11 @@ describe('GenAI spans', () => {
       'gen_ai.usage.input_tokens': 12,
       'gen_ai.usage.cache_read.input_tokens': 8,
       'gen_ai.usage.output_tokens': 3,
+      // The turn it belongs to, as on the turn's invoke_agent span: a failing call names its job.
+      'agent_teams.team.id': turn.teamId,
+      'agent_teams.job.id': turn.jobId,
     });
+    const [invoke] = spansNamed('invoke_agent');
+    expect(chat?.attributes['gen_ai.conversation.id']).toBe(invoke?.attributes['gen_ai.conversation.id']);
   });
 });

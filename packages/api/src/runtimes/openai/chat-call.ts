@@ -46,6 +46,23 @@ export interface ModelCall {
    * on the error (`ModelCallError.cutShort`). Absent, such spend is not recorded (HTTP-only tests).
    */
   readonly spent?: (cut: CutShortCall) => Promise<void>;
+  /**
+   * The turn the call belongs to, written on its `chat` span as the turn's `invoke_agent` span
+   * carries it (`agent_teams.team.id`, `agent_teams.job.id`, `gen_ai.conversation.id`), so a failing
+   * call is traced to its job, also after a takeover, where this server has no `invoke_agent` span.
+   */
+  readonly turn?: { readonly teamId: string; readonly jobId: string; readonly conversationId: string };
+}
+
+/** The attributes naming the turn of a `chat` span (none without {@link ModelCall.turn}). */
+function turnAttributes(turn: ModelCall['turn']): Record<string, string> {
+  return turn === undefined
+    ? {}
+    : {
+        'gen_ai.conversation.id': turn.conversationId,
+        'agent_teams.team.id': turn.teamId,
+        'agent_teams.job.id': turn.jobId,
+      };
 }
 
 /**
@@ -64,7 +81,12 @@ export async function callModel(call: ModelCall): Promise<ModelAnswer> {
   const model = String(call.body.model);
   const span = trace.getTracer('agent-teams').startSpan(`chat ${model}`, {
     kind: SpanKind.CLIENT,
-    attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': model },
+    attributes: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': model,
+      ...turnAttributes(call.turn),
+    },
   });
   try {
     const answer = await callModelWithRetries(call);

@@ -231,6 +231,7 @@ async function callAndRecord(
       progress: env.progress,
       idPrefix,
       spent: recordFailedAttempt(env, step, promptTokens),
+      turn: env,
     });
   } catch (error) {
     if (error instanceof Error && error.name === 'ModelCallError') {
