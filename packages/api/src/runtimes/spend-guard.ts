@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type BudgetPolicy,
   type Budgets,
@@ -42,7 +41,11 @@ export interface SpendGuardDeps {
 export function createSpendGuard(deps: SpendGuardDeps): SpendGuard {
   return {
     async reserve(call) {
-      const id = `spend_${randomUUID()}`;
+      // One id per job, not per call: a job makes one model call at a time, and the same call sent
+      // again after its server died (a restart, a takeover) then replaces the dead server's
+      // reservation instead of holding the budget twice for an hour (found under SIGKILL loops on
+      // PostgreSQL: jobs refused BUDGET_EXHAUSTED with most of the budget in stale reservations).
+      const id = `spend_${call.jobId}`;
       const decision = await deps.store.reserveSpend({
         reservation: { id, teamId: call.teamId, jobId: call.jobId, tokens: call.tokens, cost: call.cost },
         now: nowTimestamp(deps.clock),

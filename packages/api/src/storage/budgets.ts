@@ -145,6 +145,8 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       .select(heldSums)
       .where('team_id', '=', reservation.teamId)
       .where('created_at', '>=', live)
+      // The reservation this one replaces (the same call sent again) no longer counts.
+      .where('id', '<>', reservation.id)
       .executeTakeFirst(),
   );
   const ownerUsed = await sumSpend(
@@ -163,6 +165,7 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       .where('owner', '=', owner)
       .where('day', '=', day)
       .where('created_at', '>=', live)
+      .where('id', '<>', reservation.id)
       .executeTakeFirst(),
   );
   const decision = decideSpend({
@@ -183,7 +186,19 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
         cost: reservation.cost,
         created_at: now,
       })
-      .onConflict((c) => c.column('id').doNothing())
+      // Held under this id already (the call sent again after its server died): replaced.
+      .onConflict((c) =>
+        c
+          .column('id')
+          .doUpdateSet({
+            team_id: reservation.teamId,
+            owner,
+            day,
+            tokens: reservation.tokens,
+            cost: reservation.cost,
+            created_at: now,
+          }),
+      )
       .execute();
   }
   return decision;

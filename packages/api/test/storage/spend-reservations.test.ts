@@ -119,4 +119,32 @@ describe('the spend guard', () => {
     expect(released).toHaveLength(1);
     expect(await reservationRows()).toBe(before);
   });
+
+  it("holds one reservation per job: a call sent again after its server died replaces the dead server's", async () => {
+    const guard = createSpendGuard({
+      store: app.store,
+      policy: NO_BUDGET_POLICY,
+      clock: { nowMs: () => Date.now() },
+      logger: SILENT,
+    });
+    n += 1;
+    const made = await app.core.teams.create(asOwnerId('guard-replay'), {
+      clientRequestId: `r-${n}`,
+      name: `r ${n}`,
+      goal: 'g',
+      members,
+    });
+    const now = new Date().toISOString();
+    await app.store.setTeamBudget(asOwnerId('guard-replay'), made.id, { maxTokens: 100, maxCost: null }, now);
+    const call = { teamId: made.id, jobId: asJobId('job_replayed'), tokens: 90, cost: 0 };
+    // The first server reserved and died: nothing released it.
+    expect((await guard.reserve(call)).ok).toBe(true);
+    // Its replacement sends the same call again: before, 90 + 90 of 100 was refused for an hour.
+    const again = await guard.reserve(call);
+    expect(again.ok).toBe(true);
+    // Another job's call still sees the 90 held.
+    expect((await guard.reserve({ ...call, jobId: asJobId('job_other'), tokens: 11 })).ok).toBe(false);
+    if (again.ok) await again.release();
+    expect((await guard.reserve({ ...call, jobId: asJobId('job_other'), tokens: 11 })).ok).toBe(true);
+  });
 });

@@ -143,6 +143,29 @@ export function describeBudgetCases(h: () => StoreHarness): void {
       expect((await reserve(b.team.id, b.job, 100, 0, '2026-03-03T00:00:00.000Z', daily)).ok).toBe(true);
     });
 
+    it('replaces a reservation made again under its id (a call sent again after its server died)', async () => {
+      const { team, job } = await setup();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: null }, h().now());
+      const again = (tokens: number) =>
+        h().store.reserveSpend({
+          reservation: { id: 'spend_replayed', teamId: team.id, jobId: job.id, tokens, cost: 0 },
+          now: h().now(),
+          ownerLimits: () => NONE,
+        });
+      expect(await again(90)).toEqual({ ok: true });
+      // Counted once: the dead server's 90 are not added to the 90 of the call sent again.
+      expect(await again(90)).toEqual({ ok: true });
+      expect((await reserve(team.id, job, 11)).ok).toBe(false);
+      // The replacement holds what it asked: 60 instead of 90.
+      expect(await again(60)).toEqual({ ok: true });
+      expect(await reserve(team.id, job, 40)).toEqual({ ok: true });
+      // Refused, it leaves the one it would have replaced: 60 + 40 still held.
+      expect((await again(61)).ok).toBe(false);
+      expect((await reserve(team.id, job, 1)).ok).toBe(false);
+      await h().store.releaseSpend('spend_replayed');
+      expect(await reserve(team.id, job, 60)).toEqual({ ok: true });
+    });
+
     it('lets exactly as many racing reservations pass as the budget holds', async () => {
       const { team, job } = await setup();
       await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 350, maxCost: null }, h().now());

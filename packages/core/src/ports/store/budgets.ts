@@ -24,7 +24,9 @@ export interface Budgets {
    * Checks one model call against its team's budget and its owner's budget of the UTC day of
    * `now`, counting recorded usage plus the reservations still held (younger than an hour), and
    * records the reservation when `decideSpend` allows it. Atomic across every server on the
-   * database: two calls racing for the last of a budget never both pass.
+   * database: two calls racing for the last of a budget never both pass. A reservation under an id
+   * already held replaces it: the one it replaces is not counted in the decision, and is gone once
+   * the new one is recorded (a refused one leaves it as it was).
    * @throws DomainError NOT_FOUND when the team is gone.
    */
   reserveSpend(args: ReserveSpendArgs): Promise<SpendDecision>;

@@ -33,11 +33,11 @@ export function memoryBudgets(state: MemoryStoreState): Budgets {
     }
     return { tokens, cost };
   };
-  const heldBy = (match: (r: HeldReservation) => boolean, nowMs: number): Spend => {
+  const heldBy = (match: (r: HeldReservation) => boolean, nowMs: number, replacing: string): Spend => {
     let tokens = 0;
     let cost = 0;
-    for (const r of held.values()) {
-      if (nowMs - r.createdAtMs >= BudgetLimits.reservationTtlMs || !match(r)) continue;
+    for (const [id, r] of held) {
+      if (id === replacing || nowMs - r.createdAtMs >= BudgetLimits.reservationTtlMs || !match(r)) continue;
       tokens += r.tokens;
       cost += r.cost;
     }
@@ -79,20 +79,21 @@ export function memoryBudgets(state: MemoryStoreState): Budgets {
           limits: limits.get(reservation.teamId) ?? NO_LIMITS,
           spent: add(
             usedBy((teamId) => teamId === reservation.teamId),
-            heldBy((r) => r.teamId === reservation.teamId, nowMs),
+            heldBy((r) => r.teamId === reservation.teamId, nowMs, reservation.id),
           ),
         },
         ownerDay: {
           limits: ownerLimits(owner),
           spent: add(
             usedBy((teamId, d) => ownerOf(teamId) === owner && d === day),
-            heldBy((r) => r.owner === owner && r.day === day, nowMs),
+            heldBy((r) => r.owner === owner && r.day === day, nowMs, reservation.id),
           ),
           day,
         },
         request: reservation,
       });
-      if (decision.ok && !held.has(reservation.id)) {
+      // Held under this id already (the same call sent again): replaced, as the SQL stores do.
+      if (decision.ok) {
         const { tokens, cost, teamId } = reservation;
         held.set(reservation.id, { tokens, cost, teamId, owner, day, createdAtMs: nowMs });
       }
