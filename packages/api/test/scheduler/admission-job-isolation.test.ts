@@ -2,10 +2,10 @@
 // admission for every other team: the pass rolls back, names the job (`AdmissionJobError`), and
 // the scheduler sets that job aside with its own backoff while the next pass admits the rest. The
 // failure is real: a trigger on the real database refuses the broken team's admission writes.
-import { type Job, type JobId, JobPhase, type TeamId } from '@agent-teams/core';
-import { sql } from 'kysely';
+import { type Job, type JobId, JobPhase } from '@agent-teams/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/database-targets.js';
+import { allowAdmission, refuseAdmission } from './refuse-admission.js';
 import { type Harness, openHarness, waitFor, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness | null = null;
@@ -20,44 +20,6 @@ const TARGETS = databaseTargets('agent_teams_admission_isolation');
 const SET_ASIDE = 'admitting a job failed; it is set aside and retried, the others go on';
 /** The log line of a whole admission backing off (`AdmissionPass`). */
 const WHOLE_PASS_FAILED = 'admission pass failed; retrying';
-
-/** Makes the database refuse every change of phase of `teamId`'s jobs (their admission's first write). */
-async function refuseAdmission(harness: Harness, teamId: TeamId): Promise<void> {
-  const { db, dialect } = harness.database;
-  if (dialect === 'sqlite') {
-    await sql
-      .raw(
-        `CREATE TRIGGER refuse_admission BEFORE UPDATE OF phase ON jobs
-         WHEN NEW.team_id = '${teamId}' AND NEW.phase <> 'QUEUED'
-         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-      )
-      .execute(db);
-    return;
-  }
-  await sql
-    .raw(
-      `CREATE FUNCTION refuse_admission() RETURNS trigger LANGUAGE plpgsql AS
-       $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE TRIGGER refuse_admission BEFORE UPDATE ON jobs FOR EACH ROW
-       WHEN (NEW.team_id = '${teamId}' AND NEW.phase <> 'QUEUED') EXECUTE FUNCTION refuse_admission()`,
-    )
-    .execute(db);
-}
-
-/** Lets the database take the writes again. */
-async function allowAdmission(harness: Harness): Promise<void> {
-  const { db, dialect } = harness.database;
-  if (dialect === 'sqlite') {
-    await sql.raw('DROP TRIGGER refuse_admission').execute(db);
-    return;
-  }
-  await sql.raw('DROP TRIGGER refuse_admission ON jobs').execute(db);
-  await sql.raw('DROP FUNCTION refuse_admission()').execute(db);
-}
 
 /** The log lines of the admission, by message. */
 function lines(harness: Harness, message: string) {

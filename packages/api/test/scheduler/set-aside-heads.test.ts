@@ -3,10 +3,10 @@
 // `capacity - active + 1` conversation heads, and the pass then plans without the set-aside ones.
 // When the set-aside jobs were all those heads, every newer job of the same owner (any of its
 // teams) was never read, and so never admitted, for as long as the broken jobs kept failing.
-import { DEFAULT_ADMISSION_POLICY, type Job, type JobId, JobPhase, type TeamId } from '@agent-teams/core';
-import { sql } from 'kysely';
+import { DEFAULT_ADMISSION_POLICY, type Job, type JobId, JobPhase } from '@agent-teams/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseTargets } from '../support/database-targets.js';
+import { refuseAdmission } from './refuse-admission.js';
 import { type Harness, openHarness, waitFor, waitForPhases } from './scheduler-harness.js';
 
 let h: Harness | null = null;
@@ -19,33 +19,6 @@ const TARGETS = databaseTargets('agent_teams_set_aside_heads');
 
 /** Two slots: each owner's candidates are its 3 oldest conversation heads while none is active. */
 const POLICY = { ...DEFAULT_ADMISSION_POLICY, activeJobs: 2, reservedForOthers: 0 };
-
-/** Makes the database refuse every admission write of `teamId`'s jobs (a job's own failure). */
-async function refuseAdmission(harness: Harness, teamId: TeamId): Promise<void> {
-  const { db, dialect } = harness.database;
-  if (dialect === 'sqlite') {
-    await sql
-      .raw(
-        `CREATE TRIGGER refuse_admission BEFORE UPDATE OF phase ON jobs
-         WHEN NEW.team_id = '${teamId}' AND NEW.phase <> 'QUEUED'
-         BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
-      )
-      .execute(db);
-    return;
-  }
-  await sql
-    .raw(
-      `CREATE FUNCTION refuse_admission() RETURNS trigger LANGUAGE plpgsql AS
-       $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE TRIGGER refuse_admission BEFORE UPDATE ON jobs FOR EACH ROW
-       WHEN (NEW.team_id = '${teamId}' AND NEW.phase <> 'QUEUED') EXECUTE FUNCTION refuse_admission()`,
-    )
-    .execute(db);
-}
 
 /** The jobs set aside so far, by id (`AdmissionPass`'s log line). */
 function setAside(harness: Harness): Set<string> {

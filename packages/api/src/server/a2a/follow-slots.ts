@@ -1,5 +1,6 @@
 import { DomainError, ErrorCode, type OwnerId } from '@agent-teams/core';
 import { LIVE_DEFAULTS } from '../live/live-options.js';
+import { OwnerSlots } from '../owner-slots.js';
 
 /**
  * A2A requests one owner may keep following a task at once on this server: streams
@@ -12,36 +13,30 @@ export const MAX_A2A_FOLLOWS_PER_OWNER = LIVE_DEFAULTS.maxSubscriptionsPerOwner;
 
 /** The follows each owner holds open on the A2A endpoint (one registry per server). */
 export class FollowSlots {
-  readonly #counts = new Map<OwnerId, number>();
+  readonly #slots: OwnerSlots;
 
-  constructor(readonly max: number = MAX_A2A_FOLLOWS_PER_OWNER) {}
+  constructor(readonly max: number = MAX_A2A_FOLLOWS_PER_OWNER) {
+    this.#slots = new OwnerSlots(max);
+  }
 
   /**
    * Takes one of `owner`'s slots and answers its release (idempotent), or throws
    * SUBSCRIPTION_LIMIT when the owner holds them all; nothing is changed then.
    */
   take(owner: OwnerId): () => void {
-    const held = this.#counts.get(owner) ?? 0;
-    if (held >= this.max) {
+    const release = this.#slots.take(owner);
+    if (release === null) {
       throw new DomainError(
         ErrorCode.SUBSCRIPTION_LIMIT,
         `Too many tasks followed at once (at most ${this.max}); close a stream first.`,
         { perOwner: this.max },
       );
     }
-    this.#counts.set(owner, held + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.#counts.get(owner) ?? 1) - 1;
-      if (left > 0) this.#counts.set(owner, left);
-      else this.#counts.delete(owner);
-    };
+    return release;
   }
 
   /** Slots `owner` holds now (tests). */
   held(owner: OwnerId): number {
-    return this.#counts.get(owner) ?? 0;
+    return this.#slots.held(owner);
   }
 }

@@ -2,10 +2,10 @@ import type { Logger, OwnerId } from '@agent-teams/core';
 import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { OperationGuard } from '../operation-guard.js';
+import type { OwnerSlots } from '../owner-slots.js';
 import type { FrameWriter } from './frame-writer.js';
 import type { LiveOptions } from './live-options.js';
 import type { Operation } from './operation-slots.js';
-import type { OwnerSockets } from './owner-sockets.js';
 import type { SharedResults } from './shared-results.js';
 
 /** Parses and validates a document exactly as HTTP does (Yoga's envelop, request limits included). */
@@ -20,7 +20,7 @@ export interface LiveConnectionDeps {
   /** Running operations per owner, across sockets. */
   readonly ownerCounts: Map<OwnerId, number>;
   /** Authenticated sockets per owner, across the server. */
-  readonly ownerSockets: OwnerSockets;
+  readonly ownerSockets: OwnerSlots;
   /** Resolves `connection_init` credentials, and re-checks them at delivery. */
   readonly auth: Authenticator;
   readonly prepare: PrepareDocument;

@@ -5,13 +5,13 @@ import type { GraphQLError } from 'graphql';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { OperationGuard } from '../operation-guard.js';
+import { OwnerSlots } from '../owner-slots.js';
 import { closeReason } from './close-reason.js';
 import type { LiveConnectionDeps, PrepareDocument } from './connection-deps.js';
 import { startKeepAlive } from './keep-alive.js';
 import { LiveConnection } from './live-connection.js';
 import { LIVE_DEFAULTS, type LiveOptions } from './live-options.js';
 import { createOriginPolicy } from './origin-policy.js';
-import { OwnerSockets } from './owner-sockets.js';
 import { CloseCode, SUBPROTOCOL } from './protocol.js';
 import { SharedResults } from './shared-results.js';
 
@@ -67,7 +67,7 @@ export function startLiveServer(server: Server, deps: LiveServerDeps): LiveServe
     options,
     shared,
     ownerCounts,
-    ownerSockets: new OwnerSockets(options.maxSocketsPerOwner),
+    ownerSockets: new OwnerSlots(options.maxSocketsPerOwner),
     auth: deps.auth,
     prepare: deps.prepare,
     createContext: deps.createContext,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGraphqlStack, type GraphqlStack, TOKENS } from '../../../test/graphql/graphql-stack.js';
-import { ClientPool, type RawSocket } from '../../../test/live/live-clients.js';
-import { OwnerSockets } from './owner-sockets.js';
+import { createGraphqlStack, type GraphqlStack, TOKENS } from '../../test/graphql/graphql-stack.js';
+import { ClientPool, type RawSocket } from '../../test/live/live-clients.js';
+import { OwnerSlots } from './owner-slots.js';
 
 /** A small cap, so the test opens few sockets; the default is `LIVE_DEFAULTS.maxSocketsPerOwner`. */
 const MAX = 4;
@@ -45,15 +45,15 @@ describe('authenticated sockets per owner', () => {
   });
 
   it('counts nothing for a socket refused at its init, nor twice for one released twice', () => {
-    const sockets = new OwnerSockets(2);
-    const owner = 'owner-x' as Parameters<OwnerSockets['take']>[0];
+    const sockets = new OwnerSlots(2);
+    const owner = 'owner-x' as Parameters<OwnerSlots['take']>[0];
     const first = sockets.take(owner);
     const second = sockets.take(owner);
     expect(sockets.take(owner)).toBeNull();
     first?.();
     first?.();
-    expect(sockets.of(owner)).toBe(1);
+    expect(sockets.held(owner)).toBe(1);
     second?.();
-    expect(sockets.of(owner)).toBe(0);
+    expect(sockets.held(owner)).toBe(0);
   });
 });
