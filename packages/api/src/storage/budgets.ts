@@ -175,30 +175,19 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
     request: reservation,
   });
   if (decision.ok) {
+    const held = {
+      team_id: reservation.teamId,
+      owner,
+      day,
+      tokens: reservation.tokens,
+      cost: reservation.cost,
+      created_at: now,
+    };
     await trx
       .insertInto('spend_reservations')
-      .values({
-        id: reservation.id,
-        team_id: reservation.teamId,
-        owner,
-        day,
-        tokens: reservation.tokens,
-        cost: reservation.cost,
-        created_at: now,
-      })
+      .values({ id: reservation.id, ...held })
       // Held under this id already (the call sent again after its server died): replaced.
-      .onConflict((c) =>
-        c
-          .column('id')
-          .doUpdateSet({
-            team_id: reservation.teamId,
-            owner,
-            day,
-            tokens: reservation.tokens,
-            cost: reservation.cost,
-            created_at: now,
-          }),
-      )
+      .onConflict((c) => c.column('id').doUpdateSet(held))
       .execute();
   }
   return decision;

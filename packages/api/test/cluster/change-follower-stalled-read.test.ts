@@ -6,6 +6,7 @@ import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
 import { openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
 import { createOneMemberTeam } from '../support/raw-rows.js';
+import { stallingAnswers } from '../support/stalling-answers.js';
 
 /**
  * A read of the change feed that never answers. Found by cutting a running server's pooled
@@ -15,20 +16,6 @@ import { createOneMemberTeam } from '../support/raw-rows.js';
  */
 
 const NOW = '2026-01-01T00:00:00.000Z';
-
-/** A plugin holding back every answer while stalling, as a connection whose path died silently. */
-function stallingAnswers() {
-  let stalling = false;
-  const held: (() => void)[] = [];
-  const stall: KyselyPlugin = {
-    transformQuery: ({ node }) => node,
-    transformResult: async ({ result }) => {
-      if (stalling) await new Promise<void>((resolve) => held.push(resolve));
-      return result;
-    },
-  };
-  return { stall, held, setStalling: (on: boolean) => (stalling = on) };
-}
 
 let fresh: FreshPostgres;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
-import type { KyselyPlugin } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { stallingAnswers } from '../support/stalling-answers.js';
 
 /**
  * `/metrics` after one of its reads never answers (a pooled connection whose path died silently),
@@ -11,20 +11,6 @@ import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgr
  * out of `/metrics` for as long as it hung (minutes, until the kernel gave up on the socket) with
  * the database answering everyone else; the change feed gives such a read up after 10 s.
  */
-
-/** A plugin holding back every answer while stalling, as a connection whose path died silently. */
-function stallingAnswers() {
-  let stalling = false;
-  const held: (() => void)[] = [];
-  const stall: KyselyPlugin = {
-    transformQuery: ({ node }) => node,
-    transformResult: async ({ result }) => {
-      if (stalling) await new Promise<void>((resolve) => held.push(resolve));
-      return result;
-    },
-  };
-  return { stall, held, setStalling: (on: boolean) => (stalling = on) };
-}
 
 /** The value of one sample line (`name{labels} value`), or undefined. */
 function sample(text: string, series: string): number | undefined {
