@@ -71,7 +71,13 @@ async function open(message: { engine: 'shared' | 'graphql-ws'; database: string
       for (const event of events) if (event.teamId === watched) committedAt.set(event.seq, at);
     },
     tokens,
-    http: { live: { maxSubscriptionsPerOwner: message.subscribers * 2, maxSocketsPerOwner: message.subscribers * 2, keepAliveMs: 60_000 } },
+    http: {
+      live: {
+        maxSubscriptionsPerOwner: message.subscribers * 2,
+        maxSocketsPerOwner: message.subscribers * 2,
+        keepAliveMs: 60_000,
+      },
+    },
   });
   // The scheduler stays stopped: the requests stay queued, each commit is one burst of events.
   server = stack.app.server;

@@ -80,7 +80,11 @@ async function open(message: Open) {
     http: {
       rateLimit: null,
       // One owner holds every socket of the benchmark; no keep-alive ping during a run.
-      live: { maxSubscriptionsPerOwner: message.maxSubscriptions, maxSocketsPerOwner: message.maxSubscriptions, keepAliveMs: 600_000 },
+      live: {
+        maxSubscriptionsPerOwner: message.maxSubscriptions,
+        maxSocketsPerOwner: message.maxSubscriptions,
+        keepAliveMs: 600_000,
+      },
     },
     // Every admission slot is the one owner's (nobody else is waiting).
     scheduler: { admission: { ...DEFAULT_ADMISSION_POLICY, reservedForOthers: 0 } },
