@@ -8,7 +8,7 @@ import type { ModelEndpoint } from './model-clients.js';
 import {
   classifyRequestError,
   classifyStatus,
-  type ProviderStatusError,
+  ProviderStatusError,
   reportedUsage,
   retryDelay,
   statusError,
@@ -52,6 +52,15 @@ export interface ModelCall {
    * call is traced to its job, also after a takeover, where this server has no `invoke_agent` span.
    */
   readonly turn?: { readonly teamId: string; readonly jobId: string; readonly conversationId: string };
+  /** Told before each wait to try again (the turn logs it); absent, retries are silent (HTTP-only tests). */
+  readonly retrying?: (retry: ModelRetry) => void;
+}
+
+/** A failed attempt the call tries again after `delayMs`: its number and the provider's reason. */
+export interface ModelRetry {
+  readonly attempt: number;
+  readonly delayMs: number;
+  readonly reason: string;
 }
 
 /** The attributes naming the turn of a `chat` span (none without {@link ModelCall.turn}). */
@@ -171,6 +180,9 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       throw gaveUp(verdict.message, attempt, failure);
     }
     failing = { message: verdict.message, cause: failure };
+    // A status's verdict says only `HTTP 429`: the provider's own words are in its error.
+    const reason = failure instanceof ProviderStatusError ? failure.message : verdict.message;
+    call.retrying?.({ attempt, delayMs: delay, reason });
     if (!(await call.sleep(delay, call.signal))) throw cancelled();
   }
 }

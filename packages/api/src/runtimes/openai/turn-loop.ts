@@ -29,6 +29,7 @@ import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import type { OpenAiSettings } from './openai-settings.js';
 import { promptEstimate, reserveCall } from './reserve-call.js';
+import { logRetry } from './retry-log.js';
 import { lostToolCalls, TOOL_CALLS_LOST } from './stored-tool-calls.js';
 import { distinctToolCallIds, fallbackToolCallPrefix, takenToolCallIds } from './tool-call-ids.js';
 import { systemPrompt } from './turn-prompt.js';
@@ -231,6 +232,7 @@ async function callAndRecord(
       progress: env.progress,
       idPrefix,
       spent: recordFailedAttempt(env, step, promptTokens),
+      retrying: logRetry(env, step),
       turn: env,
     });
   } catch (error) {
