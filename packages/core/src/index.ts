@@ -255,6 +255,7 @@ export { releasedClaims } from './tasks/task-writes.js';
 export type { TruncatedText } from './text/text-measure.js';
 export {
   codePointLength,
+  cutUtf16,
   exceedsCodePoints,
   findUnstorableText,
   hasLoneSurrogate,

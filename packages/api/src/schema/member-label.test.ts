@@ -1,6 +1,6 @@
-import { asAgentId, asConversationId, asMemberId, asTeamId, type Member } from '@agent-teams/core';
+import { asAgentId, asConversationId, asMemberId, asTeamId, cutUtf16, type Member } from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
-import { cutUtf16, memberLabel } from './member-label.js';
+import { memberLabel } from './member-label.js';
 
 const member = (position: number, name: string): Member => ({
   id: asMemberId(`member_${position + 1}`),

@@ -1,4 +1,4 @@
-import { Limits, type Member } from '@agent-teams/core';
+import { cutUtf16, Limits, type Member } from '@agent-teams/core';
 
 /**
  * The mention label of a member: its name, cut to {@link Limits.mentionLabelUtf16} UTF-16 units
@@ -16,15 +16,4 @@ export function memberLabel(member: Member, roster: readonly Member[]): string {
   if (!clash) return label;
   const suffix = ` #${member.position + 1}`;
   return cutUtf16(member.name, Limits.mentionLabelUtf16 - suffix.length) + suffix;
-}
-
-/** The longest prefix of `text` within `maxUnits` UTF-16 units that does not split a pair. */
-export function cutUtf16(text: string, maxUnits: number): string {
-  if (text.length <= maxUnits) return text;
-  let out = '';
-  for (const char of text) {
-    if (out.length + char.length > maxUnits) break;
-    out += char;
-  }
-  return out;
 }

@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, type Logger } from '@agent-teams/core';
+import { cutUtf16, DomainError, ErrorCode, type Logger } from '@agent-teams/core';
 import { GraphQLError, Kind } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
@@ -87,11 +87,9 @@ function withoutInternals(located: GraphQLError): GraphQLError {
 export function withinMessageLimit(message: string): string {
   if (message.length <= MAX_REQUEST_ERROR_MESSAGE_CHARS) return message;
   const half = Math.floor((MAX_REQUEST_ERROR_MESSAGE_CHARS - CUT_MARK.length) / 2);
-  let headEnd = half;
-  if (isLowSurrogate(message.charCodeAt(headEnd))) headEnd -= 1;
   let tailStart = message.length - half;
   if (isLowSurrogate(message.charCodeAt(tailStart))) tailStart += 1;
-  return `${message.slice(0, headEnd)}${CUT_MARK}${message.slice(tailStart)}`;
+  return `${cutUtf16(message, half)}${CUT_MARK}${message.slice(tailStart)}`;
 }
 
 function isLowSurrogate(unit: number): boolean {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   codePointLength,
+  cutUtf16,
   exceedsCodePoints,
   findUnstorableText,
   hasLoneSurrogate,
@@ -233,5 +234,21 @@ describe('findUnstorableText', () => {
     let deep: unknown = 'x\u0000';
     for (let i = 0; i < 200_000; i += 1) deep = [deep];
     expect(findUnstorableText(deep)).toMatch(/^(\[0\]){200000}$/);
+  });
+});
+
+describe('cutUtf16', () => {
+  it('keeps n - 1 and n units whole and cuts n + 1, never inside a surrogate pair', () => {
+    expect(cutUtf16('ab', 3)).toBe('ab');
+    expect(cutUtf16('abc', 3)).toBe('abc');
+    expect(cutUtf16('abcd', 3)).toBe('abc');
+    expect(cutUtf16('中文字x', 3)).toBe('中文字');
+    // The emoji would straddle the cut: it is dropped whole.
+    expect(cutUtf16('ab😀', 3)).toBe('ab');
+    expect(cutUtf16('a😀b', 3)).toBe('a😀');
+    // Lone surrogates count as one unit each.
+    expect(cutUtf16('ab\ud800c', 3)).toBe('ab\ud800');
+    expect(cutUtf16('ab\udc00c', 3)).toBe('ab\udc00');
+    expect(cutUtf16('abc', 0)).toBe('');
   });
 });

@@ -172,3 +172,16 @@ export function truncateUtf8(s: string, maxBytes: number): TruncatedText {
   }
   return i >= s.length ? { text: s, truncated: false } : { text: s.slice(0, i), truncated: true };
 }
+
+/**
+ * The longest prefix of `text` within `maxUnits` UTF-16 units that does not split a surrogate
+ * pair (a pair that would straddle the cut is dropped whole; a lone surrogate counts as one unit).
+ */
+export function cutUtf16(text: string, maxUnits: number): string {
+  if (text.length <= maxUnits) return text;
+  if (maxUnits <= 0) return '';
+  const last = text.charCodeAt(maxUnits - 1);
+  const next = text.charCodeAt(maxUnits);
+  const splitsPair = last >= 0xd800 && last <= 0xdbff && next >= 0xdc00 && next <= 0xdfff;
+  return text.slice(0, splitsPair ? maxUnits - 1 : maxUnits);
+}

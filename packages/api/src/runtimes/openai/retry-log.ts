@@ -1,3 +1,4 @@
+import { cutUtf16 } from '@agent-teams/core';
 import type { ModelRetry } from './chat-call.js';
 import type { TurnEnv } from './turn-loop.js';
 
@@ -27,9 +28,5 @@ export function logRetry(env: TurnEnv, step: number): (retry: ModelRetry) => voi
 
 /** `reason` cut to {@link LOGGED_RETRY_REASON_CHARS} UTF-16 units and `…`, never inside a surrogate pair. */
 export function loggedReason(reason: string): string {
-  if (reason.length <= LOGGED_RETRY_REASON_CHARS) return reason;
-  const last = reason.charCodeAt(LOGGED_RETRY_REASON_CHARS - 1);
-  // A high surrogate last would leave half a pair: it goes with its other half.
-  const end = last >= 0xd800 && last <= 0xdbff ? LOGGED_RETRY_REASON_CHARS - 1 : LOGGED_RETRY_REASON_CHARS;
-  return `${reason.slice(0, end)}…`;
+  return reason.length <= LOGGED_RETRY_REASON_CHARS ? reason : `${cutUtf16(reason, LOGGED_RETRY_REASON_CHARS)}…`;
 }
