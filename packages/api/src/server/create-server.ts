@@ -26,6 +26,7 @@ import { createMaskError, useHiddenSuggestions } from './mask-error.js';
 import { useMcpEndpoint } from './mcp/mcp-endpoint.js';
 import { createOperationGuard, takeToken } from './operation-guard.js';
 import { RATE_LIMIT_DEFAULTS, RateLimiter, type RateLimitOptions } from './rate-limiter.js';
+import { replayCharge } from './replay-charge.js';
 import { withRequestIds } from './request-ids.js';
 import { useRequestLimits } from './request-limits.js';
 import { createGraphqlRunner } from './run-graphql.js';
@@ -106,11 +107,16 @@ interface InitialContext {
  */
 export function createServer(deps: ServerDeps): AgentTeamsServer {
   const { core, eventHub, progress, auth, memberRunTokens, logger } = deps;
-  const teamFeeds = createTeamFeeds({ core, eventHub, loadView: teamEventViewLoader(core, deps.knownMembers) });
-  const maskError = createMaskError(logger);
-  const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
   const rateLimit = deps.rateLimit === undefined ? RATE_LIMIT_DEFAULTS : deps.rateLimit;
   const rateLimiter = rateLimit === null ? null : new RateLimiter(rateLimit, deps.clock ?? createSystemClock());
+  const teamFeeds = createTeamFeeds({
+    core,
+    eventHub,
+    loadView: teamEventViewLoader(core, deps.knownMembers),
+    chargeReplay: replayCharge(rateLimiter),
+  });
+  const maskError = createMaskError(logger);
+  const maskOne = (error: unknown) => maskError(error, '') as GraphQLError;
   const guard = createOperationGuard({ rateLimiter });
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const graphiql = graphiqlPage('/graphql', deps.tokenHint);
@@ -170,6 +176,7 @@ export function createServer(deps: ServerDeps): AgentTeamsServer {
       useMcpEndpoint({
         ...interop,
         graphql: (viewer, document, variables, log) => runOwnerGraphql(viewer, document, variables, log),
+        takeToken: (owner) => takeToken(rateLimiter, owner),
       }),
       useA2aEndpoint({
         ...interop,

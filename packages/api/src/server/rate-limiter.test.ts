@@ -49,4 +49,19 @@ describe('RateLimiter', () => {
     clock.advance(1);
     expect(limiter.take('a')).toBeNull();
   });
+
+  it('takes several tokens all or none, and cuts a charge above the burst to the burst', () => {
+    const clock = new FakeClock(0);
+    const limiter = new RateLimiter({ perSecond: 2, burst: 5 }, clock);
+    expect(limiter.take('a', 3)).toBeNull();
+    // 2 left: 3 more are refused, taking nothing; the 2 are still there.
+    expect(limiter.take('a', 3)).toBe(500);
+    expect(limiter.waitMs('a', 2)).toBe(0);
+    expect(limiter.take('a', 2)).toBeNull();
+    clock.advance(10_000);
+    // 50 asked of a bucket of 5: a full bucket pays it.
+    expect(limiter.waitMs('a', 50)).toBe(0);
+    expect(limiter.take('a', 50)).toBeNull();
+    expect(limiter.waitMs('a', 50)).toBe(2500);
+  });
 });

@@ -36,23 +36,52 @@ export class RateLimiter {
     this.#clock = clock;
   }
 
+  /** The most tokens a bucket holds. */
+  get burst(): number {
+    return this.#options.burst;
+  }
+
   /**
-   * Takes one token from `owner`'s bucket.
-   * @returns null when the operation may run, else the milliseconds until a token is available.
+   * Takes `tokens` tokens (default one) from `owner`'s bucket, all or none.
+   *
+   * @remarks A charge larger than the burst is cut to the burst: a full bucket always pays it, so
+   * a costly operation waits at most for the bucket to fill instead of being refused for good.
+   * @returns null when the operation may run, else the milliseconds until enough tokens are.
    */
-  take(owner: string): number | null {
+  take(owner: string, tokens = 1): number | null {
+    const cost = this.#cost(tokens);
+    const bucket = this.#refill(owner);
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
+      return null;
+    }
+    return this.#waitMs(bucket, cost);
+  }
+
+  /** The milliseconds until `owner`'s bucket holds `tokens` tokens (0: now), taking nothing. */
+  waitMs(owner: string, tokens: number): number {
+    const cost = this.#cost(tokens);
+    const bucket = this.#refill(owner);
+    return bucket.tokens >= cost ? 0 : this.#waitMs(bucket, cost);
+  }
+
+  #cost(tokens: number): number {
+    return Math.min(Math.max(1, tokens), this.#options.burst);
+  }
+
+  /** `owner`'s bucket, refilled up to now (created full on first use). */
+  #refill(owner: string): Bucket {
     const now = this.#clock.nowMs();
     const { perSecond, burst } = this.#options;
     const bucket = this.#buckets.get(owner) ?? { tokens: burst, updatedMs: now };
-    const refilled = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.updatedMs) * perSecond) / 1000);
+    bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.updatedMs) * perSecond) / 1000);
     bucket.updatedMs = now;
     this.#buckets.set(owner, bucket);
-    if (refilled >= 1) {
-      bucket.tokens = refilled - 1;
-      return null;
-    }
-    bucket.tokens = refilled;
+    return bucket;
+  }
+
+  #waitMs(bucket: Bucket, cost: number): number {
     // Less a hair, so floating-point noise never adds a millisecond to an exact wait.
-    return Math.max(1, Math.ceil(((1 - refilled) * 1000) / perSecond - 1e-9));
+    return Math.max(1, Math.ceil(((cost - bucket.tokens) * 1000) / this.#options.perSecond - 1e-9));
   }
 }

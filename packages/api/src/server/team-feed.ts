@@ -1,6 +1,7 @@
 import type { Core, OwnerId, TeamEvent, TeamId } from '@agent-teams/core';
 import { CoalescedTask } from '../async/coalesced-task.js';
 import type { EventHub, ViewBatch } from '../events/event-hub.js';
+import type { ReplayCharge } from './replay-charge.js';
 import { type CursorFeed, FeedCursor, FeedEntry, READ_PAGE } from './team-feed-cursor.js';
 
 /** Events each team feed keeps in memory for subscribers that are a little behind. */
@@ -17,6 +18,8 @@ export interface TeamFeedDeps<V> {
    * and often the same job, read once instead of once per event.
    */
   readonly loadView: (event: TeamEvent, batch: ViewBatch) => Promise<V | null>;
+  /** Charges the owner for a catch-up's size before it starts (`replay-charge.ts`); absent: free. */
+  readonly chargeReplay?: ReplayCharge;
 }
 
 /** Shared, in-order followers of team event logs, one per watched team. */
@@ -47,6 +50,8 @@ export function createTeamFeeds<V extends object>(deps: TeamFeedDeps<V>): TeamFe
   let unlisten: (() => void) | null = null;
   return {
     follow(owner, teamId, afterSeq, headSeq) {
+      // Before anything is created: a refused catch-up leaves no feed or cursor behind.
+      deps.chargeReplay?.(owner, headSeq - afterSeq);
       let feed = feeds.get(teamId);
       if (!feed || feed.ended) {
         unlisten ??= deps.eventHub.listen((events, rows) => {

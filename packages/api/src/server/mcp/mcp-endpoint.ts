@@ -1,4 +1,4 @@
-import type { JobId, Logger } from '@agent-teams/core';
+import type { DomainError, JobId, Logger, OwnerId } from '@agent-teams/core';
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Plugin } from 'graphql-yoga';
 import { requestLogger } from '../../observability/log-fields.js';
@@ -15,7 +15,15 @@ export const MCP_PATH = '/mcp';
 /** What the MCP endpoint is built from (the server's own parts). */
 export interface McpEndpointDeps extends InteropDeps {
   readonly graphql: GraphqlRunner;
+  /** The owner's rate limit, asked before each `tools/list`: null, or the RATE_LIMITED refusal. */
+  readonly takeToken: (owner: OwnerId) => DomainError | null;
 }
+
+/**
+ * The JSON-RPC error code of a `tools/list` the owner's rate limit refused (in the range JSON-RPC
+ * leaves to servers; 429's digits). Its `data` is `{ code: "RATE_LIMITED", retryAfterMs }`.
+ */
+export const RATE_LIMITED_RPC_CODE = -32029;
 
 const INSTRUCTIONS =
   "Agent Teams: named AI agents working together as a team. With a person's token: create teams, ask " +
@@ -98,7 +106,15 @@ async function serve(
     { name: 'agent-teams', version: deps.version },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await tools.list() }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // Charged per message: one POST may carry a batch of them, each answered with every tool's
+    // schema (100 in 4.7 KB of request answered 450 KB), which a tool call's token never paid for.
+    const limited = tools.owner === null ? null : deps.takeToken(tools.owner);
+    if (limited !== null) {
+      throw new sdk.McpError(RATE_LIMITED_RPC_CODE, limited.message, { code: limited.code, ...limited.details });
+    }
+    return { tools: await tools.list() };
+  });
   // Arguments as sent (an own `__proto__` key included); not an object is -32602 (tool-arguments.ts).
   server.setRequestHandler(ToolCallRequestSchema, (call) =>
     tools.call(call.params.name, sdk.sentArguments(call.params.sent)),

@@ -3,6 +3,6 @@
 // (docs/decisions/0150).
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
 export { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-export { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+export { ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 export { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 export { sentArguments, ToolCallRequestSchema } from './tool-arguments.js';

@@ -30,6 +30,8 @@ export type GraphqlRunner = (
 
 /** The tools one MCP caller sees and calls. */
 export interface McpToolSet {
+  /** The person whose rate limit the set's listing spends (null: a member-run token's set). */
+  readonly owner: OwnerId | null;
   list(): Promise<Tool[]>;
   call(name: string, args: Readonly<Record<string, unknown>>): Promise<CallToolResult>;
 }
@@ -62,6 +64,7 @@ export function errorResult(code: string, message: string, details: Record<strin
 export function memberToolSet(deps: OutsideWaitDeps & { readonly logger: Logger }, jobId: JobId): McpToolSet {
   const { core, logger } = deps;
   return {
+    owner: null,
     list: async () => {
       // The lead's tools to the team's lead only, as the openai runtime offers them (`toolsFor`):
       // any other member calling one gets NOT_LEAD.
@@ -122,6 +125,7 @@ async function argumentProblem(spec: OwnerToolSpec, args: Readonly<Record<string
  */
 export function ownerToolSet(core: Core, viewer: OwnerId, graphql: GraphqlRunner): McpToolSet {
   return {
+    owner: viewer,
     async list() {
       const agents = await catalogAgents(core);
       return OWNER_TOOL_SPECS.map((spec) => withCatalog(spec, agents)).map((spec) => ({
