@@ -53,7 +53,7 @@ export const TEAM_AGENTS: readonly AgentSpec[] = [
   },
 ];
 
-/** The application (`createApp`) on a real SQLite file with the `openai` runtime, started. */
+/** The application (`createApp`) with the `openai` runtime, started, on a SQLite file or the database given. */
 export interface TeamHarness {
   readonly app: App;
   readonly provider: FakeChatProvider;
@@ -78,6 +78,12 @@ export interface TeamHarnessOptions {
   readonly ackGraceMs?: number;
   /** Replaces both agents' `pricing`. */
   readonly pricing?: Readonly<Record<string, unknown>>;
+  /** The database, as a SQLite path or a PostgreSQL URL (default: a new SQLite file). */
+  readonly database?: string;
+  /** Both agents' turn deadline (`timeoutMs`; the default otherwise). */
+  readonly timeoutMs?: number;
+  /** Set in both agents' settings over the rest (`baseUrl`: a test's own provider instead of `provider`). */
+  readonly settings?: Readonly<Record<string, unknown>>;
 }
 
 export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<TeamHarness> {
@@ -88,10 +94,16 @@ export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<Te
   const served = await serveChatProvider(provider);
   const agents = TEAM_AGENTS.map((agent) => ({
     ...agent,
-    settings: { ...agent.settings, baseUrl: served.baseUrl, ...(opts.pricing ? { pricing: opts.pricing } : {}) },
+    ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+    settings: {
+      ...agent.settings,
+      baseUrl: served.baseUrl,
+      ...(opts.pricing ? { pricing: opts.pricing } : {}),
+      ...opts.settings,
+    },
   }));
   const app = await openTestApp({
-    database: join(dir, 'teams.sqlite'),
+    database: opts.database ?? join(dir, 'teams.sqlite'),
     ids: createRandomIds(),
     catalog: new StaticCatalog(agents),
     ...(opts.budgets ? { budgets: opts.budgets } : {}),
@@ -99,7 +111,7 @@ export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<Te
     runtimes: ({ database, clock, logger, spend, rides }) => [
       new OpenAiRuntime({
         db: (database as OpenedDatabase).db,
-        dialect: 'sqlite',
+        dialect: (database as OpenedDatabase).dialect,
         clock,
         logger,
         env: { TEAM_TEST_KEY: 'sk-team' },

@@ -2,16 +2,14 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ModelCall } from './chat-call.js';
 import { ChunkAccumulator, type ModelAnswer, toolCallText } from './chunk-accumulator.js';
 import { answerFailed, type CutShortCall, cancelled, ModelCallError } from './model-call-error.js';
-import { ProviderAbortError, ProviderConnectionError, type ProviderResponse, readBodyText } from './provider-http.js';
+import { ProviderAbortError, ProviderBodyError, type ProviderResponse, readBodyText } from './provider-http.js';
 import { readUsage } from './provider-usage.js';
+import { receivedAnswerBytes } from './received-answer.js';
 import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
 import { ProviderStreamError, streamErrorText } from './stream-errors.js';
 
 /** The last event of a chat completion stream. */
 const STREAM_END: SseEnd = { data: '[DONE]', lingerMs: SSE_END_LINGER_MS };
-
-/** A non-streamed answer that failed: nothing of its output is known, only that it was sent. */
-const NOTHING_READ: CutShortCall = { outputBytes: 0, usage: null };
 
 /**
  * Reads a 2xx answer, streamed or not, into a {@link ModelAnswer}.
@@ -50,7 +48,7 @@ async function readStream(response: ProviderResponse, call: ModelCall): Promise<
       }
       if (chunk.error) {
         const usage = readUsage(chunk.usage);
-        if (!begun) throw new ProviderStreamError(chunk.error, usage);
+        if (!begun) throw new ProviderStreamError(chunk.error, usage, response.headers);
         const soFar = accumulator.soFar();
         throw answerFailed(`The model provider reported an error in the stream: ${streamErrorText(chunk.error)}`, {
           outputBytes: soFar.outputBytes,
@@ -83,7 +81,9 @@ async function readStream(response: ProviderResponse, call: ModelCall): Promise<
 /**
  * A non-streamed answer. One whose body breaks off, is not JSON or has no choice fails the call
  * without a retry, as a stream that breaks off does: the provider has likely billed the answer
- * already, so it is counted at the prompt estimate (its output unknown) or the body's own report.
+ * already, so it is counted as a stream failed at the same point is: the body's own report when it
+ * reads, else the prompt estimate and the answer text and tool-call arguments received
+ * ({@link receivedAnswerBytes}).
  */
 async function readCompletion(response: ProviderResponse, call: ModelCall): Promise<ModelAnswer> {
   let text: string;
@@ -91,14 +91,14 @@ async function readCompletion(response: ProviderResponse, call: ModelCall): Prom
     text = await readBodyText(response.body, call.signal);
   } catch (error) {
     // An abort is the caller's: a cancel after the request went out.
-    if (!(error instanceof ProviderConnectionError)) throw error;
-    throw answerFailed(`The model provider's answer broke off: ${error.message}`, NOTHING_READ, error);
+    if (!(error instanceof ProviderBodyError)) throw error;
+    throw answerFailed(`The model provider's answer broke off: ${error.message}`, receivedOf(error.received), error);
   }
   let completion: ChatCompletion;
   try {
     completion = JSON.parse(text) as ChatCompletion;
   } catch (error) {
-    throw answerFailed(`The model provider sent a malformed response (${describe(error)}).`, NOTHING_READ, error);
+    throw answerFailed(`The model provider sent a malformed response (${describe(error)}).`, receivedOf(text), error);
   }
   const choice = completion?.choices?.[0];
   if (!choice || typeof choice !== 'object' || !choice.message) {
@@ -122,6 +122,11 @@ async function readCompletion(response: ProviderResponse, call: ModelCall): Prom
     ];
   });
   return { content, toolCalls, finishReason: choice.finish_reason ?? 'unknown', usage: readUsage(completion.usage) };
+}
+
+/** What a non-streamed body that is no answer had delivered: its answer text's bytes, no report. */
+function receivedOf(text: string): CutShortCall {
+  return { outputBytes: receivedAnswerBytes(text), usage: null };
 }
 
 function describe(error: unknown): string {

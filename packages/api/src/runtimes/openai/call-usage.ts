@@ -22,10 +22,11 @@ export function answerUsage(env: UsageEnv, step: number, usage: TokenUsage | nul
 /**
  * The usage row of a call cancelled after its request was sent (`why`: `cancelled`), or of an
  * attempt that ended without an answer the provider billed (`failed`: its answer began and then
- * broke off, was malformed, carried an error event or ended early; or a refusal it reported usage
- * for): the provider's own numbers when it reported them, else an estimate: the prompt at the
- * reservation's estimate (`promptTokens`, `promptEstimate`) and the output received so far at
- * UTF-8 bytes / 4 (at most the call's `maxOutputTokens`, which the provider cannot pass).
+ * broke off, was malformed, carried an error event or ended early; a refusal it reported usage
+ * for; or a request whose answer had not begun by the turn deadline): the provider's own numbers
+ * when it reported them, else an estimate: the prompt at the reservation's estimate
+ * (`promptTokens`, `promptEstimate`) and the output received so far at UTF-8 bytes / 4 (at most
+ * the call's `maxOutputTokens`, which the provider cannot pass).
  *
  * @remarks The id is the attempt's own (random), never the step's: the run's replay (after a
  * restart) asks the provider again at that step, a new call with its own bill, whose answer row

@@ -6,10 +6,10 @@ import type { ModelAnswer, ProgressSink } from './chunk-accumulator.js';
 import { type CutShortCall, cancelled, ModelCallError } from './model-call-error.js';
 import type { ModelEndpoint } from './model-clients.js';
 import {
+  attemptSpend,
   classifyRequestError,
   classifyStatus,
   ProviderStatusError,
-  reportedUsage,
   retryDelay,
   statusError,
   type Verdict,
@@ -41,7 +41,8 @@ export interface ModelCall {
   readonly idPrefix: string;
   /**
    * Records the spend of one attempt that reached the provider and ended without an answer (an
-   * answer that began and failed, or a refusal the provider reported usage for), once per attempt,
+   * answer that began and failed, a refusal the provider reported usage for, or a request whose
+   * answer had not begun by the turn deadline: `attemptSpend`), once per attempt,
    * before the call retries or gives up. A cancelled attempt's spend is not handed here: it rides
    * on the error (`ModelCallError.cutShort`). Absent, such spend is not recorded (HTTP-only tests).
    */
@@ -165,10 +166,10 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       // the output is known, and the prompt may well have been billed already.
       throw cancelled(sent ? { outputBytes: 0, usage: null } : null);
     }
-    // A refusal is counted only when the provider reported its usage (`reportedUsage` says why),
-    // once for each attempt, retried or not.
-    const usage = reportedUsage(failure);
-    if (usage !== null) await call.spent?.({ outputBytes: 0, usage });
+    // A refusal is counted only when the provider reported its usage, a request that timed out
+    // waiting for its answer at its prompt (`attemptSpend` says why), once for each attempt.
+    const spent = attemptSpend(failure);
+    if (spent !== null) await call.spent?.(spent);
     if (verdict.retry === false) throw new ModelCallError(verdict.kind, verdict.message, { cause: failure });
     const delay = retryDelay(failure, attempt, call.retryBaseMs);
     if (call.nowMs() + delay >= call.deadlineMs) {

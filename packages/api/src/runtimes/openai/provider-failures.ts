@@ -1,6 +1,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ModelCallError } from './model-call-error.js';
-import { ProviderAbortError, ProviderConnectionError, type ProviderResponse, readBodyText } from './provider-http.js';
+import type { CutShortCall, ModelCallError } from './model-call-error.js';
+import {
+  ProviderAbortError,
+  ProviderConnectionError,
+  type ProviderResponse,
+  ProviderTimeoutError,
+  readBodyText,
+} from './provider-http.js';
 import { readUsage, type TokenUsage } from './provider-usage.js';
 import { classifyStreamError, ProviderStreamError } from './stream-errors.js';
 
@@ -22,7 +28,7 @@ export const PROVIDER_ERROR_BODY_MAX_BYTES = 64 * 1024;
  * A provider answered with a status other than 2xx.
  *
  * @remarks `usage` is the error body's own `usage` report, when it has one: the only spend of a
- * refused request that is recorded (`reportedUsage`).
+ * refused request that is recorded (`attemptSpend`).
  */
 export class ProviderStatusError extends Error {
   constructor(
@@ -135,9 +141,15 @@ export function classifyRequestError(error: unknown, signal: AbortSignal): Verdi
   return { retry: false, kind: 'failed', message: `The model call failed: ${describe(error)}` };
 }
 
+/** An attempt counted at its prompt estimate: no output came, and the provider sent no report. */
+const PROMPT_ONLY: CutShortCall = { outputBytes: 0, usage: null };
+
 /**
- * The spend of a refused attempt (an error status, or an error event as a stream's first event):
- * only the provider's own usage report of it, else null.
+ * The spend of an attempt that got no answer and was not cancelled, null when it is not billed: a
+ * refusal (an error status, or an error event as a stream's first event) counts only the
+ * provider's own usage report of it; a request whose answer had not begun when the time it had ran
+ * out (`ProviderTimeoutError`: the turn deadline) counts its prompt estimate, as a cancel at that
+ * moment does; a connection that failed counts nothing.
  *
  * @remarks Why a refusal without a report counts nothing, when a cancel after the request went out
  * counts its prompt: a refusal is the provider's word that it did not take the call (OpenAI and
@@ -145,10 +157,16 @@ export function classifyRequestError(error: unknown, signal: AbortSignal): Verdi
  * at the prompt estimate would charge a budget for every retry of an outage that billed nothing,
  * and fail jobs as over budget when they had spent nothing. A connection that failed before the
  * answer began is not counted for the same reason: it is retried, and most such failures (refused,
- * reset, TLS) happen before the provider has read the request.
+ * reset, TLS) happen before the provider has read the request. A timed-out request is none of
+ * these: it went out and the provider held it without refusing until the deadline, so it may well
+ * have billed the prompt (a model slow to its first token is working on it); it is never retried
+ * (the deadline has passed); and the turn's deadline also cancels the run (the scheduler's
+ * `TIME_OUT`), which counts the prompt: which of the two comes first must not decide the bill.
  */
-export function reportedUsage(failure: unknown): TokenUsage | null {
-  return failure instanceof ProviderStatusError || failure instanceof ProviderStreamError ? failure.usage : null;
+export function attemptSpend(failure: unknown): CutShortCall | null {
+  if (failure instanceof ProviderTimeoutError) return PROMPT_ONLY;
+  if (!(failure instanceof ProviderStatusError || failure instanceof ProviderStreamError)) return null;
+  return failure.usage === null ? null : { outputBytes: 0, usage: failure.usage };
 }
 
 /** One header's value (Node joins a repeated `retry-after-ms` into one text, which then reads as no number). */
@@ -157,9 +175,12 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The provider's `retry-after-ms` / `retry-after`, else exponential backoff with jitter. */
+/**
+ * The provider's `retry-after-ms` / `retry-after` (on an error status, or on the 200 answer whose
+ * stream began with an error event), else exponential backoff with jitter.
+ */
 export function retryDelay(error: unknown, attempt: number, baseMs: number): number {
-  const headers = error instanceof ProviderStatusError ? error.headers : {};
+  const headers = error instanceof ProviderStatusError || error instanceof ProviderStreamError ? error.headers : {};
   const afterMs = header(headers, 'retry-after-ms');
   if (afterMs !== undefined && afterMs !== '' && Number.isFinite(Number(afterMs)) && Number(afterMs) >= 0) {
     return Number(afterMs);

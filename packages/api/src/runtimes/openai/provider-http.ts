@@ -39,6 +39,22 @@ export class ProviderTimeoutError extends ProviderConnectionError {
   }
 }
 
+/**
+ * An answer's body broke off (or was closed) before its end: `received` is the text of what came
+ * of it, so a billed answer that broke off is counted as far as it came (`answer-readers.ts`).
+ */
+export class ProviderBodyError extends ProviderConnectionError {
+  constructor(
+    message: string,
+    /** The body's bytes received before it broke off, as UTF-8 text (a cut character replaced). */
+    readonly received: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ProviderBodyError';
+  }
+}
+
 /** The run was cancelled while the request or its body was in flight. */
 export class ProviderAbortError extends Error {
   constructor() {
@@ -135,7 +151,8 @@ export class ProviderHttp {
  * The body as text, at most `maxBytes` of it (decoded as UTF-8, a cut character replaced): an
  * error answer is read for its message only, and a provider that sends more is not read further.
  *
- * @throws ProviderConnectionError when the body breaks off; ProviderAbortError when `signal` aborts.
+ * @throws ProviderBodyError (a ProviderConnectionError, with the text received) when the body
+ * breaks off; ProviderAbortError when `signal` aborts.
  */
 export function readBodyText(body: IncomingMessage, signal: AbortSignal, maxBytes = Infinity): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -159,7 +176,7 @@ export function readBodyText(body: IncomingMessage, signal: AbortSignal, maxByte
     const onError = (error: Error) =>
       done(() =>
         reject(
-          signal.aborted ? new ProviderAbortError() : new ProviderConnectionError(error.message, { cause: error }),
+          signal.aborted ? new ProviderAbortError() : new ProviderBodyError(error.message, text(), { cause: error }),
         ),
       );
     const onAbort = () => {
@@ -168,7 +185,7 @@ export function readBodyText(body: IncomingMessage, signal: AbortSignal, maxByte
     };
     if (signal.aborted) return onAbort();
     if (body.destroyed)
-      return done(() => reject(new ProviderConnectionError('the answer was closed before it was read')));
+      return done(() => reject(new ProviderBodyError('the answer was closed before it was read', '')));
     body.on('data', onData).on('end', onEnd).on('error', onError);
     signal.addEventListener('abort', onAbort, { once: true });
   });
