@@ -50,18 +50,35 @@ describe('RateLimiter', () => {
     expect(limiter.take('a')).toBeNull();
   });
 
-  it('takes several tokens all or none, and cuts a charge above the burst to the burst', () => {
+  it('charges into debt: the next operation waits until the debt and its own token are refilled', () => {
     const clock = new FakeClock(0);
-    const limiter = new RateLimiter({ perSecond: 2, burst: 5 }, clock);
-    expect(limiter.take('a', 3)).toBeNull();
-    // 2 left: 3 more are refused, taking nothing; the 2 are still there.
-    expect(limiter.take('a', 3)).toBe(500);
-    expect(limiter.waitMs('a', 2)).toBe(0);
-    expect(limiter.take('a', 2)).toBeNull();
-    clock.advance(10_000);
-    // 50 asked of a bucket of 5: a full bucket pays it.
-    expect(limiter.waitMs('a', 50)).toBe(0);
-    expect(limiter.take('a', 50)).toBeNull();
-    expect(limiter.waitMs('a', 50)).toBe(2500);
+    const limiter = new RateLimiter({ perSecond: 2, burst: 10 }, clock);
+    for (let i = 0; i < 5; i++) expect(limiter.take('a')).toBeNull();
+    // 5 left; 8 charged: 3 in debt, so a token is 4 away (2 s at 2 per second).
+    limiter.charge('a', 8);
+    expect(limiter.take('a')).toBe(2000);
+    clock.advance(1999);
+    expect(limiter.take('a')).toBe(1);
+    clock.advance(1);
+    expect(limiter.take('a')).toBeNull();
+    // Another owner's bucket is untouched.
+    expect(limiter.take('b')).toBeNull();
+  });
+
+  it('charges at most the burst, and nothing for 0 or fewer tokens', () => {
+    const clock = new FakeClock(0);
+    const limiter = new RateLimiter({ perSecond: 1, burst: 3 }, clock);
+    limiter.charge('a', 0);
+    limiter.charge('a', -4);
+    expect([limiter.take('a'), limiter.take('a'), limiter.take('a'), limiter.take('a')]).toEqual([
+      null,
+      null,
+      null,
+      1000,
+    ]);
+    clock.advance(3000);
+    // 3 held, 1,000 charged: cut to 3, the bucket is empty, not 997 in debt.
+    limiter.charge('a', 1_000);
+    expect(limiter.take('a')).toBe(1000);
   });
 });

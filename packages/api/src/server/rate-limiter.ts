@@ -42,31 +42,33 @@ export class RateLimiter {
   }
 
   /**
-   * Takes `tokens` tokens (default one) from `owner`'s bucket, all or none.
-   *
-   * @remarks A charge larger than the burst is cut to the burst: a full bucket always pays it, so
-   * a costly operation waits at most for the bucket to fill instead of being refused for good.
-   * @returns null when the operation may run, else the milliseconds until enough tokens are.
+   * Takes one token from `owner`'s bucket.
+   * @returns null when the operation may run, else the milliseconds until a token is available
+   * (longer while the bucket is in debt: {@link charge}).
    */
-  take(owner: string, tokens = 1): number | null {
-    const cost = this.#cost(tokens);
+  take(owner: string): number | null {
     const bucket = this.#refill(owner);
-    if (bucket.tokens >= cost) {
-      bucket.tokens -= cost;
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
       return null;
     }
-    return this.#waitMs(bucket, cost);
+    // Less a hair, so floating-point noise never adds a millisecond to an exact wait.
+    return Math.max(1, Math.ceil(((1 - bucket.tokens) * 1000) / this.#options.perSecond - 1e-9));
   }
 
-  /** The milliseconds until `owner`'s bucket holds `tokens` tokens (0: now), taking nothing. */
-  waitMs(owner: string, tokens: number): number {
-    const cost = this.#cost(tokens);
-    const bucket = this.#refill(owner);
-    return bucket.tokens >= cost ? 0 : this.#waitMs(bucket, cost);
-  }
-
-  #cost(tokens: number): number {
-    return Math.min(Math.max(1, tokens), this.#options.burst);
+  /**
+   * Charges `tokens` more tokens to `owner`'s bucket whether or not it holds them (at most the
+   * burst): an emptied bucket goes into debt, and the owner's next operations wait until it is
+   * repaid.
+   *
+   * @remarks For work whose cost is known only once it was let in (a catch-up's size). Refusing it
+   * then would waste what was read to learn the cost, and a costly operation refused while cheap
+   * ones keep draining the bucket might never run. In debt, the owner's rate over time stays the
+   * bucket's.
+   */
+  charge(owner: string, tokens: number): void {
+    if (tokens <= 0) return;
+    this.#refill(owner).tokens -= Math.min(tokens, this.#options.burst);
   }
 
   /** `owner`'s bucket, refilled up to now (created full on first use). */
@@ -78,10 +80,5 @@ export class RateLimiter {
     bucket.updatedMs = now;
     this.#buckets.set(owner, bucket);
     return bucket;
-  }
-
-  #waitMs(bucket: Bucket, cost: number): number {
-    // Less a hair, so floating-point noise never adds a millisecond to an exact wait.
-    return Math.max(1, Math.ceil(((cost - bucket.tokens) * 1000) / this.#options.perSecond - 1e-9));
   }
 }

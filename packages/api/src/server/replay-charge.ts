@@ -1,4 +1,4 @@
-import { DomainError, ErrorCode, type OwnerId } from '@agent-teams/core';
+import type { OwnerId } from '@agent-teams/core';
 import type { RateLimiter } from './rate-limiter.js';
 
 /**
@@ -14,27 +14,24 @@ import type { RateLimiter } from './rate-limiter.js';
  */
 export const REPLAY_EVENTS_PER_TOKEN = 32;
 
-/** Takes the tokens a catch-up of `events` events costs `owner`; throws when they are not there. */
+/** Charges `owner` for a catch-up of `events` events, after its subscribe's own token was taken. */
 export type ReplayCharge = (owner: OwnerId, events: number) => void;
 
 /**
- * The catch-up charge on `rateLimiter` (null: no limiter, nothing charged), taken after the
- * subscribe's own token: one token per {@link REPLAY_EVENTS_PER_TOKEN} events, at most the burst
- * less that token, so a full bucket always pays a subscribe with its catch-up.
+ * The catch-up charge on `rateLimiter` (null: no limiter, nothing charged): one token per
+ * {@link REPLAY_EVENTS_PER_TOKEN} events, at most the burst less the subscribe's own token,
+ * charged into debt when the bucket does not hold them (`RateLimiter.charge`).
  *
- * @throws DomainError RATE_LIMITED, taking nothing more, when the owner's bucket cannot pay: the
- * subscription does not start, as for any refused operation. `retryAfterMs` is the wait until the
- * bucket holds the retry's subscribe token and its catch-up both.
+ * @remarks Never a refusal: the subscribe already passed the limiter, and refusing a catch-up the
+ * bucket cannot pay yet would let an owner's cheap operations keep draining it, so the catch-up
+ * might never start (100 sockets retrying theirs after each `retryAfterMs` replayed nothing for
+ * seconds). In debt, the owner's next operations are refused with `RATE_LIMITED` until the bucket
+ * is repaid, so its catch-ups and operations together keep to its rate.
  */
 export function replayCharge(rateLimiter: RateLimiter | null): ReplayCharge {
   return (owner, events) => {
     if (rateLimiter === null) return;
     const tokens = Math.min(Math.floor(Math.max(0, events) / REPLAY_EVENTS_PER_TOKEN), rateLimiter.burst - 1);
-    if (tokens <= 0 || rateLimiter.take(owner, tokens) === null) return;
-    throw new DomainError(
-      ErrorCode.RATE_LIMITED,
-      'This catch-up replays too many events for now; retry after the given delay.',
-      { field: 'afterSeq', retryAfterMs: rateLimiter.waitMs(owner, tokens + 1) },
-    );
+    rateLimiter.charge(owner, tokens);
   };
 }

@@ -9,6 +9,8 @@ import { type ClientPool, openLivePool, type RawSocket, TEAM_EVENTS } from './li
 /** One token a second, four at once: a subscribe and a catch-up of three tokens empty a full bucket. */
 const RATE = { perSecond: 1, burst: 4 };
 const FULL_MS = 4_000;
+/** Long enough to repay any debt (at most the burst) and fill the bucket. */
+const REFILL_MS = 2 * FULL_MS;
 const clock = new FakeClock(0);
 let stack: GraphqlStack;
 let pool: ClientPool;
@@ -20,7 +22,7 @@ beforeAll(async () => {
   ({ pool } = await openLivePool(stack.server));
   clock.advance(FULL_MS);
   team = await createTeam(stack, TOKENS.alice);
-  // Enough events for a catch-up from the start to cost more than the burst allows.
+  // Enough events for a catch-up from the start to be charged the most it can be: 3 tokens here.
   for (let sent = 0; (await lastSeq()) < 3 * REPLAY_EVENTS_PER_TOKEN; sent += 1) {
     if (sent > 100) throw new Error('the team never reached its events');
     clock.advance(FULL_MS);
@@ -44,11 +46,7 @@ async function follow(socket: RawSocket, id: string, afterSeq: number, teamId = 
   return socket.waitFor((frame) => frame.id === id);
 }
 
-/**
- * The extensions of the error a subscribe's first frame answers, or null for an event. A refusal
- * from the subscription's own resolver comes as a `next` with errors (then `complete`), as
- * RESUME_EXPIRED does; the operation guard's as an `error` frame.
- */
+/** The extensions of the error a subscribe's first frame answers (the guard's `error` frame, or a result's), or null. */
 function refusal(frame: { type: string; payload?: unknown }): Record<string, unknown> | null {
   const errors = frame.type === 'error' ? frame.payload : (frame.payload as { errors?: unknown }).errors;
   const [first] = (errors ?? []) as { extensions: Record<string, unknown> }[];
@@ -60,54 +58,60 @@ const seqs = (socket: RawSocket, id: string) =>
     .filter((frame) => frame.id === id && frame.type === 'next')
     .flatMap((frame) => (frame.payload as { data?: { teamEvents: { seq: number } } }).data?.teamEvents.seq ?? []);
 
+/** The wait an operation on `socket` is refused with now (null: it ran). */
+async function nextWait(socket: RawSocket, id: string): Promise<unknown> {
+  socket.send({ type: 'subscribe', id, payload: { query: '{ viewer { id } }' } });
+  const answered = refusal(await socket.waitFor((frame) => frame.id === id));
+  return answered === null ? null : answered.retryAfterMs;
+}
+
 describe('a teamEvents catch-up is charged by its size', () => {
-  it('lets a full bucket pay a subscribe with a catch-up of the whole log, and replays all of it', async () => {
+  it('replays the whole log on a full bucket, then the owner waits for the tokens it spent', async () => {
     const alice = await pool.raw();
     await alice.init(TOKENS.alice);
-    clock.advance(FULL_MS);
+    clock.advance(REFILL_MS);
     expect(refusal(await follow(alice, 'all', 0))).toBeNull();
     await alice.waitFor(() => seqs(alice, 'all').at(-1) === head);
     expect(seqs(alice, 'all')[0]).toBe(1);
+    // The subscribe's token and 3 for the catch-up: the bucket is empty.
+    expect(await nextWait(alice, 'after-all')).toBe(1_000);
   });
 
-  it('refuses a catch-up the bucket cannot pay with RATE_LIMITED on afterSeq, delivering nothing, until the wait passed', async () => {
+  it('never refuses a catch-up the bucket cannot pay: it runs, and the debt delays the next operation', async () => {
     const alice = await pool.raw();
     await alice.init(TOKENS.alice);
-    clock.advance(FULL_MS);
+    clock.advance(REFILL_MS);
     expect(refusal(await follow(alice, 'first', 0))).toBeNull();
-    // One token back: the subscribe's own. Its catch-up of 3 tokens is refused, the whole retry named.
+    // One token back: the subscribe's own. Its catch-up of 3 tokens runs in debt.
     clock.advance(1_000);
-    const refused = await follow(alice, 'second', 0);
-    expect(refusal(refused)).toMatchObject({
-      code: 'RATE_LIMITED',
-      field: 'afterSeq',
-      retryAfterMs: FULL_MS,
-    });
-    expect(seqs(alice, 'second')).toEqual([]);
-    // Another owner's catch-up is not slowed.
+    expect(refusal(await follow(alice, 'second', 0))).toBeNull();
+    await alice.waitFor(() => seqs(alice, 'second').at(-1) === head);
+    // 3 in debt: a token is 4 s away.
+    expect(await nextWait(alice, 'in-debt')).toBe(FULL_MS);
+    // Another owner's bucket is untouched.
     const bob = await pool.raw();
     await bob.init(TOKENS.bob);
     const bobTeam = await createTeam(stack, TOKENS.bob);
     expect(refusal(await follow(bob, 'bob', 0, bobTeam.id))).toBeNull();
-    // After the wait, the same catch-up is paid.
     clock.advance(FULL_MS);
-    expect(refusal(await follow(alice, 'retry', 0))).toBeNull();
-    await alice.waitFor(() => seqs(alice, 'retry').at(-1) === head);
+    expect(await nextWait(alice, 'repaid')).toBeNull();
   });
 
   it.each([
-    [REPLAY_EVENTS_PER_TOKEN - 1, 'events'],
-    [REPLAY_EVENTS_PER_TOKEN, 'RATE_LIMITED'],
-    [REPLAY_EVENTS_PER_TOKEN + 1, 'RATE_LIMITED'],
-  ])('with only the subscribe token left, a catch-up of %i events answers %s', async (events, answer) => {
-    const alice = await pool.raw();
-    await alice.init(TOKENS.alice);
-    // Empty the bucket, then one token back.
-    clock.advance(FULL_MS);
-    expect(refusal(await follow(alice, 'drain', 0))).toBeNull();
-    clock.advance(1_000);
-    const answered = refusal(await follow(alice, 'probe', head - events));
-    expect(answered?.code ?? 'events').toBe(answer);
-    if (answered === null) await alice.waitFor(() => seqs(alice, 'probe').length === events);
-  });
+    [REPLAY_EVENTS_PER_TOKEN - 1, 1_000],
+    [REPLAY_EVENTS_PER_TOKEN, 2_000],
+    [REPLAY_EVENTS_PER_TOKEN + 1, 2_000],
+  ])(
+    'with only the subscribe token left, a catch-up of %i events makes the next operation wait %i ms',
+    async (events, wait) => {
+      const alice = await pool.raw();
+      await alice.init(TOKENS.alice);
+      // Full, then 3 taken: one token left, the subscribe's.
+      clock.advance(REFILL_MS);
+      for (const id of ['a', 'b', 'c']) expect(await nextWait(alice, id)).toBeNull();
+      expect(refusal(await follow(alice, 'probe', head - events))).toBeNull();
+      await alice.waitFor(() => seqs(alice, 'probe').length === events);
+      expect(await nextWait(alice, 'next')).toBe(wait);
+    },
+  );
 });
