@@ -52,7 +52,9 @@ const emptySeries = (): Series => ({
 
 function claim(method: Method, claimer: Claimer): Promise<readonly LeasedJob[]> {
   const args = { serverId: claimer.serverId, nowMs: Date.now() };
-  return method === 'skip-locked' ? claimer.store.claimActiveJobs(args) : advisoryClaim(claimer.database.db, args);
+  return method === 'skip-locked'
+    ? claimer.store.claimActiveJobs(args).then((claimed) => claimed.held)
+    : advisoryClaim(claimer.database.db, args);
 }
 
 async function fenceSum(database: OpenedDatabase): Promise<number> {

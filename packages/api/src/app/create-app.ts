@@ -111,6 +111,7 @@ export async function createApp(options: AppOptions): Promise<App> {
             ...(memberRunTokens ? { issueToken: () => memberRunTokens.issue(job) } : {}),
           }),
           onPass: (full) => metrics.schedulerPasses.inc({ kind: full ? 'admission' : 'claim' }),
+          onTakeover: (count) => metrics.jobsTakenOver.inc(count),
           // Other servers claim the released jobs at once instead of waiting for the leases to expire.
           onLeasesReleased: () => cluster?.announce(),
           options: {

@@ -30,6 +30,8 @@ export interface ServerMetrics {
   readonly admissions: Counter<'runtime'>;
   /** Scheduler passes on this server, by kind: with admission, or only claiming. */
   readonly schedulerPasses: Counter<'kind'>;
+  /** Active jobs this server took over from another holder (a crashed, stalled or stopped server). */
+  readonly jobsTakenOver: Counter;
   /** How long turns took from start to their end (or a question), by runtime and outcome. */
   readonly turnSeconds: Histogram<'runtime' | 'outcome'>;
   /** Told about other servers' events as they arrive: observes their lag. */
@@ -222,6 +224,11 @@ export function createMetrics(
       name: name('scheduler_passes_total'),
       help: 'Scheduler passes on this server, by kind (admission: admits, claims and drives; claim: claims and drives only).',
       labelNames: ['kind'],
+      registers: [registry],
+    }),
+    jobsTakenOver: new Counter({
+      name: name('jobs_taken_over_total'),
+      help: "Active jobs this server took over from another server (dead, expired or stopped; on SQLite, the file's previous process).",
       registers: [registry],
     }),
     turnSeconds: new Histogram({

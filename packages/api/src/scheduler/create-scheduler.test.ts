@@ -44,7 +44,7 @@ function countingStore() {
     },
     nextWaitDeadline: async () => null,
     renewServerLease: async () => {},
-    claimActiveJobs: async () => [],
+    claimActiveJobs: async () => ({ held: [], takenOver: [] }),
     releaseServerLeases: async () => {},
     findTeams: async () => [],
   } as unknown as SchedulerStore;

@@ -79,6 +79,8 @@ export interface SchedulerDeps {
   readonly tools: (job: Job) => MemberToolPort;
   /** Told at the start of every pass whether it admits (`full`) or only claims (metrics). */
   readonly onPass?: (full: boolean) => void;
+  /** Told how many jobs a claim took over from other servers, when it took any (metrics). */
+  readonly onTakeover?: (count: number) => void;
   /** Called after `stop()` released this server's leases (tell the other servers to claim them). */
   readonly onLeasesReleased?: () => void;
   readonly options?: SchedulerOptions;
@@ -124,7 +126,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
   const { store, clock, logger } = deps;
   const safetyNetMs = deps.options?.safetyNetMs ?? 5_000;
   const stopTimeoutMs = deps.options?.stopTimeoutMs ?? 8_000;
-  const lease = new ServerLease({ store, clock, logger, options: deps.options?.lease ?? DEFAULT_LEASE });
+  const lease = new ServerLease({ ...deps, options: deps.options?.lease ?? DEFAULT_LEASE });
   const timer = new WakeTimer(() => wake(), clock);
   const watch = new RunWatch((job) => (job ? driver.request(job) : wake()));
   /** The job steps' own writes (see `eventSink`). */

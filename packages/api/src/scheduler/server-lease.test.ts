@@ -1,7 +1,7 @@
-import type { Job, JobId, LeasedJob, Leases } from '@agent-teams/core';
+import type { ClaimedJobs, Job, JobId, LeasedJob, Leases } from '@agent-teams/core';
 import { MemoryLogger } from '@agent-teams/testkit';
 import { describe, expect, it } from 'vitest';
-import { ServerLease } from './server-lease.js';
+import { ServerLease, TAKEOVER_LOGGED_JOB_IDS } from './server-lease.js';
 
 const entry = (id: string, fence: number): LeasedJob => ({
   job: { id: id as JobId } as Job,
@@ -13,8 +13,8 @@ function leaseWithClaim() {
   let answer: (held: readonly LeasedJob[]) => void = () => {};
   const store = {
     claimActiveJobs: () =>
-      new Promise<readonly LeasedJob[]>((resolve) => {
-        answer = resolve;
+      new Promise<ClaimedJobs>((resolve) => {
+        answer = (held) => resolve({ held, takenOver: [] });
       }),
   } as unknown as Leases;
   const lease = new ServerLease({
@@ -58,7 +58,7 @@ describe('ServerLease.surelyHeld', () => {
     let now = 1_000_000;
     const store = {
       renewServerLease: async () => {},
-      claimActiveJobs: async () => [],
+      claimActiveJobs: async (): Promise<ClaimedJobs> => ({ held: [], takenOver: [] }),
     } as unknown as Leases;
     const lease = new ServerLease({
       store,
@@ -91,5 +91,58 @@ describe('ServerLease.surelyHeld', () => {
     await lease.claim();
     advance(60_000);
     expect(lease.surelyHeld).toBe(true);
+  });
+});
+
+describe('ServerLease.claim reporting a takeover', () => {
+  /** A lease whose store answers each claim with the next of `answers`. */
+  function leaseAnswering(answers: ClaimedJobs[]) {
+    const logger = new MemoryLogger();
+    const counted: number[] = [];
+    const store = { claimActiveJobs: async () => answers.shift() } as unknown as Leases;
+    const lease = new ServerLease({
+      store,
+      clock: { nowMs: () => 0 } as never,
+      logger,
+      options: { serverId: 'server-1', host: 'h', ttlMs: 15_000, heartbeatMs: 5_000 },
+      onTakeover: (count) => counted.push(count),
+    });
+    return { lease, logger, counted };
+  }
+  const ids = (count: number) => Array.from({ length: count }, (_, i) => `job_${String(i).padStart(3, '0')}`);
+
+  it('logs one line naming the count, the previous holders once each and the first job ids', async () => {
+    const taken = ids(TAKEOVER_LOGGED_JOB_IDS + 5);
+    const fromServer = (i: number) => (i % 3 === 0 ? 'srv_dead' : i % 3 === 1 ? 'srv_gone' : null);
+    const { lease, logger, counted } = leaseAnswering([
+      {
+        held: taken.map((id) => entry(id, 2)),
+        takenOver: taken.map((id, i) => ({ jobId: id as JobId, fromServer: fromServer(i) })),
+      },
+    ]);
+    await lease.claim();
+    expect(logger.entries).toEqual([
+      {
+        level: 'info',
+        message: 'took over jobs',
+        fields: {
+          count: TAKEOVER_LOGGED_JOB_IDS + 5,
+          fromServers: ['srv_dead', 'srv_gone'],
+          jobIds: taken.slice(0, TAKEOVER_LOGGED_JOB_IDS),
+        },
+      },
+    ]);
+    expect(counted).toEqual([TAKEOVER_LOGGED_JOB_IDS + 5]);
+  });
+
+  it('logs nothing for a claim that took nothing over, even while it holds jobs', async () => {
+    const { lease, logger, counted } = leaseAnswering([
+      { held: [], takenOver: [] },
+      { held: [entry('job_a', 1)], takenOver: [] },
+    ]);
+    await lease.claim();
+    await lease.claim();
+    expect(logger.entries).toEqual([]);
+    expect(counted).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import {
+  type ClaimedJobs,
   type Clock,
   type JobId,
   type JobLease,
@@ -7,7 +8,14 @@ import {
   type Logger,
   nowTimestamp,
   staleLease,
+  type TakenOverJob,
 } from '@agent-teams/core';
+
+/**
+ * How many job ids the takeover log line lists: its `count` says how many moved, and a server
+ * taking over a dead peer's hundreds of jobs must not write a line of kilobytes.
+ */
+export const TAKEOVER_LOGGED_JOB_IDS = 20;
 
 /**
  * How this server holds the jobs it drives: each active job is driven by exactly one server, the
@@ -56,12 +64,21 @@ export class ServerLease {
   #renewedAtMs: number | null = null;
   #firstClaim = true;
   #heartbeat: NodeJS.Timeout | null = null;
+  readonly #onTakeover: ((count: number) => void) | undefined;
 
-  constructor(deps: { store: Leases; clock: Clock; logger: Logger; options: SchedulerLeaseOptions }) {
+  constructor(deps: {
+    store: Leases;
+    clock: Clock;
+    logger: Logger;
+    options: SchedulerLeaseOptions;
+    /** Told how many jobs each claim took over, when it took any (metrics). */
+    onTakeover?: (count: number) => void;
+  }) {
     this.options = deps.options;
     this.#store = deps.store;
     this.#clock = deps.clock;
     this.#logger = deps.logger;
+    this.#onTakeover = deps.onTakeover;
   }
 
   /** Starts renewing every `heartbeatMs` (the interval never keeps the process alive). */
@@ -122,13 +139,16 @@ export class ServerLease {
   /**
    * Claims every orphaned active job (all of them on the first claim of an exclusive server) and
    * returns every active job this server holds now; what it held before and lost is forgotten.
+   *
+   * @remarks A claim that took jobs over logs one `took over jobs` line (the jobs of a crashed or
+   * stalled server moved here); a claim that took nothing logs nothing, so passes stay silent.
    */
   async claim(): Promise<readonly LeasedJob[]> {
     const during = new Map<JobId, LeasedJob>();
     this.#heldDuringClaim = during;
-    let held: readonly LeasedJob[];
+    let answer: ClaimedJobs;
     try {
-      held = await this.#store.claimActiveJobs({
+      answer = await this.#store.claimActiveJobs({
         serverId: this.options.serverId,
         nowMs: this.#clock.nowMs(),
         takeOver: this.#firstClaim && this.options.exclusive === true,
@@ -140,6 +160,8 @@ export class ServerLease {
       if (this.#heldDuringClaim === during) this.#heldDuringClaim = null;
     }
     this.#firstClaim = false;
+    if (answer.takenOver.length > 0) this.#reportTakeover(answer.takenOver);
+    const { held } = answer;
     const claimed = new Set(held.map((entry) => entry.job.id));
     const all = [...held, ...[...during.values()].filter((entry) => !claimed.has(entry.job.id))];
     this.#held = new Map(all.map((entry) => [entry.job.id, entry.lease]));
@@ -165,6 +187,17 @@ export class ServerLease {
       });
       return false;
     }
+  }
+
+  /** The one log line (and metric) of a claim that moved jobs here: how many, from whom, which. */
+  #reportTakeover(taken: readonly TakenOverJob[]): void {
+    const fromServers = [...new Set(taken.flatMap((job) => (job.fromServer === null ? [] : [job.fromServer])))];
+    this.#logger.info('took over jobs', {
+      count: taken.length,
+      fromServers,
+      jobIds: taken.slice(0, TAKEOVER_LOGGED_JOB_IDS).map((job) => job.jobId),
+    });
+    this.#onTakeover?.(taken.length);
   }
 
   async #renew(): Promise<void> {

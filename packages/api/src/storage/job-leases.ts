@@ -1,4 +1,4 @@
-import { checkFence, type JobLease, type LeasedJob } from '@agent-teams/core';
+import { type ClaimedJobs, checkFence, type JobLease, type LeasedJob } from '@agent-teams/core';
 import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, JobsTable } from './database-types.js';
@@ -28,18 +28,21 @@ export async function renewServerLease(
 }
 
 /**
- * Claims the active jobs no live server holds, then answers every active job `serverId` holds.
+ * Claims the active jobs no live server holds, then answers every active job `serverId` holds and
+ * which of them this claim took over, from which holder.
  *
  * @remarks PostgreSQL: the candidates are locked `FOR UPDATE SKIP LOCKED`, so two servers claiming
  * at once split the orphans instead of queueing on each other's rows, and a row being written by
  * its (live) holder is simply not a candidate this time. The claim bumps `lease_fence`, which is
  * the fencing token every later write of the old holder is checked against. SQLite: one server
- * per file, and the write lock serializes everything anyway.
+ * per file, and the write lock serializes everything anyway. A candidate is taken over when this
+ * server holds it afterwards (a candidate was never its own, and its lock is kept to the commit);
+ * its previous holder is the one the candidates' read saw, under the lock on PostgreSQL.
  */
 export async function claimActiveJobs(
   scope: WriteScope,
   args: { serverId: string; nowMs: number; takeOver?: boolean },
-): Promise<LeasedJob[]> {
+): Promise<ClaimedJobs> {
   // The orphan test, used twice: to pick the candidates, and again in the UPDATE.
   const orphaned = (eb: ExpressionBuilder<Database & { j: Database['jobs'] }, 'j'>) => {
     const notMine = eb.or([eb('j.lease_server', 'is', null), eb('j.lease_server', '!=', args.serverId)]);
@@ -55,12 +58,13 @@ export async function claimActiveJobs(
   };
   let candidates = scope.trx
     .selectFrom('jobs as j')
-    .select('j.id')
+    .select(['j.id', 'j.lease_server'])
     .where('j.unfinished', '=', UNFINISHED)
     .where('j.phase', 'in', ACTIVE_PHASE_LITERALS)
     .where(orphaned);
   if (scope.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
-  const orphans = (await candidates.execute()).map((row) => row.id);
+  const previous = new Map((await candidates.execute()).map((row) => [row.id, row.lease_server]));
+  const orphans = [...previous.keys()];
   if (orphans.length > 0) {
     // Checked again: under READ COMMITTED, a row another server claimed and committed between
     // this statement's snapshot and its lock is re-checked against the old anti-join result and
@@ -72,7 +76,11 @@ export async function claimActiveJobs(
       .where(orphaned)
       .execute();
   }
-  return heldActiveJobs(scope.trx, args.serverId);
+  const held = await heldActiveJobs(scope.trx, args.serverId);
+  const takenOver = held
+    .filter((entry) => previous.has(entry.job.id))
+    .map((entry) => ({ jobId: entry.job.id, fromServer: previous.get(entry.job.id) ?? null }));
+  return { held, takenOver };
 }
 
 /** The active jobs a server holds, in creation order (seq); compiled once (`compiled-statement.ts`). */

@@ -2,6 +2,7 @@ import {
   type AdmitArgs,
   type AdmittedJob,
   type ClaimArgs,
+  type ClaimedJobs,
   type ConversationId,
   type ConversationState,
   type EnqueueRequestsArgs,
@@ -10,7 +11,6 @@ import {
   type JobId,
   JobPhase,
   type JobView,
-  type LeasedJob,
   type OwnerId,
   type PublishWindow,
   type RenewLeaseArgs,
@@ -148,9 +148,10 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     return runWrite(this.ctx, args.now, (scope) => jobLeases.renewServerLease(scope, args));
   }
 
-  claimActiveJobs(args: ClaimArgs): Promise<readonly LeasedJob[]> {
+  async claimActiveJobs(args: ClaimArgs): Promise<ClaimedJobs> {
     // Alone and taken over: what it holds is a plain read (no write lock, no commit).
-    if (args.heldOnly === true) return jobLeases.heldActiveJobs(this.ctx.db, args.serverId);
+    if (args.heldOnly === true)
+      return { held: await jobLeases.heldActiveJobs(this.ctx.db, args.serverId), takenOver: [] };
     // No caller's `now` here: a claim writes no timestamp, only the holder and the fence.
     return runWrite(this.ctx, new Date(args.nowMs).toISOString(), (scope) => jobLeases.claimActiveJobs(scope, args));
   }

@@ -21,7 +21,15 @@ export type {
   RespondToJobArgs,
   UpdateJobOptions,
 } from './store/job-writes.js';
-export type { ClaimArgs, JobLease, LeasedJob, Leases, RenewLeaseArgs } from './store/leases.js';
+export type {
+  ClaimArgs,
+  ClaimedJobs,
+  JobLease,
+  LeasedJob,
+  Leases,
+  RenewLeaseArgs,
+  TakenOverJob,
+} from './store/leases.js';
 export type {
   Mailbox,
   MailboxDecision,

@@ -10,8 +10,12 @@ export function describeLeaseCases(h: () => StoreHarness): void {
   const zoo = () => h().zoo();
   const live = (serverId: string, nowMs = T0) =>
     h().store.renewServerLease({ serverId, host: 'test', now: h().now(), expiresAtMs: nowMs + TTL });
-  const claim = (serverId: string, nowMs = T0, takeOver = false) =>
+  const claimed = (serverId: string, nowMs = T0, takeOver = false) =>
     h().store.claimActiveJobs({ serverId, nowMs, takeOver });
+  const claim = async (serverId: string, nowMs = T0, takeOver = false) =>
+    (await claimed(serverId, nowMs, takeOver)).held;
+  const heldOnly = async (serverId: string, nowMs: number) =>
+    (await h().store.claimActiveJobs({ serverId, nowMs, heldOnly: true })).held;
   const ids = (held: readonly LeasedJob[]) => held.map((h) => h.job.id).sort();
   const fences = (held: readonly LeasedJob[]) => new Map(held.map((h) => [h.job.id, h.lease.fence]));
   const activeIds = (jobs: Awaited<ReturnType<typeof zoo>>['jobs']) =>
@@ -33,13 +37,13 @@ export function describeLeaseCases(h: () => StoreHarness): void {
       const { jobs } = await zoo();
       await live('a');
       // Before any claim the active jobs are orphans; a held-only read takes none of them.
-      expect(await h().store.claimActiveJobs({ serverId: 'a', nowMs: T0, heldOnly: true })).toEqual([]);
+      expect(await heldOnly('a', T0)).toEqual([]);
       const first = await claim('a');
-      const again = await h().store.claimActiveJobs({ serverId: 'a', nowMs: T0 + 1_000, heldOnly: true });
+      const again = await heldOnly('a', T0 + 1_000);
       expect(ids(again)).toEqual(activeIds(jobs));
       expect(fences(again)).toEqual(fences(first));
       // Another server's held-only read never takes them either, even past a's lease.
-      expect(await h().store.claimActiveJobs({ serverId: 'b', nowMs: T0 + 10 * TTL, heldOnly: true })).toEqual([]);
+      expect(await heldOnly('b', T0 + 10 * TTL)).toEqual([]);
     });
 
     it("never claims a live server's jobs, and claims all of them once its lease expired", async () => {
@@ -108,6 +112,27 @@ export function describeLeaseCases(h: () => StoreHarness): void {
       const taken = await claim('new', T0, true);
       expect(ids(taken)).toEqual(activeIds(jobs));
       expect(await claim('old')).toEqual([]);
+    });
+
+    it('reports the jobs a claim took over with their previous holder, and none when it took nothing', async () => {
+      const { jobs } = await zoo();
+      await live('a');
+      await live('b');
+      const first = await claimed('a');
+      // Never held before: taken over from nobody.
+      expect(first.takenOver).toEqual(first.held.map((held) => ({ jobId: held.job.id, fromServer: null })));
+      expect((await claimed('a', T0 + 1_000)).takenOver).toEqual([]);
+      expect((await claimed('b', T0 + TTL - 1)).takenOver).toEqual([]);
+      await live('b', T0 + TTL);
+      const byB = await claimed('b', T0 + TTL);
+      expect(byB.takenOver.map((taken) => taken.jobId).sort()).toEqual(activeIds(jobs));
+      expect(byB.takenOver).toEqual(byB.held.map((held) => ({ jobId: held.job.id, fromServer: 'a' })));
+      await live('alone', T0 + TTL);
+      const taken = await claimed('alone', T0 + TTL, true);
+      expect(new Set(taken.takenOver.map((job) => job.fromServer))).toEqual(new Set(['b']));
+      expect(
+        (await h().store.claimActiveJobs({ serverId: 'alone', nowMs: T0 + TTL, heldOnly: true })).takenOver,
+      ).toEqual([]);
     });
 
     it('treats a holder that never registered a lease as dead', async () => {

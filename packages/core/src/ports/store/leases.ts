@@ -1,3 +1,4 @@
+import type { JobId } from '../../model/ids.js';
 import type { Job } from '../../model/job.js';
 
 /**
@@ -39,6 +40,27 @@ export interface ClaimArgs {
   readonly heldOnly?: boolean;
 }
 
+/** An active job a claim took from its previous holder. */
+export interface TakenOverJob {
+  readonly jobId: JobId;
+  /**
+   * The server incarnation that held it: dead, expired or (with `takeOver`) any other; null when
+   * none did (its holder released it on a graceful shutdown).
+   */
+  readonly fromServer: string | null;
+}
+
+/** What {@link Leases.claimActiveJobs} answers. */
+export interface ClaimedJobs {
+  /** Every active job the server holds now, with its lease, in creation order. */
+  readonly held: readonly LeasedJob[];
+  /**
+   * The jobs this claim took over, in creation order (all of them in `held`): empty on a pass
+   * that only found its own jobs, so operators can be told only when jobs moved.
+   */
+  readonly takenOver: readonly TakenOverJob[];
+}
+
 /** Store role: the leases of servers sharing one database on the jobs they drive. */
 export interface Leases {
   /** Registers or renews a server incarnation's lease until `expiresAtMs` (an upsert). */
@@ -48,9 +70,10 @@ export interface Leases {
    * server lease is missing or expired at `nowMs`; with `takeOver`, every active job whatever its
    * holder: for a server that knows it is alone on the database), incrementing each claimed job's
    * fence. Rows another server is claiming at the same moment are skipped: they are its.
-   * @returns every active job `serverId` holds now, with its lease, in creation order.
+   * @returns every active job `serverId` holds now, and the ones of those this claim took over
+   * with their previous holders.
    */
-  claimActiveJobs(args: ClaimArgs): Promise<readonly LeasedJob[]>;
+  claimActiveJobs(args: ClaimArgs): Promise<ClaimedJobs>;
   /**
    * Gives up a server's leases at once (graceful shutdown): its active jobs have no holder any more
    * and its server lease is removed, so any other server claims them at its next pass.

@@ -1,4 +1,14 @@
-import { ACTIVE_PHASES, checkFence, type JobId, type JobLease, type LeasedJob, type Leases } from '@agent-teams/core';
+import {
+  ACTIVE_PHASES,
+  type ClaimArgs,
+  type ClaimedJobs,
+  checkFence,
+  type JobId,
+  type JobLease,
+  type LeasedJob,
+  type Leases,
+  type TakenOverJob,
+} from '@agent-teams/core';
 import type { MemoryStoreState } from './state.js';
 
 /** Leases a job to a server, incrementing its fence (a claim or an admission). */
@@ -8,26 +18,27 @@ export function leaseJob(state: MemoryStoreState, jobId: JobId, serverId: string
   return { serverId, fence };
 }
 
-/** `TeamStore.claimActiveJobs`: claims the orphans, answers what the server holds. */
-function claimIn(
-  state: MemoryStoreState,
-  args: { serverId: string; nowMs: number; takeOver?: boolean; heldOnly?: boolean },
-): LeasedJob[] {
+/** `TeamStore.claimActiveJobs`: claims the orphans, answers what the server holds and what it took over. */
+function claimIn(state: MemoryStoreState, args: ClaimArgs): ClaimedJobs {
   const alive = (serverId: string | null): boolean => {
     if (serverId === null) return false;
     const lease = state.serverLeases.get(serverId);
     return lease !== undefined && lease.expiresAtMs > args.nowMs;
   };
   const held: LeasedJob[] = [];
+  const takenOver: TakenOverJob[] = [];
   for (const job of state.jobs.values()) {
     if (!ACTIVE_PHASES.includes(job.phase)) continue;
     const holder = state.jobLeases.get(job.id)?.serverId ?? null;
     const claims = args.heldOnly !== true && (args.takeOver === true || !alive(holder));
-    if (holder !== args.serverId && claims) leaseJob(state, job.id, args.serverId);
+    if (holder !== args.serverId && claims) {
+      leaseJob(state, job.id, args.serverId);
+      takenOver.push({ jobId: job.id, fromServer: holder });
+    }
     const lease = state.jobLeases.get(job.id);
     if (lease?.serverId === args.serverId) held.push({ job, lease: { serverId: args.serverId, fence: lease.fence } });
   }
-  return held;
+  return { held, takenOver };
 }
 
 /** `TeamStore.releaseServerLeases`: the server's jobs lose their holder, its lease row goes. */
