@@ -136,6 +136,7 @@ export type {
   EnqueueSnapshot,
   EventLog,
   FreezeContext,
+  InterruptTurnArgs,
   JobFilter,
   JobLease,
   JobReads,
@@ -153,6 +154,7 @@ export type {
   NewRequest,
   NewTeam,
   NewTeamMessage,
+  RecordedToolRequest,
   RecordReads,
   RenewLeaseArgs,
   ReserveSpendArgs,
@@ -172,6 +174,7 @@ export type {
   TeamReads,
   TeamStore,
   TeamWrites,
+  ToolRequest,
   UpdateJobOptions,
   UsageLedger,
 } from './ports/team-store.js';
@@ -288,5 +291,6 @@ export type {
 export { excerptOf, jobResultOf } from './tools/result-views.js';
 export { foldSearchText, matchesFolded } from './tools/search-fold.js';
 export type { TaskToolName } from './tools/task-tools.js';
-export { isTaskTool, TASK_TOOL_NAMES, toolErrorExtras } from './tools/task-tools.js';
+export { decideKeyedTask, isTaskTool, TASK_TOOL_NAMES, toolErrorExtras } from './tools/task-tools.js';
 export type { TeamReadAnswer } from './tools/team-reads.js';
+export { toolReplayConflict, toolRequestKey, toolRequestOf } from './tools/tool-requests.js';

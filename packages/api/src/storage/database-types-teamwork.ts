@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { SeqValue } from './database-types.js';
 
-// The tables of teamwork (migrations 0008, 0009, 0011, 0019) and of budgets (0010), kept beside the
+// The tables of teamwork (migrations 0008, 0009, 0011, 0019, 0020) and of budgets (0010), kept beside the
 // core tables of `database-types.ts`, which re-exports them for the `Database` interface.
 
 /** `member_spawns`: the idempotency key of each spawn (migration 0011). */
@@ -32,6 +32,17 @@ export interface TasksTable {
   result: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** `tool_requests`: the keys of member tool calls, with what each answered (migration 0020). */
+export interface ToolRequestsTable {
+  team_id: string;
+  /** `tool:<memberId>:<request_id>`. */
+  request_key: string;
+  fingerprint: string;
+  /** The task written or the job interrupted; NULL when the call answered none. */
+  answer_id: string | null;
+  created_at: string;
 }
 
 /** `team_messages`: one row per team message (migration 0008). */

@@ -6,6 +6,7 @@ import type {
   TeamBudgetsTable,
   TeamMessageDeliveriesTable,
   TeamMessagesTable,
+  ToolRequestsTable,
 } from './database-types-teamwork.js';
 
 export type {
@@ -15,6 +16,7 @@ export type {
   TeamBudgetsTable,
   TeamMessageDeliveriesTable,
   TeamMessagesTable,
+  ToolRequestsTable,
 } from './database-types-teamwork.js';
 
 /**
@@ -272,4 +274,5 @@ export interface Database {
   member_spawns: MemberSpawnsTable;
   team_budgets: TeamBudgetsTable;
   spend_reservations: SpendReservationsTable;
+  tool_requests: ToolRequestsTable;
 }

@@ -52,6 +52,9 @@ export class KyselyTeamRoles extends KyselyStoreBase {
     runWrite(this.ctx, args.now, (scope) => lifecycle.retireMember(scope, args));
   readonly closeTeam: TeamLifecycle['closeTeam'] = (args) =>
     runWrite(this.ctx, args.now, (scope) => lifecycle.closeTeam(scope, args));
+  // Not the scheduler's write (no lease): a lost ride is retried away, as `updateJob` does.
+  readonly interruptTurn: TeamLifecycle['interruptTurn'] = (args) =>
+    runWrite(this.ctx, args.now, (scope) => lifecycle.interruptTurn(scope, args), { retryOnLostRide: true });
 
   // ---- TeamReads ----------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, TasksTable } from './database-types.js';
 import { toMember } from './row-mappers.js';
 import { readStoredStrings } from './stored-json.js';
+import { recordedToolRequest, recordToolRequest } from './tool-requests.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -110,22 +111,31 @@ async function writeTask(scope: WriteScope, task: Task, previousRevision: number
   await scope.events.emit(task.teamId, TeamEventKind.TASK_CHANGED, { taskId: task.id, reason });
 }
 
-/** `Tasks.changeTask`: the board read, the decision and the write in the caller's transaction. */
+/**
+ * `Tasks.changeTask`: the board read, the decision and the write in the caller's transaction, with
+ * the key of a member's keyed write read before the decision and recorded after it.
+ */
 export async function changeTask(scope: WriteScope, args: Omit<ChangeTaskArgs, 'now'>): Promise<TaskChange> {
   const team = await scope.lockTeam(args.teamId);
   if (team === undefined) throw notFound('team');
-  const [tasks, members] = await Promise.all([
+  const request = args.request ?? null;
+  const [tasks, members, recorded] = await Promise.all([
     boardTasks(scope, args.teamId),
     scope.trx.selectFrom('members').selectAll().where('team_id', '=', args.teamId).orderBy('position').execute(),
+    request === null ? null : recordedToolRequest(scope, args.teamId, request.key),
   ]);
   const outcome = args.decide({
     teamId: args.teamId,
     teamStatus: team.status as TeamStatus,
     tasks,
     members: members.map(toMember),
+    recorded,
   });
   if (!outcome.ok) throw outcome.error;
   if (outcome.value.changed) await writeTask(scope, outcome.value.task, outcome.value.previousRevision, null);
+  // Recorded with the change, in its commit: a replay of the call then finds it (`ToolRequest`).
+  if (request !== null && recorded === null)
+    await recordToolRequest(scope, args.teamId, request, outcome.value.task.id);
   return outcome.value;
 }
 

@@ -4,9 +4,11 @@ import {
   checkSpawnRoom,
   DomainError,
   ErrorCode,
+  type InterruptTurnArgs,
   type Job,
   JobPhase,
   type Member,
+  notFound,
   type RetireMemberArgs,
   releaseReason,
   type SpawnMemberArgs,
@@ -14,13 +16,15 @@ import {
   TeamEventKind,
   TeamStatus,
   type TransitionOutcome,
+  toolReplayConflict,
 } from '@agent-teams/core';
 import { appendConversation } from './conversations.js';
-import { UNFINISHED } from './job-reads.js';
-import { applyTransition } from './job-writes.js';
+import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
+import { applyTransition, updateJob } from './job-writes.js';
 import { literalPhases } from './literal-phase.js';
 import { toJob, toMember, toTeam, withoutSeq } from './row-mappers.js';
 import { releaseClaimsIn } from './task-board.js';
+import { recordedToolRequest, recordToolRequest } from './tool-requests.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -170,4 +174,32 @@ export async function closeTeam(
   await scope.events.flush();
   const team = await scope.trx.selectFrom('teams').selectAll().where('id', '=', args.teamId).executeTakeFirstOrThrow();
   return { team: withoutSeq(toTeam(team)), cancelled };
+}
+
+/**
+ * Ends a member's turn and records the lead's key with it (see `TeamLifecycle.interruptTurn`): a
+ * key recorded before answers its job again, so a call replayed after a crash never ends the
+ * later turn the member runs by then.
+ */
+export async function interruptTurn(
+  scope: WriteScope,
+  args: InterruptTurnArgs,
+): Promise<{ job: Job | null; replayed: boolean }> {
+  await scope.lockOwnedTeam(args.owner, args.teamId);
+  if (args.request !== null) {
+    const recorded = await recordedToolRequest(scope, args.teamId, args.request.key);
+    if (recorded !== null) {
+      const conflict = toolReplayConflict(recorded, args.request);
+      if (conflict !== null) throw conflict;
+      const [row] = recorded.answerId === null ? [] : await JOB_BY_ID.rows(scope.trx, recorded.answerId);
+      return { job: row === undefined ? null : toJob(row), replayed: true };
+    }
+  }
+  const cancel = (job: Job): TransitionOutcome => {
+    if (job.teamId !== args.teamId) throw notFound('job');
+    return args.cancel(job);
+  };
+  const job = args.jobId === null ? null : (await updateJob(scope, args.jobId, cancel, args.owner)).job;
+  if (args.request !== null) await recordToolRequest(scope, args.teamId, args.request, job?.id ?? null);
+  return { job, replayed: false };
 }

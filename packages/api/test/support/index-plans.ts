@@ -16,7 +16,7 @@ export async function indexNames(db: Kysely<Database>, dialect: DatabaseDialect,
 
 /** The tables whose rows accumulate with a server's history (decision 0247), as a regex alternation. */
 export const GROWING_TABLES =
-  'jobs|team_events|record_messages|conversation_messages|openai_messages|model_usage|team_messages|team_message_deliveries|tasks|runtime_runs|member_run_tokens';
+  'jobs|team_events|record_messages|conversation_messages|openai_messages|model_usage|team_messages|team_message_deliveries|tasks|tool_requests|runtime_runs|member_run_tokens';
 
 /** A SQLite plan step that reads one of the growing tables whole (`SCAN t`, not `SCAN t USING … INDEX`). */
 export const HISTORY_SCAN = new RegExp(`SCAN (${GROWING_TABLES})\\b(?! USING)`);

@@ -50,8 +50,15 @@ export type {
   UsageLedger,
 } from './store/record-roles.js';
 export type { ChangeTaskArgs, TaskFilter, Tasks } from './store/tasks.js';
-export type { CloseTeamArgs, RetireMemberArgs, SpawnMemberArgs, TeamLifecycle } from './store/team-lifecycle.js';
+export type {
+  CloseTeamArgs,
+  InterruptTurnArgs,
+  RetireMemberArgs,
+  SpawnMemberArgs,
+  TeamLifecycle,
+} from './store/team-lifecycle.js';
 export type { NewMember, NewTeam, TeamReads, TeamWrites } from './store/team-roles.js';
+export type { RecordedToolRequest, ToolRequest } from './store/tool-requests.js';
 
 /**
  * Port: durable storage of teams, members, jobs, the shared record and the event log, as the

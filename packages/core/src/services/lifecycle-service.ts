@@ -7,7 +7,14 @@ import { deriveMemberStatus } from '../model/member-status.js';
 import { type Member, type MemberStatus, type Team, TeamStatus } from '../model/team.js';
 import { hashFilter } from '../pagination/cursor.js';
 import { nowTimestamp } from '../ports/clock.js';
-import type { ConversationLog, JobReads, JobWrites, TeamLifecycle, TeamReads } from '../ports/team-store.js';
+import type {
+  ConversationLog,
+  JobReads,
+  JobWrites,
+  TeamLifecycle,
+  TeamReads,
+  ToolRequest,
+} from '../ports/team-store.js';
 import { validateClientRequestId, validateRole, validateText } from '../text/validate-text.js';
 import type { UsesStore } from './core-types.js';
 import { UNFINISHED_STATUSES } from './handoff-service.js';
@@ -142,6 +149,11 @@ export async function closeTeam(deps: LifecycleDeps, team: Team, by: LifecycleAc
  * Ends `member`'s current turn: the head job of its conversation, once admission began, is
  * cancelled with `reason` as its error. A member with no turn begun (idle, or only queued work)
  * answers null. Its mailbox and tasks are not touched.
+ *
+ * @remarks With `request` (the lead's `team_interrupt` with a `request_id`), the store records the
+ * answer (the job, or null) in the transaction of the cancel, and a call under a recorded key
+ * answers that job again and cancels nothing: replayed after a crash, the call would otherwise
+ * end whatever turn the member runs by then, a later one. Without a key every call acts.
  */
 export async function interruptMember(
   deps: LifecycleDeps,
@@ -150,6 +162,7 @@ export async function interruptMember(
   reasonArg: unknown,
   field = 'reason',
   by: LifecycleActor = 'person',
+  request: ToolRequest | null = null,
 ): Promise<Job | null> {
   const reason = validateText(field, reasonArg, Limits.messageText);
   const page = await deps.store.listJobs(
@@ -158,11 +171,20 @@ export async function interruptMember(
     { first: 1, afterSeq: null },
   );
   const head = page.items[0];
-  if (head === undefined || head.conversationId !== member.conversationId || head.phase === JobPhase.QUEUED)
-    return null;
+  const begun =
+    head === undefined || head.conversationId !== member.conversationId || head.phase === JobPhase.QUEUED ? null : head;
+  // Nothing to end and nothing to record: no write at all.
+  if (begun === null && request === null) return null;
   const tctx = context(deps);
-  const { job } = await deps.store.updateJob(head.id, cancelStep(tctx, reason, by), { now: tctx.now });
-  return isTerminal(job.phase) || job.phase === JobPhase.CANCELLING ? job : null;
+  const { job } = await deps.store.interruptTurn({
+    owner: team.owner,
+    teamId: team.id,
+    jobId: begun?.id ?? null,
+    request,
+    now: tctx.now,
+    cancel: cancelStep(tctx, reason, by),
+  });
+  return job !== null && (isTerminal(job.phase) || job.phase === JobPhase.CANCELLING) ? job : null;
 }
 
 /** The owner's member by id, with its team. @throws DomainError NOT_FOUND. */

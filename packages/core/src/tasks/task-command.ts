@@ -1,5 +1,6 @@
 import type { MemberId, TeamId } from '../model/ids.js';
 import type { Member, TeamStatus } from '../model/team.js';
+import type { RecordedToolRequest } from '../ports/store/tool-requests.js';
 import type { Task, TaskId, TaskWarning } from './task.js';
 
 /** What a board write sees, read inside the store's transaction with the team locked. */
@@ -10,6 +11,11 @@ export interface TaskBoard {
   readonly tasks: readonly Task[];
   /** The team's roster, retired members included. */
   readonly members: readonly Member[];
+  /**
+   * What the write's idempotency key (`ChangeTaskArgs.request`) recorded when a write under it
+   * succeeded before (a tool call run again after a crash); absent or null otherwise.
+   */
+  readonly recorded?: RecordedToolRequest | null;
 }
 
 /** A write to an existing task: it names the revision it was based on. */

@@ -47,7 +47,18 @@ export const LIFECYCLE_TOOL_SPECS = [
   spec(
     'team_interrupt',
     "Lead only. End a member's current turn (its job ends CANCELLED with your reason); its mailbox and tasks stay.",
-    { member: memberArg, reason: { type: 'string', description: "Why, shown as the cancelled job's error." } },
+    {
+      member: memberArg,
+      reason: { type: 'string', description: "Why, shown as the cancelled job's error." },
+      request_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: Limits.clientRequestId.maxChars,
+        description:
+          'Optional: a stable id for this interrupt, reused on retries. A retry answers the job the first ' +
+          'call ended and never ends a later turn.',
+      },
+    },
     ['member', 'reason'],
   ),
   spec(

@@ -14,6 +14,7 @@ import {
 import { validateText } from '../text/validate-text.js';
 import { checkArgumentTypes } from './argument-types.js';
 import { LEAD_ONLY_TOOLS, LIFECYCLE_TOOL_SPECS } from './lifecycle-tool-specs.js';
+import { toolRequestOf } from './tool-requests.js';
 
 /** The lifecycle tools `invokeLifecycleTool` answers (the lead's four). */
 export type LifecycleToolName = 'team_spawn' | 'team_retire' | 'team_close' | 'team_interrupt';
@@ -81,7 +82,13 @@ export async function invokeLifecycleTool(
     case 'team_interrupt': {
       const target = findMember(caller.roster, args.member, 'member');
       notSelf(caller, target.id, 'interrupt');
-      const job = await interruptMember(deps, caller.team, target, args.reason, 'reason', 'lead');
+      // Keyed by the member interrupted and the reason, as the call named them.
+      const request = toolRequestOf(caller.member.id, args.request_id, {
+        tool,
+        member: target.id,
+        reason: args.reason,
+      });
+      const job = await interruptMember(deps, caller.team, target, args.reason, 'reason', 'lead', request);
       return { job_id: job?.id ?? null };
     }
   }

@@ -9,7 +9,15 @@ const expectedRevision: ToolArgumentSchema = {
     "The task's revision as you last read it. A write based on another revision is refused with " +
     'TASK_STALE_REVISION and current_revision: read the task again before retrying.',
 };
-const write = { task_id: taskId, expected_revision: expectedRevision };
+const writeRequestId: ToolArgumentSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: Limits.clientRequestId.maxChars,
+  description:
+    'Optional: a stable id for this write, reused on retries. A retry of a write that succeeded answers ' +
+    'the task as it is now instead of TASK_STALE_REVISION; the same id with other arguments is refused.',
+};
+const write = { task_id: taskId, expected_revision: expectedRevision, request_id: writeRequestId };
 const fields: Readonly<Record<string, ToolArgumentSchema>> = {
   title: { type: 'string', maxLength: Limits.taskTitle.maxChars, description: 'Short title of the task.' },
   details: {

@@ -19,6 +19,7 @@ import { describeTasksCases } from './tasks-contract.js';
 import { describeTeamLifecycleCases } from './team-lifecycle-contract.js';
 import { describeTeamReadsCases } from './team-reads-contract.js';
 import { describeTeamWritesCases } from './team-writes-contract.js';
+import { describeInterruptTurnCases, describeKeyedTaskWriteCases } from './tool-requests-contract.js';
 import { describeUsageCases } from './usage-contract.js';
 import { describeWaitCases } from './wait-contract.js';
 
@@ -45,8 +46,14 @@ export const STORE_ROLE_CASES: Readonly<Record<StoreRole, (h: () => StoreHarness
   usageLedger: describeUsageCases,
   conversationLog: describeConversationLogCases,
   mailbox: describeMailboxCases,
-  tasks: describeTasksCases,
-  teamLifecycle: describeTeamLifecycleCases,
+  tasks: (h) => {
+    describeTasksCases(h);
+    describeKeyedTaskWriteCases(h);
+  },
+  teamLifecycle: (h) => {
+    describeTeamLifecycleCases(h);
+    describeInterruptTurnCases(h);
+  },
   budgets: describeBudgetCases,
 };
 

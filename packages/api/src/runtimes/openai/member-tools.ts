@@ -23,7 +23,13 @@ const SUPPLIED_KEY: Readonly<Record<string, string>> = {
   team_message: 'message_id',
   team_broadcast: 'request_id',
   team_spawn: 'request_id',
+  team_interrupt: 'request_id',
   task_create: 'request_id',
+  task_claim: 'request_id',
+  task_update: 'request_id',
+  task_complete: 'request_id',
+  task_release: 'request_id',
+  task_cancel: 'request_id',
 };
 
 function tool(spec: Pick<MemberToolSpec, 'name' | 'description' | 'inputSchema'>): ChatCompletionTool {
@@ -103,9 +109,11 @@ function errorResult(code: string, message: string, extras: Record<string, unkno
  * @remarks Every refusal goes back to the model as a tool result (`{"error":{"code","message"}}`),
  * never as a failed turn: the model can correct its arguments or carry on without the tool. A
  * tool with an idempotency key the model left out (`request_id` of `send_member`, `team_broadcast`,
- * `team_spawn` and `task_create`, `message_id` of `team_message`) gets one derived from the run
- * key and the call id, so a turn replayed after a crash sends the same, idempotent request.
- * Unexpected errors stay masked.
+ * `team_spawn`, `team_interrupt`, `task_create` and the task writes, `message_id` of
+ * `team_message`) gets one derived from the run key and the call id, so a turn replayed after a
+ * crash sends the same, idempotent request: an interrupt replayed so answers the job it ended
+ * rather than ending a later turn, a task write the task it changed rather than
+ * TASK_STALE_REVISION. Unexpected errors stay masked.
  */
 export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, runKey: string): Promise<string> {
   if (!MEMBER_TOOL_NAMES.has(call.name) || call.name === ASK_CLARIFICATION) {

@@ -19,6 +19,7 @@ import { unfinishedPhaseLeaseIndexMigration } from './0016-unfinished-phase-leas
 import { cachedInputTokensMigration } from './0017-cached-input-tokens.js';
 import { historyIndexesMigration } from './0018-history-indexes.js';
 import { taskRequestFingerprintMigration } from './0019-task-request-fingerprint.js';
+import { toolRequestsMigration } from './0020-tool-requests.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -55,6 +56,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0017-cached-input-tokens': cachedInputTokensMigration(this.#dialect),
       '0018-history-indexes': historyIndexesMigration(),
       '0019-task-request-fingerprint': taskRequestFingerprintMigration(this.#dialect),
+      '0020-tool-requests': toolRequestsMigration(),
     };
   }
 }

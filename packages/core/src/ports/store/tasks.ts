@@ -3,6 +3,7 @@ import type { MemberId, TeamId } from '../../model/ids.js';
 import type { Task, TaskId, TaskStatus } from '../../tasks/task.js';
 import type { TaskBoard, TaskChange } from '../../tasks/task-command.js';
 import type { SeqPage, SeqPageRequest } from './pages.js';
+import type { ToolRequest } from './tool-requests.js';
 
 /** Filters of `task_list` and `Team.tasks`, applied by the store before paging. */
 export interface TaskFilter {
@@ -19,6 +20,13 @@ export interface ChangeTaskArgs {
    * An error result is thrown as is, with nothing written.
    */
   readonly decide: (board: TaskBoard) => Result<TaskChange>;
+  /**
+   * The idempotency key of a member's write (`request_id` of the task write tools); absent or null
+   * for none. The board then carries what the key recorded (`TaskBoard.recorded`), and a decision
+   * that succeeds without a recorded write records the key with its task, changed or not, in the
+   * same transaction.
+   */
+  readonly request?: ToolRequest | null;
 }
 
 /**
@@ -33,7 +41,8 @@ export interface ChangeTaskArgs {
 export interface Tasks {
   /**
    * Decides and applies one write. Throws NOT_FOUND for an absent team, or the decision's error.
-   * A decision that changes nothing writes nothing and adds no event.
+   * A decision that changes nothing writes nothing (but the key of {@link ChangeTaskArgs.request})
+   * and adds no event.
    */
   changeTask(args: ChangeTaskArgs): Promise<TaskChange>;
   /** The team's tasks in board (creation) order, filtered, after `afterSeq`, with the filtered total. */

@@ -1,9 +1,10 @@
 import type { TransitionOutcome } from '../../jobs/job-machine.js';
-import type { MemberId, OwnerId, TeamId } from '../../model/ids.js';
+import type { JobId, MemberId, OwnerId, TeamId } from '../../model/ids.js';
 import type { Job } from '../../model/job.js';
 import type { Member, Team } from '../../model/team.js';
 import type { NewConversationMessage } from './record-roles.js';
 import type { NewMember } from './team-roles.js';
+import type { ToolRequest } from './tool-requests.js';
 
 /** Arguments of {@link TeamLifecycle.spawnMember}. */
 export interface SpawnMemberArgs {
@@ -43,6 +44,19 @@ export interface CloseTeamArgs {
   readonly cancel: (job: Job) => TransitionOutcome;
 }
 
+/** Arguments of {@link TeamLifecycle.interruptTurn}. */
+export interface InterruptTurnArgs {
+  readonly owner: OwnerId;
+  readonly teamId: TeamId;
+  /** The member's current turn (the head job of its conversation, begun), or null: none begun. */
+  readonly jobId: JobId | null;
+  /** The idempotency key of the lead's call (`request_id` of `team_interrupt`); null for none. */
+  readonly request: ToolRequest | null;
+  readonly now: string;
+  /** The cancel step of the turn (the core's CANCEL, with the reason). */
+  readonly cancel: (job: Job) => TransitionOutcome;
+}
+
 /**
  * Store role: the team lifecycle writes (decision 0165), each ONE transaction under the team lock.
  *
@@ -70,4 +84,12 @@ export interface TeamLifecycle {
    * team changes nothing. Throws NOT_FOUND.
    */
   closeTeam(args: CloseTeamArgs): Promise<{ team: Team; cancelled: readonly Job[] }>;
+  /**
+   * Ends a member's turn: applies `cancel` to `jobId` (when given) and records `request` with that
+   * job id (when given), in one transaction. A `request` whose key was recorded before changes
+   * nothing and answers the job recorded then, as it is now, or null when that call found no turn
+   * (`replayed`); another fingerprint under the key is IDEMPOTENCY_CONFLICT. Throws NOT_FOUND
+   * (team absent or another owner's, job not of the team).
+   */
+  interruptTurn(args: InterruptTurnArgs): Promise<{ job: Job | null; replayed: boolean }>;
 }

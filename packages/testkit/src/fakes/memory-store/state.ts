@@ -11,6 +11,7 @@ import {
   type MemberId,
   type MessageId,
   type PublishWindow,
+  type RecordedToolRequest,
   type RecordKind,
   type RecordMessage,
   type RoundState,
@@ -63,6 +64,8 @@ export class MemoryStoreState {
   readonly teamBudgets = new Map<TeamId, TeamBudgetLimits>();
   /** Task boards per team, in board order (see `tasks.ts`). */
   readonly tasks = new Map<TeamId, Task[]>();
+  /** Recorded member tool calls per team: key → fingerprint and answer (`ToolRequest`). */
+  readonly toolRequests = new Map<TeamId, Map<string, RecordedToolRequest>>();
   /** Recorded model usage by entry id. */
   readonly usage = new Map<string, UsageEntry>();
   /** Team messages in creation (`seq`) order. */
@@ -85,6 +88,18 @@ export class MemoryStoreState {
   /** Starts a write to one team; nothing is visible until {@link MemoryStoreState.commit}. */
   write(teamId: TeamId, now: string): TeamWrite {
     return new TeamWrite(this, teamId, now);
+  }
+
+  /** What `key` recorded in the team, or null (see `ToolRequest`). */
+  recordedToolRequest(teamId: TeamId, key: string): RecordedToolRequest | null {
+    return this.toolRequests.get(teamId)?.get(key) ?? null;
+  }
+
+  /** Records a member tool call that succeeded, with the id it answered. */
+  recordToolRequest(teamId: TeamId, key: string, recorded: RecordedToolRequest): void {
+    const keys = this.toolRequests.get(teamId) ?? new Map<string, RecordedToolRequest>();
+    keys.set(key, recorded);
+    this.toolRequests.set(teamId, keys);
   }
 
   /** Commits a write and only then tells the sink about its events (never before commit). */

@@ -39,14 +39,16 @@ export function releaseClaimsIn(
 /** The in-memory {@link Tasks}: each method reads, decides and writes synchronously (atomic). */
 export function memoryTasks(state: MemoryStoreState): Tasks {
   return {
-    async changeTask({ teamId, now, decide }) {
+    async changeTask({ teamId, now, decide, request = null }) {
       const stored = state.teams.get(teamId);
       if (stored === undefined) throw notFound('team');
+      const recorded = request === null ? null : state.recordedToolRequest(teamId, request.key);
       const outcome = decide({
         teamId,
         teamStatus: stored.team.status,
         tasks: state.tasks.get(teamId) ?? [],
         members: state.rosters.get(teamId) ?? [],
+        recorded,
       });
       if (!outcome.ok) throw outcome.error;
       const change = outcome.value;
@@ -59,6 +61,9 @@ export function memoryTasks(state: MemoryStoreState): Tasks {
         put(state, teamId, [change.task]);
         write.event('TASK_CHANGED', { taskId: change.task.id });
         state.commit(write);
+      }
+      if (request !== null && recorded === null) {
+        state.recordToolRequest(teamId, request.key, { fingerprint: request.fingerprint, answerId: change.task.id });
       }
       return change;
     },

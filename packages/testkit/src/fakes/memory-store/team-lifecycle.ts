@@ -3,10 +3,12 @@ import {
   checkSpawnRoom,
   DomainError,
   ErrorCode,
+  type InterruptTurnArgs,
   isTerminal,
   type Job,
   type Member,
   type MemberId,
+  notFound,
   releaseReason,
   type SpawnMemberArgs,
   type Team,
@@ -14,6 +16,7 @@ import {
   type TeamLifecycle,
   TeamStatus,
   type TransitionOutcome,
+  toolReplayConflict,
 } from '@agent-teams/core';
 import { applyIn } from './job-writes.js';
 import type { MemoryStoreState } from './state.js';
@@ -99,10 +102,38 @@ function spawnIn(state: MemoryStoreState, args: SpawnMemberArgs): { member: Memb
   return { member, created: true };
 }
 
+/** `TeamLifecycle.interruptTurn`: a recorded key answers its job again; else cancel, then record. */
+function interruptIn(state: MemoryStoreState, args: InterruptTurnArgs): { job: Job | null; replayed: boolean } {
+  ownedTeam(state, args.owner, args.teamId);
+  const { request } = args;
+  const recorded = request === null ? null : state.recordedToolRequest(args.teamId, request.key);
+  if (request !== null && recorded !== null) {
+    const conflict = toolReplayConflict(recorded, request);
+    if (conflict !== null) throw conflict;
+    return {
+      job: recorded.answerId === null ? null : (state.jobs.get(recorded.answerId as Job['id']) ?? null),
+      replayed: true,
+    };
+  }
+  let job: Job | null = null;
+  if (args.jobId !== null) {
+    const found = state.jobs.get(args.jobId);
+    if (found === undefined || found.teamId !== args.teamId) throw notFound('job');
+    const outcome = args.cancel(found);
+    if (!outcome.ok) throw outcome.error;
+    job = applyIn(state, found, outcome, args.now).job;
+  }
+  if (request !== null) {
+    state.recordToolRequest(args.teamId, request.key, { fingerprint: request.fingerprint, answerId: job?.id ?? null });
+  }
+  return { job, replayed: false };
+}
+
 /** The in-memory {@link TeamLifecycle}: each method is synchronous inside, so atomic. */
 export function memoryTeamLifecycle(state: MemoryStoreState): TeamLifecycle {
   return {
     spawnMember: async (args) => spawnIn(state, args),
+    interruptTurn: async (args) => interruptIn(state, args),
     async retireMember(args) {
       ownedTeam(state, args.owner, args.teamId);
       const found = state.members.get(args.memberId);

@@ -120,6 +120,7 @@ function deleteTeamIn(state: MemoryStoreState, owner: OwnerId, teamId: TeamId, n
     state.recordSeqs,
     state.events,
     state.tasks,
+    state.toolRequests,
     state.teamBudgets,
     state.teams,
   ]) {
