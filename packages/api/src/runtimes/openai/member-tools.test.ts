@@ -1,4 +1,11 @@
-import { DomainError, ErrorCode, LEAD_ONLY_TOOLS, type MemberToolPort, TASK_TOOL_NAMES } from '@agent-teams/core';
+import {
+  DomainError,
+  ErrorCode,
+  LEAD_ONLY_TOOLS,
+  MEMBER_TOOL_SPECS,
+  type MemberToolPort,
+  TASK_TOOL_NAMES,
+} from '@agent-teams/core';
 import { describe, expect, it } from 'vitest';
 import { executeMemberTool, MEMBER_TOOLS, toolsFor } from './member-tools.js';
 import { systemPrompt } from './turn-prompt.js';
@@ -36,6 +43,24 @@ describe('the tools and instructions a member is offered', () => {
       for (const tool of toolsFor(isLead)) expect(JSON.stringify(tool)).toMatch(ascii);
       expect(systemPrompt(null, 'Ada', 'Writes', isLead)).toMatch(ascii);
     }
+  });
+});
+
+describe('the idempotency keys the runtime supplies', () => {
+  const properties = (name: string) => {
+    const tool = toolsFor(true).find((t) => t.type === 'function' && t.function.name === name);
+    return Object.keys((tool?.type === 'function' ? tool.function.parameters?.properties : null) ?? {});
+  };
+
+  it('leaves them out of what the model is offered, while the registry (and so MCP) keeps them', () => {
+    const keyed = MEMBER_TOOL_SPECS.filter((spec) => 'request_id' in spec.inputSchema.properties);
+    expect(keyed.map((spec) => spec.name)).toEqual(
+      expect.arrayContaining(['send_member', 'team_interrupt', 'task_create', 'task_claim', 'task_complete']),
+    );
+    for (const spec of keyed) expect(properties(spec.name)).not.toContain('request_id');
+    expect(properties('team_message')).not.toContain('message_id');
+    // What the model does choose stays: the task to claim, the revision it read.
+    expect(properties('task_claim')).toEqual(['task_id', 'expected_revision']);
   });
 });
 

@@ -32,8 +32,22 @@ const SUPPLIED_KEY: Readonly<Record<string, string>> = {
   task_cancel: 'request_id',
 };
 
+/**
+ * The tool as the model is offered it: without the idempotency key the runtime supplies.
+ *
+ * @remarks The runtime keys each call by its run and call id, which is what makes a replay after a
+ * crash idempotent; a key the model chose itself could only collide with another of its calls
+ * (`IDEMPOTENCY_CONFLICT`). Leaving the keys out also keeps them off every model call: with the
+ * task writes and the interrupt keyed, they were 2.4 KB of the 14.6 KB of tool definitions each
+ * call sends. MCP clients still see them (no runtime supplies theirs).
+ */
 function tool(spec: Pick<MemberToolSpec, 'name' | 'description' | 'inputSchema'>): ChatCompletionTool {
-  const { properties, required } = spec.inputSchema;
+  const { required } = spec.inputSchema;
+  const supplied = SUPPLIED_KEY[spec.name];
+  const properties =
+    supplied === undefined
+      ? spec.inputSchema.properties
+      : Object.fromEntries(Object.entries(spec.inputSchema.properties).filter(([name]) => name !== supplied));
   return {
     type: 'function',
     function: {
