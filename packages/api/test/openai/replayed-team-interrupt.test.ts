@@ -1,5 +1,5 @@
 import { isTerminal, JobPhase } from '@agent-teams/core';
-import type { FakeReply } from '@agent-teams/testkit/msw';
+import type { ChatRequestBody, FakeReply } from '@agent-teams/testkit/msw';
 import { describe, expect, it } from 'vitest';
 import { executeMemberTool } from '../../src/runtimes/openai/member-tools.js';
 import { teamHarnessPerTest, waitFor } from './openai-team-harness.js';
@@ -19,17 +19,20 @@ const interrupt = {
  * `team_interrupt` ends the member's CURRENT turn; by the replay the member may run a later one,
  * which the replay must leave running, answering the job the first call ended.
  */
+/**
+ * The provider of both tests: the reviewer's turns run until they are stopped, and the lead's
+ * first model call answers with the interrupt, its next one hangs (its turn stays running after
+ * the call, as at a crash).
+ */
+function leadInterrupts(body: ChatRequestBody): FakeReply {
+  if (body.model === 'model-review') return { kind: 'hang' };
+  return body.messages.at(-1)?.role === 'tool' ? { kind: 'hang' } : { kind: 'answer', toolCalls: [interrupt], usage };
+}
+
 describe('a team_interrupt replayed after a crash', () => {
   it('answers the job the first call ended and leaves the turn the member began since running', async () => {
     const h = harness();
-    // The reviewer's turns run until they are stopped; the lead interrupts, then its turn stays
-    // running after the call (its next model call hangs), as at a crash.
-    h.provider.respondWith((body): FakeReply => {
-      if (body.model === 'model-review') return { kind: 'hang' };
-      return body.messages.at(-1)?.role === 'tool'
-        ? { kind: 'hang' }
-        : { kind: 'answer', toolCalls: [interrupt], usage };
-    });
+    h.provider.respondWith(leadInterrupts);
     const { team, lead, reviewer } = await h.team();
     const running = (id: Parameters<typeof h.job>[0]) =>
       waitFor(async () => ((await h.job(id)).phase === JobPhase.RUNNING ? true : null), `job ${id} to run`);
@@ -55,12 +58,7 @@ describe('a team_interrupt replayed after a crash', () => {
 
   it('answers null again for a member that was idle, though it runs a turn by the replay', async () => {
     const h = harness();
-    h.provider.respondWith((body): FakeReply => {
-      if (body.model === 'model-review') return { kind: 'hang' };
-      return body.messages.at(-1)?.role === 'tool'
-        ? { kind: 'hang' }
-        : { kind: 'answer', toolCalls: [interrupt], usage };
-    });
+    h.provider.respondWith(leadInterrupts);
     const { team, lead, reviewer } = await h.team();
     const request = await h.send(team, lead, 'Stop the review');
     const tools = h.core.tools.forJob(request.id);
