@@ -50,7 +50,7 @@ export function createTeamFeeds<V extends object>(deps: TeamFeedDeps<V>): TeamFe
   let unlisten: (() => void) | null = null;
   return {
     follow(owner, teamId, afterSeq, headSeq) {
-      // Before anything is created: a refused catch-up leaves no feed or cursor behind.
+      // Charged before the feed and cursor exist: a catch-up behind the head pays for its size.
       deps.chargeReplay?.(owner, headSeq - afterSeq);
       let feed = feeds.get(teamId);
       if (!feed || feed.ended) {

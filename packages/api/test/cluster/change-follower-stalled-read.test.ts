@@ -62,6 +62,9 @@ describe('the change follower after a read that never answers', () => {
       ]);
       expect(stopped).toBe('stopped');
     } finally {
+      // Off first: an answer arriving after the release (the read's other statement) would be
+      // held for good, its connection never returned, and closing the pool would wait for it.
+      setStalling(false);
       for (const release of held.splice(0)) release();
       await follower.stop();
       await database.close();
@@ -94,6 +97,9 @@ describe('the change follower after a read that never answers', () => {
       expect(stopped).toBe('stopped');
       expect(warnings).toEqual([]);
     } finally {
+      // Off first: an answer arriving after the release (the read's other statement) would be
+      // held for good, its connection never returned, and closing the pool would wait for it.
+      setStalling(false);
       for (const release of held.splice(0)) release();
       await follower.stop();
       await database.close();
@@ -140,6 +146,9 @@ describe('the change follower after a read that never answers', () => {
       const before = reads;
       await vi.waitFor(() => expect(reads).toBeGreaterThan(before + 3), { timeout: 5_000 });
     } finally {
+      // Off first: an answer arriving after the release (the read's other statement) would be
+      // held for good, its connection never returned, and closing the pool would wait for it.
+      setStalling(false);
       for (const release of held.splice(0)) release();
       await follower.stop();
       await database.close();

@@ -59,7 +59,7 @@ export const MEMBER_TOOL_SPECS = [
     'team_message',
     'Message other members of your team. "quiet" waits for their next turn; "follow_up" also makes ' +
       'sure they get a turn soon (it starts one when none is queued). Each recipient gets the message ' +
-      'exactly once, at the start of a turn. Reuse message_id on retries: the same id never sends twice.',
+      'exactly once, at the start of a turn.',
     {
       to: {
         type: 'array',
@@ -75,7 +75,7 @@ export const MEMBER_TOOL_SPECS = [
         type: 'string',
         minLength: 1,
         maxLength: Limits.clientRequestId.maxChars,
-        description: 'A stable id for this message, reused on retries.',
+        description: 'A stable id for this message, reused on retries: the same id never sends twice.',
       },
     },
     ['to', 'text', 'delivery', 'message_id'],

@@ -62,6 +62,15 @@ describe('the idempotency keys the runtime supplies', () => {
     // What the model does choose stays: the task to claim, the revision it read.
     expect(properties('task_claim')).toEqual(['task_id', 'expected_revision']);
   });
+
+  it('never names a key it leaves out in what the model reads', () => {
+    for (const tool of toolsFor(true)) {
+      if (tool.type !== 'function') continue;
+      const offered = Object.keys(tool.function.parameters?.properties ?? {});
+      const text = JSON.stringify(tool.function);
+      for (const key of ['request_id', 'message_id']) if (!offered.includes(key)) expect(text).not.toContain(key);
+    }
+  });
 });
 
 describe('openai member tools', () => {

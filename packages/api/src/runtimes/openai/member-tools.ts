@@ -10,6 +10,7 @@ import {
   toolErrorExtras,
 } from '@agent-teams/core';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
+import { callKey } from '../call-key.js';
 
 /** The tool that ends a turn asking a person (handled by the runtime, not a member tool). */
 export const ASK_CLARIFICATION = 'ask_clarification';
@@ -137,7 +138,7 @@ export async function executeMemberTool(call: ToolCall, tools: MemberToolPort, r
   if (args === null) return errorResult('INVALID_ARGUMENTS', 'The arguments must be a JSON object.');
   const key = SUPPLIED_KEY[call.name];
   const invokeArgs =
-    key !== undefined && typeof args[key] !== 'string' ? { ...args, [key]: `${runKey}:${call.id}` } : args;
+    key !== undefined && typeof args[key] !== 'string' ? { ...args, [key]: callKey(runKey, call.id) } : args;
   try {
     return JSON.stringify((await tools.invoke(call.name, invokeArgs)) ?? null);
   } catch (error) {

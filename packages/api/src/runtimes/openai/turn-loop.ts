@@ -11,6 +11,7 @@ import {
   truncateUtf8,
 } from '@agent-teams/core';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { callKey } from '../call-key.js';
 import type { SpendGuard } from '../spend-guard.js';
 import { answerUsage, cancelledCall, recordFailedAttempt } from './call-usage.js';
 import { callModel, type ModelCallError } from './chat-call.js';
@@ -153,13 +154,13 @@ async function answerCalls(
   if (question !== null) {
     const input = {
       kind: InputKind.CLARIFICATION,
-      requestId: `${env.runKey}:${question.call.id}`,
+      requestId: callKey(env.runKey, question.call.id),
       question: truncateUtf8(question.text, Limits.questionBytes).text,
     };
     return { wrote: step > firstStep, ask: { state: 'waiting', input, toolCallId: question.call.id } };
   }
   if (pause !== null) {
-    const wait = { ...pause.plan, requestId: `${env.runKey}:${pause.call.id}` };
+    const wait = { ...pause.plan, requestId: callKey(env.runKey, pause.call.id) };
     return { wrote: step > firstStep, ask: { state: 'waiting_change', wait, toolCallId: pause.call.id } };
   }
   return { wrote: step > firstStep, ask: null };

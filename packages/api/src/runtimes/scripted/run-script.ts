@@ -7,6 +7,7 @@ import type {
   TurnMessage,
 } from '@agent-teams/core';
 import { broadcastHeadings, isDomainError, teamMessageEntry, toolErrorExtras } from '@agent-teams/core';
+import { callKey } from '../call-key.js';
 import { type Directive, parseDirectives, splitLines } from './parse-directives.js';
 
 /** The part of a turn the script reads; persisted with the run so a restart replays it. */
@@ -130,7 +131,7 @@ export async function runScript(turn: ScriptTurn, env: ScriptEnv): Promise<Scrip
         break;
       }
       case 'handoff': {
-        const args = { member: directive.member, text: directive.text, request_id: `${env.runKey}:${index}` };
+        const args = { member: directive.member, text: directive.text, request_id: callKey(env.runKey, String(index)) };
         const called = await callTool('send_member', args, env, messages);
         if (!called.ok)
           return end({ state: 'failed', error: `handoff to ${directive.member} refused: ${called.code}` });
