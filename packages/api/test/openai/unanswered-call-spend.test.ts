@@ -229,5 +229,36 @@ describe.each(databaseTargets('agent_teams_unanswered_spend'))(
       expect((await budgetUsed(harness, team.id)).usedTokens).toBe(720);
       expect(await harness.database.db.selectFrom('spend_reservations').select('id').execute()).toEqual([]);
     });
+
+    it.each([
+      ['fits exactly', 0, JobPhase.COMPLETED],
+      ['passes it by one token', 1, JobPhase.FAILED],
+    ])(
+      'sends a billed refusal again only while the budget still holds the call: one that %s',
+      async (_n, over, phase) => {
+        const harness = await open(await make());
+        const maxTokens = 100_000;
+        const { team, job } = await sendWithBudget(harness, maxTokens);
+        const first = await nextRequest();
+        const reservation = ALLOWANCE + (await promptEstimate(harness, job));
+        // The refusal's report leaves room for the call's reservation, exactly or one token short.
+        const usage = { prompt_tokens: maxTokens - reservation + over, completion_tokens: 0 };
+        first.writeHead(429, { 'retry-after-ms': '1' }).end(JSON.stringify({ error: { message: 'Slow down' }, usage }));
+        if (phase === JobPhase.COMPLETED) {
+          (await nextRequest())
+            .writeHead(200, { 'content-type': 'text/event-stream' })
+            .end(
+              `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Done.' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+            );
+        }
+        const job2 = await ended(harness, job);
+        expect(job2.phase).toBe(phase);
+        if (phase === JobPhase.FAILED) expect(job2.errorCode).toBe('BUDGET_EXHAUSTED');
+        // Refused: never sent again, and nothing past the budget.
+        if (phase === JobPhase.FAILED) expect(held).toHaveLength(0);
+        expect((await usageRows(harness, team.id))[0]).toEqual({ input: usage.prompt_tokens, cached: 0, output: 0 });
+        expect(await harness.database.db.selectFrom('spend_reservations').select('id').execute()).toEqual([]);
+      },
+    );
   },
 );

@@ -55,6 +55,8 @@ export interface ModelCall {
   readonly turn?: { readonly teamId: string; readonly jobId: string; readonly conversationId: string };
   /** Told before each wait to try again (the turn logs it); absent, retries are silent (HTTP-only tests). */
   readonly retrying?: (retry: ModelRetry) => void;
+  /** Asked before retrying an attempt whose spend was recorded; throws to give up (the budget). */
+  readonly beforeRetry?: () => Promise<void>;
 }
 
 /** A failed attempt the call tries again after `delayMs`: its number and the provider's reason. */
@@ -180,6 +182,8 @@ async function callModelWithRetries(call: ModelCall): Promise<ModelAnswer> {
       }
       throw gaveUp(verdict.message, attempt, failure);
     }
+    // A billed refusal changed what the budget holds: the next attempt must still fit it.
+    if (spent !== null) await call.beforeRetry?.();
     failing = { message: verdict.message, cause: failure };
     // A status's verdict says only `HTTP 429`: the provider's own words are in its error.
     const reason = failure instanceof ProviderStatusError ? failure.message : verdict.message;

@@ -1,6 +1,7 @@
-import type { JobId, TeamId } from '@agent-teams/core';
+import { JobErrorCode, type JobId, type TeamId } from '@agent-teams/core';
 import type { HeldSpend, SpendGuard } from '../spend-guard.js';
 import { MEMBER_TOOLS } from './member-tools.js';
+import { ModelCallError } from './model-call-error.js';
 import { type OpenAiSettings, reservedCost } from './openai-settings.js';
 
 /** Estimated tokens of the tool definitions sent with a call that allows tools (UTF-8 bytes / 4). */
@@ -27,12 +28,19 @@ const NOTHING_HELD: HeldSpend = { ok: true, reserved: false, release: async () =
  */
 export function reserveCall(
   spend: SpendGuard | null,
-  call: { readonly teamId: TeamId; readonly jobId: JobId; readonly settings: OpenAiSettings },
+  call: ReservingCall,
   promptTokens: number,
   toolsAllowed: boolean,
 ): Promise<HeldSpend> {
   if (spend === null) return Promise.resolve(NOTHING_HELD);
-  const input = promptEstimate(promptTokens, toolsAllowed);
+  return reserveEstimate(spend, call, promptEstimate(promptTokens, toolsAllowed));
+}
+
+/** The call a reservation is for: its team, its job (the reservation's id) and its settings. */
+type ReservingCall = { readonly teamId: TeamId; readonly jobId: JobId; readonly settings: OpenAiSettings };
+
+/** Reserves a call's estimated `input` tokens (tool definitions included) and its output allowance. */
+function reserveEstimate(spend: SpendGuard, call: ReservingCall, input: number): Promise<HeldSpend> {
   const output = call.settings.maxOutputTokens;
   return spend.reserve({
     teamId: call.teamId,
@@ -40,4 +48,20 @@ export function reserveCall(
     tokens: input + output,
     cost: reservedCost(call.settings.pricing, input, output),
   });
+}
+
+/**
+ * `ModelCall.beforeRetry` for a call whose refused attempt was billed: reserves the call again
+ * (under the job's one reservation id, so it replaces the one held), which checks the budgets
+ * with that attempt's usage now recorded.
+ *
+ * @remarks Without it a call whose refusals the provider billed retried on its first reservation
+ * alone, and could pass a budget by more than the one call the budgets promise.
+ * @throws ModelCallError `failed` with BUDGET_EXHAUSTED when the budget no longer holds the call.
+ */
+export function reserveAgain(spend: SpendGuard, call: ReservingCall, input: number): () => Promise<void> {
+  return async () => {
+    const held = await reserveEstimate(spend, call, input);
+    if (!held.ok) throw new ModelCallError('failed', held.message, { code: JobErrorCode.BUDGET_EXHAUSTED });
+  };
 }

@@ -29,7 +29,7 @@ import {
 import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import type { OpenAiSettings } from './openai-settings.js';
-import { promptEstimate, reserveCall } from './reserve-call.js';
+import { promptEstimate, reserveAgain, reserveCall } from './reserve-call.js';
 import { logRetry } from './retry-log.js';
 import { lostToolCalls, TOOL_CALLS_LOST } from './stored-tool-calls.js';
 import { distinctToolCallIds, fallbackToolCallPrefix, takenToolCallIds } from './tool-call-ids.js';
@@ -234,6 +234,7 @@ async function callAndRecord(
       idPrefix,
       spent: recordFailedAttempt(env, step, promptTokens),
       retrying: logRetry(env, step),
+      ...(env.spend === null ? {} : { beforeRetry: reserveAgain(env.spend, env, promptTokens) }),
       turn: env,
     });
   } catch (error) {
