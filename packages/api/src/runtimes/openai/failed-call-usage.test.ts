@@ -23,14 +23,26 @@ import type { SpendGuard } from '../spend-guard.js';
 /** The output allowance each call reserves (`maxOutputTokens`'s default). */
 const ALLOWANCE = 1024;
 
-/** A spend guard that holds every call and notes how many usage rows existed at each release. */
+/**
+ * A spend guard that holds every call and notes how many usage rows existed at each release. As
+ * the store does, a reservation made again while one is held replaces it (one id per job).
+ */
 class RecordingSpend implements SpendGuard {
   readonly reserved: number[] = [];
+  /** Reservations made again while one was held (before the retry of a billed refusal). */
+  readonly renewed: number[] = [];
   readonly rowsAtRelease: number[] = [];
+  #held = false;
   constructor(private readonly current: RuntimeFixture) {}
   async reserve(call: { teamId: TeamId; jobId: JobId; tokens: number; cost: number }) {
+    if (this.#held) {
+      this.renewed.push(call.tokens);
+      return { ok: true as const, reserved: true, release: async () => {} };
+    }
+    this.#held = true;
     this.reserved.push(call.tokens);
     const release = async () => {
+      this.#held = false;
       this.rowsAtRelease.push((await usageRows(this.current)).length);
     };
     return { ok: true as const, reserved: true, release };
@@ -206,6 +218,8 @@ const CHECKS: readonly (readonly [string, (current: RuntimeFixture) => Promise<v
       );
       expect(new Set(rows.map((row) => row.id)).size).toBe(2);
       expect(spend.rowsAtRelease).toEqual([2]);
+      // Reserved again before the retry of the billed refusal, not before that of the bare 429.
+      expect(spend.renewed).toEqual(spend.reserved);
     },
   ],
   [
