@@ -1,12 +1,18 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ModelCall } from './chat-call.js';
-import { ChunkAccumulator, type ModelAnswer, toolCallText } from './chunk-accumulator.js';
+import { ANSWER_MAX_CHARS, ChunkAccumulator, type ModelAnswer, toolCallText } from './chunk-accumulator.js';
 import { answerFailed, type CutShortCall, cancelled, ModelCallError } from './model-call-error.js';
 import { ProviderAbortError, ProviderBodyError, type ProviderResponse, readBodyText } from './provider-http.js';
 import { readUsage } from './provider-usage.js';
 import { receivedAnswerBytes } from './received-answer.js';
 import { readSseEvents, SSE_END_LINGER_MS, type SseEnd, SseEventTooLargeError } from './sse-reader.js';
 import { ProviderStreamError, streamErrorText } from './stream-errors.js';
+
+/**
+ * The largest non-streamed answer body read, in bytes: room for an answer of `ANSWER_MAX_CHARS`
+ * with JSON's escapes. A larger one breaks off there, as a stream past its limit does.
+ */
+export const ANSWER_BODY_MAX_BYTES = 4 * ANSWER_MAX_CHARS;
 
 /** The last event of a chat completion stream. */
 const STREAM_END: SseEnd = { data: '[DONE]', lingerMs: SSE_END_LINGER_MS };
@@ -88,7 +94,7 @@ async function readStream(response: ProviderResponse, call: ModelCall): Promise<
 async function readCompletion(response: ProviderResponse, call: ModelCall): Promise<ModelAnswer> {
   let text: string;
   try {
-    text = await readBodyText(response.body, call.signal);
+    text = await readBodyText(response.body, call.signal, ANSWER_BODY_MAX_BYTES, 'fail');
   } catch (error) {
     // An abort is the caller's: a cancel after the request went out.
     if (!(error instanceof ProviderBodyError)) throw error;

@@ -1,5 +1,6 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ToolCall } from './member-tools.js';
+import { answerFailed } from './model-call-error.js';
 import { readUsage, type TokenUsage } from './provider-usage.js';
 
 /** One complete model answer: text, tool calls, why it stopped and what it cost. */
@@ -39,6 +40,20 @@ export function toolCallText(value: unknown): string {
  * for parallel calls. A provider that omits ids gets `<idPrefix>_<index>`. Usage may come in a
  * last chunk with no choices (`stream_options.include_usage`) or beside the finish reason.
  */
+/**
+ * The most an answer may hold, in UTF-16 code units: its text, and its tool calls' ids, names and
+ * arguments (each call counting {@link ANSWER_CALL_CHARS} more for itself).
+ *
+ * @remarks A provider that never stops (a broken or hostile one, or a proxy in front of it) would
+ * otherwise grow one answer until the server ran out of memory, and every team with it: each
+ * event is capped (`SSE_EVENT_MAX_CHARS`), their number was not. 16 Mi is far above any
+ * `maxOutputTokens` a model takes (128k tokens are about 512 KiB of text). Past it the call fails
+ * as a stream cut at that point does, billed as far as it came before the chunk that passed it.
+ */
+export const ANSWER_MAX_CHARS = 16 * 1024 * 1024;
+/** What one tool call of an answer counts against {@link ANSWER_MAX_CHARS} beside its strings. */
+export const ANSWER_CALL_CHARS = 64;
+
 export class ChunkAccumulator {
   readonly #idPrefix: string;
   readonly #progress: ProgressSink;
@@ -46,6 +61,8 @@ export class ChunkAccumulator {
   readonly #calls = new Map<number, { id: string; name: string; arguments: string }>();
   #finishReason: string | null = null;
   #usage: TokenUsage | null = null;
+  /** What the answer holds so far, counted against {@link ANSWER_MAX_CHARS}. */
+  #chars = 0;
 
   constructor(idPrefix: string, progress: ProgressSink) {
     this.#idPrefix = idPrefix;
@@ -59,6 +76,7 @@ export class ChunkAccumulator {
     if (!choice) return;
     const delta = choice.delta ?? {};
     if (typeof delta.content === 'string' && delta.content !== '') {
+      this.#grow(delta.content.length);
       this.#content += delta.content;
       this.#progress.text(delta.content);
     }
@@ -66,18 +84,31 @@ export class ChunkAccumulator {
       const index = part.index ?? 0;
       let call = this.#calls.get(index);
       if (!call) {
+        this.#grow(ANSWER_CALL_CHARS);
         call = { id: '', name: '', arguments: '' };
         this.#calls.set(index, call);
       }
-      if (part.id && call.id === '') call.id = toolCallText(part.id);
+      if (part.id && call.id === '') call.id = this.#counted(toolCallText(part.id));
       const name = part.function?.name;
       if (name && call.name === '') {
-        call.name = toolCallText(name);
+        call.name = this.#counted(toolCallText(name));
         this.#progress.tool(call.name);
       }
-      if (part.function?.arguments) call.arguments += toolCallText(part.function.arguments);
+      if (part.function?.arguments) call.arguments += this.#counted(toolCallText(part.function.arguments));
     }
     if (choice.finish_reason) this.#finishReason = choice.finish_reason;
+  }
+
+  /** Counts `chars` more; @throws ModelCallError `failed` (billed as far as it came) past the limit. */
+  #grow(chars: number): void {
+    this.#chars += chars;
+    if (this.#chars <= ANSWER_MAX_CHARS) return;
+    throw answerFailed(`The model provider's answer passed ${ANSWER_MAX_CHARS} characters.`, this.soFar());
+  }
+
+  #counted(text: string): string {
+    this.#grow(text.length);
+    return text;
   }
 
   /** True once a chunk carried a finish reason (a stream without one was cut). */

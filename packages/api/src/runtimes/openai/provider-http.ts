@@ -154,7 +154,13 @@ export class ProviderHttp {
  * @throws ProviderBodyError (a ProviderConnectionError, with the text received) when the body
  * breaks off; ProviderAbortError when `signal` aborts.
  */
-export function readBodyText(body: IncomingMessage, signal: AbortSignal, maxBytes = Infinity): Promise<string> {
+export function readBodyText(
+  body: IncomingMessage,
+  signal: AbortSignal,
+  maxBytes = Infinity,
+  /** `cut`: what came up to `maxBytes` is the text; `fail`: a body past it breaks off (ProviderBodyError). */
+  overMax: 'cut' | 'fail' = 'cut',
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
@@ -167,10 +173,12 @@ export function readBodyText(body: IncomingMessage, signal: AbortSignal, maxByte
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       length += chunk.length;
-      if (length < maxBytes) return;
-      // Enough for the message: the rest is not read, and the connection is not kept.
+      if (length < maxBytes || (overMax === 'fail' && length === maxBytes)) return;
+      // Enough for the message (or too much for an answer): the rest is not read, and the
+      // connection is not kept.
       body.destroy();
-      done(() => resolve(text()));
+      if (overMax === 'fail') done(() => reject(new ProviderBodyError(`the answer passed ${maxBytes} bytes`, text())));
+      else done(() => resolve(text()));
     };
     const onEnd = () => done(() => resolve(text()));
     const onError = (error: Error) =>
