@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGraphqlStack, type GraphqlStack, TOKENS } from '../../test/graphql/graphql-stack.js';
+import { describe, expect, it } from 'vitest';
+import { TOKENS } from '../../test/graphql/graphql-stack.js';
 import { send } from '../../test/http/http-client.js';
-import { type ClientPool, openLivePool } from '../../test/live/live-clients.js';
+import { useLiveStack } from '../../test/live/live-stack.js';
 import { MAX_REQUEST_ERROR_MESSAGE_CHARS, withinMessageLimit } from './mask-error.js';
 
-let stack: GraphqlStack;
-let base: string;
-let pool: ClientPool;
-
-beforeAll(async () => {
-  stack = await createGraphqlStack({ scheduler: false });
-  ({ pool, url: base } = await openLivePool(stack.server));
-});
-afterAll(async () => {
-  await pool.dispose();
-  await stack.close();
-});
+const live = useLiveStack();
 
 const SEND = 'mutation($i: SendRequestInput!) { sendRequest(input: $i) { jobs { id } } }';
 
@@ -43,7 +32,7 @@ function expectShortMessages(messages: string[]): void {
 describe("GraphQL's own errors quoting a variable", () => {
   it('answer a 300 KB variable with unknown fields in a few KB, without a token, naming the variable and the reason', async () => {
     const body = JSON.stringify({ query: SEND, variables: { i: quotedInput(300_000, 60) } });
-    const answer = await send(`${base}/graphql`, { headers: { 'content-type': 'application/json' }, body });
+    const answer = await send(`${live.base}/graphql`, { headers: { 'content-type': 'application/json' }, body });
     expect(answer.status).toBe(400);
     // Each of the 51 errors quoted the whole value: 15 MB came back for 300 KB sent.
     expect(answer.body.length).toBeLessThan(51 * (MAX_REQUEST_ERROR_MESSAGE_CHARS + 100));
@@ -58,7 +47,7 @@ describe("GraphQL's own errors quoting a variable", () => {
   });
 
   it('are cut the same on a WebSocket subscribe, at pairs of surrogates too', async () => {
-    const raw = await pool.raw();
+    const raw = await live.pool.raw();
     await raw.init(TOKENS.alice);
     // Within the socket's 64 KiB message limit: 12,000 emoji, 48,000 UTF-8 bytes.
     const variables = { i: quotedInput(24_000, 60, '😀') };
@@ -70,7 +59,7 @@ describe("GraphQL's own errors quoting a variable", () => {
   });
 
   it('keep a message within the limit whole', async () => {
-    const answer = await stack.gql(SEND, { i: quotedInput(100, 1) }, null);
+    const answer = await live.stack.gql(SEND, { i: quotedInput(100, 1) }, null);
     const messages = answer.errors.map((error) => error.message);
     expect(messages).toContain(
       `Variable "$i" got invalid value { text: "${'x'.repeat(100)}", u0: 1 }; Field "u0" is not defined by type "SendRequestInput".`,

@@ -1,23 +1,13 @@
 import { asOwnerId } from '@agent-teams/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTeam } from '../../test/graphql/fixtures.js';
-import { createGraphqlStack, type GraphqlStack, TOKENS } from '../../test/graphql/graphql-stack.js';
+import { TOKENS } from '../../test/graphql/graphql-stack.js';
 import { send } from '../../test/http/http-client.js';
-import { type ClientPool, openLivePool, until } from '../../test/live/live-clients.js';
+import { until } from '../../test/live/live-clients.js';
+import { useLiveStack } from '../../test/live/live-stack.js';
 import { REPLAY_EVENTS_PER_TURN } from './team-feed-cursor.js';
 
-let stack: GraphqlStack;
-let base: string;
-let pool: ClientPool;
-
-beforeAll(async () => {
-  stack = await createGraphqlStack({ scheduler: false });
-  ({ pool, url: base } = await openLivePool(stack.server));
-});
-afterAll(async () => {
-  await pool.dispose();
-  await stack.close();
-});
+const live = useLiveStack();
 
 /** Subscriptions of one socket (its cap) and the events each replays from the log. */
 const SUBSCRIPTIONS = 20;
@@ -26,14 +16,14 @@ const LOGGED_EVENTS = 1_000;
 describe('replays from the team log', () => {
   it("let another owner's request through while they run, instead of holding the event loop to their end", async () => {
     expect(REPLAY_EVENTS_PER_TURN).toBeLessThan(LOGGED_EVENTS / 10);
-    const team = await createTeam(stack, TOKENS.alice);
+    const team = await createTeam(live.stack, TOKENS.alice);
     // Each change of the budget appends one TeamChanged event to the team's log.
     for (let i = 1; i <= LOGGED_EVENTS; i++) {
-      await stack.core.budgets.setTeamBudget(asOwnerId('alice'), team.id, { maxTokens: i, maxCost: null });
+      await live.stack.core.budgets.setTeamBudget(asOwnerId('alice'), team.id, { maxTokens: i, maxCost: null });
     }
-    const head = (await stack.core.teams.get(asOwnerId('alice'), team.id))?.lastEventSeq ?? 0;
+    const head = (await live.stack.core.teams.get(asOwnerId('alice'), team.id))?.lastEventSeq ?? 0;
     expect(head).toBeGreaterThan(LOGGED_EVENTS);
-    const raw = await pool.raw();
+    const raw = await live.pool.raw();
     await raw.init(TOKENS.alice);
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
       raw.send({
@@ -47,7 +37,7 @@ describe('replays from the team log', () => {
     await raw.waitFor((frame) => frame.type === 'next');
     // Bob's request, sent once the replays began. On SQLite a replay's reads settle in microtasks:
     // without a yield the replays ran to their end (20,000 events) before any request was read.
-    const answer = await send(`${base}/graphql`, {
+    const answer = await send(`${live.base}/graphql`, {
       headers: { authorization: `Bearer ${TOKENS.bob}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ viewer { id } }' }),
     });

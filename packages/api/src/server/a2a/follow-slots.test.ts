@@ -1,24 +1,14 @@
 import { type ClientRequest, request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTeam, sendRequest } from '../../../test/graphql/fixtures.js';
-import { createGraphqlStack, type GraphqlStack, TOKENS } from '../../../test/graphql/graphql-stack.js';
+import { TOKENS } from '../../../test/graphql/graphql-stack.js';
 import { send } from '../../../test/http/http-client.js';
-import { type ClientPool, openLivePool, until } from '../../../test/live/live-clients.js';
+import { until } from '../../../test/live/live-clients.js';
+import { useLiveStack } from '../../../test/live/live-stack.js';
 import { MAX_A2A_FOLLOWS_PER_OWNER } from './follow-slots.js';
 
-let stack: GraphqlStack;
-let base: string;
-let pool: ClientPool;
-
-beforeAll(async () => {
-  // No scheduler: the jobs stay QUEUED, so their streams stay open.
-  stack = await createGraphqlStack({ scheduler: false });
-  ({ pool, url: base } = await openLivePool(stack.server));
-});
-afterAll(async () => {
-  await pool.dispose();
-  await stack.close();
-});
+// No scheduler: the jobs stay QUEUED, so their streams stay open.
+const live = useLiveStack();
 
 const headers = (token: string) => ({
   authorization: `Bearer ${token}`,
@@ -28,10 +18,10 @@ const headers = (token: string) => ({
 
 /** A task of `token`'s owner that stays open: its member's A2A URL and the job id. */
 async function openTask(token: string): Promise<{ url: string; jobId: string; teamId: string }> {
-  const team = await createTeam(stack, token);
+  const team = await createTeam(live.stack, token);
   const member = team.members[0]?.id as string;
-  const [jobId] = await sendRequest(stack, team.id, [member], 'stay queued', token);
-  return { url: `${base}/a2a/${team.id}/${member}`, jobId: jobId as string, teamId: team.id };
+  const [jobId] = await sendRequest(live.stack, team.id, [member], 'stay queued', token);
+  return { url: `${live.base}/a2a/${team.id}/${member}`, jobId: jobId as string, teamId: team.id };
 }
 
 /** Opens a `SubscribeToTask` stream; resolves with its first chunk once the SSE body began. */
@@ -72,7 +62,7 @@ describe('A2A follows per owner', () => {
       }),
     });
     expect(blocking.body.toString()).toContain('SUBSCRIPTION_LIMIT');
-    const jobs = await stack.gql(
+    const jobs = await live.stack.gql(
       'query($t: ID!) { team(id: $t) { jobs(first: 20) { edges { node { text } } } } }',
       { t: alice.teamId },
       TOKENS.alice,

@@ -1,24 +1,14 @@
 import { asOwnerId } from '@agent-teams/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTeam } from '../../../test/graphql/fixtures.js';
-import { createGraphqlStack, type GraphqlStack, TOKENS } from '../../../test/graphql/graphql-stack.js';
+import { TOKENS } from '../../../test/graphql/graphql-stack.js';
 import { send } from '../../../test/http/http-client.js';
-import { type ClientPool, openLivePool, type RawSocket, until } from '../../../test/live/live-clients.js';
+import { type RawSocket, until } from '../../../test/live/live-clients.js';
+import { useLiveStack } from '../../../test/live/live-stack.js';
 import { FEED_RING_SIZE } from '../team-feed.js';
 import { EVENTS_PER_PASS } from './deliver-woken.js';
 
-let stack: GraphqlStack;
-let base: string;
-let pool: ClientPool;
-
-beforeAll(async () => {
-  stack = await createGraphqlStack({ scheduler: false });
-  ({ pool, url: base } = await openLivePool(stack.server));
-});
-afterAll(async () => {
-  await pool.dispose();
-  await stack.close();
-});
+const live = useLiveStack();
 
 /** Sockets of alice catching up, each with its cap of subscriptions (20), every document its own. */
 const SOCKETS = 5;
@@ -30,9 +20,9 @@ const nexts = (raw: RawSocket, id?: string) =>
 describe("catch-ups from a team feed's ring", () => {
   it("let another owner's request through while they run, and still deliver every event in order", async () => {
     expect(EVENTS_PER_PASS).toBeLessThan(FEED_RING_SIZE / 4);
-    const team = await createTeam(stack, TOKENS.alice);
+    const team = await createTeam(live.stack, TOKENS.alice);
     // One subscriber keeps the team's feed, so the events below stay in its ring, views loaded.
-    const holder = await pool.raw();
+    const holder = await live.pool.raw();
     await holder.init(TOKENS.alice);
     holder.send({
       type: 'subscribe',
@@ -41,12 +31,12 @@ describe("catch-ups from a team feed's ring", () => {
     });
     const alice = asOwnerId('alice');
     for (let i = 1; i <= FEED_RING_SIZE; i++) {
-      await stack.core.budgets.setTeamBudget(alice, team.id, { maxTokens: i, maxCost: null });
+      await live.stack.core.budgets.setTeamBudget(alice, team.id, { maxTokens: i, maxCost: null });
     }
-    const head = (await stack.core.teams.get(alice, team.id))?.lastEventSeq ?? 0;
+    const head = (await live.stack.core.teams.get(alice, team.id))?.lastEventSeq ?? 0;
     await until(() => nexts(holder).length >= FEED_RING_SIZE, 'the holder saw every event', 30_000);
     const from = head - FEED_RING_SIZE;
-    const sockets = await Promise.all(Array.from({ length: SOCKETS }, () => pool.raw()));
+    const sockets = await Promise.all(Array.from({ length: SOCKETS }, () => live.pool.raw()));
     await Promise.all(sockets.map((raw) => raw.init(TOKENS.alice)));
     for (const [s, raw] of sockets.entries()) {
       for (let i = 0; i < PER_SOCKET; i++) {
@@ -59,7 +49,7 @@ describe("catch-ups from a team feed's ring", () => {
     const delivered = () => sockets.reduce((sum, raw) => sum + nexts(raw).length, 0);
     await until(() => delivered() > 0, 'a first caught-up event', 30_000);
     // Without a yield each catch-up ran to its end in one task: the request waited for all of them.
-    const answer = await send(`${base}/graphql`, {
+    const answer = await send(`${live.base}/graphql`, {
       headers: { authorization: `Bearer ${TOKENS.bob}`, 'content-type': 'application/json' },
       body: JSON.stringify({ query: '{ viewer { id } }' }),
     });
