@@ -3,6 +3,7 @@ import { clusterDispatch } from './cluster-dispatch.js';
 import { clusterEvents } from './cluster-events.js';
 import { coldStart } from './cold-start.js';
 import { dispatchLatency } from './dispatch-latency.js';
+import { engineFloor } from './engine-floor.js';
 import { engineThroughput } from './engine-throughput.js';
 import { graphqlThroughput } from './graphql-throughput.js';
 import type { Benchmark } from './harness/benchmark.js';
@@ -30,6 +31,7 @@ import { waitLatency } from './wait-latency.js';
 export const BENCHMARKS: readonly Benchmark[] = [
   dispatchLatency,
   engineThroughput,
+  engineFloor,
   logFrames,
   planningPass,
   admissionPlanner,

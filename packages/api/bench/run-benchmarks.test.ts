@@ -22,6 +22,7 @@ const SMOKE = BENCHMARKS.filter((benchmark) =>
   [
     'dispatch-latency',
     'engine-throughput',
+    'engine-floor',
     'log-frames',
     'planning-pass',
     'history-read',
@@ -58,6 +59,11 @@ describe('pnpm bench harness', () => {
     // every job's writes were committed by some commit.
     expect(engine?.commitsPerJob).toBeGreaterThan(0);
     expect(engine?.commitsPerJob).toBeLessThanOrEqual(1.5);
+    // Both recorded runs were replayed to the end (a call turning out otherwise fails the section).
+    const floor = reports.get('engine-floor')?.metrics;
+    expect(floor?.drainCallsPerJob).toBeGreaterThan(5);
+    expect(floor?.liveCallsPerJob).toBeGreaterThan(floor?.drainCallsPerJob ?? Number.NaN);
+    expect(floor?.drainReplayCpuMs).toBeGreaterThan(0);
     // Every counted job's two COMMITs were read back from the log, each frame named by its B-tree.
     const frames = reports.get('log-frames')?.metrics;
     expect(frames?.jobs).toBe(4);
