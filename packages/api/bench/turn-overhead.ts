@@ -8,7 +8,7 @@ import { FULL_ANSWER_BYTES, openTurnStack, type RoundAnswer } from './harness/tu
 import { pauseNote, pauseTable, profileTurnCommits } from './turn-commits.js';
 import { type CpuBySteps, cpuBySteps, cpuStepsMethod, cpuStepsTable, profiled } from './turn-cpu.js';
 import { type Phases, phaseRows } from './turn-phases.js';
-import { PER_TEAM, round, roundRow, warmUp, warmupTokens } from './turn-round.js';
+import { medianOf, PER_TEAM, round, roundRow, saturationNote, warmUp, warmupTokens } from './turn-round.js';
 
 /**
  * Per concurrency: counted samples per worker and uncounted warm-up samples per worker; the
@@ -140,8 +140,9 @@ async function measureAll(
     let owner = 0;
     for (const concurrency of CONCURRENCY) {
       const count = size.samples[concurrency];
-      const spread: { p50: number; p99: number }[] = [];
+      const spread: { p50: number; p99: number; directP50: number }[] = [];
       const cpuBefore = process.cpuUsage();
+      const wallBefore = performance.now();
       let turnsHere = 0;
       for (let r = 0; r < size.rounds; r += 1) {
         const s = await round(stack, user, `turn-token-${owner}`, owner, concurrency, count, size.warmup);
@@ -156,6 +157,8 @@ async function measureAll(
       }
       const used = process.cpuUsage(cpuBefore);
       metrics[`cpuMsPerTurnC${concurrency}`] = (used.user + used.system) / 1000 / Math.max(1, turnsHere);
+      metrics[`serverCoresC${concurrency}`] = (used.user + used.system) / 1000 / (performance.now() - wallBefore);
+      metrics[`directP50MsC${concurrency}`] = medianOf(spread.map((s) => s.directP50));
       const p50s = spread.map((s) => s.p50).sort((a, b) => a - b);
       const p99s = spread.map((s) => s.p99).sort((a, b) => a - b);
       metrics[`addedP50MsC${concurrency}`] = p50s[Math.floor(p50s.length / 2)] as number;
@@ -260,6 +263,7 @@ async function measureAll(
     ],
     notes: [
       pauseNote(profile),
+      saturationNote(metrics, CONCURRENCY[CONCURRENCY.length - 1] as number),
       `Server CPU per turn: ${ms(cpuPerTurn)} (${CONCURRENCY.map((c) => `${ms(metrics[`cpuMsPerTurnC${c}`] ?? 0)} at ${c} concurrent`).join(', ')}; the same sequential turns with provider and client in the server's process, in the commit profile's run: ${ms(profile.cpuMsPerTurn)} for all three). One raw single-row commit (WAL, synchronous=FULL) took ${ms(profile.rawCommitMs)} on this disk right after the profile.`,
     ],
     metrics,

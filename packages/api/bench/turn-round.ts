@@ -77,7 +77,11 @@ export async function round(
 }
 
 /** The table row of one round (concurrency label, round number, the percentiles) and its added p50 / p99. */
-export function roundRow(label: string, index: number, series: Series): { row: string[]; p50: number; p99: number } {
+export function roundRow(
+  label: string,
+  index: number,
+  series: Series,
+): { row: string[]; p50: number; p99: number; directP50: number } {
   const turn = summarize(series.turns);
   const accepted = summarize(series.accepted);
   const direct = summarize(series.direct);
@@ -95,6 +99,7 @@ export function roundRow(label: string, index: number, series: Series): { row: s
     ],
     p50,
     p99,
+    directP50: direct.p50,
   };
 }
 
@@ -117,4 +122,20 @@ export async function warmUp(stack: TurnStack, user: BenchChild, turns: number, 
     await round(stack, user, `turn-token-warmup${owner}`, `warmup${owner}`, 1, Math.min(left, WARMUP_PER_OWNER), 0);
   }
   return owner;
+}
+
+/** The middle of `values` (of an even count, the upper middle); NaN when empty. */
+export function medianOf(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+}
+
+/**
+ * What sets the added time at the highest concurrency: a closed loop of N workers whose turns each
+ * take S of the server's CPU finishes about one turn per S once the server is busy all the time.
+ */
+export function saturationNote(metrics: Readonly<Record<string, number>>, n: number): string {
+  const s = metrics[`cpuMsPerTurnC${n}`] ?? Number.NaN;
+  const d = metrics[`directP50MsC${n}`] ?? Number.NaN;
+  const needed = (3 + 2 * d) / n;
+  return `**At ${n} concurrent turns the server is saturated.** Over those rounds the server process used ${(metrics[`serverCoresC${n}`] ?? Number.NaN).toFixed(2)} cores (${(metrics.serverCoresC1 ?? Number.NaN).toFixed(2)} at one turn at a time), and a turn's work runs on its one event-loop thread. A closed loop of N workers, each alternating a turn and a direct call of D, on a server that spends S of CPU per turn (all its threads; most of it on the event loop) finishes about one turn per S once that loop is busy all the time: a turn then takes about N·S − D and adds about N·S − 2·D. Here ${n} × ${ms(s)} − 2 × ${ms(d)} = ${ms(n * s - 2 * d)}, against a measured added p50 of ${ms(metrics[`addedP50MsC${n}`] ?? Number.NaN)} (median of the rounds). The goal (added p50 ≤ 3 ms at ${n}) then needs S ≤ (3 ms + 2·D) / ${n} = ${ms(needed)}, ${(s / needed).toFixed(1)}× less server CPU per turn than now (or the turns spread over more than one thread).`;
 }
