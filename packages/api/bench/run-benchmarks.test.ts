@@ -149,7 +149,7 @@ describe('pnpm bench harness', () => {
 
   it('registers every benchmark once, under a name usable as a section marker', () => {
     const names = BENCHMARKS.map((benchmark) => benchmark.name);
-    expect(SMOKE).toHaveLength(7);
+    expect(SMOKE).toHaveLength(8);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(name).toMatch(/^[a-z][a-z0-9-]*$/);
   });
