@@ -124,6 +124,9 @@ export async function warmUp(stack: TurnStack, user: BenchChild, turns: number, 
   return owner;
 }
 
+/** Server cores busy from which the saturation note calls the server saturated. */
+const SATURATED_CORES = 0.85;
+
 /** The middle of `values` (of an even count, the upper middle); NaN when empty. */
 export function medianOf(values: readonly number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
@@ -137,5 +140,8 @@ export function saturationNote(metrics: Readonly<Record<string, number>>, n: num
   const s = metrics[`cpuMsPerTurnC${n}`] ?? Number.NaN;
   const d = metrics[`directP50MsC${n}`] ?? Number.NaN;
   const needed = (3 + 2 * d) / n;
-  return `**At ${n} concurrent turns the server is saturated.** Over those rounds the server process used ${(metrics[`serverCoresC${n}`] ?? Number.NaN).toFixed(2)} cores (${(metrics.serverCoresC1 ?? Number.NaN).toFixed(2)} at one turn at a time), and a turn's work runs on its one event-loop thread. A closed loop of N workers, each alternating a turn and a direct call of D, on a server that spends S of CPU per turn (all its threads; most of it on the event loop) finishes about one turn per S once that loop is busy all the time: a turn then takes about N·S − D and adds about N·S − 2·D. Here ${n} × ${ms(s)} − 2 × ${ms(d)} = ${ms(n * s - 2 * d)}, against a measured added p50 of ${ms(metrics[`addedP50MsC${n}`] ?? Number.NaN)} (median of the rounds). The goal (added p50 ≤ 3 ms at ${n}) then needs S ≤ (3 ms + 2·D) / ${n} = ${ms(needed)}, ${(s / needed).toFixed(1)}× less server CPU per turn than now (or the turns spread over more than one thread).`;
+  const cores = metrics[`serverCoresC${n}`] ?? Number.NaN;
+  // One event loop carries a turn's work: near one core busy, it is the bottleneck.
+  const state = cores >= SATURATED_CORES ? 'is saturated' : 'is not saturated';
+  return `**At ${n} concurrent turns the server ${state}.** Over those rounds the server process used ${cores.toFixed(2)} cores (${(metrics.serverCoresC1 ?? Number.NaN).toFixed(2)} at one turn at a time), and a turn's work runs on its one event-loop thread. A closed loop of N workers, each alternating a turn and a direct call of D, on a server that spends S of CPU per turn (all its threads; most of it on the event loop) finishes about one turn per S once that loop is busy all the time: a turn then takes about N·S − D and adds about N·S − 2·D. Here ${n} × ${ms(s)} − 2 × ${ms(d)} = ${ms(n * s - 2 * d)}, against a measured added p50 of ${ms(metrics[`addedP50MsC${n}`] ?? Number.NaN)} (median of the rounds). The goal (added p50 ≤ 3 ms at ${n}) then needs S ≤ (3 ms + 2·D) / ${n} = ${ms(needed)}, ${(s / needed).toFixed(1)}× less server CPU per turn than now (or the turns spread over more than one thread).`;
 }

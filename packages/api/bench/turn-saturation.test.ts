@@ -12,6 +12,13 @@ describe('the saturation note of the turn-overhead section', () => {
     expect(note).toContain('measured added p50 of 12.5 ms');
     expect(note).toContain('= 0.75 ms, 2.7× less server CPU per turn');
     expect(note).toContain('used 0.95 cores (0.50 at one turn at a time)');
+    expect(note).toContain('At 8 concurrent turns the server is saturated.');
+  });
+
+  it('says so when the server was not busy all the time', () => {
+    const note = saturationNote({ cpuMsPerTurnC8: 1, directP50MsC8: 1, serverCoresC8: 0.6, addedP50MsC8: 4 }, 8);
+    expect(note).toContain('At 8 concurrent turns the server is not saturated.');
+    expect(note).toContain('used 0.60 cores');
   });
 
   it('takes the middle sample', () => {
