@@ -50,31 +50,29 @@ export function recordStatements(): StatementRecorder {
   };
   probe.close();
   const trace: TracedStatement[] = [];
+  /** Adds the call to the trace, runs it, and notes whether it threw. */
+  const traced = <T>(call: Omit<TracedStatement, 'threw'>, run: () => T): T => {
+    const entry = { ...call, threw: false };
+    trace.push(entry);
+    try {
+      return run();
+    } catch (error) {
+      entry.threw = true;
+      throw error;
+    }
+  };
   const originals = new Map<string, Method>();
   for (const method of ['all', 'get', 'iterate', 'run'] as const) {
     const original = statementProto[method] as Method;
     originals.set(method, original);
     statementProto[method] = function (this: BetterSqlite3.Statement, ...args: unknown[]) {
-      const entry = { file: this.database.name, sql: this.source, method, args: copied(args), threw: false };
-      trace.push(entry);
-      try {
-        return original.apply(this, args);
-      } catch (error) {
-        entry.threw = true;
-        throw error;
-      }
+      const call = { file: this.database.name, sql: this.source, method, args: copied(args) };
+      return traced(call, () => original.apply(this, args));
     };
   }
   const exec = databaseProto.exec;
   databaseProto.exec = function (this: BetterSqlite3.Database, sql: string) {
-    const entry = { file: this.name, sql, method: 'exec' as const, args: [], threw: false };
-    trace.push(entry);
-    try {
-      return exec.call(this, sql);
-    } catch (error) {
-      entry.threw = true;
-      throw error;
-    }
+    return traced({ file: this.name, sql, method: 'exec', args: [] }, () => exec.call(this, sql));
   };
   return {
     mark: () => trace.length,
