@@ -159,10 +159,8 @@ async function measureAll(
       metrics[`cpuMsPerTurnC${concurrency}`] = (used.user + used.system) / 1000 / Math.max(1, turnsHere);
       metrics[`serverCoresC${concurrency}`] = (used.user + used.system) / 1000 / (performance.now() - wallBefore);
       metrics[`directP50MsC${concurrency}`] = medianOf(spread.map((s) => s.directP50));
-      const p50s = spread.map((s) => s.p50).sort((a, b) => a - b);
-      const p99s = spread.map((s) => s.p99).sort((a, b) => a - b);
-      metrics[`addedP50MsC${concurrency}`] = p50s[Math.floor(p50s.length / 2)] as number;
-      metrics[`addedP99MsC${concurrency}`] = p99s[Math.floor(p99s.length / 2)] as number;
+      metrics[`addedP50MsC${concurrency}`] = medianOf(spread.map((s) => s.p50));
+      metrics[`addedP99MsC${concurrency}`] = medianOf(spread.map((s) => s.p99));
     }
     rows.push(fresh.row);
     metrics.addedP50MsFresh = fresh.p50;
@@ -209,9 +207,7 @@ async function measureAll(
             `turn-overhead ${variant.file} c=${concurrency} round ${r + 1}: added p50 ${ms(extra.p50)} p99 ${ms(extra.p99)}`,
           );
         }
-        metrics[`addedP50Ms${variant.metric}C${concurrency}`] = spread.sort((a, b) => a - b)[
-          Math.floor(spread.length / 2)
-        ] as number;
+        metrics[`addedP50Ms${variant.metric}C${concurrency}`] = medianOf(spread);
       }
     } finally {
       await other.close();
