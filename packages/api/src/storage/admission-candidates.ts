@@ -1,5 +1,6 @@
 import { type AdmissionCandidate, asConversationId, asJobId, asOwnerId, asTeamId, TeamStatus } from '@agent-teams/core';
 import { type Expression, type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { OWNER_WALK_EXTRA_ROWS, readOwnerWalk, WalkPart, type WalkRow } from './admission-owner-walk.js';
 import { wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
@@ -137,9 +138,19 @@ const CANDIDATES = {
   postgres: new CompiledStatement(2, postgresCandidates),
 };
 
-/** The admission's candidates (see {@link sqliteCandidates}), in queue order. */
-export async function readCandidates(scope: WriteScope, perOwner: number): Promise<AdmissionCandidate[]> {
-  const rows = await CANDIDATES[scope.dialect].rows(scope.trx, scope.now, perOwner);
+/**
+ * The admission's candidates (see {@link sqliteCandidates}), in queue order.
+ *
+ * @param walk on SQLite, how many of an owner's waiting jobs the walk by owner looks at before it
+ * gives way to the scan by conversation (`admission-owner-walk.ts`; tests make it small).
+ */
+export async function readCandidates(
+  scope: WriteScope,
+  perOwner: number,
+  walk = perOwner + OWNER_WALK_EXTRA_ROWS,
+): Promise<AdmissionCandidate[]> {
+  const rows =
+    scope.dialect === 'sqlite' ? await walkedOrScanned(scope, perOwner, walk) : await scanned(scope, perOwner);
   return rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
     .map((row) => ({
@@ -149,4 +160,25 @@ export async function readCandidates(scope: WriteScope, perOwner: number): Promi
       conversationId: asConversationId(row.conversation_id),
       seq: Number(row.seq),
     }));
+}
+
+/** The candidates by the scan by conversation ({@link sqliteCandidates}, {@link postgresCandidates}). */
+function scanned(scope: WriteScope, perOwner: number) {
+  return CANDIDATES[scope.dialect].rows(scope.trx, scope.now, perOwner);
+}
+
+/** A candidate's row (every column set). */
+type CandidateRow = Awaited<ReturnType<typeof scanned>>[number];
+
+/**
+ * SQLite's candidates by owner (decision 0249), or by conversation when an owner's walk was cut
+ * before it found `perOwner` heads: the heads past the cut are then unknown, and the scan finds them.
+ */
+async function walkedOrScanned(scope: WriteScope, perOwner: number, walk: number): Promise<CandidateRow[]> {
+  const rows = await readOwnerWalk(scope, perOwner, Math.max(1, walk));
+  const kept = new Map<string, number>();
+  for (const row of rows) if (row.part === WalkPart.HEAD) kept.set(row.owner, (kept.get(row.owner) ?? 0) + 1);
+  const short = rows.some((row) => row.part === WalkPart.CUT && (kept.get(row.owner) ?? 0) < perOwner);
+  if (short) return scanned(scope, perOwner);
+  return rows.filter((row): row is WalkRow & CandidateRow => row.part !== WalkPart.CUT);
 }

@@ -1,69 +1,130 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMPTY_ROUND } from '@agent-teams/core';
+import { JobPhase, TeamStatus } from '@agent-teams/core';
 import type { CompiledQuery } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KyselyTeamStore } from '../../src/storage/kysely-team-store.js';
+import { readCandidates } from '../../src/storage/admission-candidates.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { openDatabase } from '../../src/storage/open-database.js';
+import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
+import { WriteScope } from '../../src/storage/write-transaction.js';
+import { loadState, NOW, type State } from '../support/candidate-states.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-candidates-plan-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** SQLite's plan of a compiled query, its parameters bound, one detail line per step. */
-async function planOf(db: Parameters<typeof migrateToLatest>[0], compiled: CompiledQuery): Promise<readonly string[]> {
-  const plan = await db.executeQuery<{ detail: string }>({
-    ...compiled,
-    sql: `explain query plan ${compiled.sql}`,
-  });
+async function planOf(db: OpenedDatabase['db'], compiled: CompiledQuery): Promise<readonly string[]> {
+  const plan = await db.executeQuery<{ detail: string }>({ ...compiled, sql: `explain query plan ${compiled.sql}` });
   return plan.rows.map((row) => row.detail);
 }
 
-describe('admission reads its candidates by conversation, not by queued job', () => {
-  it('SQLite seeks the unfinished-conversation index once per conversation and scans no jobs', async () => {
-    const opened = await openDatabase(join(dir, 'plan.sqlite'));
+/** A job row of {@link State} in team `t`, owner `o`. */
+function job(id: string, conversationId: string, phase: JobPhase, seq: number): State['jobs'][number] {
+  const unfinished = phase === JobPhase.COMPLETED ? 0 : 1;
+  return {
+    id,
+    teamId: 't',
+    owner: 'o',
+    conversationId,
+    memberId: `m_${conversationId}`,
+    phase,
+    unfinished,
+    seq,
+    waitAfterSeq: null,
+    waitDeadline: null,
+  };
+}
+
+/**
+ * One owner: conversation `a` held by a job waiting for a person, two jobs queued behind it, then
+ * conversation `b`'s queued head. A walk of two jobs sees only `a`'s queued jobs, not heads.
+ */
+const BLOCKED: State = {
+  teams: [{ id: 't', owner: 'o', status: TeamStatus.READY }],
+  jobs: [
+    job('j1', 'a', JobPhase.WAITING_INPUT, 1),
+    job('j2', 'a', JobPhase.QUEUED, 2),
+    job('j3', 'a', JobPhase.QUEUED, 3),
+    job('j4', 'b', JobPhase.QUEUED, 4),
+  ],
+  events: [],
+  perOwner: 1,
+};
+
+/** A migrated database with `state` loaded, and the recursive statements `readCandidates` runs on it. */
+async function candidatesWith(name: string, state: State, walk?: number) {
+  const opened = await openDatabase(join(dir, `${name}.sqlite`));
+  await migrateToLatest(opened.db, opened.dialect);
+  await loadState(opened, state);
+  const seen: CompiledQuery[] = [];
+  const db = opened.db.withPlugin({
+    transformQuery(args) {
+      const compiled = opened.db.getExecutor().compileQuery(args.node, args.queryId);
+      if (compiled.sql.startsWith('with recursive')) seen.push(compiled);
+      return args.node;
+    },
+    transformResult: (args) => Promise.resolve(args.result),
+  });
+  const scope = new WriteScope(db, { db, dialect: opened.dialect, sink: null, ids: null }, NOW);
+  const candidates = await readCandidates(scope, state.perOwner, walk);
+  return { opened, seen, candidates };
+}
+
+describe('admission reads its candidates by owner, and by conversation when a walk is cut (decision 0249)', () => {
+  it('SQLite walks each owner in the waiting jobs index and scans no jobs', async () => {
+    const { opened, seen, candidates } = await candidatesWith('walk', BLOCKED);
     try {
-      await migrateToLatest(opened.db, opened.dialect);
-      const seen: CompiledQuery[] = [];
-      const db = opened.db.withPlugin({
-        transformQuery(args) {
-          const compiled = opened.db.getExecutor().compileQuery(args.node, args.queryId);
-          if (compiled.sql.startsWith('with recursive')) seen.push(compiled);
-          return args.node;
-        },
-        transformResult: (args) => Promise.resolve(args.result),
-      });
-      // A round that still names an owner makes the pass take its lock and read the candidates.
-      await opened.db
-        .updateTable('scheduler_state')
-        .set({ round_json: JSON.stringify({ rotation: ['x'], served: [] }) })
-        .where('id', '=', 1)
-        .execute();
-      const store = new KyselyTeamStore(db, opened.dialect, {});
-      await store.admit({
-        now: new Date().toISOString(),
-        plan: () => ({ admit: [], round: EMPTY_ROUND }),
-        freeze: () => {
-          throw new Error('nothing to freeze');
-        },
-      });
-      expect(seen).toHaveLength(1);
+      expect(candidates.map((c) => c.jobId)).toEqual(['j4']);
+      // The walk alone: it saw all three waiting jobs, within its default bound.
+      expect(seen.map((query) => query.sql.slice(0, 24))).toEqual(['with recursive "r"("owne']);
       const details = await planOf(opened.db, seen[0] as CompiledQuery);
-      // The loose scan: the next conversation's head after the last one, from the partial index.
+      // The owners: a loose scan of the index, one seek each (the first is its first entry).
+      expect(details).toContainEqual('SEARCH w USING INDEX jobs_waiting_owner_seq_idx (owner>?)');
+      // Each owner's waiting jobs in seq order up to its bound, each one's conversation checked by a seek.
+      expect(details).toContainEqual('SEARCH w USING INDEX jobs_waiting_owner_seq_idx (owner=? AND seq<?)');
+      expect(details).toContainEqual(
+        'SEARCH e USING COVERING INDEX jobs_unfinished_conversation_seq_idx (conversation_id=? AND seq<?)',
+      );
+      expect(details).toContainEqual(expect.stringMatching(/SEARCH j USING INTEGER PRIMARY KEY/));
+      expect(details.filter((detail) => /^SCAN (jobs|j|w|e)\b/.test(detail))).toEqual([
+        'SCAN w USING INDEX jobs_waiting_owner_seq_idx',
+      ]);
+      // No sort, and nothing searched by an index SQLite builds for the statement.
+      expect(details.filter((detail) => /AUTOMATIC|BLOOM|TEMP B-TREE/.test(detail))).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('a walk cut before its heads gives way to the scan by conversation, one seek per conversation', async () => {
+    const { opened, seen, candidates } = await candidatesWith('cut', BLOCKED, 2);
+    try {
+      // The walk stopped at j3 with no head; the scan found b's.
+      expect(candidates.map((c) => c.jobId)).toEqual(['j4']);
+      expect(seen).toHaveLength(2);
+      const details = await planOf(opened.db, seen[1] as CompiledQuery);
       expect(details).toContainEqual(
         expect.stringMatching(
           /SEARCH n USING (COVERING )?INDEX jobs_unfinished_conversation_seq_idx \(conversation_id>\?\)/,
         ),
       );
-      // Each head by its key; no step walks the jobs table or another index of it (the first
-      // head is the partial index's first entry: a scan that stops at one row).
       expect(details).toContainEqual(expect.stringMatching(/SEARCH j USING INTEGER PRIMARY KEY/));
       expect(details.filter((detail) => /^SCAN (jobs|j|h|n)\b/.test(detail))).toEqual([
         'SCAN n USING COVERING INDEX jobs_unfinished_conversation_seq_idx',
       ]);
-      // Nothing is searched by an index SQLite builds for the statement (the join order held).
       expect(details.filter((detail) => /AUTOMATIC|BLOOM/.test(detail))).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('a walk cut after it found its heads is the answer: no scan', async () => {
+    const state: State = { ...BLOCKED, jobs: [job('j0', 'c', JobPhase.QUEUED, 0), ...BLOCKED.jobs] };
+    const { opened, seen, candidates } = await candidatesWith('enough', state, 1);
+    try {
+      expect(candidates.map((c) => c.jobId)).toEqual(['j0']);
+      expect(seen).toHaveLength(1);
     } finally {
       await opened.close();
     }

@@ -20,6 +20,7 @@ import { cachedInputTokensMigration } from './0017-cached-input-tokens.js';
 import { historyIndexesMigration } from './0018-history-indexes.js';
 import { taskRequestFingerprintMigration } from './0019-task-request-fingerprint.js';
 import { toolRequestsMigration } from './0020-tool-requests.js';
+import { waitingOwnerIndexMigration } from './0021-waiting-owner-index.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -57,6 +58,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0018-history-indexes': historyIndexesMigration(),
       '0019-task-request-fingerprint': taskRequestFingerprintMigration(this.#dialect),
       '0020-tool-requests': toolRequestsMigration(),
+      '0021-waiting-owner-index': waitingOwnerIndexMigration(this.#dialect),
     };
   }
 }
