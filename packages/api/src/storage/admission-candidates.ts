@@ -142,15 +142,15 @@ const CANDIDATES = {
  * The admission's candidates (see {@link sqliteCandidates}), in queue order.
  *
  * @param walk on SQLite, how many of an owner's waiting jobs the walk by owner looks at before it
- * gives way to the scan by conversation (`admission-owner-walk.ts`; tests make it small).
+ * gives way to the scan by conversation (`admission-owner-walk.ts`). Tests name it (small) to
+ * have every read walk first; left out, the read follows the last one's shape ({@link ReadShape}).
  */
 export async function readCandidates(
   scope: WriteScope,
   perOwner: number,
-  walk = perOwner + OWNER_WALK_EXTRA_ROWS,
+  walk?: number,
 ): Promise<AdmissionCandidate[]> {
-  const rows =
-    scope.dialect === 'sqlite' ? await walkedOrScanned(scope, perOwner, walk) : await scanned(scope, perOwner);
+  const rows = scope.dialect === 'sqlite' ? await sqliteRows(scope, perOwner, walk) : await scanned(scope, perOwner);
   return rows
     .sort((a, b) => Number(a.seq) - Number(b.seq))
     .map((row) => ({
@@ -171,14 +171,59 @@ function scanned(scope: WriteScope, perOwner: number) {
 type CandidateRow = Awaited<ReturnType<typeof scanned>>[number];
 
 /**
+ * From this many owners with heads on, a read whose owners have fewer than {@link HEADS_PER_OWNER_TO_WALK}
+ * heads each on average makes the next read scan by conversation.
+ */
+export const OWNERS_TO_SCAN = 32;
+/** Heads per owner (on average) from which the walk by owner pays for its owners. */
+export const HEADS_PER_OWNER_TO_WALK = 2;
+
+/**
+ * How SQLite's next candidate read goes, per database (its dialect adapter): by owner unless the
+ * last read saw many owners with about one head each (decision 0249).
+ *
+ * @remarks Each owner costs the walk a few seeks and a subquery of its own, and the scan a seek per
+ * conversation: with hundreds of owners of one conversation each, the walk took 15–60 % longer than
+ * the scan, and with owners of many conversations the scan up to 5× longer than the walk. Both give
+ * the same answer; the last read's heads and owners tell which shape the backlog has now.
+ */
+type ReadShape = 'walk' | 'scan';
+const nextRead = new WeakMap<object, ReadShape>();
+
+/** True when `rows` (one head per row) come from many owners with few heads each. */
+function fewHeadsPerOwner(rows: readonly { readonly owner: string }[]): boolean {
+  const owners = new Set(rows.map((row) => row.owner)).size;
+  return owners >= OWNERS_TO_SCAN && rows.length < HEADS_PER_OWNER_TO_WALK * owners;
+}
+
+/** SQLite's candidates: by the shape the last read chose, or walked first when `walk` is named. */
+async function sqliteRows(scope: WriteScope, perOwner: number, walk: number | undefined): Promise<CandidateRow[]> {
+  const key = scope.trx.getExecutor().adapter;
+  if (walk === undefined && nextRead.get(key) === 'scan') {
+    const rows = await scanned(scope, perOwner);
+    // Its rows hold the woken waits too: rare, and they only make a walk likelier.
+    if (!fewHeadsPerOwner(rows)) nextRead.set(key, 'walk');
+    return rows;
+  }
+  const { rows, heads } = await walkedOrScanned(scope, perOwner, walk ?? perOwner + OWNER_WALK_EXTRA_ROWS);
+  nextRead.set(key, fewHeadsPerOwner(heads) ? 'scan' : 'walk');
+  return rows;
+}
+
+/**
  * SQLite's candidates by owner (decision 0249), or by conversation when an owner's walk was cut
  * before it found `perOwner` heads: the heads past the cut are then unknown, and the scan finds them.
  */
-async function walkedOrScanned(scope: WriteScope, perOwner: number, walk: number): Promise<CandidateRow[]> {
+async function walkedOrScanned(
+  scope: WriteScope,
+  perOwner: number,
+  walk: number,
+): Promise<{ rows: CandidateRow[]; heads: readonly WalkRow[] }> {
   const rows = await readOwnerWalk(scope, perOwner, Math.max(1, walk));
+  const heads = rows.filter((row) => row.part === WalkPart.HEAD);
   const kept = new Map<string, number>();
-  for (const row of rows) if (row.part === WalkPart.HEAD) kept.set(row.owner, (kept.get(row.owner) ?? 0) + 1);
+  for (const row of heads) kept.set(row.owner, (kept.get(row.owner) ?? 0) + 1);
   const short = rows.some((row) => row.part === WalkPart.CUT && (kept.get(row.owner) ?? 0) < perOwner);
-  if (short) return scanned(scope, perOwner);
-  return rows.filter((row): row is WalkRow & CandidateRow => row.part !== WalkPart.CUT);
+  if (short) return { rows: await scanned(scope, perOwner), heads };
+  return { rows: rows.filter((row): row is WalkRow & CandidateRow => row.part !== WalkPart.CUT), heads };
 }
