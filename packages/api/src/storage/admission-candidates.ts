@@ -196,17 +196,22 @@ function fewHeadsPerOwner(rows: readonly { readonly owner: string }[]): boolean 
   return owners >= OWNERS_TO_SCAN && rows.length < HEADS_PER_OWNER_TO_WALK * owners;
 }
 
-/** SQLite's candidates: by the shape the last read chose, or walked first when `walk` is named. */
+/**
+ * SQLite's candidates: by the shape the last read chose, or walked first when `walk` is named. A
+ * read asking for fewer than {@link HEADS_PER_OWNER_TO_WALK} heads per owner (every slot taken)
+ * cannot tell the shapes apart, and leaves the choice as it was.
+ */
 async function sqliteRows(scope: WriteScope, perOwner: number, walk: number | undefined): Promise<CandidateRow[]> {
   const key = scope.trx.getExecutor().adapter;
+  const telling = perOwner >= HEADS_PER_OWNER_TO_WALK;
   if (walk === undefined && nextRead.get(key) === 'scan') {
     const rows = await scanned(scope, perOwner);
     // Its rows hold the woken waits too: rare, and they only make a walk likelier.
-    if (!fewHeadsPerOwner(rows)) nextRead.set(key, 'walk');
+    if (telling && !fewHeadsPerOwner(rows)) nextRead.set(key, 'walk');
     return rows;
   }
   const { rows, heads } = await walkedOrScanned(scope, perOwner, walk ?? perOwner + OWNER_WALK_EXTRA_ROWS);
-  nextRead.set(key, fewHeadsPerOwner(heads) ? 'scan' : 'walk');
+  if (telling) nextRead.set(key, fewHeadsPerOwner(heads) ? 'scan' : 'walk');
   return rows;
 }
 

@@ -47,8 +47,8 @@ describe("SQLite's candidate read follows the backlog's shape (decision 0249)", 
         transformResult: (args) => Promise.resolve(args.result),
       });
       const scope = new WriteScope(db, { db, dialect: opened.dialect, sink: null, ids: null }, NOW);
-      const read = async (state: State) => {
-        expect(await readCandidates(scope, state.perOwner)).toEqual(bruteForce(state));
+      const read = async (state: State, perOwner = state.perOwner) => {
+        expect(await readCandidates(scope, perOwner)).toEqual(bruteForce({ ...state, perOwner }));
         return seen.splice(0);
       };
       // Many owners, one head each: walked once, then scanned.
@@ -68,8 +68,12 @@ describe("SQLite's candidate read follows the backlog's shape (decision 0249)", 
       expect(await read(wide)).toEqual(['scan']);
       const deep = backlog(OWNERS_TO_SCAN, HEADS_PER_OWNER_TO_WALK);
       await loadState(opened, deep);
+      // Every slot taken (one head per owner asked for): the read cannot tell, and changes nothing.
+      expect(await read(deep, 1)).toEqual(['scan']);
+      expect(await read(deep, 1)).toEqual(['scan']);
       expect(await read(deep)).toEqual(['scan']);
       expect(await read(deep)).toEqual(['walk']);
+      expect(await read(deep, 1)).toEqual(['walk']);
       expect(await read(deep)).toEqual(['walk']);
     } finally {
       await opened.close();
