@@ -7,8 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readCandidates } from '../../src/storage/admission-candidates.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
-import { WriteScope } from '../../src/storage/write-transaction.js';
-import { loadState, NOW, type State } from '../support/candidate-states.js';
+import { jobRow, loadState, recordingScope, type State } from '../support/candidate-states.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-candidates-plan-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,21 +18,9 @@ async function planOf(db: OpenedDatabase['db'], compiled: CompiledQuery): Promis
   return plan.rows.map((row) => row.detail);
 }
 
-/** A job row of {@link State} in team `t`, owner `o`. */
+/** A job of team `t`, owner `o`. */
 function job(id: string, conversationId: string, phase: JobPhase, seq: number): State['jobs'][number] {
-  const unfinished = phase === JobPhase.COMPLETED ? 0 : 1;
-  return {
-    id,
-    teamId: 't',
-    owner: 'o',
-    conversationId,
-    memberId: `m_${conversationId}`,
-    phase,
-    unfinished,
-    seq,
-    waitAfterSeq: null,
-    waitDeadline: null,
-  };
+  return jobRow({ id, teamId: 't', owner: 'o', conversationId, phase, seq });
 }
 
 /**
@@ -57,16 +44,7 @@ async function candidatesWith(name: string, state: State, walk?: number) {
   const opened = await openDatabase(join(dir, `${name}.sqlite`));
   await migrateToLatest(opened.db, opened.dialect);
   await loadState(opened, state);
-  const seen: CompiledQuery[] = [];
-  const db = opened.db.withPlugin({
-    transformQuery(args) {
-      const compiled = opened.db.getExecutor().compileQuery(args.node, args.queryId);
-      if (compiled.sql.startsWith('with recursive')) seen.push(compiled);
-      return args.node;
-    },
-    transformResult: (args) => Promise.resolve(args.result),
-  });
-  const scope = new WriteScope(db, { db, dialect: opened.dialect, sink: null, ids: null }, NOW);
+  const { scope, seen } = recordingScope(opened);
   const candidates = await readCandidates(scope, state.perOwner, walk);
   return { opened, seen, candidates };
 }

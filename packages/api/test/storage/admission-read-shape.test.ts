@@ -6,8 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HEADS_PER_OWNER_TO_WALK, OWNERS_TO_SCAN, readCandidates } from '../../src/storage/admission-candidates.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { openDatabase } from '../../src/storage/open-database.js';
-import { WriteScope } from '../../src/storage/write-transaction.js';
-import { bruteForce, loadState, NOW, type State } from '../support/candidate-states.js';
+import { bruteForce, jobRow, loadState, recordingScope, type State } from '../support/candidate-states.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-read-shape-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,18 +15,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function backlog(owners: number, conversations: number): State {
   const teams = Array.from({ length: owners }, (_, o) => ({ id: `t${o}`, owner: `o${o}`, status: TeamStatus.READY }));
   const jobs = teams.flatMap((team, o) =>
-    Array.from({ length: conversations }, (_, c) => ({
-      id: `j${o}_${c}`,
-      teamId: team.id,
-      owner: team.owner,
-      conversationId: `c${o}_${c}`,
-      memberId: `m${o}_${c}`,
-      phase: JobPhase.QUEUED,
-      unfinished: 1,
-      seq: 1 + c * owners + o,
-      waitAfterSeq: null,
-      waitDeadline: null,
-    })),
+    Array.from({ length: conversations }, (_, c) =>
+      jobRow({
+        id: `j${o}_${c}`,
+        teamId: team.id,
+        owner: team.owner,
+        conversationId: `c${o}_${c}`,
+        phase: JobPhase.QUEUED,
+        seq: 1 + c * owners + o,
+      }),
+    ),
   );
   return { teams, jobs, events: [], perOwner: 9 };
 }
@@ -37,19 +34,10 @@ describe("SQLite's candidate read follows the backlog's shape (decision 0249)", 
     const opened = await openDatabase(join(dir, 'shape.sqlite'));
     try {
       await migrateToLatest(opened.db, opened.dialect);
-      const seen: string[] = [];
-      const db = opened.db.withPlugin({
-        transformQuery(args) {
-          const { sql } = opened.db.getExecutor().compileQuery(args.node, args.queryId);
-          if (sql.startsWith('with recursive')) seen.push(sql.startsWith('with recursive "r"') ? 'walk' : 'scan');
-          return args.node;
-        },
-        transformResult: (args) => Promise.resolve(args.result),
-      });
-      const scope = new WriteScope(db, { db, dialect: opened.dialect, sink: null, ids: null }, NOW);
+      const { scope, seen } = recordingScope(opened);
       const read = async (state: State, perOwner = state.perOwner) => {
         expect(await readCandidates(scope, perOwner)).toEqual(bruteForce({ ...state, perOwner }));
-        return seen.splice(0);
+        return seen.splice(0).map((query) => (query.sql.startsWith('with recursive "r"') ? 'walk' : 'scan'));
       };
       // Many owners, one head each: walked once, then scanned.
       const wide = backlog(OWNERS_TO_SCAN, 1);

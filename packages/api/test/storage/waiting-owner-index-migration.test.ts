@@ -7,7 +7,7 @@ import { waitingOwnerIndexMigration } from '../../src/storage/migrations/0021-wa
 import { StaticMigrationProvider } from '../../src/storage/migrations/index.js';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
 import { WriteScope } from '../../src/storage/write-transaction.js';
-import { bruteForce, loadState, NOW, type State } from '../support/candidate-states.js';
+import { bruteForce, jobRow, loadState, NOW, type State } from '../support/candidate-states.js';
 import { itUpgradesOnBothDialects } from '../support/migration-upgrade.js';
 
 /** Two owners' jobs in every state a job waits in, or not: the index must hold only QUEUED and ANSWERED ones. */
@@ -24,18 +24,16 @@ const STATE: State = {
     [JobPhase.WAITING_INPUT, 'c', 't2'],
     [JobPhase.QUEUED, 'd', 't2'],
     [JobPhase.COMPLETED, 'd', 't2'],
-  ].map(([phase, conversationId, teamId], i) => ({
-    id: `j${i}`,
-    teamId: teamId as string,
-    owner: teamId === 't1' ? 'o1' : 'o2',
-    conversationId: conversationId as string,
-    memberId: `m_${conversationId}`,
-    phase: phase as string,
-    unfinished: phase === JobPhase.COMPLETED ? 0 : 1,
-    seq: i + 1,
-    waitAfterSeq: null,
-    waitDeadline: null,
-  })),
+  ].map(([phase, conversationId, teamId], i) =>
+    jobRow({
+      id: `j${i}`,
+      teamId: teamId as string,
+      owner: teamId === 't1' ? 'o1' : 'o2',
+      conversationId: conversationId as string,
+      phase: phase as string,
+      seq: i + 1,
+    }),
+  ),
   events: [],
   perOwner: 2,
 };

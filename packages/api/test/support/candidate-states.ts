@@ -3,7 +3,9 @@
 // of least seq), kept when QUEUED or ANSWERED in a READY or CLOSED team, each owner's `perOwner`
 // oldest of those, plus every woken wait.
 import { type AdmissionCandidate, JobPhase, TeamEventKind, TeamStatus, wakesWaiter } from '@agent-teams/core';
+import type { CompiledQuery } from 'kysely';
 import type { OpenedDatabase } from '../../src/storage/open-database.js';
+import { WriteScope } from '../../src/storage/write-transaction.js';
 import { teamRowValues } from './raw-rows.js';
 import { prng } from './seeded-random.js';
 
@@ -226,4 +228,27 @@ export async function loadState(database: OpenedDatabase, state: State): Promise
       )
       .execute();
   }
+}
+
+/** A job row of a {@link State} outside a wait: its member named after its conversation, unfinished unless its phase is a finished one. */
+export function jobRow(row: Pick<Job, 'id' | 'teamId' | 'owner' | 'conversationId' | 'phase' | 'seq'>): Job {
+  const unfinished = FINISHED.includes(row.phase) ? 0 : 1;
+  return { ...row, memberId: `m_${row.conversationId}`, unfinished, waitAfterSeq: null, waitDeadline: null };
+}
+
+/**
+ * A write scope over `database` at {@link NOW} whose recursive statements (the candidate reads:
+ * the walk by owner and the scan by conversation) are recorded in `seen` as they are built.
+ */
+export function recordingScope(database: OpenedDatabase): { scope: WriteScope; seen: CompiledQuery[] } {
+  const seen: CompiledQuery[] = [];
+  const db = database.db.withPlugin({
+    transformQuery(args) {
+      const compiled = database.db.getExecutor().compileQuery(args.node, args.queryId);
+      if (compiled.sql.startsWith('with recursive')) seen.push(compiled);
+      return args.node;
+    },
+    transformResult: (args) => Promise.resolve(args.result),
+  });
+  return { scope: new WriteScope(db, { db, dialect: database.dialect, sink: null, ids: null }, NOW), seen };
 }
