@@ -19,6 +19,7 @@ import { messageLatency } from './message-latency.js';
 import { ownerIsolation } from './owner-isolation.js';
 import { planningPass } from './planning-pass.js';
 import { postgresEngine } from './postgres-engine.js';
+import { postgresRoundTrips } from './postgres-round-trips.js';
 import { taskClaims } from './task-claims.js';
 import { tokenRelay } from './token-relay.js';
 import { turnOverhead } from './turn-overhead.js';
@@ -39,6 +40,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   memberTools,
   clusterDispatch,
   postgresEngine,
+  postgresRoundTrips,
   clusterEvents,
   leaseClaims,
   interopOverhead,

@@ -12,6 +12,7 @@ import {
   type RoundState,
   settledRound,
   type TeamId,
+  type TeamMessage,
 } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { readCandidates } from './admission-candidates.js';
@@ -19,13 +20,14 @@ import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { isEnvironmentError } from './driver-errors.js';
+import type { FreezeReadRows, FreezeReads } from './freeze-reads.js';
 import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
 import { ACTIVE_PHASE_LITERALS, SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { readStoredRound } from './stored-json.js';
-import { lockTeamWithJob } from './team-job-lock.js';
+import { lockTeamIfFreeWithReads, lockTeamWithJob } from './team-job-lock.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -102,7 +104,7 @@ async function freezeOne(
     recentRecords: await scope.recentRecords(job.teamId),
     // Read under the team lock: a send to this member waits for this transaction, so a message
     // is either frozen into this turn or still undelivered for the next one, never both.
-    mailbox: job.memberId === null ? [] : await undeliveredMessages(scope.trx, job.memberId),
+    mailbox: job.memberId === null ? [] : (locked.mailbox ?? (await undeliveredMessages(scope.trx, job.memberId))),
     ...(job.phase === JobPhase.WAITING_CHANGE ? { changes: await readChanges(scope.trx, job) } : {}),
   });
   if (!outcome.ok) throw outcome.error;
@@ -117,8 +119,9 @@ async function freezeOne(
 
 /** A pass's freeze: the team locked and the job read under it (one round trip on PostgreSQL). */
 async function lockTeamAndJob(scope: WriteScope, teamId: TeamId, jobId: JobId): Promise<Locked | undefined> {
-  const locked = await lockTeamWithJob(scope, teamId, jobId);
-  return locked === undefined ? undefined : { team: locked.team, job: toJob(locked.job) };
+  const locked = await lockTeamWithJob(scope, teamId, jobId, freezeReadsFor(scope, teamId));
+  if (locked === undefined) return undefined;
+  return { team: locked.team, job: toJob(locked.job), ...keepFreezeReads(scope, teamId, locked) };
 }
 
 /** A ride's freeze: the team locked only if free; its own jobs as the enqueue inserted them. */
@@ -128,18 +131,41 @@ async function lockInRide(
   jobId: JobId,
   ride: RiddenEnqueue,
 ): Promise<Locked | undefined> {
+  const inserted = ride.inserted.get(jobId);
+  if (inserted !== undefined) {
+    const locked = await lockTeamIfFreeWithReads(scope, teamId, inserted.memberId, freezeReadsFor(scope, teamId));
+    return locked === undefined
+      ? undefined
+      : { team: locked.team, job: inserted, ...keepFreezeReads(scope, teamId, locked) };
+  }
   const team = await scope.lockTeamIfFree(teamId);
   if (team === undefined) return undefined;
-  const inserted = ride.inserted.get(jobId);
-  if (inserted !== undefined) return { team, job: inserted };
   const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
   return row === undefined ? undefined : { team, job: toJob(row) };
+}
+
+/**
+ * What a freeze asks of the read that locks its team (PostgreSQL; `freeze-reads.ts`): the roster
+ * and the records only when this transaction has not read them yet.
+ */
+function freezeReadsFor(scope: WriteScope, teamId: TeamId): FreezeReads {
+  const notes = scope.events.rows;
+  return { roster: notes.roster(teamId) === undefined, records: notes.recentRecords(teamId) === undefined };
+}
+
+/** Notes the roster and records the lock's read brought, as `WriteScope` notes its own reads; the mailbox. */
+function keepFreezeReads(scope: WriteScope, teamId: TeamId, brought: FreezeReadRows): { mailbox?: TeamMessage[] } {
+  if (brought.roster !== undefined) scope.events.rows.noteRoster(teamId, brought.roster);
+  if (brought.records !== undefined) scope.events.rows.noteRecentRecords(teamId, brought.records);
+  return brought.mailbox === undefined ? {} : { mailbox: brought.mailbox };
 }
 
 /** A team row locked and a job read under that lock. */
 interface Locked {
   readonly team: Selectable<TeamsTable>;
   readonly job: Job;
+  /** The job's member's undelivered messages, when the lock's read brought them (PostgreSQL). */
+  readonly mailbox?: TeamMessage[];
 }
 
 /**

@@ -30,7 +30,7 @@ import { inInputOrder, listMembers } from './team-reads.js';
 import type { WriteScope } from './write-transaction.js';
 
 /** Maps a `team_messages` row to a {@link TeamMessage}. */
-function toMessage(row: Selectable<TeamMessagesTable>): TeamMessage {
+export function toMessage(row: Selectable<TeamMessagesTable>): TeamMessage {
   return {
     id: asMessageId(row.id),
     teamId: asTeamId(row.team_id),
