@@ -28,9 +28,17 @@ export interface JobTargetsDeps {
 }
 
 /**
+ * How many members {@link JobTargets} keeps (the ones that ran last): a long-running server sees
+ * teams come and go, and every member it ever ran must not stay in memory (a few hundred bytes
+ * each: about 2 MB at this bound).
+ */
+export const MEMBERS_KEPT = 10_000;
+
+/**
  * Resolves a job to its member's agent and runtime.
  *
  * @remarks Members are cached: a team's roster is fixed, so a member never changes agent. The
+ * cache keeps the {@link MEMBERS_KEPT} members used last; a member it let go is read again. The
  * catalog is asked every time, so an agent removed from the configuration is noticed; a catalog
  * that cannot be read throws (retried), it is never mistaken for a missing agent.
  */
@@ -67,9 +75,22 @@ export class JobTargets {
 
   async #member(memberId: MemberId): Promise<Member | null> {
     const cached = this.#members.get(memberId);
-    if (cached) return cached;
+    if (cached) {
+      // Used now: to the end of the insertion order, so the members let go are the least used.
+      this.#members.delete(memberId);
+      this.#members.set(memberId, cached);
+      return cached;
+    }
     const [found] = await this.#deps.store.findMembers([memberId]);
-    if (found) this.#members.set(memberId, found);
+    if (found) {
+      this.#members.set(memberId, found);
+      if (this.#members.size > MEMBERS_KEPT) this.#members.delete(this.#members.keys().next().value as MemberId);
+    }
     return found ?? null;
+  }
+
+  /** Members kept now (tests). */
+  get membersKept(): number {
+    return this.#members.size;
   }
 }
