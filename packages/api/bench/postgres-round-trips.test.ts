@@ -64,5 +64,9 @@ describe('postgres-round-trips benchmark', () => {
       else expect(Number(row[5])).toBeGreaterThanOrEqual(Number(row[4]));
     }
     expect(report.metrics.drainStatementsPerJob).toBeGreaterThan(5);
+    // Sends through the proxy wait for its round trips: each at least 2 ms more than on loopback.
+    const sends = report.tables[1]?.rows ?? [];
+    expect(sends.map((row) => row[1])).toEqual(['6', '6']);
+    expect(report.metrics.delayedSendP50Ms).toBeGreaterThan((report.metrics.sendP50Ms ?? 0) + 2);
   });
 });

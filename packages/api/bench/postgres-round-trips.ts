@@ -4,7 +4,8 @@ import { createBenchPostgres } from './harness/bench-postgres.js';
 import type { Benchmark, BenchReport } from './harness/benchmark.js';
 import { startDelayProxy } from './harness/delay-proxy.js';
 import { countStatements } from './harness/statement-counter.js';
-import { ms, rate } from './harness/stats.js';
+import { latencyCells, ms, rate } from './harness/stats.js';
+import { SENDS, sendLatency } from './round-trip-sends.js';
 
 /** How long the proxy holds each chunk in each direction: a 2 ms round trip, as between zones. */
 const DELAY_MS = 1;
@@ -84,6 +85,12 @@ export const postgresRoundTrips: Benchmark = {
       metrics[`${mode}DelayedRatio`] = perSecond(delayed) / perSecond(straight);
       metrics[`${mode}StatementsPerJob`] = statements;
     }
+    ctx.log('sends, straight and through the proxy…');
+    const sends = SENDS[ctx.scale];
+    const straightSends = await sendLatency(null, sends.count, sends.warmup);
+    const delayedSends = await sendLatency(DELAY_MS, sends.count, sends.warmup);
+    metrics.sendP50Ms = straightSends.p50;
+    metrics.delayedSendP50Ms = delayedSends.p50;
     return {
       tables: [
         {
@@ -97,14 +104,24 @@ export const postgresRoundTrips: Benchmark = {
           ],
           rows,
         },
+        {
+          title:
+            '`requests.send` called → resolved (one member, a free slot: the enqueue with its admission riding it)',
+          header: ['Database', 'Samples', 'p50', 'p90', 'p99', 'max', 'mean'],
+          rows: [
+            ['PostgreSQL on loopback', ...latencyCells(straightSends)],
+            [`PostgreSQL through the proxy (${DELAY_MS} ms each way)`, ...latencyCells(delayedSends)],
+          ],
+        },
       ],
       method: [
         `The workload of \`postgres-engine\` (${shape.owners} owners × ${shape.teamsPerOwner} teams × ${shape.size} members, instant scripted turns, the 8 slots kept full), ${jobs} jobs per run, each run on a fresh migrated database: drain (enqueued first, timed from \`scheduler.start()\` until none is unfinished) and live (sent while the scheduler runs, after an untimed warm-up).`,
         `"Through the proxy": the server's connections go through a TCP proxy in the benchmark's process (\`harness/delay-proxy.ts\`) that holds every chunk ${DELAY_MS} ms in each direction, so each round trip takes at least ${2 * DELAY_MS} ms more, as to a database in another zone; its CPU counts in the Node column. The admission holds the planning lock (\`scheduler_state\`) for its whole transaction, so its round trips are time every other pass waits.`,
+        `Sends: ${sends.count} sequential \`requests.send\` calls (after ${sends.warmup} not counted) to one member of 4 teams of 2 in rotation, each on a fresh database, each waiting until its job finished, so every send finds a free slot and an idle conversation and its admission rides its enqueue's transaction (decision 0229): the time from the call to the promise resolving holds every round trip of that transaction.`,
         '"Data statements per job": SELECT/INSERT/UPDATE/DELETE run through the store, counted on a third, straight run (a Kysely plugin that changes nothing; BEGIN and COMMIT not counted). "Chunks sent to the server per job": what the proxy passed on, at least one per round trip.',
       ],
       notes: [
-        `Through the proxy ÷ loopback, jobs/s: drain ${metrics.drainDelayedRatio?.toFixed(2)}, live ${metrics.liveDelayedRatio?.toFixed(2)}.`,
+        `Through the proxy ÷ loopback, jobs/s: drain ${metrics.drainDelayedRatio?.toFixed(2)}, live ${metrics.liveDelayedRatio?.toFixed(2)}. A send took ${ms(delayedSends.p50)} at p50 through the proxy against ${ms(straightSends.p50)} on loopback: about ${((delayedSends.p50 - straightSends.p50) / (2 * DELAY_MS)).toFixed(1)} round trips of ${2 * DELAY_MS} ms.`,
       ],
       metrics,
     };
