@@ -73,7 +73,9 @@ export async function rideAdmission(
     const admitted = await admitIfFree(scope, ride.args, riding);
     // Its events too: a failure writing them rolls back to the savepoint like any other.
     await scope.events.flush();
-    await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+    // Kept open on PostgreSQL: the enqueue's COMMIT releases it with all it holds, and there a
+    // RELEASE is a round trip of its own inside the enqueue (decision 0250). SQLite's costs nothing.
+    if (scope.dialect !== 'postgres') await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
     return admitted === null ? { admitted: [], error: null, skipped: true } : { admitted, error: null, skipped: false };
   } catch (error) {
     try {

@@ -77,6 +77,55 @@ async function phaseOf(job: Job | undefined): Promise<JobPhase | undefined> {
 }
 
 describe('admission riding the enqueue on PostgreSQL (decision 0229)', () => {
+  it('rides in the fewest round trips: the freeze reads with its lock, the savepoint left to COMMIT (decision 0250)', async () => {
+    // What each pool client is asked to send (one round trip each), recorded while `on`. Set
+    // before the server opens its pool: each client binds its query function when it connects.
+    const byClient = new Map<object, string[]>();
+    let on = false;
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: object, ...args: unknown[]) {
+      if (on) {
+        const [first] = args as [{ text?: string } | string];
+        const text = typeof first === 'string' ? first : (first?.text ?? '');
+        byClient.set(this, [...(byClient.get(this) ?? []), text.replace(/\s+/g, ' ').trim()]);
+      }
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    const app = await openTestApp({
+      database: await openDatabase(db.url, { poolSize: 4 }),
+      ids: createRandomIds(),
+      catalog: new StaticCatalog(TEST_AGENTS),
+      lease: { serverId: 'srv_counted' },
+    });
+    try {
+      for (const other of [...apps, app]) await other.scheduler?.idle();
+      on = true;
+      const [job] = await sendOne(app, 'Instant answer', 'round-trips');
+      on = false;
+      if (job === undefined) throw new Error('no job');
+      expect(job.phase).toBe(JobPhase.ADMITTING);
+      const enqueue = [...byClient.values()].find((texts) => texts.includes('SAVEPOINT admission_ride'));
+      if (enqueue === undefined) throw new Error('the send did not ride');
+      const ride = enqueue.slice(enqueue.indexOf('SAVEPOINT admission_ride'));
+      // Released by the enqueue's COMMIT, not by a round trip of its own.
+      expect(ride.filter((text) => /^RELEASE/i.test(text))).toEqual([]);
+      expect(ride.at(-1)).toMatch(/^commit$/i);
+      // The member's mailbox and the team's records come with the statement that locks the team.
+      const locking = ride.filter((text) => /from "teams" where "id" = \$\d+ for update skip locked$/.test(text));
+      expect(locking).toHaveLength(1);
+      expect(locking[0]).toContain('team_message_deliveries');
+      expect(locking[0]).toContain('record_messages');
+      expect(ride.filter((text) => /^select .* from "(team_message_deliveries|record_messages)"/.test(text))).toEqual(
+        [],
+      );
+      await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'completed');
+    } finally {
+      on = false;
+      pg.Client.prototype.query = query;
+      await app.close();
+    }
+  });
+
   it('admits a request in its own commit, leased to the server that took it', async () => {
     const b = appAt(1);
     for (const app of apps) await app.scheduler?.idle();

@@ -176,6 +176,12 @@ function describeBoundFormPlans(sqliteRecorder: StatementRecorder, plansPath: st
           ],
           [`${JOB_PAGE} where "team_id" = ? and "kind" = '`, /INDEX jobs_team_seq_idx \(team_id=\?( AND seq<\?)?\)/],
           [`select * from "jobs" where "team_id" = ? and "requester_key" = ?`, /INDEX jobs_idempotency_key/],
+          // An enqueue's snapshot (`enqueue-snapshot.ts`): its counts by the request index, its stored
+          // jobs by the key's, and no other access to `jobs` (a team's jobs by seq, say).
+          [
+            `select "c"."n" as "snapshot__n"`,
+            /^(?!.*SEARCH jobs USING (?!INDEX jobs_idempotency_key|COVERING INDEX jobs_team_kind_root_idx)).*COVERING INDEX jobs_team_kind_root_idx \(team_id=\? AND kind=\?\)/,
+          ],
           [`select "id" from "jobs" where "team_id" = ? and "unfinished" = 1`, /INDEX jobs_team_\w+ \(team_id=\?\)/],
           [`select "team_events".*`, /INDEX sqlite_autoindex_team_events_1 \(team_id=\? AND seq>\?\)/],
           [`select * from "team_events" where "team_id" = ?`, /INDEX sqlite_autoindex_team_events_1/],
