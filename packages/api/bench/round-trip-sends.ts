@@ -12,15 +12,21 @@ export const SENDS = { full: { count: 100, warmup: 20 }, tiny: { count: 6, warmu
  * `requests.send` called → resolved for one member with a free slot and an idle conversation, one
  * send at a time, on a fresh PostgreSQL database reached straight or through a proxy holding each
  * chunk `delayMs` each way (`delay-proxy.ts`): the enqueue's transaction with the admission riding
- * it (decision 0229), so every round trip in it is in the figure.
+ * it (decision 0229), so every round trip in it is in the figure. `pipelined` false: as with
+ * `--pg-pipeline off` (decision 0251).
  */
-export async function sendLatency(delayMs: number | null, count: number, warmup: number): Promise<Summary> {
+export async function sendLatency(
+  delayMs: number | null,
+  count: number,
+  warmup: number,
+  pipelined = true,
+): Promise<Summary> {
   const database = await createBenchPostgres(`round_trips_sends${delayMs === null ? '' : '_delayed'}`);
   const url = new URL(database.url);
   const proxy = delayMs === null ? null : await startDelayProxy(Number(url.port || 5432), delayMs);
   if (proxy !== null) url.host = `127.0.0.1:${proxy.port}`;
   try {
-    const stack = await openBenchStack(await openDatabase(url.toString()));
+    const stack = await openBenchStack(await openDatabase(url.toString(), { postgresPipeline: pipelined }));
     try {
       await stack.scheduler.start();
       const teams = await stack.teams(benchOwner(0), 4, 2);

@@ -79,11 +79,19 @@ export function parsePublicUrl(flag: string | undefined, twin: string | undefine
   return url.href.replace(/\/+$/, '');
 }
 
-/** `on` (default) or `off` from the flag or its twin; `off` is refused for a SQLite file (it has no such setting). */
-export function parsePgPrepared(flag: string | undefined, twin: string | undefined, database: string): boolean {
+/**
+ * A PostgreSQL switch, `on` (default) or `off`, from its flag or its twin (`names`); `off` is
+ * refused for a SQLite file (it has no such setting).
+ */
+export function parsePgSwitch(
+  flag: string | undefined,
+  twin: string | undefined,
+  database: string,
+  names: { readonly flag: string; readonly twin: string },
+): boolean {
   const text = flag ?? twin;
   if (text === undefined) return true;
-  const source = flag !== undefined ? '--pg-prepared-statements' : 'AGENT_TEAMS_PG_PREPARED_STATEMENTS';
+  const source = flag !== undefined ? names.flag : names.twin;
   const value = text.trim().toLowerCase();
   if (value !== 'on' && value !== 'off') throw new UsageError(`${source} must be on or off, got "${text}"`);
   if (value === 'off' && !isPostgresTarget(database)) {

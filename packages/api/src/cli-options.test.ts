@@ -11,6 +11,7 @@ describe('parseServeOptions', () => {
       otlpEndpoint: null,
       sqliteSynchronous: 'full',
       pgPreparedStatements: true,
+      pgPipeline: true,
     });
   });
 
@@ -34,6 +35,7 @@ describe('parseServeOptions', () => {
       otlpEndpoint: null,
       sqliteSynchronous: 'full',
       pgPreparedStatements: true,
+      pgPipeline: true,
     });
     expect(parseServeOptions(['--port', '0', '--database', ':memory:', '--config', 'flag.json'], env)).toEqual({
       port: 0,
@@ -48,6 +50,7 @@ describe('parseServeOptions', () => {
       otlpEndpoint: null,
       sqliteSynchronous: 'full',
       pgPreparedStatements: true,
+      pgPipeline: true,
     });
   });
 
@@ -180,5 +183,18 @@ describe('parseServeOptions', () => {
       /AGENT_TEAMS_PG_PREPARED_STATEMENTS applies to PostgreSQL databases/,
     );
     expect(parseServeOptions(['--pg-prepared-statements', 'on'], {}).pgPreparedStatements).toBe(true);
+  });
+
+  it('reads --pg-pipeline or its twin (default on), and refuses off for a SQLite file', () => {
+    const pg = ['--database', 'postgres://db/x'];
+    expect(parseServeOptions(pg, {}).pgPipeline).toBe(true);
+    expect(parseServeOptions([...pg, '--pg-pipeline', 'off'], {}).pgPipeline).toBe(false);
+    expect(parseServeOptions(pg, { AGENT_TEAMS_PG_PIPELINE: ' Off ' }).pgPipeline).toBe(false);
+    expect(parseServeOptions([...pg, '--pg-pipeline', 'on'], { AGENT_TEAMS_PG_PIPELINE: 'off' }).pgPipeline).toBe(true);
+    expect(() => parseServeOptions([...pg, '--pg-pipeline', 'yes'], {})).toThrow(/--pg-pipeline must be on or off/);
+    expect(() => parseServeOptions([], { AGENT_TEAMS_PG_PIPELINE: 'off' })).toThrow(
+      /AGENT_TEAMS_PG_PIPELINE applies to PostgreSQL databases/,
+    );
+    expect(() => parseServeOptions(['--pg-pipeline='], {})).toThrow();
   });
 });

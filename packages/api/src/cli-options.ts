@@ -3,7 +3,7 @@ import {
   checkDatabase,
   parseAllowedOrigins,
   parseOtlpEndpoint,
-  parsePgPrepared,
+  parsePgSwitch,
   parsePort,
   parsePublicUrl,
   parseSynchronous,
@@ -50,6 +50,8 @@ export interface ServeOptions {
   readonly sqliteSynchronous: SqliteSynchronous;
   /** PostgreSQL: statements prepared once per connection (default on; off for transaction-mode poolers). */
   readonly pgPreparedStatements: boolean;
+  /** PostgreSQL: statements sent without waiting for the answers before them (default on; off for a proxy that cannot). */
+  readonly pgPipeline: boolean;
 }
 
 /** Defaults of the contract: loopback, port 4000, an embedded SQLite file under `./data/`. */
@@ -119,6 +121,9 @@ Options of serve (each has an environment twin; flags win):
   --pg-prepared-statements <on|off>  PostgreSQL: each statement prepared (parsed and planned) once per
                      connection; off for a pooler in transaction mode that cannot keep prepared statements
                                                                 AGENT_TEAMS_PG_PREPARED_STATEMENTS (default on)
+  --pg-pipeline <on|off>  PostgreSQL: a statement sent without waiting for the answers before it, so a
+                     transaction waits fewer round trips; off for a proxy that cannot take pipelined statements
+                                                                AGENT_TEAMS_PG_PIPELINE (default on)
 Other environment:
   AGENT_TEAMS_DEV_TOKEN   the development token used when no --config is given (default on loopback: dev-token)
   AGENT_TEAMS_RATE_LIMIT_PER_SECOND, AGENT_TEAMS_RATE_LIMIT_BURST
@@ -196,6 +201,7 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
         'otlp-endpoint': { type: 'string' },
         'sqlite-synchronous': { type: 'string' },
         'pg-prepared-statements': { type: 'string' },
+        'pg-pipeline': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -255,10 +261,15 @@ export function parseServeOptions(argv: readonly string[], env: NodeJS.ProcessEn
       nonBlank(env.AGENT_TEAMS_SQLITE_SYNCHRONOUS),
       database,
     ),
-    pgPreparedStatements: parsePgPrepared(
+    pgPreparedStatements: parsePgSwitch(
       nonBlank(values['pg-prepared-statements']),
       nonBlank(env.AGENT_TEAMS_PG_PREPARED_STATEMENTS),
       database,
+      { flag: '--pg-prepared-statements', twin: 'AGENT_TEAMS_PG_PREPARED_STATEMENTS' },
     ),
+    pgPipeline: parsePgSwitch(nonBlank(values['pg-pipeline']), nonBlank(env.AGENT_TEAMS_PG_PIPELINE), database, {
+      flag: '--pg-pipeline',
+      twin: 'AGENT_TEAMS_PG_PIPELINE',
+    }),
   };
 }

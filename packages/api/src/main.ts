@@ -72,7 +72,11 @@ export async function startAgentTeams(
   const http = httpSettings(options, config, devToken);
   const app = await createApp({
     database: options.database,
-    databaseOptions: { sqliteSynchronous: options.sqliteSynchronous, postgresPrepared: options.pgPreparedStatements },
+    databaseOptions: {
+      sqliteSynchronous: options.sqliteSynchronous,
+      postgresPrepared: options.pgPreparedStatements,
+      postgresPipeline: options.pgPipeline,
+    },
     catalog: createConfigCatalog(config.agents),
     tokens: config.tokens,
     jwt,

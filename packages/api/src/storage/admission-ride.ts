@@ -2,6 +2,7 @@ import type { AdmitArgs, AdmittedJob, Job, JobId } from '@agent-teams/core';
 import { sql } from 'kysely';
 import { admitIfFree } from './admission.js';
 import { classifyDriverError, DriverErrorKind } from './driver-errors.js';
+import { pgHeld } from './pg-held-connection.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -66,18 +67,28 @@ export async function rideAdmission(
   // Inserted by this transaction and not visible to any other until it commits: as they stand,
   // so the admission does not read them again.
   const riding = { inserted: new Map<JobId, Job>(inserted.map((job) => [job.id, job])) };
+  // The enqueue's writes sent and left are checked here, before the savepoint: a rollback to it
+  // must never drop one that failed (`pg-held-connection.ts`). Answered before the flush's answer.
+  const held = pgHeld(scope.trx);
   await scope.events.flush();
+  await held?.settle();
   const restore = scope.events.mark();
-  await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+  // On PostgreSQL sent and left: the ride's first read follows it on the wire. It fails only in
+  // an aborted transaction, which the settle above rules out (and its failure is the ride's cause).
+  if (held === undefined) await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
+  else held.defer(held.run(`SAVEPOINT ${SAVEPOINT}`, []), () => undefined);
   try {
     const admitted = await admitIfFree(scope, ride.args, riding);
     // Its events too: a failure writing them rolls back to the savepoint like any other.
     await scope.events.flush();
+    await held?.settle();
     // Kept open on PostgreSQL: the enqueue's COMMIT releases it with all it holds, and there a
     // RELEASE is a round trip of its own inside the enqueue (decision 0250). SQLite's costs nothing.
     if (scope.dialect !== 'postgres') await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
     return admitted === null ? { admitted: [], error: null, skipped: true } : { admitted, error: null, skipped: false };
-  } catch (error) {
+  } catch (thrown) {
+    // A write of the admission sent and left that failed is the cause of what failed after it.
+    const error = (await held?.firstFailure())?.error ?? thrown;
     try {
       await sql.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
       await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);

@@ -3,7 +3,6 @@ import {
   type AdmitArgs,
   type AdmittedJob,
   asOwnerId,
-  EMPTY_ROUND,
   headsPerOwner,
   type Job,
   type JobId,
@@ -20,11 +19,13 @@ import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { isEnvironmentError } from './driver-errors.js';
-import type { FreezeReadRows, FreezeReads } from './freeze-reads.js';
+import { freezeReadsFor, keepFreezeReads } from './freeze-reads.js';
 import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
-import { ACTIVE_PHASE_LITERALS, SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
+import { SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
+import { blamed } from './pg-held-connection.js';
+import { ROUND_IF_FREE, readActive, readRound, storeEmptyRound } from './planning-lock.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { readStoredRound } from './stored-json.js';
 import { lockTeamIfFreeWithReads, lockTeamWithJob } from './team-job-lock.js';
@@ -35,41 +36,6 @@ import type { WriteScope } from './write-transaction.js';
  * WAITING_CHANGE (to submit a woken wait's result; only once woken, see `readWoken`).
  */
 const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED, JobPhase.WAITING_CHANGE];
-
-/** The stored planning round; compiled once (`compiled-statement.ts`). */
-const ROUND = new CompiledStatement(0, (db) =>
-  db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1),
-);
-/** The same, locked (PostgreSQL). */
-const ROUND_FOR_UPDATE = new CompiledStatement(0, (db) =>
-  db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).forUpdate(),
-);
-
-async function readRound(scope: WriteScope): Promise<RoundState> {
-  // The single row is the cross-server planning lock on PostgreSQL.
-  const [row] = await (scope.dialect === 'postgres' ? ROUND_FOR_UPDATE : ROUND).rows(scope.trx);
-  if (row === undefined) {
-    await scope.trx
-      .insertInto('scheduler_state')
-      .values({ id: 1, round_json: JSON.stringify(EMPTY_ROUND), updated_at: scope.now })
-      .execute();
-    return EMPTY_ROUND;
-  }
-  return readStoredRound(row.round_json) ?? (await storeEmptyRound(scope));
-}
-
-/**
- * Stores the empty round over one that did not read (`stored-json.ts`), under the planning lock
- * this transaction holds: the next passes read it again instead of reporting it.
- */
-async function storeEmptyRound(scope: WriteScope): Promise<RoundState> {
-  await scope.trx
-    .updateTable('scheduler_state')
-    .set({ round_json: JSON.stringify(EMPTY_ROUND), updated_at: scope.now })
-    .where('id', '=', 1)
-    .execute();
-  return EMPTY_ROUND;
-}
 
 /**
  * An admission that rides an enqueue (decision 0229): the jobs that enqueue inserted, by id, as
@@ -112,7 +78,7 @@ async function freezeOne(
   const admitted =
     args.serverId === undefined
       ? { job: await applyTransition(scope, job, outcome) }
-      : await applyAdmission(scope, job, outcome, args.serverId);
+      : await applyAdmission(scope, job, outcome, args.serverId, locked.fence);
   await deliverFrozen(scope, admitted.job);
   return admitted;
 }
@@ -121,7 +87,8 @@ async function freezeOne(
 async function lockTeamAndJob(scope: WriteScope, teamId: TeamId, jobId: JobId): Promise<Locked | undefined> {
   const locked = await lockTeamWithJob(scope, teamId, jobId, freezeReadsFor(scope, teamId));
   if (locked === undefined) return undefined;
-  return { team: locked.team, job: toJob(locked.job), ...keepFreezeReads(scope, teamId, locked) };
+  const fence = Number(locked.job.lease_fence);
+  return { team: locked.team, job: toJob(locked.job), fence, ...keepFreezeReads(scope, teamId, locked) };
 }
 
 /** A ride's freeze: the team locked only if free; its own jobs as the enqueue inserted them. */
@@ -136,34 +103,20 @@ async function lockInRide(
     const locked = await lockTeamIfFreeWithReads(scope, teamId, inserted.memberId, freezeReadsFor(scope, teamId));
     return locked === undefined
       ? undefined
-      : { team: locked.team, job: inserted, ...keepFreezeReads(scope, teamId, locked) };
+      : { team: locked.team, job: inserted, fence: 0, ...keepFreezeReads(scope, teamId, locked) };
   }
   const team = await scope.lockTeamIfFree(teamId);
   if (team === undefined) return undefined;
   const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
-  return row === undefined ? undefined : { team, job: toJob(row) };
-}
-
-/**
- * What a freeze asks of the read that locks its team (PostgreSQL; `freeze-reads.ts`): the roster
- * and the records only when this transaction has not read them yet.
- */
-function freezeReadsFor(scope: WriteScope, teamId: TeamId): FreezeReads {
-  const notes = scope.events.rows;
-  return { roster: notes.roster(teamId) === undefined, records: notes.recentRecords(teamId) === undefined };
-}
-
-/** Notes the roster and records the lock's read brought, as `WriteScope` notes its own reads; the mailbox. */
-function keepFreezeReads(scope: WriteScope, teamId: TeamId, brought: FreezeReadRows): { mailbox?: TeamMessage[] } {
-  if (brought.roster !== undefined) scope.events.rows.noteRoster(teamId, brought.roster);
-  if (brought.records !== undefined) scope.events.rows.noteRecentRecords(teamId, brought.records);
-  return brought.mailbox === undefined ? {} : { mailbox: brought.mailbox };
+  return row === undefined ? undefined : { team, job: toJob(row), fence: Number(row.lease_fence) };
 }
 
 /** A team row locked and a job read under that lock. */
 interface Locked {
   readonly team: Selectable<TeamsTable>;
   readonly job: Job;
+  /** The job row's lease fence as read under the lock (its admission's lease gets the next). */
+  readonly fence: number;
   /** The job's member's undelivered messages, when the lock's read brought them (PostgreSQL). */
   readonly mailbox?: TeamMessage[];
 }
@@ -208,29 +161,21 @@ const MAY_CHANGE = new CompiledStatement(1, (db, now: string) =>
   ]),
 );
 
-/** The active jobs per owner; compiled once (`compiled-statement.ts`). */
-const ACTIVE_BY_OWNER = new CompiledStatement(0, (db) =>
-  db
-    .selectFrom('jobs')
-    .select((eb) => ['owner', eb.fn.countAll<number | string>().as('n')])
-    .where('unfinished', '=', UNFINISHED)
-    .where('phase', 'in', ACTIVE_PHASE_LITERALS)
-    .groupBy('owner'),
-);
-
 /**
  * One planning pass in the caller's transaction: snapshot, plan, persist the round, freeze each
  * admitted job. Serialized across servers by the scheduler row lock (PostgreSQL) or the write
  * lock (SQLite).
  */
-export async function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
-  return planAndFreeze(scope, args, await readRound(scope), null);
+export function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]> {
+  return admitWith(scope, args, null);
 }
 
-/** The planning lock's row, locked unless another transaction holds it (PostgreSQL; decision 0229). */
-const ROUND_IF_FREE = new CompiledStatement(0, (db) =>
-  db.selectFrom('scheduler_state').select('round_json').where('id', '=', 1).forUpdate().skipLocked(),
-);
+/** {@link admit} with `ride`: the active jobs per owner asked right behind the planning lock's read. */
+async function admitWith(scope: WriteScope, args: AdmitArgs, ride: RiddenEnqueue | null): Promise<AdmittedJob[]> {
+  const round = readRound(scope);
+  const active = readActive(scope);
+  return planAndFreeze(scope, args, await round, await active, ride);
+}
 
 /**
  * {@link admit} for an admission that rides an enqueue: on PostgreSQL only if the planning lock is
@@ -247,10 +192,13 @@ export async function admitIfFree(
   args: AdmitArgs,
   ride: RiddenEnqueue,
 ): Promise<AdmittedJob[] | null> {
-  if (scope.dialect !== 'postgres') return planAndFreeze(scope, args, await readRound(scope), ride);
-  const [row] = await ROUND_IF_FREE.rows(scope.trx);
+  if (scope.dialect !== 'postgres') return admitWith(scope, args, ride);
+  const locking = ROUND_IF_FREE.rows(scope.trx);
+  const active = readActive(scope);
+  const [row] = await locking;
   if (row === undefined) return null;
-  return planAndFreeze(scope, args, readStoredRound(row.round_json) ?? (await storeEmptyRound(scope)), ride);
+  const round = readStoredRound(row.round_json) ?? (await storeEmptyRound(scope));
+  return planAndFreeze(scope, args, round, await active, ride);
 }
 
 /** Plans with the locked `round` and freezes what the plan admits (see {@link admit} and {@link admitIfFree}). */
@@ -258,9 +206,9 @@ async function planAndFreeze(
   scope: WriteScope,
   args: AdmitArgs,
   round: RoundState,
+  activeRows: readonly { owner: string; n: number | string }[],
   ride: RiddenEnqueue | null,
 ): Promise<AdmittedJob[]> {
-  const activeRows = await ACTIVE_BY_OWNER.rows(scope.trx);
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
   const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
   const capacity = args.capacity ?? Limits.activeJobs;
@@ -285,11 +233,15 @@ async function planAndFreeze(
     const teamId = eligible.get(jobId);
     if (teamId === undefined) continue;
     eligible.delete(jobId);
-    const frozen = await freezeOne(scope, jobId, teamId, args, ride).catch((error: unknown) => {
-      // One job's own failure names the job (the scheduler sets it aside and admits the rest);
-      // the database's own failure is everyone's, and stays as it is.
-      throw isEnvironmentError(error, scope.dialect) ? error : new AdmissionJobError(jobId, teamId, error);
-    });
+    // One job's own failure names the job (the scheduler sets it aside and admits the rest), so
+    // does its write checked later (`pg-held-connection.ts`); the database's own is everyone's.
+    const blame = (error: unknown) =>
+      isEnvironmentError(error, scope.dialect) ? error : new AdmissionJobError(jobId, teamId, error);
+    const frozen = await blamed(scope.trx, blame, () => freezeOne(scope, jobId, teamId, args, ride)).catch(
+      (error: unknown) => {
+        throw blame(error);
+      },
+    );
     if (frozen !== null) admitted.push(frozen);
   }
   return admitted;

@@ -43,8 +43,13 @@ export class CommittedRowNotes implements CommittedRows {
    * The team's newest records noted before ({@link noteRecentRecords}) no longer are.
    */
   noteRecord(record: RecordMessage): void {
-    this.#recent.delete(record.teamId);
+    this.forgetRecentRecords(record.teamId);
     if (!LONE_SURROGATE.test(record.text)) this.records.set(record.id, record);
+  }
+
+  /** The team's newest records noted before no longer are: this write appends one (its seq to come). */
+  forgetRecentRecords(teamId: TeamId): void {
+    this.#recent.delete(teamId);
   }
 
   /** The newest records of a team this write read under its lock, until it appends one to the team. */

@@ -1,5 +1,6 @@
 import { type Compilable, CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './database-types.js';
+import { pgHeld } from './pg-held-connection.js';
 import { heldHandle, runHeld } from './sqlite-held-connection.js';
 
 /** Id lists up to this length get a compiled statement each (a commit's views load a few ids). */
@@ -77,7 +78,7 @@ export class CompiledStatement<P extends readonly unknown[], R> {
       counts[plan === null ? 'refused' : 'planned'] += 1;
     }
     if (plan === null || params.length !== this.#arity || params.includes(undefined)) {
-      return db.executeQuery(this.#build(db, ...params));
+      return executeCompilable(db, this.#build(db, ...params));
     }
     const values = plan.slots.map((slot) => (typeof slot === 'number' ? params[slot] : slot.constant));
     // Holding the SQLite connection (a write's transaction): straight to it, without Kysely's
@@ -90,6 +91,9 @@ export class CompiledStatement<P extends readonly unknown[], R> {
         return Promise.reject(error);
       }
     }
+    // Holding a PostgreSQL transaction's client: sent now, in the order called (`pg-held-connection.ts`).
+    const client = pgHeld(db);
+    if (client !== undefined) return client.run<R>(plan.sql, values);
     return db.executeQuery<R>(CompiledQuery.raw(plan.sql, values) as CompiledQuery<R>);
   }
 
@@ -97,6 +101,18 @@ export class CompiledStatement<P extends readonly unknown[], R> {
   async rows(db: Kysely<Database>, ...params: P): Promise<R[]> {
     return (await this.execute(db, ...params)).rows;
   }
+}
+
+/**
+ * Runs a statement built for this call: compiled here and sent at once on a held PostgreSQL
+ * connection (so it keeps its place among the statements sent straight to it), through Kysely
+ * anywhere else.
+ */
+function executeCompilable<R>(db: Kysely<Database>, query: Compilable<R>): Promise<QueryResult<R>> {
+  const client = pgHeld(db);
+  if (client === undefined) return db.executeQuery(query);
+  const compiled = query.compile();
+  return client.run<R>(compiled.sql, compiled.parameters);
 }
 
 /**
@@ -143,7 +159,7 @@ export class CompiledListStatement<R, V = string> {
 
   /** The rows of the statement over `values` (at least one). */
   async rows(db: Kysely<Database>, values: readonly V[]): Promise<R[]> {
-    if (values.length > this.#maxLength) return (await db.executeQuery(this.#build(db, values))).rows;
+    if (values.length > this.#maxLength) return (await executeCompilable(db, this.#build(db, values))).rows;
     return (await this.#byLength.execute(db, String(values.length), this.#build, values)).rows;
   }
 }
@@ -173,7 +189,7 @@ export class CompiledShapes<R> {
   ): Promise<QueryResult<R>> {
     let statement = this.#statements.get(key);
     if (statement === undefined) {
-      if (this.#statements.size >= this.#maxShapes) return db.executeQuery(build(db, values));
+      if (this.#statements.size >= this.#maxShapes) return executeCompilable(db, build(db, values));
       statement = new CompiledStatement<unknown[], R>(values.length, (target, ...marks) => build(target, marks));
       this.#statements.set(key, statement);
     }

@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import { CompiledShapes } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { orderedIdBody } from './ordered-id.js';
+import { writeThenCheck } from './pg-held-connection.js';
 import { toConversationMessage } from './row-mappers.js';
 
 /**
@@ -41,7 +42,12 @@ export async function appendConversation(
     // One time for all, or each message's own (several writes carried by one insert).
     typeof now === 'string' ? now : (now[index] as string),
   ]);
-  await CONVERSATION_INSERTS.execute(db, String(messages.length), insertConversationRows, values);
+  // Nothing reads the answer: on a held PostgreSQL connection, checked before the commit.
+  await writeThenCheck(
+    db,
+    () => CONVERSATION_INSERTS.execute(db, String(messages.length), insertConversationRows, values),
+    () => undefined,
+  );
 }
 
 /** The columns of one `conversation_messages` row, in the order of the values handed over. */

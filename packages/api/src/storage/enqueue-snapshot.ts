@@ -86,6 +86,11 @@ export async function readEnqueueSnapshot(
 ): Promise<EnqueueSnapshot> {
   const keyValues = args.keys.flatMap((key) => [key.requesterConversationId ?? '', key.clientKey, key.memberId]);
   const roots = [...new Set(args.roots)];
+  // Under the same lock: a send checks its recipients here instead of reading the roster first.
+  // Asked before the snapshot is awaited, so on PostgreSQL both go in one round trip.
+  const members = args.withMembers === true ? scope.roster(args.teamId) : null;
+  // Handled here too: it must not be an unhandled rejection when the snapshot fails first.
+  members?.catch(() => undefined);
   const { rows } = await snapshotRows(scope.trx, args.teamId, roots, keyValues);
   const [counts] = rows;
   if (counts === undefined) throw new Error('[agent-teams/api] the request count returned no row');
@@ -101,7 +106,6 @@ export async function readEnqueueSnapshot(
     existing,
     requestCount: Number(counts[COUNT]),
     chainCounts,
-    // Under the same lock: a send checks its recipients here instead of reading the roster first.
-    ...(args.withMembers === true ? { members: await scope.roster(args.teamId) } : {}),
+    ...(members === null ? {} : { members: await members }),
   };
 }

@@ -1,8 +1,9 @@
-import { Limits, type Member, type RecordMessage, type TeamMessage } from '@agent-teams/core';
+import { Limits, type Member, type RecordMessage, type TeamId, type TeamMessage } from '@agent-teams/core';
 import { type AliasedRawBuilder, type Selectable, sql } from 'kysely';
 import type { MembersTable, RecordMessagesTable, TeamMessagesTable } from './database-types.js';
 import { toMessage } from './mailbox.js';
 import { toMember, toRecord } from './row-mappers.js';
+import type { WriteScope } from './write-transaction.js';
 
 /**
  * What an admission's freeze reads besides the team and the job, asked of the PostgreSQL statement
@@ -91,4 +92,24 @@ export const FREEZE_READ_SHAPES: readonly FreezeReads[] = [
 /** The index of `reads` in {@link FREEZE_READ_SHAPES}. */
 export function freezeReadShape(reads: FreezeReads): number {
   return (reads.roster ? 2 : 0) + (reads.records ? 1 : 0);
+}
+
+/**
+ * What a freeze asks of the read that locks its team (PostgreSQL; `freeze-reads.ts`): the roster
+ * and the records only when this transaction has not read them yet.
+ */
+export function freezeReadsFor(scope: WriteScope, teamId: TeamId): FreezeReads {
+  const notes = scope.events.rows;
+  return { roster: notes.roster(teamId) === undefined, records: notes.recentRecords(teamId) === undefined };
+}
+
+/** Notes the roster and records the lock's read brought, as `WriteScope` notes its own reads; the mailbox. */
+export function keepFreezeReads(
+  scope: WriteScope,
+  teamId: TeamId,
+  brought: FreezeReadRows,
+): { mailbox?: TeamMessage[] } {
+  if (brought.roster !== undefined) scope.events.rows.noteRoster(teamId, brought.roster);
+  if (brought.records !== undefined) scope.events.rows.noteRecentRecords(teamId, brought.records);
+  return brought.mailbox === undefined ? {} : { mailbox: brought.mailbox };
 }

@@ -2,6 +2,7 @@ import type { Job } from '@agent-teams/core';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { CompiledShapes } from './compiled-statement.js';
 import type { Database, JobsTable } from './database-types.js';
+import { writeThenCheck } from './pg-held-connection.js';
 import { jobInsertRow, toJob } from './row-mappers.js';
 
 type JobColumn = keyof Insertable<JobsTable>;
@@ -102,4 +103,38 @@ export async function updateJobRow(
   if (!leased) return { updated: Number(result.numAffectedRows ?? 0n), fence: 0 };
   const [row] = result.rows;
   return { updated: row === undefined ? 0 : 1, fence: row === undefined ? 0 : Number(row.lease_fence) };
+}
+
+/** A step's lease: the server it goes to, and the row's fence as read under its team's lock, if known. */
+export interface StepLease {
+  readonly to: string;
+  readonly fenceBefore: number | undefined;
+}
+
+/**
+ * {@link updateJobRow} for a job's step, which must find its row; returns the new fence with a
+ * lease (else 0). A known fence before (read under the team's lock, which every write of the job
+ * takes) makes the new one that plus one, checked against the answer before the commit; else it
+ * is the answer's. Only that case waits for the answer: on PostgreSQL the next statements follow
+ * the update on the wire (`pg-held-connection.ts`).
+ */
+export async function writeJobStep(
+  db: Kysely<Database>,
+  jobId: string,
+  columns: Updateable<JobsTable>,
+  lease: StepLease | null,
+): Promise<number> {
+  const expected = lease?.fenceBefore === undefined ? undefined : lease.fenceBefore + 1;
+  let fence = expected ?? 0;
+  const check = (written: { updated: number; fence: number }) => {
+    if (written.updated !== 1) throw new Error(`[agent-teams/api] job ${jobId} is gone mid-transaction`);
+    if (expected !== undefined && written.fence !== expected) {
+      throw new Error(`[agent-teams/api] job ${jobId}'s fence is ${written.fence}, not ${expected}, under its lock`);
+    }
+    if (lease !== null) fence = written.fence;
+  };
+  const send = () => updateJobRow(db, jobId, columns, lease?.to);
+  if (lease === null || expected !== undefined) await writeThenCheck(db, send, check);
+  else check(await send());
+  return fence;
 }

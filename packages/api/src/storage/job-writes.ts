@@ -23,7 +23,7 @@ import { keepFollowUp } from './dropped-follow-ups.js';
 import { readEnqueueSnapshot } from './enqueue-snapshot.js';
 import { checkLease } from './job-leases.js';
 import { JOB_BY_ID } from './job-reads.js';
-import { insertJob, insertJobReturning, updateJobRow } from './job-row-writes.js';
+import { insertJob, insertJobReturning, writeJobStep } from './job-row-writes.js';
 import { appendRecord } from './record-writes.js';
 import { jobStateUpdate, toJob } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
@@ -218,36 +218,39 @@ export async function applyTransition(
   current: Job,
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
 ): Promise<Job> {
-  return (await writeTransition(scope, current, outcome, undefined)).job;
+  return (await writeTransition(scope, current, outcome, null)).job;
 }
 
-/** {@link applyTransition} for an admitted job that also leases it to `serverId`, in the same statement. */
+/**
+ * {@link applyTransition} for an admitted job that also leases it to `serverId`, in the same
+ * statement. `fenceBefore`: the job row's fence as read under its team's lock in this transaction.
+ */
 export async function applyAdmission(
   scope: WriteScope,
   current: Job,
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
   serverId: string,
+  fenceBefore?: number,
 ): Promise<{ job: Job; lease: JobLease }> {
-  const { job, fence } = await writeTransition(scope, current, outcome, serverId);
+  const lease = { to: serverId, fenceBefore };
+  const { job, fence } = await writeTransition(scope, current, outcome, lease);
   return { job, lease: { serverId, fence } };
 }
 
 /**
- * Writes the step: the state columns it changes (see {@link jobStateUpdate}), then its events and
- * effects. `current` must be the job as read in this transaction. The fence comes back only with
- * a lease (`RETURNING` costs more than the update: the stored job is known without it).
+ * Writes the step: the state columns it changes (see {@link jobStateUpdate}, {@link writeJobStep}),
+ * then its events and effects. `current` must be the job as read in this transaction.
  */
 async function writeTransition(
   scope: WriteScope,
   current: Job,
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
-  leaseTo: string | undefined,
+  lease: { readonly to: string; readonly fenceBefore: number | undefined } | null,
 ): Promise<{ job: Job; fence: number }> {
   const next = outcome.job;
   if (next.id !== current.id) throw new Error('[agent-teams/api] a transition must return the same job');
   const update = jobStateUpdate(current, next, scope.now);
-  const { updated, fence } = await updateJobRow(scope.trx, current.id, update.columns, leaseTo);
-  if (updated !== 1) throw new Error(`[agent-teams/api] job ${current.id} is gone mid-transaction`);
+  const fence = await writeJobStep(scope.trx, current.id, update.columns, lease);
   scope.events.rows.noteJob(update.job);
   await scope.events.emit(current.teamId, TeamEventKind.JOB_CHANGED, { jobId: current.id });
   if (next.phase !== current.phase && current.memberId !== null) {

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { makeDatabaseDirectory } from './database-directory.js';
 import type { Database } from './database-types.js';
+import { notePipelined, pipelineBegin } from './pg-pipeline.js';
 import { PreparedNames, preparedStatements } from './pg-prepared.js';
 import { Checkpointer, type CheckpointStats } from './sqlite-checkpointer.js';
 import { DurableSqliteDialect } from './sqlite-durable-dialect.js';
@@ -69,6 +70,12 @@ export interface OpenDatabaseOptions {
    * (default true). Off for poolers in transaction mode that cannot keep them. See `pg-prepared.ts`.
    */
   readonly postgresPrepared?: boolean;
+  /**
+   * PostgreSQL: send a statement without waiting for the answers before it (`pg`'s pipeline mode),
+   * so a transaction's `BEGIN` and first statement share one round trip (default true). Off for a
+   * proxy that cannot take pipelined statements. See `pg-pipeline.ts`.
+   */
+  readonly postgresPipeline?: boolean;
   /** PostgreSQL pool size (default 10). */
   readonly poolSize?: number;
   /**
@@ -104,9 +111,11 @@ export function isPostgresTarget(target: string): boolean {
  */
 export async function openDatabase(target: string, opts: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
   if (isPostgresTarget(target)) {
+    const pipeline = opts.postgresPipeline !== false;
     const pool = new pg.Pool({
       connectionString: target,
       max: opts.poolSize ?? 10,
+      pipeline,
       idle_in_transaction_session_timeout: opts.stalledTransactionMs ?? STALLED_TRANSACTION_MS,
     });
     // A connection the server closed (a restart, the timeout above after a stall) must not crash
@@ -118,8 +127,11 @@ export async function openDatabase(target: string, opts: OpenDatabaseOptions = {
     pool.on('connect', (client) => {
       client.on('error', () => undefined);
       if (names !== null) preparedStatements(client, names);
+      // Outermost: the prepared statements' wrapper sees the `BEGIN` when it is sent.
+      if (pipeline) pipelineBegin(client);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    if (pipeline) notePipelined(db);
     // Fail here, with the driver's reason, rather than on the first request.
     try {
       await db.connection().execute(async () => undefined);

@@ -2,6 +2,7 @@ import { foldSearchText, Limits, type RecordMessage, TeamEventKind } from '@agen
 import type { ExpressionBuilder } from 'kysely';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
+import { writeThenCheck } from './pg-held-connection.js';
 import type { WriteScope } from './write-transaction.js';
 
 /** A shared-record message to append (the store numbers and stamps it). */
@@ -136,26 +137,37 @@ export async function appendRecord(scope: WriteScope, record: NewRecordMessage):
     truncated,
     scope.now,
   ];
-  let seq: unknown;
-  if (scope.dialect === 'postgres') seq = (await INSERT_AND_TRIM_RECORD.rows(scope.trx, ...values))[0]?.seq;
-  else {
-    // `seq` is the table's INTEGER PRIMARY KEY: the statement's rowid.
-    seq = (await INSERT_RECORD.execute(scope.trx, ...values)).insertId;
-    await TRIM_RECORD.execute(scope.trx, record.teamId);
-  }
-  if (seq === undefined) throw new Error(`[agent-teams/api] the insert of record ${record.id} reported no seq`);
   // As `toRecord` maps the row just written (a record message never changes).
-  scope.events.rows.noteRecord({
-    id: record.id,
-    teamId: record.teamId,
-    seq: Number(seq),
-    kind: record.kind,
-    jobId: record.jobId ?? null,
-    memberId: record.memberId ?? null,
-    fromMemberId: record.fromMemberId ?? null,
-    text: cut.text,
-    truncated: truncated === 1,
-    createdAt: scope.now,
-  });
+  const note = (seq: unknown) => {
+    if (seq === undefined) throw new Error(`[agent-teams/api] the insert of record ${record.id} reported no seq`);
+    scope.events.rows.noteRecord({
+      id: record.id,
+      teamId: record.teamId,
+      seq: Number(seq),
+      kind: record.kind,
+      jobId: record.jobId ?? null,
+      memberId: record.memberId ?? null,
+      fromMemberId: record.fromMemberId ?? null,
+      text: cut.text,
+      truncated: truncated === 1,
+      createdAt: scope.now,
+    });
+  };
+  if (scope.dialect === 'postgres') {
+    // The team's newest records change now, though the seq is noted when the answer comes: on a
+    // held connection the insert is checked before the commit (`pg-held-connection.ts`), and a
+    // read of the records after it follows it on the wire.
+    scope.events.rows.forgetRecentRecords(record.teamId);
+    await writeThenCheck(
+      scope.trx,
+      () => INSERT_AND_TRIM_RECORD.rows(scope.trx, ...values),
+      (rows) => note(rows[0]?.seq),
+    );
+  } else {
+    // `seq` is the table's INTEGER PRIMARY KEY: the statement's rowid.
+    const seq = (await INSERT_RECORD.execute(scope.trx, ...values)).insertId;
+    await TRIM_RECORD.execute(scope.trx, record.teamId);
+    note(seq);
+  }
   await scope.events.emit(record.teamId, TeamEventKind.RECORD_APPENDED, { recordId: record.id });
 }

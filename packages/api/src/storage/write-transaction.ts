@@ -14,6 +14,7 @@ import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
 import type { DatabaseDialect } from './open-database.js';
+import { blamed, holdPgConnection } from './pg-held-connection.js';
 import { recentRecords } from './record-reads.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { writeBatchOf } from './sqlite-write-batch.js';
@@ -93,11 +94,15 @@ export class WriteScope {
     if (ride === undefined) return false;
     this.#held.push(ride);
     let wrote: boolean;
-    try {
-      wrote = await ride.write(this.trx, this.now);
-    } catch (error) {
+    // Its own write failed: told whether it failed here or, left to be checked later, at the commit.
+    const failed = (error: unknown) => {
       this.#rides?.failed(ride);
-      throw error;
+      return error;
+    };
+    try {
+      wrote = await blamed(this.trx, failed, () => ride.write(this.trx, this.now));
+    } catch (error) {
+      throw failed(error);
     }
     if (!wrote) throw new RideLostError(runId);
     return true;
@@ -238,9 +243,18 @@ async function runOnce<T>(
     try {
       const done = await ctx.db.transaction().execute(async (trx) => {
         scope = new WriteScope(trx, ctx, now);
-        const result = await work(scope);
-        await scope.events.flush();
-        return { result, scope };
+        const held = await holdPgConnection(ctx.db, trx);
+        try {
+          const result = await work(scope);
+          // The events follow the writes sent and left on the wire; every one of those must have
+          // answered, and passed its check, before the commit.
+          await scope.events.flush();
+          await held?.settle();
+          return { result, scope };
+        } catch (error) {
+          // A write sent and left that failed aborted the transaction: its error is the cause.
+          throw (await held?.firstFailure())?.error ?? error;
+        }
       });
       done.scope.endRides(null);
       return done;

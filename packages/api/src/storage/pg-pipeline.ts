@@ -1,0 +1,111 @@
+import type pg from 'pg';
+
+/** A transaction's opening statement, as Kysely sends it (`begin`), in any case. */
+const BEGIN = /^\s*(begin|start\s+transaction)\s*;?\s*$/i;
+
+/**
+ * A statement that writes: an `INSERT INTO`, a `DELETE FROM`, an `UPDATE <table> … SET`, or one
+ * that runs a function. `FOR UPDATE` (a row lock of a read) is not one: it ends a `SELECT`,
+ * followed by `of`, `skip`, `nowait`, `)` or the end, never by a table name and `SET`. `MERGE`,
+ * `COPY` and `CALL` are never sent by the store, but count as writes if they were.
+ */
+const WRITES =
+  /\binsert\s+into\b|\bdelete\s+from\b|\bupdate\s+("[^"]*"|\w+)(\s*\.\s*("[^"]*"|\w+))?\s+set\b|\bmerge\s+into\b|^\s*(copy|call|do)\b/i;
+
+/** What Kysely reads of a `BEGIN`'s result (`pg`'s own, for a command without rows). */
+const BEGIN_RESULT = Object.freeze({ command: 'BEGIN', rowCount: null, rows: Object.freeze([]), fields: [] });
+
+type QueryFn = (config: unknown, values?: unknown, callback?: unknown) => unknown;
+
+/**
+ * A text no statement has, answered by the client itself (nothing is sent): one row whose
+ * `client` is the pool client that runs it, so a transaction can send to it straight
+ * (`pg-held-connection.ts`). Only a pipelining pool's clients know it.
+ */
+export const CLIENT_OF_CONNECTION = '-- agent-teams: the client of this connection';
+
+/** The databases opened with a pipelining pool (`openDatabase`), whose clients answer {@link CLIENT_OF_CONNECTION}. */
+const pipelined = new WeakSet<object>();
+
+/** Notes that `db`'s pool pipelines (see {@link pipelineBegin}). */
+export function notePipelined(db: object): void {
+  pipelined.add(db);
+}
+
+/** Whether `db` was opened with a pipelining pool. */
+export function isPipelined(db: object): boolean {
+  return pipelined.has(db);
+}
+
+/**
+ * Whether a statement may be sent behind a `BEGIN` whose answer has not come back yet: a read,
+ * which harms nothing if that `BEGIN` failed and it ran on its own (in autocommit, its row locks
+ * end with it). A write waits for the `BEGIN`'s answer, so it never commits alone.
+ */
+export function mayFollowUnansweredBegin(text: string): boolean {
+  return /^\s*(select|with)\b/i.test(text) && !WRITES.test(text);
+}
+
+/**
+ * Makes a pool client of a pipelining pool (`pg`'s `pipeline: true`) send a transaction's `BEGIN`
+ * and its first statement in one round trip instead of two.
+ *
+ * @remarks Kysely awaits `BEGIN` before it runs the transaction's first statement, and each
+ * answer costs a round trip. With `pg` in pipeline mode, a statement is written to the socket at
+ * once, behind those still unanswered, and the server answers them in order. So the `BEGIN` is
+ * sent, answered to Kysely at once (its result is not read), and the statement after it follows
+ * on the wire without waiting; that statement's promise settles after the `BEGIN`'s, with the
+ * `BEGIN`'s error when it failed. The statement is sent early only when it reads
+ * ({@link mayFollowUnansweredBegin}): every store transaction opens with a read (a lock), and a
+ * read that ran outside a transaction because its `BEGIN` failed (a broken connection fails both)
+ * changed nothing. A write after the `BEGIN` waits for the `BEGIN`'s answer, as before.
+ */
+export function pipelineBegin(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as QueryFn;
+  /** The `BEGIN` sent and not yet awaited by the statement after it. */
+  let unanswered: Promise<unknown> | null = null;
+  /**
+   * Set while statements wait for an answer before they are sent (a write behind an unanswered
+   * `BEGIN`): every later one waits behind them, so none overtakes them on the wire.
+   */
+  let gate: Promise<unknown> | null = null;
+  const after = (before: Promise<unknown>, config: unknown, values: unknown): Promise<unknown> => {
+    const answer = before.then(() => query(config, values));
+    const settled = answer.then(
+      () => undefined,
+      () => undefined,
+    );
+    gate = settled;
+    settled.then(() => {
+      if (gate === settled) gate = null;
+    });
+    return answer;
+  };
+  const wrapped: QueryFn = (config, values, callback) => {
+    // Before the `BEGIN` below: it is not sent, so the statement after it is still to come.
+    if (config === CLIENT_OF_CONNECTION) return Promise.resolve({ command: 'SELECT', rowCount: 1, rows: [{ client }] });
+    if (typeof callback === 'function') return query(config, values, callback);
+    if (gate !== null) return after(gate, config, values);
+    if (typeof config === 'string' && BEGIN.test(config)) {
+      const sent = Promise.resolve(query(config, values));
+      // Its failure is the next statement's to tell (below), or nobody's if none follows.
+      sent.catch(() => undefined);
+      unanswered = sent;
+      return Promise.resolve(BEGIN_RESULT);
+    }
+    if (unanswered === null) return query(config, values);
+    const begun = unanswered;
+    unanswered = null;
+    const text = typeof config === 'string' ? config : String((config as { text?: unknown }).text ?? '');
+    if (!mayFollowUnansweredBegin(text)) return after(begun, config, values);
+    const result = Promise.resolve(query(config, values));
+    return begun.then(
+      () => result,
+      (error: unknown) => {
+        result.catch(() => undefined);
+        throw error;
+      },
+    );
+  };
+  (client as unknown as { query: QueryFn }).query = wrapped;
+}

@@ -1,0 +1,104 @@
+import { asOwnerId, JobPhase } from '@agent-teams/core';
+import { StaticCatalog } from '@agent-teams/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRandomIds } from '../../src/adapters/random-ids.js';
+import type { App } from '../../src/app/create-app.js';
+import { openDatabase } from '../../src/storage/open-database.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { type RoundTripRecorder, recordRoundTrips, type SentStatement, tripsOf } from '../support/pg-round-trips.js';
+import { openTestApp } from '../support/test-app.js';
+import { TEST_AGENTS, waitFor } from './scheduler-harness.js';
+
+// The round trips of a job's writes on PostgreSQL with a pipelining pool (`pg-pipeline.ts`,
+// `pg-held-connection.ts`): what each transaction waits for, statement by statement.
+
+const ALICE = asOwnerId('alice');
+
+let db: FreshPostgres;
+let app: App;
+let trips: RoundTripRecorder;
+
+beforeAll(async () => {
+  db = await createFreshPostgres('agent_teams_pipelined');
+  trips = recordRoundTrips();
+  app = await openTestApp({
+    database: await openDatabase(db.url, { poolSize: 4 }),
+    ids: createRandomIds(),
+    catalog: new StaticCatalog(TEST_AGENTS),
+    lease: { serverId: 'srv_pipelined' },
+  });
+}, 60_000);
+afterAll(async () => {
+  trips?.stop();
+  await app?.close();
+  await db?.drop();
+});
+
+const has = (transaction: readonly SentStatement[], pattern: RegExp) => transaction.some((s) => pattern.test(s.text));
+
+/** Three requests in one send, to a team of three, and the transactions until all completed. */
+async function sendToThree(tag: string): Promise<SentStatement[][]> {
+  const members = [0, 1, 2].map((i) => ({ name: `m${i}`, agentId: 'researcher' }));
+  const team = await app.core.teams.create(ALICE, { clientRequestId: `t-${tag}`, name: tag, goal: 'Test', members });
+  const memberIds = (await app.core.teams.members([team.id])).map((member) => member.id);
+  await app.scheduler?.idle();
+  const since = trips.mark();
+  const jobs = await app.core.requests.send(ALICE, {
+    teamId: team.id,
+    memberIds,
+    text: 'Instant answer',
+    clientRequestId: `r-${tag}`,
+  });
+  await waitFor(
+    async () => (await app.store.findJobs(jobs.map((job) => job.id))).every((job) => job.phase === JobPhase.COMPLETED),
+    'all three completed',
+  );
+  await app.scheduler?.idle();
+  return trips.transactions(since);
+}
+
+describe('a job on PostgreSQL, pipelined', () => {
+  it("completes in four round trips: the lock with its BEGIN, the job's writes, the conversation with the events, the COMMIT", async () => {
+    const transactions = await sendToThree('complete');
+    const completions = transactions.filter(
+      (t) => has(t, /^insert into "conversation_messages"/) && has(t, /^update "jobs" set .*"finished_at"/),
+    );
+    // A run's end not carried by its job's write in time is written alone: at least one is.
+    expect(completions.length).toBeGreaterThanOrEqual(1);
+    for (const completion of completions) {
+      // Awaited one by one, as before: BEGIN, lock, update, record, run, conversation, events, COMMIT.
+      expect(completion.length).toBeGreaterThanOrEqual(8);
+      expect(tripsOf(completion)).toBeLessThanOrEqual(4);
+    }
+  });
+
+  it("sends each admitted job's lease with the statement after it: its fence is known under the lock", async () => {
+    const transactions = await sendToThree('admit');
+    const leases = transactions.flatMap((t) =>
+      t.flatMap((statement, index) =>
+        /"lease_fence" = "lease_fence" \+ (\$\d+|1)\b/.test(statement.text) ? [{ statement, next: t[index + 1] }] : [],
+      ),
+    );
+    expect(leases).toHaveLength(3);
+    // The last write before a COMMIT is answered before it (a COMMIT never follows an unchecked
+    // write); every other lease goes with the next job's lock.
+    const followed = leases.filter(({ next }) => next !== undefined && !/^commit$/i.test(next.text));
+    expect(followed.length).toBeGreaterThanOrEqual(2);
+    for (const { statement, next } of followed) expect(next?.trip).toBe(statement.trip);
+  });
+
+  it('rides an enqueue with its reads paired: the roster with the snapshot, the savepoint, the planning lock and the active jobs', async () => {
+    const transactions = await sendToThree('ride');
+    const ride = transactions.find((t) => has(t, /^SAVEPOINT admission_ride$/));
+    if (ride === undefined) throw new Error('the send did not ride');
+    const tripOf = (pattern: RegExp) => {
+      const found = ride.find((statement) => pattern.test(statement.text));
+      if (found === undefined) throw new Error(`no statement ${pattern}`);
+      return found.trip;
+    };
+    expect(tripOf(/^select \* from "members"/)).toBe(tripOf(/"snapshot__n"/));
+    const planning = tripOf(/^select "round_json" from "scheduler_state" .* for update skip locked$/);
+    expect(tripOf(/^SAVEPOINT admission_ride$/)).toBe(planning);
+    expect(tripOf(/^select "owner", count\(\*\)/)).toBe(planning);
+  });
+});
