@@ -113,9 +113,10 @@ export interface StepLease {
 
 /**
  * {@link updateJobRow} for a job's step, which must find its row; returns the new fence with a
- * lease (else 0). A known fence before (read under the team's lock, which every write of the job
- * takes) makes the new one that plus one, checked against the answer before the commit; else it
- * is the answer's. Only that case waits for the answer: on PostgreSQL the next statements follow
+ * lease (else 0). A known fence before makes the new one that plus one, checked against the
+ * answer before the commit; else it is the answer's. An admission knows it: the row was read
+ * under its team's lock (a pass locks the row too), in a phase waiting for a slot, and the only
+ * write of a fence without the team's lock, a lease claim, takes active jobs only. Only that case waits for the answer: on PostgreSQL the next statements follow
  * the update on the wire (`pg-held-connection.ts`).
  */
 export async function writeJobStep(

@@ -72,6 +72,21 @@ describe('pipelineBegin', () => {
     expect(sent.at(-1)).toBe('select 3');
   });
 
+  it('never sends a write, nor what follows it, behind a BEGIN that failed, though a read went first', async () => {
+    const { sent, send, answer, fail } = fakeClient();
+    await send('begin');
+    const read = send('select 1');
+    const write = send('insert into "jobs" ("id") values ($1)');
+    const next = send('select 2');
+    expect(sent).toEqual(['begin', 'select 1']);
+    answer('select 1');
+    fail('begin', new Error('connection lost'));
+    await expect(read).rejects.toThrow('connection lost');
+    await expect(write).rejects.toThrow('connection lost');
+    await expect(next).rejects.toThrow('connection lost');
+    expect(sent).toEqual(['begin', 'select 1']);
+  });
+
   it('answers the client of the connection itself, without sending it or taking the BEGIN', async () => {
     const { client, sent, send, answer } = fakeClient();
     await send('begin');
@@ -106,6 +121,8 @@ describe('mayFollowUnansweredBegin', () => {
     ['update "jobs" set "phase" = $1 where "id" = $2', false],
     ['update teams set revision = revision + 1', false],
     ['update public.teams set revision = 1', false],
+    ['with e as (select 1) update "jobs" as "j" set "lease_fence" = "j"."lease_fence" + 1 from e', false],
+    ['update only teams t set revision = 1', false],
     ['with t as ( update teams set last_event_seq = last_event_seq + $1::int ) select * from t', false],
     [
       'with "appended" as (insert into "record_messages" ("id") values ($1) returning "seq") select "seq" from "appended"',

@@ -4,13 +4,13 @@ import type pg from 'pg';
 const BEGIN = /^\s*(begin|start\s+transaction)\s*;?\s*$/i;
 
 /**
- * A statement that writes: an `INSERT INTO`, a `DELETE FROM`, an `UPDATE <table> … SET`, or one
+ * A statement that writes: an `INSERT INTO`, a `DELETE FROM`, an `UPDATE <table> [[AS] alias] SET`, or one
  * that runs a function. `FOR UPDATE` (a row lock of a read) is not one: it ends a `SELECT`,
  * followed by `of`, `skip`, `nowait`, `)` or the end, never by a table name and `SET`. `MERGE`,
  * `COPY` and `CALL` are never sent by the store, but count as writes if they were.
  */
 const WRITES =
-  /\binsert\s+into\b|\bdelete\s+from\b|\bupdate\s+("[^"]*"|\w+)(\s*\.\s*("[^"]*"|\w+))?\s+set\b|\bmerge\s+into\b|^\s*(copy|call|do)\b/i;
+  /\binsert\s+into\b|\bdelete\s+from\b|\bupdate\s+(only\s+)?("[^"]*"|\w+)(\s*\.\s*("[^"]*"|\w+))?(\s+(as\s+)?("[^"]*"|\w+))?\s+set\b|\bmerge\s+into\b|^\s*(copy|call|do)\b/i;
 
 /** What Kysely reads of a `BEGIN`'s result (`pg`'s own, for a command without rows). */
 const BEGIN_RESULT = Object.freeze({ command: 'BEGIN', rowCount: null, rows: Object.freeze([]), fields: [] });
@@ -58,19 +58,27 @@ export function mayFollowUnansweredBegin(text: string): boolean {
  * `BEGIN`'s error when it failed. The statement is sent early only when it reads
  * ({@link mayFollowUnansweredBegin}): every store transaction opens with a read (a lock), and a
  * read that ran outside a transaction because its `BEGIN` failed (a broken connection fails both)
- * changed nothing. A write after the `BEGIN` waits for the `BEGIN`'s answer, as before.
+ * changed nothing. A write while the `BEGIN` is unanswered waits for its answer, as before, and is
+ never sent when it failed; so does every statement sent after that write.
  */
 export function pipelineBegin(client: pg.PoolClient): void {
   const query = client.query.bind(client) as QueryFn;
-  /** The `BEGIN` sent and not yet awaited by the statement after it. */
-  let unanswered: Promise<unknown> | null = null;
+  /** The last `BEGIN` sent: its answer, and its failure once known. */
+  let begin: { readonly answer: Promise<unknown>; failed: { readonly error: unknown } | null } | null = null;
+  /** Whether that `BEGIN` is still unanswered. */
+  let unanswered = false;
   /**
    * Set while statements wait for an answer before they are sent (a write behind an unanswered
    * `BEGIN`): every later one waits behind them, so none overtakes them on the wire.
    */
   let gate: Promise<unknown> | null = null;
   const after = (before: Promise<unknown>, config: unknown, values: unknown): Promise<unknown> => {
-    const answer = before.then(() => query(config, values));
+    const of = begin;
+    const answer = before.then(() => {
+      // Never sent behind a failed `BEGIN`: it would run, and commit, on its own.
+      if (of?.failed) throw of.failed.error;
+      return query(config, values);
+    });
     const settled = answer.then(
       () => undefined,
       () => undefined,
@@ -87,16 +95,26 @@ export function pipelineBegin(client: pg.PoolClient): void {
     if (typeof callback === 'function') return query(config, values, callback);
     if (gate !== null) return after(gate, config, values);
     if (typeof config === 'string' && BEGIN.test(config)) {
-      const sent = Promise.resolve(query(config, values));
-      // Its failure is the next statement's to tell (below), or nobody's if none follows.
-      sent.catch(() => undefined);
-      unanswered = sent;
+      const answer = Promise.resolve(query(config, values));
+      const sent: NonNullable<typeof begin> = { answer, failed: null };
+      begin = sent;
+      unanswered = true;
+      // Its failure is told to every statement that waits for it (below), or to nobody if none does.
+      answer.then(
+        () => {
+          if (begin === sent) unanswered = false;
+        },
+        (error: unknown) => {
+          sent.failed = { error };
+          if (begin === sent) unanswered = false;
+        },
+      );
       return Promise.resolve(BEGIN_RESULT);
     }
-    if (unanswered === null) return query(config, values);
-    const begun = unanswered;
-    unanswered = null;
+    if (!unanswered || begin === null) return query(config, values);
+    const begun = begin.answer;
     const text = typeof config === 'string' ? config : String((config as { text?: unknown }).text ?? '');
+    // A write waits for the answer, and every statement after it waits behind it (`after`).
     if (!mayFollowUnansweredBegin(text)) return after(begun, config, values);
     const result = Promise.resolve(query(config, values));
     return begun.then(
