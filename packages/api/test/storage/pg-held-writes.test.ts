@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriverErrorKind, StorageError } from '../../src/storage/driver-errors.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
@@ -132,6 +133,41 @@ describe('writes left to be checked before the commit (PostgreSQL)', () => {
       await heldOf(scope).run('select 1', []);
     });
     await expect(failed).rejects.toBeInstanceOf(Blamed);
+  });
+
+  it('fail with the connection when the server ends it mid-transaction, lose nothing unhandled, and the pool goes on', async () => {
+    const killer = new pg.Client({ connectionString: fresh.url });
+    await killer.connect();
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const failed = runWrite(ctx, NOW, async (scope) => {
+        const held = heldOf(scope);
+        const { rows } = await held.run<{ pid: number }>('select pg_backend_pid() as pid', []);
+        await insertLeft(scope, 'killed-1');
+        await killer.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
+        // Sent on a connection the server ended: every write left and this read fail.
+        await insertLeft(scope, 'killed-2');
+        await held.run('select 1', []);
+      });
+      await expect(failed).rejects.toThrow();
+      expect(await stored('killed-1')).toBeUndefined();
+      expect(await stored('killed-2')).toBeUndefined();
+      // The pool drops the broken connection: the next writes commit on fresh ones.
+      for (const id of ['after-kill-1', 'after-kill-2', 'after-kill-3']) {
+        await runWrite(ctx, NOW, async (scope) => {
+          await heldOf(scope).run('select 1', []);
+          await insertLeft(scope, id);
+        });
+        expect(await stored(id)).toBe(1);
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await killer.end();
+    }
   });
 
   it('are checked at once where no connection is held (outside a write)', async () => {
