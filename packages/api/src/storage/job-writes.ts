@@ -23,7 +23,7 @@ import { keepFollowUp } from './dropped-follow-ups.js';
 import { readEnqueueSnapshot } from './enqueue-snapshot.js';
 import { checkLease } from './job-leases.js';
 import { JOB_BY_ID } from './job-reads.js';
-import { insertJob, insertJobReturning, writeJobStep } from './job-row-writes.js';
+import { insertJob, insertJobReturning, type StepLease, writeJobStep } from './job-row-writes.js';
 import { appendRecord } from './record-writes.js';
 import { jobStateUpdate, toJob } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
@@ -245,7 +245,7 @@ async function writeTransition(
   scope: WriteScope,
   current: Job,
   outcome: { readonly job: Job; readonly effects: readonly JobEffect[] },
-  lease: { readonly to: string; readonly fenceBefore: number | undefined } | null,
+  lease: StepLease | null,
 ): Promise<{ job: Job; fence: number }> {
   const next = outcome.job;
   if (next.id !== current.id) throw new Error('[agent-teams/api] a transition must return the same job');

@@ -94,9 +94,12 @@ export class WriteScope {
     if (ride === undefined) return false;
     this.#held.push(ride);
     let wrote: boolean;
-    // Its own write failed: told whether it failed here or, left to be checked later, at the commit.
+    // Its own write failed: told once, whether it failed here or, left to be checked later, at the
+    // commit (a left write's failure also fails the awaited statements after it).
+    let told = false;
     const failed = (error: unknown) => {
-      this.#rides?.failed(ride);
+      if (!told) this.#rides?.failed(ride);
+      told = true;
       return error;
     };
     try {
