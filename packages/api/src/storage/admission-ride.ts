@@ -67,16 +67,15 @@ export async function rideAdmission(
   // Inserted by this transaction and not visible to any other until it commits: as they stand,
   // so the admission does not read them again.
   const riding = { inserted: new Map<JobId, Job>(inserted.map((job) => [job.id, job])) };
-  // The enqueue's writes sent and left are checked here, before the savepoint: a rollback to it
-  // must never drop one that failed (`pg-held-connection.ts`). Answered before the flush's answer.
+  // The enqueue's writes sent and left, its events too, are not waited for: the savepoint and the
+  // ride's first reads follow them on the wire. One that failed aborted the transaction, so the
+  // savepoint was never taken and no rollback to it can drop that failure: it fails the enqueue
+  // (below, and in the settle at the end of the ride, which waits for them in the order sent).
   const held = pgHeld(scope.trx);
   await scope.events.flush();
-  await held?.settle();
   const restore = scope.events.mark();
-  // On PostgreSQL sent and left: the ride's first read follows it on the wire. It fails only in
-  // an aborted transaction, which the settle above rules out (and its failure is the ride's cause).
   if (held === undefined) await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
-  else held.defer(held.run(`SAVEPOINT ${SAVEPOINT}`, []), () => undefined);
+  else held.defer(held.run(`SAVEPOINT ${SAVEPOINT}`, []), () => undefined, true);
   try {
     const admitted = await admitIfFree(scope, ride.args, riding);
     // Its events too: a failure writing them rolls back to the savepoint like any other.
@@ -87,7 +86,8 @@ export async function rideAdmission(
     if (scope.dialect !== 'postgres') await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
     return admitted === null ? { admitted: [], error: null, skipped: true } : { admitted, error: null, skipped: false };
   } catch (thrown) {
-    // A write of the admission sent and left that failed is the cause of what failed after it.
+    // A write sent and left that failed is the cause of what failed after it: the enqueue's own
+    // (then the rollback below fails: there is no savepoint), or the admission's.
     const error = (await held?.firstFailure())?.error ?? thrown;
     try {
       await sql.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);

@@ -42,11 +42,13 @@ export async function appendConversation(
     // One time for all, or each message's own (several writes carried by one insert).
     typeof now === 'string' ? now : (now[index] as string),
   ]);
-  // Nothing reads the answer: on a held PostgreSQL connection, checked before the commit.
+  // Nothing reads the answer: on a held PostgreSQL connection, it goes with the statements after
+  // it, the COMMIT too (a failure aborts the transaction, and the COMMIT answers ROLLBACK).
   await writeThenCheck(
     db,
     () => CONVERSATION_INSERTS.execute(db, String(messages.length), insertConversationRows, values),
     () => undefined,
+    true,
   );
 }
 

@@ -3,6 +3,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { CompiledShapes } from './compiled-statement.js';
 import type { Database, JobsTable } from './database-types.js';
 import { writeThenCheck } from './pg-held-connection.js';
+import { exactlyOneRow } from './pg-server-check.js';
 import { jobInsertRow, toJob } from './row-mappers.js';
 
 type JobColumn = keyof Insertable<JobsTable>;
@@ -71,35 +72,47 @@ const UPDATES = new CompiledShapes<{ lease_fence: number | string }>(64);
 
 /**
  * Writes `columns` to job `jobId`; with `leaseTo`, also hands its lease to that server and bumps
- * the fence. Returns the rows updated and, with a lease, the new fence.
+ * the fence. Returns the rows updated and, with a lease, the new fence. With `checked`
+ * (PostgreSQL), the server fails the statement unless it updated the row, and, with a known
+ * `fenceBefore`, only while the row's fence is still that (`pg-server-check.ts`).
  */
 export async function updateJobRow(
   db: Kysely<Database>,
   jobId: string,
   columns: Updateable<JobsTable>,
   leaseTo: string | undefined,
+  checked: { readonly fenceBefore: number | undefined } | null = null,
 ): Promise<{ updated: number; fence: number }> {
   const names = Object.keys(columns) as (keyof Updateable<JobsTable>)[];
   const leased = leaseTo !== undefined;
+  const fenced = checked?.fenceBefore !== undefined;
   const values: unknown[] = names.map((name) => columns[name]);
   if (leased) values.push(leaseTo);
   values.push(jobId);
+  if (fenced) values.push(checked?.fenceBefore);
   const result = await UPDATES.execute(
     db,
-    `${leased ? 'lease' : 'keep'}:${names.join(',')}`,
+    `${leased ? 'lease' : 'keep'}:${checked === null ? '' : fenced ? 'fence' : 'checked'}:${names.join(',')}`,
     (target, marks) => {
       const set = Object.fromEntries(names.map((name, i) => [name, marks[i]])) as Updateable<JobsTable>;
-      const query = target
+      let query = target
         .updateTable('jobs')
         .set((eb) => ({
           ...set,
           ...(leased ? { lease_server: marks[names.length] as string, lease_fence: eb('lease_fence', '+', 1) } : {}),
         }))
-        .where('id', '=', marks[marks.length - 1] as string);
+        .where('id', '=', marks[names.length + (leased ? 1 : 0)] as string);
+      if (fenced) query = query.where('lease_fence', '=', marks[marks.length - 1] as number);
+      if (checked !== null)
+        return exactlyOneRow(target, query.returning('lease_fence'), 'a job step found no row at its fence');
       return leased ? query.returning('lease_fence') : (query as never);
     },
     values,
   );
+  if (checked !== null) {
+    const [row] = result.rows;
+    return { updated: result.rows.length, fence: row === undefined ? 0 : Number(row.lease_fence) };
+  }
   if (!leased) return { updated: Number(result.numAffectedRows ?? 0n), fence: 0 };
   const [row] = result.rows;
   return { updated: row === undefined ? 0 : 1, fence: row === undefined ? 0 : Number(row.lease_fence) };
@@ -116,11 +129,14 @@ export interface StepLease {
  * lease (else 0). A known fence before makes the new one that plus one, checked against the
  * answer before the commit; else it is the answer's. An admission knows it: the row was read
  * under its team's lock (a pass locks the row too), in a phase waiting for a slot, and the only
- * write of a fence without the team's lock, a lease claim, takes active jobs only. Only that case waits for the answer: on PostgreSQL the next statements follow
- * the update on the wire (`pg-held-connection.ts`).
+ * write of a fence without the team's lock, a lease claim, takes active jobs only. Only a lease
+ * without a known fence waits for the answer: on PostgreSQL the next statements follow the update
+ * on the wire, and so does the COMMIT, the server checking the row and its fence
+ * (`pg-held-connection.ts`, `pg-server-check.ts`).
  */
 export async function writeJobStep(
   db: Kysely<Database>,
+  dialect: 'sqlite' | 'postgres',
   jobId: string,
   columns: Updateable<JobsTable>,
   lease: StepLease | null,
@@ -134,8 +150,9 @@ export async function writeJobStep(
     }
     if (lease !== null) fence = written.fence;
   };
-  const send = () => updateJobRow(db, jobId, columns, lease?.to);
-  if (lease === null || expected !== undefined) await writeThenCheck(db, send, check);
+  const checked = dialect === 'postgres' ? { fenceBefore: lease?.fenceBefore } : null;
+  const send = () => updateJobRow(db, jobId, columns, lease?.to, checked);
+  if (lease === null || expected !== undefined) await writeThenCheck(db, send, check, checked !== null);
   else check(await send());
   return fence;
 }

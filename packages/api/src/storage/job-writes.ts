@@ -250,7 +250,7 @@ async function writeTransition(
   const next = outcome.job;
   if (next.id !== current.id) throw new Error('[agent-teams/api] a transition must return the same job');
   const update = jobStateUpdate(current, next, scope.now);
-  const fence = await writeJobStep(scope.trx, current.id, update.columns, lease);
+  const fence = await writeJobStep(scope.trx, scope.dialect, current.id, update.columns, lease);
   scope.events.rows.noteJob(update.job);
   await scope.events.emit(current.teamId, TeamEventKind.JOB_CHANGED, { jobId: current.id });
   if (next.phase !== current.phase && current.memberId !== null) {

@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import type { Database } from './database-types.js';
 import { CLIENT_OF_CONNECTION, isPipelined } from './pg-pipeline.js';
+import { serverCheckError } from './pg-server-check.js';
 
 /** What a `pg` client answers (the fields Kysely reads). */
 interface PgResult {
@@ -19,6 +20,8 @@ interface Deferred {
   /** Settles when its answer came and its check ran: with the check's or the statement's error. */
   readonly done: Promise<void>;
   failure: { readonly error: unknown } | null;
+  /** Its check cannot fail once the statement succeeded (the server checks): the COMMIT need not wait for it. */
+  readonly serverChecked: boolean;
 }
 
 /**
@@ -29,10 +32,13 @@ interface Deferred {
  * the wire, and both cost one round trip. The server runs them in the order sent, so each still
  * sees what the ones before it wrote, as when they were awaited one by one.
  *
- * @remarks A deferred statement's check runs when its answer comes; the transaction settles them
- * all, in the order sent, before its events and its COMMIT ({@link settle}): the first failure in
- * that order is thrown, as it would have been had the statement been awaited, and the transaction
- * rolls back. A later statement that failed because an earlier deferred one aborted the
+ * @remarks A deferred statement's check runs when its answer comes; the transaction settles
+ * those it checks itself, in the order sent, before its COMMIT ({@link settleForCommit}): the
+ * first failure in that order is thrown, as it would have been had the statement been awaited,
+ * and the transaction rolls back. Those the server checks (a failed check fails the statement,
+ * `pg-server-check.ts`) are not waited for: the COMMIT follows them on the wire, and when one
+ * failed, the transaction was aborted and the COMMIT answers ROLLBACK (`pg-pipeline.ts` throws),
+ * so the write fails with that statement's error ({@link firstFailure}). A later statement that failed because an earlier deferred one aborted the
  * transaction is told by that earlier one's error ({@link firstFailure}), so a retryable cause
  * (a deadlock, a unique violation another server caused) is still retried.
  */
@@ -53,15 +59,19 @@ export class PgHeldConnection {
 
   /**
    * Leaves `sent` (a statement already sent on this connection) to be checked by `check` when its
-   * answer comes, before the transaction commits, instead of waiting for that answer here.
+   * answer comes, instead of waiting for that answer here: before the transaction commits, or,
+   * when `serverChecked` (`check` cannot fail once the statement succeeded: the server checks what
+   * needs checking, `pg-server-check.ts`), with its COMMIT.
    */
-  defer<T>(sent: Promise<T>, check: (answer: T) => void): void {
+  defer<T>(sent: Promise<T>, check: (answer: T) => void, serverChecked = false): void {
     const blame = this.#blame;
     const entry: Deferred = {
-      done: sent.then(check).catch((error: unknown) => {
+      done: sent.then(check).catch((thrown: unknown) => {
+        const error = serverCheckError(thrown);
         entry.failure = { error: blame === null ? error : blame(error) };
       }),
       failure: null,
+      serverChecked,
     };
     this.#deferred.push(entry);
   }
@@ -81,6 +91,23 @@ export class PgHeldConnection {
   async settle(): Promise<void> {
     const failure = await this.firstFailure();
     if (failure !== undefined) throw failure.error;
+  }
+
+  /**
+   * Waits for the deferred statements whose check runs here, and those sent before them, in the
+   * order sent; throws the first failure. Those the server checks, sent after the last of them,
+   * are left to go with the COMMIT (see the class's remarks).
+   */
+  async settleForCommit(): Promise<void> {
+    let last = this.#deferred.length - 1;
+    while (last >= 0 && this.#deferred[last]?.serverChecked === true) last -= 1;
+    const waited = this.#deferred.slice(0, last + 1);
+    for (const entry of waited) {
+      await entry.done;
+      // Left in place: the caller's `firstFailure` tells it again, as the first in the order sent.
+      if (entry.failure !== null) throw entry.failure.error;
+    }
+    this.#deferred.splice(0, waited.length);
   }
 
   /** The first failure of the deferred statements in the order sent, once all have settled (none: undefined). */
@@ -129,16 +156,28 @@ export function pgHeld(db: Kysely<Database>): PgHeldConnection | undefined {
 
 /**
  * Runs a write whose answer is only checked: on a held PostgreSQL connection, sent and checked
- * before the commit ({@link PgHeldConnection.defer}); anywhere else, awaited and checked here.
+ * before the commit, or with it when `serverChecked` ({@link PgHeldConnection.defer}); anywhere
+ * else, awaited and checked here.
  * `send` must send its statement when called (a `CompiledStatement`), so the order holds.
  */
-export async function writeThenCheck<T>(db: Kysely<Database>, send: () => Promise<T>, check: (answer: T) => void) {
+export async function writeThenCheck<T>(
+  db: Kysely<Database>,
+  send: () => Promise<T>,
+  check: (answer: T) => void,
+  serverChecked = false,
+) {
   const connection = held.get(db);
   if (connection === undefined) {
-    check(await send());
+    let answer: T;
+    try {
+      answer = await send();
+    } catch (error) {
+      throw serverCheckError(error);
+    }
+    check(answer);
     return;
   }
-  connection.defer(send(), check);
+  connection.defer(send(), check, serverChecked);
 }
 
 /**

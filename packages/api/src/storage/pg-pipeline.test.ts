@@ -1,6 +1,11 @@
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_OF_CONNECTION, mayFollowUnansweredBegin, pipelineBegin } from './pg-pipeline.js';
+import {
+  CLIENT_OF_CONNECTION,
+  mayFollowUnansweredBegin,
+  pipelineBegin,
+  RolledBackAtCommitError,
+} from './pg-pipeline.js';
 
 /** A pool client whose answers the test gives, one by one, recording what was sent and when. */
 function fakeClient() {
@@ -107,6 +112,28 @@ describe('pipelineBegin', () => {
     answer('update "jobs" set "phase" = $1 where "id" = $2');
     answer('select 1');
     await Promise.all([one, two]);
+  });
+});
+
+describe('a COMMIT answered ROLLBACK', () => {
+  it.each(['commit', 'COMMIT', 'end transaction', ' commit work; '])(
+    "fails '%s': a statement of the transaction had failed, and nothing was written",
+    async (text) => {
+      const { send, answer } = fakeClient();
+      const committing = send(text);
+      answer(text, { command: 'ROLLBACK', rowCount: null, rows: [] });
+      await expect(committing).rejects.toBeInstanceOf(RolledBackAtCommitError);
+    },
+  );
+
+  it('passes a COMMIT answered COMMIT, and a ROLLBACK answered ROLLBACK', async () => {
+    const { send, answer } = fakeClient();
+    const committing = send('commit');
+    const rolling = send('rollback');
+    answer('commit', { command: 'COMMIT', rowCount: null, rows: [] });
+    answer('rollback', { command: 'ROLLBACK', rowCount: null, rows: [] });
+    await expect(committing).resolves.toMatchObject({ command: 'COMMIT' });
+    await expect(rolling).resolves.toMatchObject({ command: 'ROLLBACK' });
   });
 });
 

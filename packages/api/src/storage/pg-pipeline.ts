@@ -89,7 +89,7 @@ export function pipelineBegin(client: pg.PoolClient): void {
     });
     return answer;
   };
-  const wrapped: QueryFn = (config, values, callback) => {
+  const send: QueryFn = (config, values, callback) => {
     // Before the `BEGIN` below: it is not sent, so the statement after it is still to come.
     if (config === CLIENT_OF_CONNECTION) return Promise.resolve({ command: 'SELECT', rowCount: 1, rows: [{ client }] });
     if (typeof callback === 'function') return query(config, values, callback);
@@ -125,5 +125,35 @@ export function pipelineBegin(client: pg.PoolClient): void {
       },
     );
   };
+  const wrapped: QueryFn = (config, values, callback) => {
+    const answer = send(config, values, callback);
+    if (typeof callback === 'function' || typeof config !== 'string' || !COMMIT.test(config)) return answer;
+    return Promise.resolve(answer).then(refuseRollback);
+  };
   (client as unknown as { query: QueryFn }).query = wrapped;
+}
+
+/** A transaction's last statement, as Kysely sends it (`commit`), in any case. */
+const COMMIT = /^\s*(commit|end)(\s+(work|transaction))?\s*;?\s*$/i;
+
+/**
+ * Thrown when a `COMMIT` answers `ROLLBACK`: a statement of its transaction failed, so the server
+ * ended it without writing anything (its error is the cause, `PgHeldConnection.firstFailure`).
+ */
+export class RolledBackAtCommitError extends Error {
+  constructor() {
+    super('[agent-teams/api] the transaction was rolled back at its COMMIT: a statement of it had failed');
+    this.name = 'RolledBackAtCommitError';
+  }
+}
+
+/**
+ * A `COMMIT`'s answer, or {@link RolledBackAtCommitError} when the server answered `ROLLBACK`. The
+ * server does so, without an error, for a transaction a failed statement aborted; with statements
+ * sent and left until the `COMMIT` (`pg-held-connection.ts`), that is how such a failure shows, and
+ * the write must fail, not report a commit that did not happen.
+ */
+function refuseRollback(answer: unknown): unknown {
+  if ((answer as { command?: unknown } | null)?.command === 'ROLLBACK') throw new RolledBackAtCommitError();
+  return answer;
 }

@@ -155,13 +155,15 @@ export async function appendRecord(scope: WriteScope, record: NewRecordMessage):
   };
   if (scope.dialect === 'postgres') {
     // The team's newest records change now, though the seq is noted when the answer comes: on a
-    // held connection the insert is checked before the commit (`pg-held-connection.ts`), and a
-    // read of the records after it follows it on the wire.
+    // held connection the insert goes with the statements after it, the COMMIT too
+    // (`pg-held-connection.ts`: an insert that succeeded returned its seq), and a read of the
+    // records after it follows it on the wire.
     scope.events.rows.forgetRecentRecords(record.teamId);
     await writeThenCheck(
       scope.trx,
       () => INSERT_AND_TRIM_RECORD.rows(scope.trx, ...values),
       (rows) => note(rows[0]?.seq),
+      true,
     );
   } else {
     // `seq` is the table's INTEGER PRIMARY KEY: the statement's rowid.

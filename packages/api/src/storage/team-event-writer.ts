@@ -10,22 +10,16 @@ import {
   type TeamEventKind,
   type TeamId,
 } from '@agent-teams/core';
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { CommittedRowNotes } from './committed-row-notes.js';
 import { CompiledListStatement, CompiledStatement, ID_LIST_PLANNED } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
+import { PRUNE_EVERY, passesPrunePoint, retentionAt } from './event-retention.js';
 import type { DatabaseDialect } from './open-database.js';
+import { flushStatement } from './pg-event-flush.js';
+import { pgHeld } from './pg-held-connection.js';
+import { serverCheckError } from './pg-server-check.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
-
-/** Events kept regardless of age, per team. */
-const KEEP_EVENTS = 1_000;
-/** Events younger than this are kept regardless of count (a day of `afterSeq` replay). */
-const KEEP_EVENTS_MS = 24 * 60 * 60 * 1_000;
-/**
- * A team's log is pruned when its seq passes a multiple of this: one range delete per 64 events
- * instead of one per transaction (retention is a floor, so a few dozen more events kept is fine).
- */
-const PRUNE_EVERY = 64;
 
 /** Takes `n` seqs of a team's log; bumps its revision too when `first` (one statement each way). */
 function bumpTeam(first: boolean) {
@@ -77,6 +71,9 @@ function insertEvents(db: Kysely<Database>, teamId: string, now: string, values:
   return db.insertInto('team_events').values(rows);
 }
 
+/** The place of an event whose flush has not answered yet (PostgreSQL, `#writeInOneStatement`). */
+const UNANSWERED = Object.freeze({}) as TeamEvent;
+
 /** What an event points at. */
 export interface EventRefs {
   readonly jobId?: JobId | null;
@@ -112,6 +109,8 @@ export class TeamEventWriter {
   readonly #emitted = new Set<string>();
   readonly #events: TeamEvent[] = [];
   readonly #pending: PendingEvent[] = [];
+  /** The places of the flushes not answered yet ({@link mark}'s rollback drops those past its point). */
+  readonly #unanswered = new Set<{ readonly at: number; dropped: boolean }>();
   /** The rows this transaction stored, published with its events (see {@link CommittedRowNotes}). */
   readonly rows = new CommittedRowNotes();
 
@@ -164,15 +163,13 @@ export class TeamEventWriter {
     for (const [teamId, entries] of byTeam) {
       const first = !this.#touched.has(teamId);
       this.#touched.add(teamId);
-      const events =
-        this.#dialect === 'postgres'
-          ? await this.#writeInOneStatement(teamId, entries, first)
-          : await this.#write(teamId, entries, first);
-      const last = (events.at(-1) as TeamEvent).seq;
-      // Pruned whenever the seqs pass a multiple of PRUNE_EVERY.
-      if (Math.floor(last / PRUNE_EVERY) > Math.floor((last - entries.length) / PRUNE_EVERY)) {
-        await this.#prune(teamId, last);
+      if (this.#dialect === 'postgres') {
+        await this.#writeInOneStatement(teamId, entries, first);
+        continue;
       }
+      const events = await this.#write(teamId, entries, first);
+      const last = (events.at(-1) as TeamEvent).seq;
+      if (passesPrunePoint(last, entries.length)) await this.#prune(teamId, last);
       this.#events.push(...events);
     }
   }
@@ -198,32 +195,44 @@ export class TeamEventWriter {
   }
 
   /**
-   * PostgreSQL: the same update and insert as one statement (a data-modifying `WITH`), so a
-   * transaction's events cost one round trip to the server instead of two.
+   * PostgreSQL: the update, the insert and the prune as one statement (`pg-event-flush.ts`), so a
+   * transaction's events cost one round trip to the server instead of two or three. On a held
+   * connection it is sent and left (`pg-held-connection.ts`): the server checks it, so the COMMIT
+   * follows it on the wire, and its events take their places in {@link events} when it answers.
    */
-  async #writeInOneStatement(teamId: TeamId, entries: readonly PendingEvent[], first: boolean): Promise<TeamEvent[]> {
-    const n = entries.length;
-    const rows = entries.map(
-      ({ kind, refs }, index) =>
-        sql`(${index + 1}::int, ${kind}::text, ${refs.jobId ?? null}::text, ${refs.recordId ?? null}::text, ${refs.memberId ?? null}::text, ${refs.messageId ?? null}::text, ${refs.taskId ?? null}::text, ${refs.reason ?? null}::text)`,
-    );
-    const { rows: found } = await sql<Selectable<TeamsTable>>`
-      with t as (
-        update teams
-        set last_event_seq = last_event_seq + ${n}::int, revision = revision + ${first ? 1 : 0}::int, updated_at = ${this.#now}::text
-        where id = ${teamId}::text
-        returning *
-      ), i as (
-        insert into team_events (team_id, seq, kind, job_id, record_id, member_id, message_id, task_id, reason, created_at)
-        select ${teamId}::text, t.last_event_seq - ${n}::int + v.i, v.kind, v.job_id, v.record_id, v.member_id, v.message_id, v.task_id, v.reason, ${this.#now}::text
-        from t cross join (values ${sql.join(rows)}) as v(i, kind, job_id, record_id, member_id, message_id, task_id, reason)
-      )
-      select * from t`.execute(this.#trx);
-    const team = found[0];
-    // The callers hold the team's row: gone only if deleted in this very transaction.
-    if (team === undefined) throw new Error(`[agent-teams/api] team ${teamId} is gone mid-transaction`);
-    this.rows.noteTeam(withoutSeq(toTeam(team)));
-    return this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
+  async #writeInOneStatement(teamId: TeamId, entries: readonly PendingEvent[], first: boolean): Promise<void> {
+    const statement = flushStatement(teamId, entries, first, this.#now, retentionAt(this.#now));
+    // Their places, kept in the order flushed whenever the answer comes (an `announce` may follow).
+    const at = this.#events.length;
+    const place = { at, dropped: false };
+    this.#unanswered.add(place);
+    for (const _ of entries) this.#events.push(UNANSWERED);
+    const fill = (found: readonly Selectable<TeamsTable>[]) => {
+      const team = found[0];
+      // Checked by the server too: the callers hold the team's row, gone only if deleted in this very transaction.
+      if (team === undefined) throw new Error(`[agent-teams/api] team ${teamId} is gone mid-transaction`);
+      // Rolled back to a savepoint meanwhile (`mark`): these events are gone with it.
+      this.#unanswered.delete(place);
+      if (place.dropped) return;
+      this.rows.noteTeam(withoutSeq(toTeam(team)));
+      const events = this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
+      this.#events.splice(at, events.length, ...events);
+    };
+    const held = pgHeld(this.#trx);
+    if (held !== undefined) {
+      const { sql, parameters } = statement.compile(this.#trx);
+      held.defer(
+        held.run<Selectable<TeamsTable>>(sql, parameters).then((answer) => answer.rows),
+        fill,
+        true,
+      );
+      return;
+    }
+    try {
+      fill((await statement.execute(this.#trx)).rows);
+    } catch (error) {
+      throw serverCheckError(error);
+    }
   }
 
   /** The events of one team's entries, the last one taking seq `last`. */
@@ -256,6 +265,7 @@ export class TeamEventWriter {
     const pending = [...this.#pending];
     const rows = this.rows.mark();
     return () => {
+      for (const place of this.#unanswered) if (place.at >= events) place.dropped = true;
       rows();
       this.#touched.clear();
       for (const teamId of touched) this.#touched.add(teamId);
@@ -272,11 +282,11 @@ export class TeamEventWriter {
   }
 
   async #prune(teamId: TeamId, newestSeq: number): Promise<void> {
-    const cutoff = new Date(Date.parse(this.#now) - KEEP_EVENTS_MS).toISOString();
+    const { keep, cutoff } = retentionAt(this.#now);
     await this.#trx
       .deleteFrom('team_events')
       .where('team_id', '=', teamId)
-      .where('seq', '<=', newestSeq - KEEP_EVENTS)
+      .where('seq', '<=', newestSeq - keep)
       .where('created_at', '<', cutoff)
       .execute();
   }

@@ -14,7 +14,7 @@ import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
 import type { DatabaseDialect } from './open-database.js';
-import { blamed, holdPgConnection } from './pg-held-connection.js';
+import { blamed, holdPgConnection, type PgHeldConnection } from './pg-held-connection.js';
 import { recentRecords } from './record-reads.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { writeBatchOf } from './sqlite-write-batch.js';
@@ -243,25 +243,31 @@ async function runOnce<T>(
 ): Promise<{ result: T; scope: WriteScope }> {
   if (ctx.dialect === 'postgres') {
     let scope: WriteScope | null = null;
+    let held: PgHeldConnection | null = null;
     try {
       const done = await ctx.db.transaction().execute(async (trx) => {
         scope = new WriteScope(trx, ctx, now);
-        const held = await holdPgConnection(ctx.db, trx);
+        held = await holdPgConnection(ctx.db, trx);
         try {
           const result = await work(scope);
-          // The events follow the writes sent and left on the wire; every one of those must have
-          // answered, and passed its check, before the commit.
+          // The events follow the writes sent and left on the wire. Those checked here must have
+          // answered, and passed, before the COMMIT; those the server checks go with it.
           await scope.events.flush();
-          await held?.settle();
+          await held?.settleForCommit();
           return { result, scope };
         } catch (error) {
           // A write sent and left that failed aborted the transaction: its error is the cause.
           throw (await held?.firstFailure())?.error ?? error;
         }
       });
+      // The COMMIT answered COMMIT, so each statement before it succeeded (its rides are written);
+      // what their answers note (a record's seq, the events' seqs) is in once all have settled.
       done.scope.endRides(null);
+      await (held as PgHeldConnection | null)?.settle();
       return done;
-    } catch (error) {
+    } catch (thrown) {
+      // A statement the server checked failed, and the COMMIT answered ROLLBACK: its error is the cause.
+      const error = (await (held as PgHeldConnection | null)?.firstFailure())?.error ?? thrown;
       (scope as WriteScope | null)?.endRides(error);
       throw error;
     }

@@ -2,65 +2,29 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DriverErrorKind, StorageError } from '../../src/storage/driver-errors.js';
-import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
-import { blamed, type PgHeldConnection, pgHeld, writeThenCheck } from '../../src/storage/pg-held-connection.js';
-import { runWrite, type StoreContext, type WriteScope } from '../../src/storage/write-transaction.js';
-import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
-import { type RoundTripRecorder, recordRoundTrips, tripsOf } from '../support/pg-round-trips.js';
+import { blamed, pgHeld, writeThenCheck } from '../../src/storage/pg-held-connection.js';
+import { runWrite } from '../../src/storage/write-transaction.js';
+import { heldOf, insertProbe, openProbeDatabase, type ProbeDatabase, storedProbe } from '../support/pg-probe.js';
+import { tripsOf } from '../support/pg-round-trips.js';
 
 // Writes a PostgreSQL transaction sends and leaves to be checked before its commit
 // (`pg-held-connection.ts`): what they save, and that every failure still is what it was.
 
-let fresh: FreshPostgres;
-let database: OpenedDatabase;
-let ctx: StoreContext;
-let trips: RoundTripRecorder;
 const NOW = '2026-12-07T00:00:00.000Z';
-
+let probe: ProbeDatabase;
 beforeAll(async () => {
-  fresh = await createFreshPostgres('agent_teams_held_writes');
-  trips = recordRoundTrips();
-  database = await openDatabase(fresh.url, { poolSize: 2 });
-  await sql`create table probe (id text primary key, n int not null)`.execute(database.db);
-  ctx = { db: database.db, dialect: 'postgres', sink: null, ids: null };
+  probe = await openProbeDatabase('agent_teams_held_writes');
 }, 60_000);
-afterAll(async () => {
-  trips?.stop();
-  await database?.close();
-  await fresh?.drop();
-});
-
-function heldOf(scope: WriteScope): PgHeldConnection {
-  const held = pgHeld(scope.trx);
-  if (held === undefined) throw new Error('the transaction holds no connection');
-  return held;
-}
-
-/** A write of `id` left to be checked: it must insert one row. */
-function insertLeft(scope: WriteScope, id: string, n = 1): Promise<void> {
-  const held = heldOf(scope);
-  return writeThenCheck(
-    scope.trx,
-    () => held.run('insert into probe (id, n) values ($1, $2)', [id, n]),
-    (result) => {
-      if (result.numAffectedRows !== 1n) throw new Error(`probe ${id} not inserted`);
-    },
-  );
-}
-
-async function stored(id: string): Promise<number | undefined> {
-  const { rows } = await sql<{ n: number }>`select n from probe where id = ${id}`.execute(database.db);
-  return rows[0]?.n;
-}
+afterAll(() => probe?.close());
 
 describe('writes left to be checked before the commit (PostgreSQL)', () => {
   it('go with the statement after them, which sees what they wrote; BEGIN goes with the first read', async () => {
-    const since = trips.mark();
-    const seen = await runWrite(ctx, NOW, async (scope) => {
+    const since = probe.trips.mark();
+    const seen = await runWrite(probe.ctx, NOW, async (scope) => {
       const held = heldOf(scope);
       await held.run('select 1', []);
-      await insertLeft(scope, 'a', 7);
-      await insertLeft(scope, 'b', 8);
+      await insertProbe(scope, 'a', 7);
+      await insertProbe(scope, 'b', 8);
       const { rows } = await held.run<{ n: number }>('select sum(n)::int as n from probe where id in ($1, $2)', [
         'a',
         'b',
@@ -68,8 +32,8 @@ describe('writes left to be checked before the commit (PostgreSQL)', () => {
       return rows[0]?.n;
     });
     expect(seen).toBe(15);
-    expect(await stored('b')).toBe(8);
-    const [transaction] = trips.transactions(since);
+    expect(await storedProbe(probe.database, 'b')).toBe(8);
+    const [transaction] = probe.trips.transactions(since);
     if (transaction === undefined) throw new Error('no transaction recorded');
     // BEGIN + select 1; both inserts + the sum; COMMIT (awaited one by one: six).
     expect(transaction.map((statement) => statement.text)).toHaveLength(6);
@@ -77,7 +41,7 @@ describe('writes left to be checked before the commit (PostgreSQL)', () => {
   });
 
   it('roll everything back when a check fails, and fail with that check though statements followed', async () => {
-    const failed = runWrite(ctx, NOW, async (scope) => {
+    const failed = runWrite(probe.ctx, NOW, async (scope) => {
       const held = heldOf(scope);
       await held.run('select 1', []);
       await writeThenCheck(
@@ -87,18 +51,18 @@ describe('writes left to be checked before the commit (PostgreSQL)', () => {
           if (result.numAffectedRows !== 1n) throw new Error('the probe is gone');
         },
       );
-      await insertLeft(scope, 'after-check');
+      await insertProbe(scope, 'after-check');
       await held.run('select 1', []);
     });
     await expect(failed).rejects.toThrow('the probe is gone');
-    expect(await stored('after-check')).toBeUndefined();
+    expect(await storedProbe(probe.database, 'after-check')).toBeUndefined();
   });
 
   it('fail with the statement that aborted the transaction, not the one after it, and retry it as such', async () => {
-    await runWrite(ctx, NOW, async (scope) => insertLeft(scope, 'taken'));
-    const failed = runWrite(ctx, NOW, async (scope) => {
+    await runWrite(probe.ctx, NOW, async (scope) => insertProbe(scope, 'taken'));
+    const failed = runWrite(probe.ctx, NOW, async (scope) => {
       await heldOf(scope).run('select 1', []);
-      await insertLeft(scope, 'taken');
+      await insertProbe(scope, 'taken');
       // Sent after the insert failed: PostgreSQL answers "current transaction is aborted".
       await heldOf(scope).run('select 1', []);
     });
@@ -107,28 +71,28 @@ describe('writes left to be checked before the commit (PostgreSQL)', () => {
     expect((error as StorageError).kind).toBe(DriverErrorKind.UNIQUE_VIOLATION);
     let attempts = 0;
     await runWrite(
-      ctx,
+      probe.ctx,
       NOW,
       async (scope) => {
         attempts += 1;
         await heldOf(scope).run('select 1', []);
-        await insertLeft(scope, attempts === 1 ? 'taken' : 'retried');
+        await insertProbe(scope, attempts === 1 ? 'taken' : 'retried');
         await heldOf(scope).run('select 1', []);
       },
       { retryOnUniqueViolation: true },
     );
     expect(attempts).toBe(2);
-    expect(await stored('retried')).toBe(1);
+    expect(await storedProbe(probe.database, 'retried')).toBe(1);
   });
 
   it('fail as the work that sent them says (blamed), wherever the failure shows', async () => {
     class Blamed extends Error {}
-    const failed = runWrite(ctx, NOW, async (scope) => {
+    const failed = runWrite(probe.ctx, NOW, async (scope) => {
       await heldOf(scope).run('select 1', []);
       await blamed(
         scope.trx,
         (error) => new Blamed('the probe write failed', { cause: error }),
-        () => insertLeft(scope, 'taken'),
+        () => insertProbe(scope, 'taken'),
       );
       await heldOf(scope).run('select 1', []);
     });
@@ -136,31 +100,31 @@ describe('writes left to be checked before the commit (PostgreSQL)', () => {
   });
 
   it('fail with the connection when the server ends it mid-transaction, lose nothing unhandled, and the pool goes on', async () => {
-    const killer = new pg.Client({ connectionString: fresh.url });
+    const killer = new pg.Client({ connectionString: probe.fresh.url });
     await killer.connect();
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const failed = runWrite(ctx, NOW, async (scope) => {
+      const failed = runWrite(probe.ctx, NOW, async (scope) => {
         const held = heldOf(scope);
         const { rows } = await held.run<{ pid: number }>('select pg_backend_pid() as pid', []);
-        await insertLeft(scope, 'killed-1');
+        await insertProbe(scope, 'killed-1');
         await killer.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
         // Sent on a connection the server ended: every write left and this read fail.
-        await insertLeft(scope, 'killed-2');
+        await insertProbe(scope, 'killed-2');
         await held.run('select 1', []);
       });
       await expect(failed).rejects.toThrow();
-      expect(await stored('killed-1')).toBeUndefined();
-      expect(await stored('killed-2')).toBeUndefined();
+      expect(await storedProbe(probe.database, 'killed-1')).toBeUndefined();
+      expect(await storedProbe(probe.database, 'killed-2')).toBeUndefined();
       // The pool drops the broken connection: the next writes commit on fresh ones.
       for (const id of ['after-kill-1', 'after-kill-2', 'after-kill-3']) {
-        await runWrite(ctx, NOW, async (scope) => {
+        await runWrite(probe.ctx, NOW, async (scope) => {
           await heldOf(scope).run('select 1', []);
-          await insertLeft(scope, id);
+          await insertProbe(scope, id);
         });
-        expect(await stored(id)).toBe(1);
+        expect(await storedProbe(probe.database, id)).toBe(1);
       }
       await new Promise((resolve) => setImmediate(resolve));
       expect(unhandled).toEqual([]);
@@ -173,13 +137,13 @@ describe('writes left to be checked before the commit (PostgreSQL)', () => {
   it('are checked at once where no connection is held (outside a write)', async () => {
     let checked = false;
     await writeThenCheck(
-      database.db,
-      () => sql`select 1`.execute(database.db),
+      probe.database.db,
+      () => sql`select 1`.execute(probe.database.db),
       () => {
         checked = true;
       },
     );
     expect(checked).toBe(true);
-    expect(pgHeld(database.db)).toBeUndefined();
+    expect(pgHeld(probe.database.db)).toBeUndefined();
   });
 });
