@@ -73,6 +73,9 @@ export async function rideAdmission(
   // (below, and in the settle at the end of the ride, which waits for them in the order sent).
   const held = pgHeld(scope.trx);
   await scope.events.flush();
+  // Those whose check runs here are answered first: a check that fails aborts nothing, so a
+  // rollback to the savepoint could drop it (none is left before the ride today).
+  await held?.settleForCommit();
   const restore = scope.events.mark();
   if (held === undefined) await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
   else held.defer(held.run(`SAVEPOINT ${SAVEPOINT}`, []), () => undefined, true);

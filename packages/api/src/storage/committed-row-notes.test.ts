@@ -66,6 +66,25 @@ describe('CommittedRowNotes', () => {
     expect(notes.teams.get('team_1' as TeamId)?.revision).toBe(1);
   });
 
+  it("keeps the notes of a statement sent before a mark and answered after it, through that mark's rollback", () => {
+    const notes = new CommittedRowNotes();
+    const sentBefore = notes.epoch();
+    const outer = notes.mark();
+    const sentBetween = notes.epoch();
+    const inner = notes.mark();
+    // Answered after both marks, in the order sent: the team as the first statement left it.
+    notes.noteAsOf(sentBefore, () => notes.noteTeam(team(2)));
+    notes.noteAsOf(sentBefore, () => notes.noteRecord(record('rec_before', 'sent before both')));
+    notes.noteAsOf(sentBetween, () => notes.noteRecord(record('rec_between', 'sent between')));
+    notes.noteTeam(team(3));
+    inner();
+    expect([...notes.records.keys()]).toEqual(['rec_before', 'rec_between']);
+    expect(notes.teams.get(TEAM)?.revision).toBe(2);
+    outer();
+    expect([...notes.records.keys()]).toEqual(['rec_before']);
+    expect(notes.teams.get(TEAM)?.revision).toBe(2);
+  });
+
   it('keeps the last note of a team, and none once its columns were written after it', () => {
     const notes = new CommittedRowNotes();
     notes.noteTeam(team(1));

@@ -106,8 +106,32 @@ export class CommittedRowNotes implements CommittedRows {
     this.#rosters.delete(teamId);
   }
 
-  /** Remembers the notes now; the returned function drops every note taken since. */
+  /** How many marks were taken: the moment a statement was sent, for {@link noteAsOf}. */
+  #epoch = 0;
+  /** The marks taken, each with the notes made since that belong before it. */
+  readonly #marks: { readonly epoch: number; readonly kept: (() => void)[] }[] = [];
+
+  /** The moment now, as {@link noteAsOf} takes it (a statement sent and left records it). */
+  epoch(): number {
+    return this.#epoch;
+  }
+
+  /**
+   * Makes the notes of `note` (calls of this object's `note…` methods) as of `epoch`: those of a
+   * statement sent before a {@link mark} and answered after it belong before it, so that mark's
+   * rollback keeps them (PostgreSQL, `pg-held-connection.ts`: the enqueue's record and events are
+   * answered after the riding admission's mark, `admission-ride.ts`).
+   */
+  noteAsOf(epoch: number, note: () => void): void {
+    note();
+    for (const mark of this.#marks) if (epoch < mark.epoch) mark.kept.push(note);
+  }
+
+  /** Remembers the notes now; the returned function drops every note taken since (but {@link noteAsOf}'s of before). */
   mark(): () => void {
+    this.#epoch += 1;
+    const taken = { epoch: this.#epoch, kept: [] as (() => void)[] };
+    this.#marks.push(taken);
     const jobs = new Map(this.jobs);
     const records = new Map(this.records);
     const teams = new Map(this.teams);
@@ -123,6 +147,8 @@ export class CommittedRowNotes implements CommittedRows {
       restore(this.members, members);
       restore(this.#rosters, rosters);
       restore(this.#recent, recent);
+      this.#marks.splice(this.#marks.indexOf(taken), 1);
+      for (const note of taken.kept) note();
     };
   }
 }

@@ -3,7 +3,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { CompiledShapes } from './compiled-statement.js';
 import type { Database, JobsTable } from './database-types.js';
 import { writeThenCheck } from './pg-held-connection.js';
-import { exactlyOneRow } from './pg-server-check.js';
+import { exactlyOneRow, serverCheckError } from './pg-server-check.js';
 import { jobInsertRow, toJob } from './row-mappers.js';
 
 type JobColumn = keyof Insertable<JobsTable>;
@@ -103,9 +103,9 @@ export async function updateJobRow(
         }))
         .where('id', '=', marks[names.length + (leased ? 1 : 0)] as string);
       if (fenced) query = query.where('lease_fence', '=', marks[marks.length - 1] as number);
-      if (checked !== null)
-        return exactlyOneRow(target, query.returning('lease_fence'), 'a job step found no row at its fence');
-      return leased ? query.returning('lease_fence') : (query as never);
+      if (checked === null) return leased ? query.returning('lease_fence') : (query as never);
+      const what = fenced ? 'a job step found no row at its fence' : 'a job step found no row';
+      return exactlyOneRow(target, query.returning('lease_fence'), what);
     },
     values,
   );
@@ -153,6 +153,7 @@ export async function writeJobStep(
   const checked = dialect === 'postgres' ? { fenceBefore: lease?.fenceBefore } : null;
   const send = () => updateJobRow(db, jobId, columns, lease?.to, checked);
   if (lease === null || expected !== undefined) await writeThenCheck(db, send, check, checked !== null);
-  else check(await send());
+  // Awaited here: a refusal of the server reads as the store's own error, as when it is left.
+  else check(await send().catch((error: unknown) => Promise.reject(serverCheckError(error))));
   return fence;
 }

@@ -159,10 +159,11 @@ export async function appendRecord(scope: WriteScope, record: NewRecordMessage):
     // (`pg-held-connection.ts`: an insert that succeeded returned its seq), and a read of the
     // records after it follows it on the wire.
     scope.events.rows.forgetRecentRecords(record.teamId);
+    const sent = scope.events.rows.epoch();
     await writeThenCheck(
       scope.trx,
       () => INSERT_AND_TRIM_RECORD.rows(scope.trx, ...values),
-      (rows) => note(rows[0]?.seq),
+      (rows) => scope.events.rows.noteAsOf(sent, () => note(rows[0]?.seq)),
       true,
     );
   } else {

@@ -205,6 +205,7 @@ export class TeamEventWriter {
     // Their places, kept in the order flushed whenever the answer comes (an `announce` may follow).
     const at = this.#events.length;
     const place = { at, dropped: false };
+    const sent = this.rows.epoch();
     this.#unanswered.add(place);
     for (const _ of entries) this.#events.push(UNANSWERED);
     const fill = (found: readonly Selectable<TeamsTable>[]) => {
@@ -214,7 +215,7 @@ export class TeamEventWriter {
       // Rolled back to a savepoint meanwhile (`mark`): these events are gone with it.
       this.#unanswered.delete(place);
       if (place.dropped) return;
-      this.rows.noteTeam(withoutSeq(toTeam(team)));
+      this.rows.noteAsOf(sent, () => this.rows.noteTeam(withoutSeq(toTeam(team))));
       const events = this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
       this.#events.splice(at, events.length, ...events);
     };

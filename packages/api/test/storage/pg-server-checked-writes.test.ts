@@ -1,4 +1,11 @@
-import { asOwnerId, JobPhase } from '@agent-teams/core';
+import {
+  asOwnerId,
+  type CommittedRows,
+  type EventSink,
+  JobPhase,
+  type TeamEvent,
+  TeamEventKind,
+} from '@agent-teams/core';
 import { StaticCatalog } from '@agent-teams/testkit';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +160,39 @@ describe('writes the server checks, left until the COMMIT (PostgreSQL)', () => {
     expect(error).toBeInstanceOf(StorageError);
     expect((error as StorageError).kind).toBe(DriverErrorKind.UNIQUE_VIOLATION);
     expect(await storedProbe(database, 'enqueued-beside')).toBeUndefined();
+  });
+
+  it("keeps the events and the team a flush sent before a savepoint's mark noted, answered after it; drops those after", async () => {
+    const owner = asOwnerId('alice');
+    const members = [0, 1].map((i) => ({ name: `m${i}`, agentId: 'researcher' }));
+    const team = await app.core.teams.create(owner, { clientRequestId: 't-mark', name: 'mark', goal: 'Test', members });
+    const [member] = await app.core.teams.members([team.id]);
+    const published: { events: TeamEvent[]; rows: CommittedRows | undefined }[] = [];
+    const sink: EventSink = {
+      published: (events, rows) => {
+        published.push({ events: [...events], rows });
+      },
+    };
+    // As the admission riding an enqueue does (`admission-ride.ts`), its admission failing.
+    await runWrite({ ...ctx, sink }, NOW, async (scope) => {
+      const held = heldOf(scope);
+      await held.run('select 1', []);
+      await scope.events.emit(team.id, TeamEventKind.TEAM_CHANGED);
+      await scope.events.flush();
+      const restore = scope.events.mark();
+      held.defer(held.run('SAVEPOINT ride', []), () => undefined, true);
+      await scope.events.emit(team.id, TeamEventKind.MEMBER_CHANGED, { memberId: member?.id ?? null });
+      await scope.events.flush();
+      expect(await held.firstFailure()).toBeUndefined();
+      await held.run('ROLLBACK TO SAVEPOINT ride', []);
+      restore();
+    });
+    expect(published).toHaveLength(1);
+    const [{ events, rows } = { events: [], rows: undefined }] = published;
+    expect(events.map((event) => event.kind)).toEqual([TeamEventKind.TEAM_CHANGED]);
+    const stored = await app.store.findTeams([team.id]);
+    // Noted as the first flush left it (revision and seq one past the creation's), not dropped with the second.
+    expect(rows?.teams.get(team.id)?.revision).toBe(stored[0]?.revision);
   });
 
   it("refuse a job's step at a fence the row no longer has, and write it at the one it has", async () => {
