@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CrashFigures, runCrashTest } from './crash-harness.js';
 import { replaceSection } from './doc-sections.js';
+import { backendKillSection, runBackendKills } from './pg-backend-kills.js';
 import { type FuzzFigures, fuzzSection, runFuzzers } from './run-fuzzers.js';
 
 /**
@@ -12,11 +13,13 @@ import { type FuzzFigures, fuzzSection, runFuzzers } from './run-fuzzers.js';
  * then 200 SIGKILLs of the real server under the mixed workload (see `crash-harness.ts`);
  * the figures go to `docs/reliability.md`. Exit code 1 when any invariant was violated.
  *
- * Then the two fuzzers (WebSocket and HTTP, 5,000 sequences each, see `run-fuzzers.ts`).
+ * Then the two fuzzers (WebSocket and HTTP, 5,000 sequences each, see `run-fuzzers.ts`), then
+ * a minute of load on PostgreSQL while its backends are ended at random (`pg-backend-kills.ts`).
  *
  * Environment: `AGENT_TEAMS_CHAOS_KILLS` (200), `AGENT_TEAMS_CHAOS_SEED` (time-based),
  * `AGENT_TEAMS_MODEL_RUNS` (10,000), `AGENT_TEAMS_FUZZ_RUNS` (5,000 per fuzzer),
- * `AGENT_TEAMS_CHAOS_PART` (`crash`, `model`, `fuzz` or all).
+ * `AGENT_TEAMS_CHAOS_PG_SECONDS` (60), `AGENT_TEAMS_CHAOS_PART` (`crash`, `model`, `fuzz`,
+ * `postgres` or all).
  */
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const kills = Number(process.env.AGENT_TEAMS_CHAOS_KILLS ?? 200);
@@ -27,6 +30,7 @@ const crashMinutes = process.env.AGENT_TEAMS_CHAOS_MINUTES ? Number(process.env.
 /** `crash`, `model` or `fuzz` runs one part and keeps the other parts' sections of the document. */
 const part = process.env.AGENT_TEAMS_CHAOS_PART ?? 'all';
 const fuzzRuns = Number(process.env.AGENT_TEAMS_FUZZ_RUNS ?? 5_000);
+const pgSeconds = Number(process.env.AGENT_TEAMS_CHAOS_PG_SECONDS ?? 60);
 const docFile = join(root, 'docs/reliability.md');
 const previous = (() => {
   try {
@@ -38,6 +42,11 @@ const previous = (() => {
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-chaos-'));
 
 const started = new Date();
+
+if (part === 'postgres') {
+  const ok = await runPostgresPart(previous);
+  process.exit(ok ? 0 : 1);
+}
 
 if (part === 'fuzz') {
   const fuzz = runFuzzers(root, fuzzRuns);
@@ -89,6 +98,7 @@ if (part === 'all') {
   const fuzz = runFuzzers(root, fuzzRuns);
   writeFileSync(docFile, withFuzz(readFileSync(docFile, 'utf8'), fuzz));
   ok &&= fuzz.ok;
+  ok = (await runPostgresPart(readFileSync(docFile, 'utf8'))) && ok;
 }
 console.log(`[chaos] figures written to docs/reliability.md: ${ok ? 'ok' : 'VIOLATIONS'}`);
 
@@ -117,6 +127,15 @@ function crashSection(crash: CrashFigures | null): string {
 | Total | ${(crash.durationMs / 1000).toFixed(0)} s |
 | Violations | ${crash.violations.length === 0 ? 'none' : crash.violations.map((v) => `\`${v}\``).join('<br>')} |
 `;
+}
+
+/** Runs the PostgreSQL part and writes its section into `doc` (the document); true when its invariants held. */
+async function runPostgresPart(doc: string): Promise<boolean> {
+  console.log(`[chaos] PostgreSQL backends ended at random under load, ${pgSeconds} s`);
+  const figures = await runBackendKills(pgSeconds, (line) => console.log(`[chaos] ${line}`));
+  writeFileSync(docFile, replaceSection(doc, 'pg-backend-kills', backendKillSection(figures, started)));
+  console.log(`[chaos] PostgreSQL part: ${figures.violations.length} violations`);
+  return figures.violations.length === 0;
 }
 
 /** `doc` with its fuzz section replaced by this run's figures. */
