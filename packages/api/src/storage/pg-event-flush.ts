@@ -2,7 +2,7 @@ import type { TeamEventKind, TeamId } from '@agent-teams/core';
 import { type RawBuilder, type Selectable, sql } from 'kysely';
 import type { TeamsTable } from './database-types.js';
 import type { EventRetention } from './event-retention.js';
-import { theOneRowOf } from './pg-server-check.js';
+import { theRowsOf } from './pg-server-check.js';
 import type { EventRefs } from './team-event-writer.js';
 
 /** An event of one flush: its kind, and what it points at. */
@@ -52,5 +52,5 @@ export function flushStatement(
         and created_at < ${retention.cutoff}::text
         and (select last_event_seq from t) / ${retention.every}::int > ((select last_event_seq from t) - ${n}::int) / ${retention.every}::int
     )
-    ${theOneRowOf('t', 'a team written by this transaction is gone')}`;
+    ${theRowsOf('t', 'a team written by this transaction is gone')}`;
 }

@@ -76,6 +76,29 @@ export class PgHeldConnection {
     this.#deferred.push(entry);
   }
 
+  /** Set while a job write carries a run's end (`WriteScope.carryRide`): see {@link rideWritesLeft}. */
+  #carryingRide = false;
+
+  /**
+   * Runs `work`, a run's end carried by a job write, with the run's conditional writes left to the
+   * server: a run another execution ended first then fails its statement on the server, and the
+   * transaction's COMMIT with it (the caller maps that refusal to a lost ride).
+   */
+  async carryingRide<T>(work: () => Promise<T>): Promise<T> {
+    const before = this.#carryingRide;
+    this.#carryingRide = true;
+    try {
+      return await work();
+    } finally {
+      this.#carryingRide = before;
+    }
+  }
+
+  /** Whether a carried run's end is being written ({@link carryingRide}). */
+  get isCarryingRide(): boolean {
+    return this.#carryingRide;
+  }
+
   /** Runs `work`, the failure of each statement it leaves to be checked later mapped by `blame`. */
   async blamed<T>(blame: (error: unknown) => unknown, work: () => Promise<T>): Promise<T> {
     const before = this.#blame;
@@ -191,4 +214,16 @@ export function blamed<T>(
 ): Promise<T> {
   const connection = held.get(db);
   return connection === undefined ? work() : connection.blamed(blame, work);
+}
+
+/**
+ * The held connection of `db` while it writes a run's end carried by a job write
+ * ({@link PgHeldConnection.carryingRide}): a runtime's conditional write of its run (its row's
+ * insert or move, its step's messages) is then sent with a server check and left, instead of
+ * awaited for the rows it wrote. Anywhere else undefined: the write is awaited, and its caller
+ * told whether it took effect.
+ */
+export function rideWritesLeft(db: Kysely<Database>): PgHeldConnection | undefined {
+  const connection = held.get(db);
+  return connection?.isCarryingRide === true ? connection : undefined;
 }

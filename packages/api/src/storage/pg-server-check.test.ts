@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverCheckError, theOneRowOf } from './pg-server-check.js';
+import { serverCheckError, theRowsOf } from './pg-server-check.js';
 
 describe('serverCheckError', () => {
   it("turns a refused check into the store's own error, the driver's as its cause", () => {
@@ -23,12 +23,12 @@ describe('serverCheckError', () => {
   });
 });
 
-describe('theOneRowOf', () => {
+describe('theRowsOf', () => {
   it.each([
     ['a name that is not plain', 'Written', 'the probe'],
     ['a quote in the check', 'written', "the probe's row"],
     ['a backslash in the check', 'written', 'the probe\\'],
   ])('refuses %s', (_, cte, what) => {
-    expect(() => theOneRowOf(cte, what)).toThrow("a server check's names must be plain text");
+    expect(() => theRowsOf(cte, what)).toThrow("a server check's names must be plain text");
   });
 });

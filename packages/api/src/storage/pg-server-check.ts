@@ -25,33 +25,54 @@ const INVALID_TEXT = '22P02';
  * rows through a one-row aggregate, so the check is evaluated even when it wrote none.
  */
 export function exactlyOneRow<R>(db: Kysely<Database>, write: Compilable<R>, what: string): Compilable<R> {
-  const checked = sql<R>`with "written" as (${write}) ${theOneRowOf('written', what)}`;
+  return exactlyRows(db, write, what, 1);
+}
+
+/** {@link exactlyOneRow} for a statement that must write exactly `rows` rows (answering them). */
+export function exactlyRows<R>(db: Kysely<Database>, write: Compilable<R>, what: string, rows: number): Compilable<R> {
+  const checked = sql<R>`with "written" as (${write}) ${theRowsOf('written', what, rows)}`;
   return { compile: () => checked.compile(db) };
 }
 
 /**
  * The select that ends a data-modifying `WITH` whose query `cte` (a name of this statement's own,
- * never a value) must have written exactly one row: that row, or the statement fails (see
+ * never a value) must have written exactly `rows` rows: those rows, or the statement fails (see
  * {@link exactlyOneRow}, whose remarks say how).
  */
-export function theOneRowOf(cte: string, what: string): RawBuilder<unknown> {
-  if (!/^[a-z_]+$/.test(cte) || /['\\]/.test(what)) {
-    throw new Error(`[agent-teams/api] a server check's names must be plain text: ${cte}, ${what}`);
+export function theRowsOf(cte: string, what: string, rows = 1): RawBuilder<unknown> {
+  if (!/^[a-z_]+$/.test(cte) || /['\\]/.test(what) || !Number.isSafeInteger(rows) || rows < 0) {
+    throw new Error(`[agent-teams/api] a server check's names must be plain text: ${cte}, ${what}, ${rows}`);
   }
   const name = sql.ref(cte);
-  return sql`select ${name}.* from (select count(*) as "n" from ${name}) as "counted" left join ${name} on true where case when "counted"."n" = 1 then true else (${sql.lit(`${MARK}${what}, rows: `)} || "counted"."n")::int = 0 end`;
+  return sql`select ${name}.* from (select count(*) as "n" from ${name}) as "counted" left join ${name} on true where case when "counted"."n" = ${sql.lit(rows)} then true else (${sql.lit(`${MARK}${what}, rows: `)} || "counted"."n")::int = 0 end`;
 }
 
 /**
- * A failed server check's error as the store's own (`[agent-teams/api] <what> ...`, the driver's
- * error as its cause); any other error as it is.
+ * The check of a run's conditional write carried by a job write (its row's insert or move, its
+ * step's messages): refused when another execution ended the run first (a lost ride).
  */
+export const RUN_ALREADY_ENDED = 'a run another execution ended first';
+
+/** A write the server refused (see {@link exactlyOneRow}): which check, and the rows it found. */
+export class ServerRefusedError extends Error {
+  constructor(
+    /** The check's name, as the statement gave it. */
+    readonly check: string,
+    /** The rows the statement wrote. */
+    readonly rows: number,
+    cause: unknown,
+  ) {
+    super(`[agent-teams/api] the server refused a write: ${check}, rows: ${rows}`, { cause });
+    this.name = 'ServerRefusedError';
+  }
+}
+
+/** A failed server check's error as a {@link ServerRefusedError} (the driver's error as its cause); any other error as it is. */
 export function serverCheckError(error: unknown): unknown {
-  if (typeof error !== 'object' || error === null) return error;
+  if (typeof error !== 'object' || error === null || error instanceof ServerRefusedError) return error;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (code !== INVALID_TEXT || typeof message !== 'string') return error;
-  const at = message.indexOf(MARK);
-  if (at === -1) return error;
-  const said = message.slice(at + MARK.length).replace(/"\s*$/, '');
-  return new Error(`[agent-teams/api] the server refused a write: ${said}`, { cause: error });
+  const found = new RegExp(`${MARK}(.*), rows: (\\d+)"\\s*$`).exec(message);
+  if (found === null) return error;
+  return new ServerRefusedError(found[1] as string, Number(found[2]), error);
 }

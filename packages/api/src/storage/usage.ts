@@ -2,13 +2,25 @@ import { NO_USAGE, type UsageEntry, type UsageScope, type UsageTotals, usageScop
 import { type Kysely, sql } from 'kysely';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
+import { writeThenCheck } from './pg-held-connection.js';
 
 /**
  * Inserts the usage of one model call unless its id is recorded already (idempotent), so a
  * runtime may record it inside its own transaction and again after a restart.
  */
 export async function insertUsage(db: Kysely<Database>, entry: UsageEntry, now: string): Promise<void> {
-  await INSERT_USAGE.execute(
+  // Nothing reads the answer: on a held PostgreSQL connection it goes with what follows, the
+  // COMMIT too (`pg-held-connection.ts`).
+  await writeThenCheck(
+    db,
+    () => sendUsage(db, entry, now),
+    () => undefined,
+    true,
+  );
+}
+
+function sendUsage(db: Kysely<Database>, entry: UsageEntry, now: string) {
+  return INSERT_USAGE.execute(
     db,
     entry.id,
     entry.teamId,

@@ -14,7 +14,8 @@ import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { classifyDriverError, DriverErrorKind, StorageError } from './driver-errors.js';
 import type { DatabaseDialect } from './open-database.js';
-import { blamed, holdPgConnection, type PgHeldConnection } from './pg-held-connection.js';
+import { blamed, holdPgConnection, type PgHeldConnection, pgHeld } from './pg-held-connection.js';
+import { RUN_ALREADY_ENDED, ServerRefusedError } from './pg-server-check.js';
 import { recentRecords } from './record-reads.js';
 import { type HeldRide, RideLostError, type RunRides } from './run-rides.js';
 import { writeBatchOf } from './sqlite-write-batch.js';
@@ -97,13 +98,22 @@ export class WriteScope {
     // Its own write failed: told once, whether it failed here or, left to be checked later, at the
     // commit (a left write's failure also fails the awaited statements after it).
     let told = false;
+    let lost = false;
     const failed = (error: unknown) => {
-      if (!told) this.#rides?.failed(ride);
+      // Left to the server on PostgreSQL, a run another execution ended fails its statement
+      // (`rideWritesLeft`): the ride is lost, not failed, and what failed after it follows from it.
+      if (error instanceof ServerRefusedError && error.check === RUN_ALREADY_ENDED) {
+        lost = true;
+        return new RideLostError(runId);
+      }
+      if (!told && !lost) this.#rides?.failed(ride);
       told = true;
-      return error;
+      return lost ? new RideLostError(runId) : error;
     };
+    const held = pgHeld(this.trx);
+    const write = () => ride.write(this.trx, this.now);
     try {
-      wrote = await blamed(this.trx, failed, () => ride.write(this.trx, this.now));
+      wrote = await blamed(this.trx, failed, held === undefined ? write : () => held.carryingRide(write));
     } catch (error) {
       throw failed(error);
     }

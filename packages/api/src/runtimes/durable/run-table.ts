@@ -2,6 +2,8 @@ import { JobErrorCode, type RunState } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
 import { CompiledStatement } from '../../storage/compiled-statement.js';
 import type { Database, RuntimeRunsTable } from '../../storage/database-types.js';
+import { rideWritesLeft } from '../../storage/pg-held-connection.js';
+import { exactlyOneRow, RUN_ALREADY_ENDED } from '../../storage/pg-server-check.js';
 import { readStoredShape } from '../../storage/stored-json.js';
 
 /** A run by its key; compiled once (`storage/compiled-statement.ts`). */
@@ -14,44 +16,62 @@ const RUN_BY_ID = new CompiledStatement(1, (db, runId: string) =>
 );
 
 /** A run inserted unless its key (or id) exists; compiled once. */
-const INSERT_RUN = new CompiledStatement(
+function insertRun(
+  db: Kysely<Database>,
+  runKey: string,
+  runId: string,
+  runtime: string,
+  conversationId: string,
+  jobId: string | null,
+  state: string,
+  stateJson: string,
+  createdAt: string,
+  updatedAt: string,
+) {
+  return db
+    .insertInto('runtime_runs')
+    .values({
+      run_key: runKey,
+      run_id: runId,
+      runtime,
+      conversation_id: conversationId,
+      job_id: jobId,
+      state,
+      state_json: stateJson,
+      created_at: createdAt,
+      updated_at: updatedAt,
+    })
+    .onConflict((conflict) => conflict.doNothing());
+}
+
+const INSERT_RUN = new CompiledStatement(9, insertRun);
+
+/**
+ * PostgreSQL, a run's end carried by a job write: {@link INSERT_RUN} failing on the server unless
+ * it inserted the row (`rideWritesLeft`).
+ */
+const INSERT_RUN_OR_REFUSE = new CompiledStatement(
   9,
-  (
-    db,
-    runKey: string,
-    runId: string,
-    runtime: string,
-    conversationId: string,
-    jobId: string | null,
-    state: string,
-    stateJson: string,
-    createdAt: string,
-    updatedAt: string,
-  ) =>
-    db
-      .insertInto('runtime_runs')
-      .values({
-        run_key: runKey,
-        run_id: runId,
-        runtime,
-        conversation_id: conversationId,
-        job_id: jobId,
-        state,
-        state_json: stateJson,
-        created_at: createdAt,
-        updated_at: updatedAt,
-      })
-      .onConflict((conflict) => conflict.doNothing()),
+  (db, ...values: Parameters<typeof insertRun> extends [unknown, ...infer V] ? V : never) =>
+    exactlyOneRow(db, insertRun(db, ...values).returning('run_id'), RUN_ALREADY_ENDED),
 );
+
 /** A run moved from one state to another with its new document; compiled once. */
-const TRANSITION_RUN = new CompiledStatement(
+function transitionRun(db: Kysely<Database>, to: string, stateJson: string, now: string, runId: string, from: string) {
+  return db
+    .updateTable('runtime_runs')
+    .set({ state: to, state_json: stateJson, updated_at: now })
+    .where('run_id', '=', runId)
+    .where('state', '=', from);
+}
+
+const TRANSITION_RUN = new CompiledStatement(5, transitionRun);
+
+/** {@link TRANSITION_RUN} failing on the server unless it moved the row (as {@link INSERT_RUN_OR_REFUSE}). */
+const TRANSITION_RUN_OR_REFUSE = new CompiledStatement(
   5,
   (db, to: string, stateJson: string, now: string, runId: string, from: string) =>
-    db
-      .updateTable('runtime_runs')
-      .set({ state: to, state_json: stateJson, updated_at: now })
-      .where('run_id', '=', runId)
-      .where('state', '=', from),
+    exactlyOneRow(db, transitionRun(db, to, stateJson, now, runId, from).returning('run_id'), RUN_ALREADY_ENDED),
 );
 
 /** One `runtime_runs` row. */
@@ -103,8 +123,7 @@ export class RunTable<D> {
    * @param db - a transaction, when the insert goes with other writes of the runtime.
    */
   async insert(run: NewRun<D>, db: Kysely<Database> = this.#db): Promise<boolean> {
-    const result = await INSERT_RUN.execute(
-      db,
+    const values = [
       run.runKey,
       run.runId,
       run.runtime,
@@ -114,7 +133,14 @@ export class RunTable<D> {
       JSON.stringify(run.document),
       run.now,
       run.updatedAt ?? run.now,
-    );
+    ] as const;
+    // A carried end on PostgreSQL: left to the server, which refuses it when the run exists.
+    const left = rideWritesLeft(db);
+    if (left !== undefined) {
+      left.defer(INSERT_RUN_OR_REFUSE.execute(db, ...values), () => undefined, true);
+      return true;
+    }
+    const result = await INSERT_RUN.execute(db, ...values);
     return Number(result.numAffectedRows ?? 0n) > 0;
   }
 
@@ -130,7 +156,13 @@ export class RunTable<D> {
     now: string,
     db: Kysely<Database> = this.#db,
   ): Promise<boolean> {
-    const result = await TRANSITION_RUN.execute(db, to, JSON.stringify(document), now, runId, from);
+    const values = [to, JSON.stringify(document), now, runId, from] as const;
+    const left = rideWritesLeft(db);
+    if (left !== undefined) {
+      left.defer(TRANSITION_RUN_OR_REFUSE.execute(db, ...values), () => undefined, true);
+      return true;
+    }
+    const result = await TRANSITION_RUN.execute(db, ...values);
     return Number(result.numAffectedRows ?? 0n) > 0;
   }
 }

@@ -4,6 +4,8 @@ import { CompiledShapes } from '../../storage/compiled-statement.js';
 import { appendConversation } from '../../storage/conversations.js';
 import type { Database, OpenAiMessagesTable } from '../../storage/database-types.js';
 import { orderedIdBody } from '../../storage/ordered-id.js';
+import { rideWritesLeft } from '../../storage/pg-held-connection.js';
+import { exactlyRows, RUN_ALREADY_ENDED } from '../../storage/pg-server-check.js';
 import type { MessageDraft, PersistedMessage } from './openai-run-store.js';
 import { readStoredToolCalls } from './stored-tool-calls.js';
 
@@ -63,14 +65,25 @@ export async function writeMessageBatches(
   );
   const count = values.length / MESSAGE_COLUMNS.length;
   if (count === 0) return true;
-  const result = await MESSAGE_INSERTS.execute(
-    trx,
-    `${unlessWritten ? 'unless' : 'plain'}:${count}`,
-    (db, marks) => insertMessageRows(db, marks, unlessWritten),
-    values,
-  );
-  // Unless written: another execution of the run wrote these steps first when not all went in.
-  if (unlessWritten && Number(result.numAffectedRows ?? 0n) !== count) return false;
+  const left = unlessWritten ? rideWritesLeft(trx) : undefined;
+  if (left !== undefined) {
+    // A carried end on PostgreSQL: left to the server, which refuses it when a step was written.
+    const sent = MESSAGE_INSERTS.execute(
+      trx,
+      `refuse:${count}`,
+      (db, marks) =>
+        exactlyRows(
+          db,
+          messageInsert(db, marks, true).returning('id'),
+          RUN_ALREADY_ENDED,
+          marks.length / MESSAGE_COLUMNS.length,
+        ),
+      values,
+    );
+    left.defer(sent, () => undefined, true);
+  } else if (!(await insertMessages(trx, values, count, unlessWritten))) {
+    return false;
+  }
   const shown = batches.flatMap(({ messages, now }) =>
     messages.flatMap((message) => visible(message, jobId).map((entry) => ({ entry, now }))),
   );
@@ -81,6 +94,25 @@ export async function writeMessageBatches(
     shown.map(({ now }) => now),
   );
   return true;
+}
+
+/**
+ * Inserts `count` message rows (`values`); with `unlessWritten`, false when not all went in
+ * (another execution of the run wrote one of these steps first).
+ */
+async function insertMessages(
+  trx: Kysely<Database>,
+  values: readonly unknown[],
+  count: number,
+  unlessWritten: boolean,
+): Promise<boolean> {
+  const result = await MESSAGE_INSERTS.execute(
+    trx,
+    `${unlessWritten ? 'unless' : 'plain'}:${count}`,
+    (db, marks) => insertMessageRows(db, marks, unlessWritten),
+    values,
+  );
+  return !unlessWritten || Number(result.numAffectedRows ?? 0n) === count;
 }
 
 /** What `Member.conversation` shows of a message: its text, and one entry per tool call. */
@@ -147,10 +179,15 @@ const MESSAGE_INSERTS = new CompiledShapes<never>(32);
 
 /** The insert of `values.length / 11` messages; `unlessWritten`: none if a step is already stored. */
 function insertMessageRows(db: Kysely<Database>, values: readonly unknown[], unlessWritten: boolean) {
+  return messageInsert(db, values, unlessWritten) as never;
+}
+
+/** {@link insertMessageRows}, typed (for a `RETURNING`). */
+function messageInsert(db: Kysely<Database>, values: readonly unknown[], unlessWritten: boolean) {
   const rows = [];
   for (let at = 0; at < values.length; at += MESSAGE_COLUMNS.length) {
     rows.push(Object.fromEntries(MESSAGE_COLUMNS.map((column, i) => [column, values[at + i]])));
   }
   const insert = db.insertInto('openai_messages').values(rows as never);
-  return (unlessWritten ? insert.onConflict((oc) => oc.columns(['run_id', 'step']).doNothing()) : insert) as never;
+  return unlessWritten ? insert.onConflict((oc) => oc.columns(['run_id', 'step']).doNothing()) : insert;
 }
