@@ -63,6 +63,7 @@ export async function runBackendKills(seconds: number, log: (line: string) => vo
         await new Promise((resolve) =>
           setTimeout(resolve, KILL_EVERY_MIN_MS + Math.random() * (KILL_EVERY_MAX_MS - KILL_EVERY_MIN_MS)),
         );
+        if (stop) break;
         // Its own client closes when a failure ends the run: the loop then ends with it.
         const { rows } = await admin
           .query<{ ended: boolean }>(
@@ -110,7 +111,10 @@ export async function runBackendKills(seconds: number, log: (line: string) => vo
       stop = true;
       await killer;
     }
-    const { violations, finalPhases } = await checkInvariants(stack, accepted);
+    // The pool may still hand out a connection the last kill ended: the reads are tried again.
+    const { violations, finalPhases } = await untilAnswered('the invariants read', failures, () =>
+      checkInvariants(stack, accepted),
+    );
     return {
       seconds,
       kills,
