@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serverCheckError, theRowsOf } from './pg-server-check.js';
+import { ServerRefusedError, serverCheckError, theRowsOf } from './pg-server-check.js';
 
 describe('serverCheckError', () => {
   it("turns a refused check into the store's own error, the driver's as its cause", () => {
@@ -10,6 +10,16 @@ describe('serverCheckError', () => {
     const mapped = serverCheckError(driver) as Error;
     expect(mapped.message).toBe('[agent-teams/api] the server refused a write: the probe, rows: 0');
     expect(mapped.cause).toBe(driver);
+  });
+
+  it.each([
+    ['»agent-teams check failed: the probe, rows: 2«', 'German quotes'],
+    ['« agent-teams check failed: the probe, rows: 2 »', 'French quotes'],
+  ])('reads a refusal from a translated message (%s, %s)', (value) => {
+    const driver = Object.assign(new Error(`ungültige Eingabesyntax für Typ integer: ${value}`), { code: '22P02' });
+    const mapped = serverCheckError(driver) as ServerRefusedError;
+    expect(mapped).toBeInstanceOf(ServerRefusedError);
+    expect([mapped.check, mapped.rows]).toEqual(['the probe', 2]);
   });
 
   it.each([

@@ -72,7 +72,9 @@ export function serverCheckError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null || error instanceof ServerRefusedError) return error;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (code !== INVALID_TEXT || typeof message !== 'string') return error;
-  const found = new RegExp(`${MARK}(.*), rows: (\\d+)"\\s*$`).exec(message);
+  // Not anchored at the message's end: a server whose messages are translated quotes the value
+  // its own way (»…«, « … »); the check's own text is never translated.
+  const found = new RegExp(`${MARK}(.*?), rows: (\\d+)`).exec(message);
   if (found === null) return error;
   return new ServerRefusedError(found[1] as string, Number(found[2]), error);
 }

@@ -105,7 +105,12 @@ describe("a run's end carried by a job write, left to the server (PostgreSQL)", 
     // Another execution's step 0, written alone (awaited: nothing refused, it went in).
     expect(await runWrite(probe.ctx, NOW, ({ trx }) => step('theirs')(trx, NOW))).toBe(true);
     const ended = rides.offer('run_c', COMPLETED, step('mine'));
+    const since = probe.trips.mark();
     await expect(jobWrite(ctx, 'job-c', 'run_c')).rejects.toBeInstanceOf(RideLostError);
+    // Left to the server (a checked statement, not awaited), and the COMMIT went with it.
+    const [transaction] = probe.trips.transactions(since);
+    const messages = transaction?.find((s) => s.text.startsWith('with "written" as (insert into "openai_messages"'));
+    expect(messages?.trip).toBe(transaction?.at(-1)?.trip);
     expect(await ended).toBe(false);
     expect(await storedProbe(probe.database, 'job-c')).toBeUndefined();
     const stored = await probe.database.db
@@ -114,5 +119,30 @@ describe("a run's end carried by a job write, left to the server (PostgreSQL)", 
       .where('run_id', '=', 'run_c')
       .execute();
     expect(stored.map((row) => row.content)).toEqual(['theirs']);
+  });
+
+  it("fails as a lost ride when the run's row is no longer running (its move refused by the server)", async () => {
+    const rides = openRunRides({ db: probe.database.db, dialect: 'postgres' }, CLOCK, 60_000);
+    const ctx: StoreContext = { ...probe.ctx, rides };
+    const runs = new RunTable<{ by: string }>(probe.database.db);
+    const base = { runtime: 'scripted', conversationId: 'conv_d', jobId: null, now: NOW };
+    await runs.insert({ ...base, runKey: 'd', runId: 'run_d', state: 'running', document: { by: 'start' } });
+    // Another execution moved it first (a cancel).
+    expect(await runs.transition('run_d', 'running', 'cancelled', { by: 'theirs' }, NOW)).toBe(true);
+    const ended = rides.offer('run_d', COMPLETED, (trx, now) =>
+      runs.transition('run_d', 'running', 'completed', { by: 'mine' }, now, trx),
+    );
+    await expect(jobWrite(ctx, 'job-d', 'run_d')).rejects.toBeInstanceOf(RideLostError);
+    expect(await ended).toBe(false);
+    expect(await storedProbe(probe.database, 'job-d')).toBeUndefined();
+    expect((await runs.findById('run_d'))?.state).toBe('cancelled');
+    // A move that finds its row running commits with the job write, in the COMMIT's round trip.
+    await runs.insert({ ...base, runKey: 'e', runId: 'run_e', state: 'running', document: { by: 'start' } });
+    const moved = rides.offer('run_e', COMPLETED, (trx, now) =>
+      runs.transition('run_e', 'running', 'completed', { by: 'mine' }, now, trx),
+    );
+    expect(await jobWrite(ctx, 'job-e', 'run_e')).toBe(true);
+    expect(await moved).toBe(true);
+    expect((await runs.findById('run_e'))?.state).toBe('completed');
   });
 });

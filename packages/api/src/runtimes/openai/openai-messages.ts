@@ -174,8 +174,8 @@ const MESSAGE_COLUMNS = [
   'created_at',
 ] as const;
 
-/** One planned insert per row count and kind (`compiled-statement.ts`); a step writes a few rows. */
-const MESSAGE_INSERTS = new CompiledShapes<never>(32);
+/** One planned insert per row count and kind (plain, unless written, refused by the server: `compiled-statement.ts`); a step writes a few rows. */
+const MESSAGE_INSERTS = new CompiledShapes<never>(64);
 
 /** The insert of `values.length / 11` messages; `unlessWritten`: none if a step is already stored. */
 function insertMessageRows(db: Kysely<Database>, values: readonly unknown[], unlessWritten: boolean) {
