@@ -17,8 +17,7 @@ import type { Database, TeamsTable } from './database-types.js';
 import { PRUNE_EVERY, passesPrunePoint, retentionAt } from './event-retention.js';
 import type { DatabaseDialect } from './open-database.js';
 import { flushStatement } from './pg-event-flush.js';
-import { pgHeld } from './pg-held-connection.js';
-import { serverCheckError } from './pg-server-check.js';
+import { pgHeld, writeThenCheck } from './pg-held-connection.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
 
 /** Takes `n` seqs of a team's log; bumps its revision too when `first` (one statement each way). */
@@ -219,21 +218,14 @@ export class TeamEventWriter {
       const events = this.#numbered(teamId, entries, asOwnerId(team.owner), Number(team.last_event_seq));
       this.#events.splice(at, events.length, ...events);
     };
-    const held = pgHeld(this.#trx);
-    if (held !== undefined) {
+    // Sent now on a held connection (in the order called), else through Kysely and awaited.
+    const send = () => {
+      const held = pgHeld(this.#trx);
+      if (held === undefined) return statement.execute(this.#trx);
       const { sql, parameters } = statement.compile(this.#trx);
-      held.defer(
-        held.run<Selectable<TeamsTable>>(sql, parameters).then((answer) => answer.rows),
-        fill,
-        true,
-      );
-      return;
-    }
-    try {
-      fill((await statement.execute(this.#trx)).rows);
-    } catch (error) {
-      throw serverCheckError(error);
-    }
+      return held.run<Selectable<TeamsTable>>(sql, parameters);
+    };
+    await writeThenCheck(this.#trx, send, (answer) => fill(answer.rows), true);
   }
 
   /** The events of one team's entries, the last one taking seq `last`. */
