@@ -78,20 +78,32 @@ function snapshotRows(db: Kysely<Database>, teamId: string, roots: readonly stri
   );
 }
 
-/** What `decide` sees of an enqueue, read under the team lock (the caller holds `team` locked). */
+/**
+ * What `decide` sees of an enqueue, read under the team lock: `locking` is that lock, asked and not
+ * yet answered (`WriteScope.lockOwnedTeam`); its rejection (NOT_FOUND, a deadlock) is this read's.
+ *
+ * @remarks The reads are sent before the lock's answer comes. On PostgreSQL one backend runs a
+ * transaction's statements in the order they arrive, so they still run once the lock is held, and
+ * read what a read after it would (each statement of READ COMMITTED takes its snapshot when it
+ * starts); they go in the lock's round trip instead of one of their own. When the lock fails, the
+ * reads are dropped unread (on PostgreSQL they fail too: the transaction is aborted). On SQLite
+ * the write lock is held already and the statements run in the order called.
+ */
 export async function readEnqueueSnapshot(
   scope: WriteScope,
-  team: Selectable<TeamsTable>,
+  locking: Promise<Selectable<TeamsTable>>,
   args: EnqueueRequestsArgs,
 ): Promise<EnqueueSnapshot> {
   const keyValues = args.keys.flatMap((key) => [key.requesterConversationId ?? '', key.clientKey, key.memberId]);
   const roots = [...new Set(args.roots)];
   // Under the same lock: a send checks its recipients here instead of reading the roster first.
-  // Asked before the snapshot is awaited, so on PostgreSQL both go in one round trip.
   const members = args.withMembers === true ? scope.roster(args.teamId) : null;
-  // Handled here too: it must not be an unhandled rejection when the snapshot fails first.
+  const reading = snapshotRows(scope.trx, args.teamId, roots, keyValues);
+  // Handled here too: neither may be an unhandled rejection when the lock or the other fails first.
   members?.catch(() => undefined);
-  const { rows } = await snapshotRows(scope.trx, args.teamId, roots, keyValues);
+  reading.catch(() => undefined);
+  const team = await locking;
+  const { rows } = await reading;
   const [counts] = rows;
   if (counts === undefined) throw new Error('[agent-teams/api] the request count returned no row');
   const chainCounts = new Map<JobId, number>(roots.map((root, i) => [root, Number(counts[chainColumn(i)] ?? 0)]));

@@ -39,8 +39,8 @@ async function readJob(scope: WriteScope, jobId: JobId): Promise<Job> {
  * @param inserted given, receives each job inserted here, as it now reads.
  */
 export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs, inserted?: Job[]): Promise<Job[]> {
-  const team = await scope.lockOwnedTeam(args.owner, args.teamId);
-  const snapshot = await readEnqueueSnapshot(scope, team, args);
+  // The snapshot's reads go behind the lock, before its answer (`readEnqueueSnapshot`).
+  const snapshot = await readEnqueueSnapshot(scope, scope.lockOwnedTeam(args.owner, args.teamId), args);
   const decision = args.decide(snapshot);
   // The jobs answered: those inserted here as they now read (`insertJobReturning`), and the
   // existing ones of repeated keys as the snapshot read them in this transaction.

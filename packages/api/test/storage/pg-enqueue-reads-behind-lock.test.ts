@@ -1,0 +1,134 @@
+// PostgreSQL: an enqueue sends its reads (the roster, the request count and the stored jobs of its
+// keys) right behind its team's lock, before the lock's answer comes (`readEnqueueSnapshot`), so
+// all go in one round trip. The server runs them once the lock is held: a change committed by the
+// lock's previous holder is what they read, never the state before it.
+import { asOwnerId, DomainError, ErrorCode, JobPhase } from '@agent-teams/core';
+import { StaticCatalog } from '@agent-teams/testkit';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRandomIds } from '../../src/adapters/random-ids.js';
+import type { App } from '../../src/app/create-app.js';
+import { openDatabase } from '../../src/storage/open-database.js';
+import { TEST_AGENTS, waitFor } from '../scheduler/scheduler-harness.js';
+import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
+import { type RoundTripRecorder, recordRoundTrips } from '../support/pg-round-trips.js';
+import { openTestApp } from '../support/test-app.js';
+
+const ALICE = asOwnerId('alice');
+const BOB = asOwnerId('bob');
+
+let db: FreshPostgres;
+let app: App;
+let trips: RoundTripRecorder;
+let locker: pg.Client;
+
+beforeAll(async () => {
+  db = await createFreshPostgres('agent_teams_enqueue_reads');
+  trips = recordRoundTrips();
+  app = await openTestApp({
+    database: await openDatabase(db.url, { poolSize: 4 }),
+    ids: createRandomIds(),
+    catalog: new StaticCatalog(TEST_AGENTS),
+    lease: { serverId: 'srv_enqueue_reads' },
+  });
+  locker = new pg.Client({ connectionString: db.url });
+  await locker.connect();
+}, 60_000);
+afterAll(async () => {
+  trips?.stop();
+  await locker?.end();
+  await app?.close();
+  await db?.drop();
+});
+
+async function teamOf(owner: typeof ALICE, tag: string) {
+  const members = [0, 1].map((i) => ({ name: `m${i}`, agentId: 'researcher' }));
+  const team = await app.core.teams.create(owner, { clientRequestId: `t-${tag}`, name: tag, goal: 'Test', members });
+  const memberIds = (await app.core.teams.members([team.id])).map((member) => member.id);
+  await app.scheduler?.idle();
+  return { team, memberIds };
+}
+
+/** True once a backend of the test's database waits for a row lock. */
+async function someoneWaitsForALock(): Promise<boolean> {
+  const { rows } = await locker.query(
+    "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+  );
+  return (rows[0] as { n: number }).n > 0;
+}
+
+describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
+  it('sends the lock, the roster and the snapshot in the BEGIN’s round trip', async () => {
+    const { team, memberIds } = await teamOf(ALICE, 'trips');
+    const since = trips.mark();
+    const [job] = await app.core.requests.send(ALICE, {
+      teamId: team.id,
+      memberIds: [memberIds[0] as string],
+      text: 'Instant answer',
+      clientRequestId: 'r-trips',
+    });
+    const enqueue = trips
+      .transactions(since)
+      .find((t) => t.some((s) => /^insert into "jobs"/.test(s.text)) && t.some((s) => /"snapshot__n"/.test(s.text)));
+    if (enqueue === undefined) throw new Error('no enqueue transaction recorded');
+    const tripOf = (pattern: RegExp) => enqueue.find((s) => pattern.test(s.text))?.trip;
+    const begin = tripOf(/^begin$/i);
+    expect(begin).toBeDefined();
+    expect(tripOf(/^select \* from "teams" where "id" = \$1 for update$/)).toBe(begin);
+    expect(tripOf(/^select \* from "members"/)).toBe(begin);
+    expect(tripOf(/"snapshot__n"/)).toBe(begin);
+    if (job === undefined) throw new Error('nothing enqueued');
+    await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'done');
+  });
+
+  it('reads the roster its lock’s previous holder committed: a member retired meanwhile is refused', async () => {
+    const { team, memberIds } = await teamOf(ALICE, 'retired');
+    const [kept, retired] = memberIds;
+    if (kept === undefined || retired === undefined) throw new Error('no members');
+    await locker.query('BEGIN');
+    await locker.query('select id from teams where id = $1 for update', [team.id]);
+    const sending = app.core.requests.send(ALICE, {
+      teamId: team.id,
+      memberIds: [retired],
+      text: 'Instant answer',
+      clientRequestId: 'r-retired',
+    });
+    sending.catch(() => undefined);
+    await waitFor(someoneWaitsForALock, 'the send waits for the team lock');
+    await locker.query('update members set retired_at = $1 where id = $2', [new Date().toISOString(), retired]);
+    await locker.query('COMMIT');
+    const refused = await sending.then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(DomainError);
+    expect((refused as DomainError).code).toBe(ErrorCode.MEMBER_RETIRED);
+    // Nothing was enqueued for it; the other member still takes requests.
+    expect(await app.store.countJobs(team.id)).toEqual({ requests: 0, receipts: 0 });
+    const [job] = await app.core.requests.send(ALICE, {
+      teamId: team.id,
+      memberIds: [kept],
+      text: 'Instant answer',
+      clientRequestId: 'r-kept',
+    });
+    expect(job?.memberId).toBe(kept);
+  });
+
+  it('answers NOT_FOUND for another owner’s team, its reads dropped, and the next write goes through', async () => {
+    const { team, memberIds } = await teamOf(BOB, 'other');
+    const refused = await app.core.requests
+      .send(ALICE, { teamId: team.id, memberIds: [memberIds[0] as string], text: 'Hi', clientRequestId: 'r-x' })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
+    expect((refused as DomainError).code).toBe(ErrorCode.NOT_FOUND);
+    const [job] = await app.core.requests.send(BOB, {
+      teamId: team.id,
+      memberIds: [memberIds[0] as string],
+      text: 'Instant answer',
+      clientRequestId: 'r-bob',
+    });
+    expect(job?.teamId).toBe(team.id);
+  });
+});
