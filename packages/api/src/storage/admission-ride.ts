@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { admitIfFree } from './admission.js';
 import { classifyDriverError, DriverErrorKind } from './driver-errors.js';
 import { pgHeld } from './pg-held-connection.js';
+import { blameRiddenAdmission, unwrapRiddenAdmission } from './ridden-admission-failure.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -70,7 +71,7 @@ export async function rideAdmission(
   // The enqueue's writes sent and left, its events too, are not waited for: the savepoint and the
   // ride's first reads follow them on the wire. One that failed aborted the transaction, so the
   // savepoint was never taken and no rollback to it can drop that failure: it fails the enqueue
-  // (below, and in the settle at the end of the ride, which waits for them in the order sent).
+  // (below, or at the COMMIT, which follows them and the ride's own writes on the wire).
   const held = pgHeld(scope.trx);
   await scope.events.flush();
   // Those whose check runs here are answered first: a check that fails aborts nothing, so a
@@ -80,10 +81,16 @@ export async function rideAdmission(
   if (held === undefined) await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
   else held.defer(held.run(`SAVEPOINT ${SAVEPOINT}`, []), () => undefined, true);
   try {
-    const admitted = await admitIfFree(scope, ride.args, riding);
-    // Its events too: a failure writing them rolls back to the savepoint like any other.
-    await scope.events.flush();
-    await held?.settle();
+    const admit = async () => {
+      const admitted = await admitIfFree(scope, ride.args, riding);
+      // Its events too: a failure writing them rolls back to the savepoint like any other.
+      await scope.events.flush();
+      return admitted;
+    };
+    // PostgreSQL: what the admission sends and leaves goes with the enqueue's COMMIT, not waited
+    // for here (decision 0254). One that fails aborts the whole transaction, the enqueue too; it
+    // fails the write as a `RiddenAdmissionFailedError`, and the enqueue runs again without the ride.
+    const admitted = held === undefined ? await admit() : await held.blamed(blameRiddenAdmission, admit);
     // Kept open on PostgreSQL: the enqueue's COMMIT releases it with all it holds, and there a
     // RELEASE is a round trip of its own inside the enqueue (decision 0250). SQLite's costs nothing.
     if (scope.dialect !== 'postgres') await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
@@ -91,7 +98,8 @@ export async function rideAdmission(
   } catch (thrown) {
     // A write sent and left that failed is the cause of what failed after it: the enqueue's own
     // (then the rollback below fails: there is no savepoint), or the admission's.
-    const error = (await held?.firstFailure())?.error ?? thrown;
+    // Unwrapped: failing here, it rolls back to the savepoint like any other.
+    const error = unwrapRiddenAdmission((await held?.firstFailure())?.error ?? thrown);
     try {
       await sql.raw(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);
       await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(scope.trx);

@@ -28,6 +28,7 @@ import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
 import * as jobWrites from './job-writes.js';
 import { KyselyTeamRoles } from './kysely-store-team-roles.js';
+import { RiddenAdmissionFailedError } from './ridden-admission-failure.js';
 import { runWrite } from './write-transaction.js';
 
 /** The job roles of the Kysely store: `JobWrites`, `JobReads`, `Admission` and `Leases`. */
@@ -39,6 +40,9 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     // nothing inside waits on the catalog.
     const ride = (await this.ctx.admission?.()?.prepare(args.now)) ?? null;
     let outcome: RideOutcome | null = null;
+    // Off once a write the ride left failed (PostgreSQL, decision 0254): that failure rolled the
+    // enqueue back too, so it runs again alone, and a pass admits its jobs.
+    let riding = true;
     // A unique violation on the idempotency index means another server inserted the twin first:
     // the retry's snapshot shows it as `existing`, so `decide` returns it.
     return runWrite(
@@ -49,12 +53,19 @@ export class KyselyJobRoles extends KyselyTeamRoles {
         const inserted: Job[] = [];
         const jobs = await jobWrites.enqueueRequests(scope, args, inserted);
         // Only while a job waits for a slot (an idempotent replay of a started request: none).
-        if (ride === null || !ride.active() || !jobs.some((job) => job.phase === JobPhase.QUEUED)) return jobs;
+        if (ride === null || !riding || !ride.active() || !jobs.some((job) => job.phase === JobPhase.QUEUED)) {
+          return jobs;
+        }
         outcome = await rideAdmission(scope, ride, inserted);
         return asAdmitted(jobs, outcome);
       },
       {
         retryOnUniqueViolation: true,
+        retryIf: (error) => {
+          if (!(error instanceof RiddenAdmissionFailedError)) return false;
+          riding = false;
+          return true;
+        },
         ...(ride === null
           ? {}
           : {

@@ -99,10 +99,14 @@ export class PgHeldConnection {
     return this.#carryingRide;
   }
 
-  /** Runs `work`, the failure of each statement it leaves to be checked later mapped by `blame`. */
+  /**
+   * Runs `work`, the failure of each statement it leaves to be checked later mapped by `blame`,
+   * then by the mapping of any `blamed` around this one (a run's end carried inside a ridden
+   * admission is both a lost ride and the ride's failure).
+   */
   async blamed<T>(blame: (error: unknown) => unknown, work: () => Promise<T>): Promise<T> {
     const before = this.#blame;
-    this.#blame = blame;
+    this.#blame = before === null ? blame : (error) => before(blame(error));
     try {
       return await work();
     } finally {

@@ -208,6 +208,8 @@ export async function runWrite<T>(
   opts: {
     readonly retryOnUniqueViolation?: boolean;
     readonly retryOnLostRide?: boolean;
+    /** An attempt's failure to run again whatever its kind: `work` decides what the next attempt does otherwise. */
+    readonly retryIf?: (error: unknown) => boolean;
     /**
      * The write has no small bound on the pages it changes (a team's deletion): on SQLite it runs
      * in a transaction of its own with temporary files on disk (`sqlite-write-batch.ts`).
@@ -230,6 +232,7 @@ export async function runWrite<T>(
       return result;
     } catch (error) {
       if (error instanceof DomainError) throw error;
+      if (opts.retryIf?.(error) === true && attempt < MAX_ATTEMPTS) continue;
       // A write not decided on the run's announced end (a person's cancel): the lost ride is gone now.
       if (error instanceof RideLostError && opts.retryOnLostRide === true && attempt < MAX_ATTEMPTS) continue;
       const kind = classifyDriverError(error, ctx.dialect);

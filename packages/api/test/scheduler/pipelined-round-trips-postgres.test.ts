@@ -1,37 +1,25 @@
 import { asOwnerId, JobPhase } from '@agent-teams/core';
-import { StaticCatalog } from '@agent-teams/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
-import { openDatabase } from '../../src/storage/open-database.js';
-import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
-import { type RoundTripRecorder, recordRoundTrips, type SentStatement, tripsOf } from '../support/pg-round-trips.js';
-import { openTestApp } from '../support/test-app.js';
-import { TEST_AGENTS, waitFor } from './scheduler-harness.js';
+import { type RoundTripRecorder, type SentStatement, tripsOf } from '../support/pg-round-trips.js';
+import { openRecordedPostgresApp, type RecordedPostgresApp } from '../support/recorded-postgres-app.js';
+import { waitFor } from './scheduler-harness.js';
 
 // The round trips of a job's writes on PostgreSQL with a pipelining pool (`pg-pipeline.ts`,
 // `pg-held-connection.ts`): what each transaction waits for, statement by statement.
 
 const ALICE = asOwnerId('alice');
 
-let db: FreshPostgres;
 let app: App;
 let trips: RoundTripRecorder;
+let opened: RecordedPostgresApp | undefined;
 
 beforeAll(async () => {
-  db = await createFreshPostgres('agent_teams_pipelined');
-  trips = recordRoundTrips();
-  app = await openTestApp({
-    database: await openDatabase(db.url, { poolSize: 4 }),
-    ids: createRandomIds(),
-    catalog: new StaticCatalog(TEST_AGENTS),
-    lease: { serverId: 'srv_pipelined' },
-  });
+  opened = await openRecordedPostgresApp('agent_teams_pipelined', 'srv_pipelined');
+  ({ app, trips } = opened);
 }, 60_000);
 afterAll(async () => {
-  trips?.stop();
-  await app?.close();
-  await db?.drop();
+  await opened?.close();
 });
 
 const has = (transaction: readonly SentStatement[], pattern: RegExp) => transaction.some((s) => pattern.test(s.text));
@@ -114,5 +102,13 @@ describe('a job on PostgreSQL, pipelined', () => {
       /^with "appended" as \(insert into "record_messages"/.test(statement.text),
     );
     expect(records.at(-1)?.trip).toBe(planning);
+    // The admission's writes go with the COMMIT (decision 0254): its last job's update is not
+    // waited for (each other one goes with the next job's locked read).
+    const savepoint = ride.findIndex((statement) => /^SAVEPOINT admission_ride$/.test(statement.text));
+    const updates = ride
+      .slice(savepoint)
+      .filter((statement) => /^with "written" as \(update "jobs"/.test(statement.text));
+    expect(updates).toHaveLength(3);
+    expect(updates.at(-1)?.trip).toBe(tripOf(/^commit$/));
   });
 });

@@ -3,16 +3,13 @@
 // all go in one round trip. The server runs them once the lock is held: a change committed by the
 // lock's previous holder is what they read, never the state before it.
 import { asOwnerId, DomainError, ErrorCode, JobPhase } from '@agent-teams/core';
-import { StaticCatalog } from '@agent-teams/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
-import { openDatabase } from '../../src/storage/open-database.js';
-import { TEST_AGENTS, waitFor } from '../scheduler/scheduler-harness.js';
-import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
-import { type RoundTripRecorder, recordRoundTrips } from '../support/pg-round-trips.js';
-import { openTestApp } from '../support/test-app.js';
+import { waitFor } from '../scheduler/scheduler-harness.js';
+import type { FreshPostgres } from '../support/fresh-postgres.js';
+import { type RoundTripRecorder, tripsOf } from '../support/pg-round-trips.js';
+import { openRecordedPostgresApp, type RecordedPostgresApp, teamOfTwo } from '../support/recorded-postgres-app.js';
 
 const ALICE = asOwnerId('alice');
 const BOB = asOwnerId('bob');
@@ -21,33 +18,18 @@ let db: FreshPostgres;
 let app: App;
 let trips: RoundTripRecorder;
 let locker: pg.Client;
+let opened: RecordedPostgresApp | undefined;
 
 beforeAll(async () => {
-  db = await createFreshPostgres('agent_teams_enqueue_reads');
-  trips = recordRoundTrips();
-  app = await openTestApp({
-    database: await openDatabase(db.url, { poolSize: 4 }),
-    ids: createRandomIds(),
-    catalog: new StaticCatalog(TEST_AGENTS),
-    lease: { serverId: 'srv_enqueue_reads' },
-  });
+  opened = await openRecordedPostgresApp('agent_teams_enqueue_reads', 'srv_enqueue_reads');
+  ({ db, app, trips } = opened);
   locker = new pg.Client({ connectionString: db.url });
   await locker.connect();
 }, 60_000);
 afterAll(async () => {
-  trips?.stop();
   await locker?.end();
-  await app?.close();
-  await db?.drop();
+  await opened?.close();
 });
-
-async function teamOf(owner: typeof ALICE, tag: string) {
-  const members = [0, 1].map((i) => ({ name: `m${i}`, agentId: 'researcher' }));
-  const team = await app.core.teams.create(owner, { clientRequestId: `t-${tag}`, name: tag, goal: 'Test', members });
-  const memberIds = (await app.core.teams.members([team.id])).map((member) => member.id);
-  await app.scheduler?.idle();
-  return { team, memberIds };
-}
 
 /** True once a backend of the test's database waits for a row lock. */
 async function someoneWaitsForALock(): Promise<boolean> {
@@ -59,11 +41,11 @@ async function someoneWaitsForALock(): Promise<boolean> {
 
 describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
   it('sends the lock, the roster and the snapshot in the BEGIN’s round trip', async () => {
-    const { team, memberIds } = await teamOf(ALICE, 'trips');
+    const { team, memberIds } = await teamOfTwo(app, ALICE, 'trips');
     const since = trips.mark();
     const [job] = await app.core.requests.send(ALICE, {
       teamId: team.id,
-      memberIds: [memberIds[0] as string],
+      memberIds: [memberIds[0]],
       text: 'Instant answer',
       clientRequestId: 'r-trips',
     });
@@ -77,14 +59,18 @@ describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
     expect(tripOf(/^select \* from "teams" where "id" = \$1 for update$/)).toBe(begin);
     expect(tripOf(/^select \* from "members"/)).toBe(begin);
     expect(tripOf(/"snapshot__n"/)).toBe(begin);
+    // With the admission riding it (decision 0254): the lock with its reads; the insert; the
+    // record, the events, the savepoint and the planning lock; the candidates; the freeze's locked
+    // read; the admission's writes with the COMMIT.
+    expect(enqueue.some((s) => /^SAVEPOINT admission_ride$/.test(s.text))).toBe(true);
+    expect(tripsOf(enqueue)).toBe(6);
     if (job === undefined) throw new Error('nothing enqueued');
     await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'done');
   });
 
   it('reads the roster its lock’s previous holder committed: a member retired meanwhile is refused', async () => {
-    const { team, memberIds } = await teamOf(ALICE, 'retired');
+    const { team, memberIds } = await teamOfTwo(app, ALICE, 'retired');
     const [kept, retired] = memberIds;
-    if (kept === undefined || retired === undefined) throw new Error('no members');
     await locker.query('BEGIN');
     await locker.query('select id from teams where id = $1 for update', [team.id]);
     const sending = app.core.requests.send(ALICE, {
@@ -115,9 +101,9 @@ describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
   });
 
   it('answers NOT_FOUND for another owner’s team, its reads dropped, and the next write goes through', async () => {
-    const { team, memberIds } = await teamOf(BOB, 'other');
+    const { team, memberIds } = await teamOfTwo(app, BOB, 'other');
     const refused = await app.core.requests
-      .send(ALICE, { teamId: team.id, memberIds: [memberIds[0] as string], text: 'Hi', clientRequestId: 'r-x' })
+      .send(ALICE, { teamId: team.id, memberIds: [memberIds[0]], text: 'Hi', clientRequestId: 'r-x' })
       .then(
         () => null,
         (error: unknown) => error,
@@ -125,7 +111,7 @@ describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
     expect((refused as DomainError).code).toBe(ErrorCode.NOT_FOUND);
     const [job] = await app.core.requests.send(BOB, {
       teamId: team.id,
-      memberIds: [memberIds[0] as string],
+      memberIds: [memberIds[0]],
       text: 'Instant answer',
       clientRequestId: 'r-bob',
     });

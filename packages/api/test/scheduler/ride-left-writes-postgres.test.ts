@@ -1,0 +1,73 @@
+// PostgreSQL: the writes of an admission riding an enqueue go with the enqueue's COMMIT, not
+// waited for before it (decision 0254). When one of them fails, the whole transaction is rolled
+// back, the enqueue too: the enqueue then runs again without the ride, its request is answered as
+// queued, and a scheduler pass admits it. A trigger makes the ride's update of the job fail once.
+import { asOwnerId, JobPhase } from '@agent-teams/core';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app/create-app.js';
+import type { FreshPostgres } from '../support/fresh-postgres.js';
+import type { RoundTripRecorder } from '../support/pg-round-trips.js';
+import { openRecordedPostgresApp, type RecordedPostgresApp, teamOfTwo } from '../support/recorded-postgres-app.js';
+import { waitFor } from './scheduler-harness.js';
+
+const ALICE = asOwnerId('alice');
+const FAILING = 'Fail the ride, then answer';
+
+let db: FreshPostgres;
+let app: App;
+let trips: RoundTripRecorder;
+let admin: pg.Client;
+let opened: RecordedPostgresApp | undefined;
+
+beforeAll(async () => {
+  // Ten minutes: only the wake-up of the enqueue's events can admit within the test.
+  opened = await openRecordedPostgresApp('agent_teams_ride_left', 'srv_ride_left', {
+    scheduler: { safetyNetMs: 600_000 },
+  });
+  ({ db, app, trips } = opened);
+  admin = new pg.Client({ connectionString: db.url });
+  await admin.connect();
+  // A sequence is not rolled back with the transaction that drew from it: the first admission of
+  // such a job fails, every later one passes.
+  await admin.query(`
+    create sequence ride_fail_once;
+    create function fail_ride_once() returns trigger language plpgsql as $$
+    begin
+      if old.phase = 'QUEUED' and new.phase <> 'QUEUED' and new.text = '${FAILING}'
+        and nextval('ride_fail_once') = 1 then
+        raise exception 'the ridden admission fails here, once';
+      end if;
+      return new;
+    end $$;
+    create trigger fail_ride_once before update on jobs for each row execute function fail_ride_once();`);
+}, 60_000);
+afterAll(async () => {
+  await admin?.end();
+  await opened?.close();
+});
+
+describe('a ridden admission whose left write fails at the COMMIT', () => {
+  it('runs the enqueue again without the ride: the request is answered queued, then admitted by a pass', async () => {
+    const { team, memberIds } = await teamOfTwo(app, ALICE, 'ride-left');
+    const since = trips.mark();
+    const [job] = await app.core.requests.send(ALICE, {
+      teamId: team.id,
+      memberIds: [memberIds[0]],
+      text: FAILING,
+      clientRequestId: 'r-ride-left',
+    });
+    if (job === undefined) throw new Error('nothing enqueued');
+    // Answered by the second attempt, which ran alone.
+    expect(job.phase).toBe(JobPhase.QUEUED);
+    const enqueues = trips
+      .transactions(since)
+      .filter((t) => t.some((s) => /^insert into "jobs"/.test(s.text)) && t.some((s) => /"snapshot__n"/.test(s.text)));
+    expect(enqueues.map((t) => t.some((s) => /^SAVEPOINT admission_ride$/.test(s.text)))).toEqual([true, false]);
+    await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'admitted, done');
+    // One job, once: the rolled-back attempt left nothing behind.
+    expect(await app.store.countJobs(team.id)).toEqual({ requests: 1, receipts: 0 });
+    const { rows } = await admin.query('select last_value::int as n from ride_fail_once');
+    expect((rows[0] as { n: number }).n).toBeGreaterThanOrEqual(2);
+  });
+});
