@@ -33,8 +33,8 @@ export interface RideOutcome {
   /**
    * True when it did not run because another transaction (a pass, another server's ride) held
    * the planning lock (PostgreSQL, decision 0229), or when the database chose it as a deadlock's
-   * victim (rolled back to its savepoint): nothing failed, and the enqueue's events wake a pass
-   * that admits.
+   * victim (rolled back to its savepoint, or with its enqueue when a write it left was the victim:
+   * decision 0254): nothing failed, and the enqueue's events wake a pass that admits.
    */
   readonly skipped: boolean;
 }
@@ -109,13 +109,21 @@ export async function rideAdmission(
       throw error;
     }
     restore();
-    // Chosen as a deadlock's victim, or a serialization failure: nothing is wrong with admission,
-    // and the pass the enqueue's events wake admits instead (no backoff, nothing logged).
-    if (classifyDriverError(error, scope.dialect) === DriverErrorKind.RETRYABLE) {
-      return { admitted: [], error: null, skipped: true };
-    }
-    return { admitted: [], error, skipped: false };
+    return failedRide(error, scope.dialect);
   }
+}
+
+/**
+ * What the scheduler hears of a ridden admission that failed with `error` and was rolled back,
+ * alone to its savepoint or with its enqueue (decision 0254).
+ */
+export function failedRide(error: unknown, dialect: WriteScope['dialect']): RideOutcome {
+  // Chosen as a deadlock's victim, or a serialization failure: nothing is wrong with admission,
+  // and the pass the enqueue's events wake admits instead (no backoff, nothing logged).
+  if (classifyDriverError(error, dialect) === DriverErrorKind.RETRYABLE) {
+    return { admitted: [], error: null, skipped: true };
+  }
+  return { admitted: [], error, skipped: false };
 }
 
 /** The enqueued jobs as the ride left them: an admitted one as admitted (ADMITTING, or ended by its freeze). */

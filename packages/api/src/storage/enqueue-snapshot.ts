@@ -85,15 +85,19 @@ function snapshotRows(db: Kysely<Database>, teamId: string, roots: readonly stri
  * @remarks The reads are sent before the lock's answer comes. On PostgreSQL one backend runs a
  * transaction's statements in the order they arrive, so they still run once the lock is held, and
  * read what a read after it would (each statement of READ COMMITTED takes its snapshot when it
- * starts); they go in the lock's round trip instead of one of their own. When the lock fails, the
- * reads are dropped unread (on PostgreSQL they fail too: the transaction is aborted). On SQLite
- * the write lock is held already and the statements run in the order called.
+ * starts); they go in the lock's round trip instead of one of their own. When the lock fails, its
+ * error is thrown and the reads are dropped unread: on PostgreSQL they fail too when the lock's
+ * statement failed (the transaction is aborted), and read what they read when it found no team of
+ * this owner (NOT_FOUND is decided here), which nobody sees. On SQLite the write lock is held
+ * already and the statements run in the order called.
  */
 export async function readEnqueueSnapshot(
   scope: WriteScope,
   locking: Promise<Selectable<TeamsTable>>,
   args: EnqueueRequestsArgs,
 ): Promise<EnqueueSnapshot> {
+  // Handled at once: it must not be an unhandled rejection when a read below throws first.
+  locking.catch(() => undefined);
   const keyValues = args.keys.flatMap((key) => [key.requesterConversationId ?? '', key.clientKey, key.memberId]);
   const roots = [...new Set(args.roots)];
   // Under the same lock: a send checks its recipients here instead of reading the roster first.

@@ -22,7 +22,7 @@ import {
   type UpdateJobOptions,
 } from '@agent-teams/core';
 import * as admission from './admission.js';
-import { asAdmitted, type RideOutcome, rideAdmission } from './admission-ride.js';
+import { asAdmitted, failedRide, type RideOutcome, rideAdmission } from './admission-ride.js';
 import * as changeWaits from './change-waits.js';
 import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
@@ -40,20 +40,26 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     // nothing inside waits on the catalog.
     const ride = (await this.ctx.admission?.()?.prepare(args.now)) ?? null;
     let outcome: RideOutcome | null = null;
-    // Off once a write the ride left failed (PostgreSQL, decision 0254): that failure rolled the
-    // enqueue back too, so it runs again alone, and a pass admits its jobs.
-    let riding = true;
+    // Set once a write the ride left failed (PostgreSQL, decision 0254): that failure rolled the
+    // enqueue back too, so it runs again alone (a pass admits its jobs), and the scheduler hears of
+    // the ride's failure after that commit, as of a ride rolled back to its savepoint.
+    let rideFailed: RideOutcome | null = null;
     // A unique violation on the idempotency index means another server inserted the twin first:
     // the retry's snapshot shows it as `existing`, so `decide` returns it.
     return runWrite(
       this.ctx,
       args.now,
       async (scope) => {
-        outcome = null;
+        outcome = rideFailed;
         const inserted: Job[] = [];
         const jobs = await jobWrites.enqueueRequests(scope, args, inserted);
         // Only while a job waits for a slot (an idempotent replay of a started request: none).
-        if (ride === null || !riding || !ride.active() || !jobs.some((job) => job.phase === JobPhase.QUEUED)) {
+        if (
+          ride === null ||
+          rideFailed !== null ||
+          !ride.active() ||
+          !jobs.some((job) => job.phase === JobPhase.QUEUED)
+        ) {
           return jobs;
         }
         outcome = await rideAdmission(scope, ride, inserted);
@@ -63,7 +69,7 @@ export class KyselyJobRoles extends KyselyTeamRoles {
         retryOnUniqueViolation: true,
         retryIf: (error) => {
           if (!(error instanceof RiddenAdmissionFailedError)) return false;
-          riding = false;
+          rideFailed = failedRide(error.cause, this.ctx.dialect);
           return true;
         },
         ...(ride === null

@@ -101,8 +101,8 @@ export class PgHeldConnection {
 
   /**
    * Runs `work`, the failure of each statement it leaves to be checked later mapped by `blame`,
-   * then by the mapping of any `blamed` around this one (a run's end carried inside a ridden
-   * admission is both a lost ride and the ride's failure).
+   * then by the mapping of any `blamed` around this one (a job's own failure inside a ridden
+   * admission is both that job's, `AdmissionJobError`, and the ride's).
    */
   async blamed<T>(blame: (error: unknown) => unknown, work: () => Promise<T>): Promise<T> {
     const before = this.#blame;

@@ -13,7 +13,6 @@ describe('what a failed write of a ridden admission becomes', () => {
     ['a unique violation', answered('23505')],
     ['a deadlock', answered('40P01')],
     ['a raised exception', answered('P0001')],
-    ['a terminated backend', answered('57P01')],
     ['a check the server refused', new ServerRefusedError('job step', 0, answered('22P02'))],
     [
       'a job’s failure wrapping a refusal',
@@ -33,6 +32,10 @@ describe('what a failed write of a ridden admission becomes', () => {
     ['a reset', Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })],
     ['a code that is no SQLSTATE', Object.assign(new Error('odd'), { code: '2350' })],
     ['a lowercase code', Object.assign(new Error('odd'), { code: 'p0001' })],
+    ['a terminated backend (the COMMIT may have run before it)', answered('57P01')],
+    ['a pooler’s lost server connection', answered('08P01')],
+    ['an internal error', answered('XX000')],
+    ['a job’s failure wrapping a lost connection', new AdmissionJobError('job_1', 'team_1', answered('08006'))],
     ['no error at all', 'a string'],
     ['null', null],
   ])('leaves %s as it is: the COMMIT behind it may have run', (_, error) => {
@@ -40,16 +43,17 @@ describe('what a failed write of a ridden admission becomes', () => {
     expect(unwrapRiddenAdmission(error)).toBe(error);
   });
 
-  it('stops looking through causes after a few levels, and never loops on a cycle', () => {
-    const deep = new Error('d0');
-    let current = deep;
-    for (let i = 1; i <= 6; i += 1) {
-      const next = new Error(`d${i}`);
-      (current as { cause?: unknown }).cause = next;
-      current = next;
-    }
-    (current as { cause?: unknown }).cause = answered('23505');
-    expect(blameRiddenAdmission(deep)).toBe(deep);
+  it('looks through four levels of causes, not five, and never loops on a cycle', () => {
+    /** `answered` as the cause `levels` levels down (0: the error itself). */
+    const nested = (levels: number): Error => {
+      let error = answered('23505');
+      for (let i = 0; i < levels; i += 1) error = new Error(`level ${i}`, { cause: error });
+      return error;
+    };
+    for (const levels of [0, 3, 4])
+      expect(blameRiddenAdmission(nested(levels))).toBeInstanceOf(RiddenAdmissionFailedError);
+    const tooDeep = nested(5);
+    expect(blameRiddenAdmission(tooDeep)).toBe(tooDeep);
     const cyclic = new Error('cycle');
     (cyclic as { cause?: unknown }).cause = cyclic;
     expect(blameRiddenAdmission(cyclic)).toBe(cyclic);

@@ -1,3 +1,4 @@
+import { isEnvironmentError } from './driver-errors.js';
 import { ServerRefusedError } from './pg-server-check.js';
 
 /**
@@ -15,19 +16,19 @@ const SQLSTATE = /^(?!E)[0-9A-Z]{5}$/;
  */
 export class RiddenAdmissionFailedError extends Error {
   constructor(cause: unknown) {
-    super('[agent-teams/api] a write of the admission riding an enqueue failed; the enqueue runs again without it', {
-      cause,
-    });
+    super('[agent-teams/api] a write of the admission riding an enqueue failed, and the enqueue with it', { cause });
     this.name = 'RiddenAdmissionFailedError';
   }
 }
 
 /**
  * What the failure of a statement the ridden admission left becomes (`PgHeldConnection.blamed`):
- * {@link RiddenAdmissionFailedError} when the server answered it with an error (a SQLSTATE, or a
- * check it refused: `pg-server-check.ts`), since a transaction with a failed statement cannot
+ * {@link RiddenAdmissionFailedError} when the statement itself failed on the server (a SQLSTATE,
+ * or a check it refused: `pg-server-check.ts`), since a transaction with a failed statement cannot
  * commit; the error itself otherwise. A connection lost before the answer came says nothing of
- * the COMMIT sent behind it, so that write fails as any write whose COMMIT went unanswered.
+ * the COMMIT sent behind it, and neither does a connection-class error (08, 57, …:
+ * `isEnvironmentError`), which a pooler such as PgBouncer may give the oldest unanswered statement
+ * when it loses the server: such a write fails as any write whose COMMIT went unanswered.
  */
 export function blameRiddenAdmission(error: unknown): unknown {
   return answeredWithAnError(error) ? new RiddenAdmissionFailedError(error) : error;
@@ -41,6 +42,7 @@ function answeredWithAnError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth <= CAUSE_DEPTH && typeof current === 'object' && current !== null; depth += 1) {
     if (current instanceof ServerRefusedError) return true;
+    if (isEnvironmentError(current, 'postgres')) return false;
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && SQLSTATE.test(code)) return true;
     current = (current as { cause?: unknown }).cause;

@@ -232,7 +232,7 @@ export async function runWrite<T>(
       return result;
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      if (opts.retryIf?.(error) === true && attempt < MAX_ATTEMPTS) continue;
+      if (attempt < MAX_ATTEMPTS && opts.retryIf?.(error) === true) continue;
       // A write not decided on the run's announced end (a person's cancel): the lost ride is gone now.
       if (error instanceof RideLostError && opts.retryOnLostRide === true && attempt < MAX_ATTEMPTS) continue;
       const kind = classifyDriverError(error, ctx.dialect);

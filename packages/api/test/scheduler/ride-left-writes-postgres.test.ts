@@ -3,6 +3,7 @@
 // back, the enqueue too: the enqueue then runs again without the ride, its request is answered as
 // queued, and a scheduler pass admits it. A trigger makes the ride's update of the job fail once.
 import { asOwnerId, JobPhase } from '@agent-teams/core';
+import type { MemoryLogger } from '@agent-teams/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/create-app.js';
@@ -15,7 +16,7 @@ const ALICE = asOwnerId('alice');
 const FAILING = 'Fail the ride, then answer';
 
 let db: FreshPostgres;
-let app: App;
+let app: App & { readonly logger: MemoryLogger };
 let trips: RoundTripRecorder;
 let admin: pg.Client;
 let opened: RecordedPostgresApp | undefined;
@@ -65,9 +66,19 @@ describe('a ridden admission whose left write fails at the COMMIT', () => {
       .filter((t) => t.some((s) => /^insert into "jobs"/.test(s.text)) && t.some((s) => /"snapshot__n"/.test(s.text)));
     expect(enqueues.map((t) => t.some((s) => /^SAVEPOINT admission_ride$/.test(s.text)))).toEqual([true, false]);
     await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'admitted, done');
-    // One job, once: the rolled-back attempt left nothing behind.
+    // One job, once, and one request record: the rolled-back attempt left nothing behind.
     expect(await app.store.countJobs(team.id)).toEqual({ requests: 1, receipts: 0 });
+    const records = await admin.query(
+      "select count(*)::int as n from record_messages where kind = 'REQUEST' and job_id = $1",
+      [job.id],
+    );
+    expect((records.rows[0] as { n: number }).n).toBe(1);
+    // The ride failed once (the trigger), the pass's admission passed (a second draw).
     const { rows } = await admin.query('select last_value::int as n from ride_fail_once');
-    expect((rows[0] as { n: number }).n).toBeGreaterThanOrEqual(2);
+    expect((rows[0] as { n: number }).n).toBe(2);
+    // The scheduler heard of the ride's failure, as of one rolled back to its savepoint: the job's
+    // own failure, set aside (decision 0248), not lost with the rolled-back attempt.
+    const setAside = app.logger.at('error').filter((entry) => /set aside/.test(entry.message));
+    expect(setAside.map((entry) => entry.fields.jobId)).toEqual([job.id]);
   });
 });

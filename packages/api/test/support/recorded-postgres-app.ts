@@ -1,5 +1,5 @@
 import type { MemberId, OwnerId, Team } from '@agent-teams/core';
-import { StaticCatalog } from '@agent-teams/testkit';
+import { type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
 import { openDatabase } from '../../src/storage/open-database.js';
@@ -11,7 +11,7 @@ import { openTestApp, type TestAppOptions } from './test-app.js';
 /** An application on a fresh PostgreSQL database whose statements' round trips are recorded. */
 export interface RecordedPostgresApp {
   readonly db: FreshPostgres;
-  readonly app: App;
+  readonly app: App & { readonly logger: MemoryLogger };
   readonly trips: RoundTripRecorder;
   /** Stops the recording, closes the application and drops the database. */
   close(): Promise<void>;
@@ -29,7 +29,7 @@ export async function openRecordedPostgresApp(
 ): Promise<RecordedPostgresApp> {
   const db = await createFreshPostgres(name);
   const trips = recordRoundTrips();
-  let app: App | undefined;
+  let app: (App & { readonly logger: MemoryLogger }) | undefined;
   try {
     app = await openTestApp({
       database: await openDatabase(db.url, { poolSize: 4 }),
