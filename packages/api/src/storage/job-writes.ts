@@ -24,6 +24,7 @@ import { readEnqueueSnapshot } from './enqueue-snapshot.js';
 import { checkLease } from './job-leases.js';
 import { JOB_BY_ID } from './job-reads.js';
 import { insertJob, insertJobReturning, type StepLease, writeJobStep } from './job-row-writes.js';
+import { pgHeld } from './pg-held-connection.js';
 import { appendRecord } from './record-writes.js';
 import { jobStateUpdate, toJob } from './row-mappers.js';
 import type { WriteScope } from './write-transaction.js';
@@ -45,12 +46,18 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
   // The jobs answered: those inserted here as they now read (`insertJobReturning`), and the
   // existing ones of repeated keys as the snapshot read them in this transaction.
   const answered = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
-  for (const request of decision.insert) {
+  const held = pgHeld(scope.trx);
+  const stored: Job[] = [];
+  for (const [i, request] of decision.insert.entries()) {
     const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
-    const stored = await insertJobReturning(scope.trx, scope.dialect, job, scope.now);
-    answered.set(job.id, stored);
-    inserted?.push(stored);
-    scope.events.rows.noteJob(stored);
+    const storing = insertJobReturning(scope.trx, scope.dialect, job, scope.now);
+    // PostgreSQL: its answer (the seq) is read below, once every insert was sent: this one's record
+    // and the next request's insert follow it on the wire (decision 0255).
+    if (held === undefined) stored[i] = await storing;
+    else
+      held.defer(storing, (answer) => {
+        stored[i] = answer;
+      });
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
       id: request.recordId,
@@ -63,6 +70,14 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
       truncated: false,
     });
     await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: request.memberId });
+  }
+  // Every insert's answer, in the order sent; the first failure is thrown (a key another server
+  // inserted first: a unique violation, which the caller's retry reads as an existing job).
+  if (held !== undefined && decision.insert.length > 0) await held.settle();
+  for (const job of stored) {
+    answered.set(job.id, job);
+    inserted?.push(job);
+    scope.events.rows.noteJob(job);
   }
   return decision.resultIds.map((id) => {
     const job = answered.get(id);

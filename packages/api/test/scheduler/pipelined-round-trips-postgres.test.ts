@@ -92,6 +92,10 @@ describe('a job on PostgreSQL, pipelined', () => {
       return found.trip;
     };
     expect(tripOf(/^select \* from "members"/)).toBe(tripOf(/"snapshot__n"/));
+    // The three jobs' inserts are not waited for one by one (decision 0255): one round trip.
+    const inserts = ride.filter((statement) => /^insert into "jobs"/.test(statement.text));
+    expect(inserts).toHaveLength(3);
+    expect(new Set(inserts.map((statement) => statement.trip)).size).toBe(1);
     const planning = tripOf(/^select "round_json" from "scheduler_state" .* for update skip locked$/);
     expect(tripOf(/^SAVEPOINT admission_ride$/)).toBe(planning);
     expect(tripOf(/^select "owner", count\(\*\)/)).toBe(planning);
