@@ -24,6 +24,7 @@ import {
 import * as admission from './admission.js';
 import { asAdmitted, failedRide, type RideOutcome, rideAdmission } from './admission-ride.js';
 import * as changeWaits from './change-waits.js';
+import { enqueueRequests } from './enqueue-requests.js';
 import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
 import * as jobWrites from './job-writes.js';
@@ -52,7 +53,7 @@ export class KyselyJobRoles extends KyselyTeamRoles {
       async (scope) => {
         outcome = rideFailed;
         const inserted: Job[] = [];
-        const jobs = await jobWrites.enqueueRequests(scope, args, inserted);
+        const jobs = await enqueueRequests(scope, args, inserted);
         // Only while a job waits for a slot (an idempotent replay of a started request: none).
         if (
           ride === null ||
