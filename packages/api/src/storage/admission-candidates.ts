@@ -127,10 +127,16 @@ function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number)
         ]),
     )
     .selectFrom('w')
-    .select(['w.id', 'w.owner', 'w.team_id', 'w.conversation_id', 'w.seq'])
+    .select(['w.id', 'w.owner', 'w.team_id', 'w.conversation_id', 'w.seq', sql.lit(HEAD).as('part')])
     .where('w.rank', '<=', perOwner);
-  return heads.unionAll(wokenJobs(db, now));
+  // Each row says what it is: a read asked ahead keeps each owner's first heads (`trimCandidates`)
+  // and every woken wait.
+  return heads.unionAll(wokenJobs(db, now).select(sql.lit(WOKEN).as('part')));
 }
+
+/** What a row of {@link postgresCandidates} is: one of its owner's heads, or a woken wait. */
+const HEAD = 'head';
+const WOKEN = 'woken';
 
 /** Each dialect's statement, compiled once (`compiled-statement.ts`): its building cost more than its run. */
 const CANDIDATES = {
@@ -150,8 +156,45 @@ export async function readCandidates(
   perOwner: number,
   walk?: number,
 ): Promise<AdmissionCandidate[]> {
-  const rows = scope.dialect === 'sqlite' ? await sqliteRows(scope, perOwner, walk) : await scanned(scope, perOwner);
-  return rows
+  return toCandidates(
+    scope.dialect === 'sqlite' ? await sqliteRows(scope, perOwner, walk) : await scanned(scope, perOwner),
+  );
+}
+
+/**
+ * PostgreSQL: the candidates read at once, with up to `upTo` heads per owner, before the caller
+ * knows how many it needs (the active jobs per owner, asked in the same round trip): it follows the
+ * planning lock's read on the wire, so it runs once that lock is held and reads what a read after
+ * it would. {@link trimCandidates} then keeps what {@link readCandidates} would have read.
+ */
+export function readCandidatesAhead(scope: WriteScope, upTo: number): Promise<readonly CandidateRow[]> {
+  const read = scanned(scope, upTo);
+  // Told where it is awaited; never awaited when the planning lock was not free or its read failed.
+  read.catch(() => undefined);
+  return read;
+}
+
+/**
+ * The candidates of rows read ahead ({@link readCandidatesAhead}) as {@link readCandidates} reads
+ * them with `perOwner`: each owner's first `perOwner` heads in queue order (the statement ranks an
+ * owner's heads by seq), and every woken wait.
+ */
+export function trimCandidates(rows: readonly CandidateRow[], perOwner: number): AdmissionCandidate[] {
+  const kept = new Map<string, number>();
+  const trimmed = [...rows]
+    .sort((a, b) => Number(a.seq) - Number(b.seq))
+    .filter((row) => {
+      if ((row as { part?: unknown }).part !== HEAD) return true;
+      const n = kept.get(row.owner) ?? 0;
+      kept.set(row.owner, n + 1);
+      return n < perOwner;
+    });
+  return toCandidates(trimmed);
+}
+
+/** Candidate rows as the planner takes them, in queue order. */
+function toCandidates(rows: readonly CandidateRow[]): AdmissionCandidate[] {
+  return [...rows]
     .sort((a, b) => Number(a.seq) - Number(b.seq))
     .map((row) => ({
       jobId: asJobId(row.id),
@@ -168,7 +211,7 @@ function scanned(scope: WriteScope, perOwner: number) {
 }
 
 /** A candidate's row (every column set). */
-type CandidateRow = Awaited<ReturnType<typeof scanned>>[number];
+export type CandidateRow = Awaited<ReturnType<typeof scanned>>[number];
 
 /**
  * From this many owners with heads on, a read whose owners have fewer than {@link HEADS_PER_OWNER_TO_WALK}

@@ -14,7 +14,7 @@ import {
   type TeamMessage,
 } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
-import { readCandidates } from './admission-candidates.js';
+import { type CandidateRow, readCandidates, readCandidatesAhead, trimCandidates } from './admission-candidates.js';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
@@ -174,7 +174,19 @@ export function admit(scope: WriteScope, args: AdmitArgs): Promise<AdmittedJob[]
 async function admitWith(scope: WriteScope, args: AdmitArgs, ride: RiddenEnqueue | null): Promise<AdmittedJob[]> {
   const round = readRound(scope);
   const active = readActive(scope);
-  return planAndFreeze(scope, args, await round, await active, ride);
+  const ahead = candidatesAhead(scope, args);
+  return planAndFreeze(scope, args, await round, await active, ride, ahead);
+}
+
+/**
+ * PostgreSQL: the candidates asked with the planning lock's read and the active jobs, before their
+ * answers, with as many heads per owner as a pass with no active job asks (`readCandidatesAhead`):
+ * one round trip instead of two under the planning lock every other server's pass waits for
+ * (decision 0256). Null on SQLite, where a read costs no round trip and asks for what it needs.
+ */
+function candidatesAhead(scope: WriteScope, args: AdmitArgs): Promise<readonly CandidateRow[]> | null {
+  if (scope.dialect !== 'postgres') return null;
+  return readCandidatesAhead(scope, headsPerOwner(args.capacity ?? Limits.activeJobs, 0) + (args.leftOut ?? 0));
 }
 
 /**
@@ -195,10 +207,12 @@ export async function admitIfFree(
   if (scope.dialect !== 'postgres') return admitWith(scope, args, ride);
   const locking = ROUND_IF_FREE.rows(scope.trx);
   const active = readActive(scope);
+  // Read for nothing when the lock is not free: a read, which changes nothing.
+  const ahead = candidatesAhead(scope, args);
   const [row] = await locking;
   if (row === undefined) return null;
   const round = readStoredRound(row.round_json) ?? (await storeEmptyRound(scope));
-  return planAndFreeze(scope, args, round, await active, ride);
+  return planAndFreeze(scope, args, round, await active, ride, ahead);
 }
 
 /** Plans with the locked `round` and freezes what the plan admits (see {@link admit} and {@link admitIfFree}). */
@@ -208,13 +222,15 @@ async function planAndFreeze(
   round: RoundState,
   activeRows: readonly { owner: string; n: number | string }[],
   ride: RiddenEnqueue | null,
+  ahead: Promise<readonly CandidateRow[]> | null,
 ): Promise<AdmittedJob[]> {
   const activeByOwner = new Map(activeRows.map((row) => [asOwnerId(row.owner), Number(row.n)]));
   const active = [...activeByOwner.values()].reduce((sum, n) => sum + n, 0);
   const capacity = args.capacity ?? Limits.activeJobs;
   // The heads `plan` will leave out (set-aside jobs) are read on top: else they could be an
   // owner's only heads read, and its newer work would never be seen while they keep failing.
-  const candidates = await readCandidates(scope, headsPerOwner(capacity, active) + (args.leftOut ?? 0));
+  const perOwner = headsPerOwner(capacity, active) + (args.leftOut ?? 0);
+  const candidates = ahead === null ? await readCandidates(scope, perOwner) : trimCandidates(await ahead, perOwner);
   const plan = args.plan({ active, activeByOwner, candidates, round, capacity });
   // Every candidate admitted: the empty round the next pass would store, stored now (one commit less).
   const next = JSON.stringify(settledRound(plan, candidates));

@@ -1,8 +1,9 @@
 import { asOwnerId, JobPhase } from '@agent-teams/core';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/create-app.js';
 import { type RoundTripRecorder, type SentStatement, tripsOf } from '../support/pg-round-trips.js';
-import { openRecordedPostgresApp, type RecordedPostgresApp } from '../support/recorded-postgres-app.js';
+import { openRecordedPostgresApp, type RecordedPostgresApp, teamOfTwo } from '../support/recorded-postgres-app.js';
 import { waitFor } from './scheduler-harness.js';
 
 // The round trips of a job's writes on PostgreSQL with a pipelining pool (`pg-pipeline.ts`,
@@ -82,6 +83,39 @@ describe('a job on PostgreSQL, pipelined', () => {
     for (const { statement, next } of followed) expect(next?.trip).toBe(statement.trip);
   });
 
+  it('asks a pass’s candidates with its planning lock and active jobs: one round trip (decision 0256)', async () => {
+    const locker = new pg.Client({ connectionString: opened?.db.url });
+    await locker.connect();
+    try {
+      const { team, memberIds } = await teamOfTwo(app, ALICE, 'pass');
+      // The planning lock held elsewhere: the send's ride is skipped, and the pass its events wake waits.
+      await locker.query('BEGIN');
+      await locker.query('select round_json from scheduler_state where id = 1 for update');
+      const since = trips.mark();
+      const [job] = await app.core.requests.send(ALICE, {
+        teamId: team.id,
+        memberIds: [memberIds[0]],
+        text: 'Instant answer',
+        clientRequestId: 'r-pass',
+      });
+      if (job === undefined) throw new Error('nothing enqueued');
+      await locker.query('COMMIT');
+      await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'done');
+      const admitting = trips
+        .transactions(since)
+        .filter((t) => has(t, /^select "round_json" from "scheduler_state" where "id" = \$1 for update$/))
+        .filter((t) => has(t, /^with recursive "c"/));
+      expect(admitting.length).toBeGreaterThanOrEqual(1);
+      for (const pass of admitting) {
+        const lock = pass.find((s) => /^select "round_json" from "scheduler_state" .* for update$/.test(s.text));
+        const candidates = pass.find((s) => /^with recursive "c"/.test(s.text));
+        expect(candidates?.trip).toBe(lock?.trip);
+      }
+    } finally {
+      await locker.end();
+    }
+  });
+
   it('rides an enqueue with its reads paired: the roster with the snapshot; the inserts with the records; the events, the savepoint, the planning lock and the active jobs', async () => {
     const transactions = await sendToThree('ride');
     const ride = transactions.find((t) => has(t, /^SAVEPOINT admission_ride$/));
@@ -99,6 +133,8 @@ describe('a job on PostgreSQL, pipelined', () => {
     const planning = tripOf(/^select "round_json" from "scheduler_state" .* for update skip locked$/);
     expect(tripOf(/^SAVEPOINT admission_ride$/)).toBe(planning);
     expect(tripOf(/^select "owner", count\(\*\)/)).toBe(planning);
+    // The candidates are asked with them, before their answers (decision 0256).
+    expect(tripOf(/^with recursive "c"/)).toBe(planning);
     // The enqueue's events are not waited for before the savepoint (their failure aborts the
     // transaction, and no savepoint is then taken to roll back to): one round trip. Its records
     // go with the inserts, whose answers are read before the ride begins.
@@ -117,8 +153,8 @@ describe('a job on PostgreSQL, pipelined', () => {
       .filter((statement) => /^with "written" as \(update "jobs"/.test(statement.text));
     expect(updates).toHaveLength(3);
     expect(updates.at(-1)?.trip).toBe(tripOf(/^commit$/));
-    // The lock with its reads; the inserts and records; the events with the planning lock; the
+    // The lock with its reads; the inserts and records; the events with the planning lock and the
     // candidates; three locked reads, each job's update with the next and the last with the COMMIT.
-    expect(tripsOf(ride)).toBeLessThanOrEqual(8);
+    expect(tripsOf(ride)).toBeLessThanOrEqual(7);
   });
 });

@@ -4,12 +4,13 @@
 // each conversation's head (its unfinished job of least seq), kept when QUEUED or ANSWERED in a
 // READY or CLOSED team, each owner's `perOwner` oldest of those, plus every woken wait. On SQLite
 // each state is read with walks by owner of 1, 2 and 3 jobs too, so that walks cut short and give
-// way to the scan by conversation (decision 0249), beside the default walk.
+// way to the scan by conversation (decision 0249), beside the default walk. On PostgreSQL each is
+// also read ahead with more heads per owner than asked and trimmed (decision 0256).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCandidates } from '../../src/storage/admission-candidates.js';
+import { readCandidates, readCandidatesAhead, trimCandidates } from '../../src/storage/admission-candidates.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
 import { WriteScope } from '../../src/storage/write-transaction.js';
@@ -31,6 +32,11 @@ async function checkStates(database: OpenedDatabase, seedBase: number): Promise<
     for (const walk of database.dialect === 'sqlite' ? [undefined, 1, 2, 3] : [undefined]) {
       const actual = await readCandidates(scope, state.perOwner, walk);
       expect(actual, `seed ${seed}, walk ${walk}: ${JSON.stringify(state)}`).toEqual(expected);
+    }
+    // PostgreSQL's read asked ahead with more heads per owner, then trimmed (decision 0256).
+    for (const more of database.dialect === 'postgres' ? [0, 1, 4, 9] : []) {
+      const trimmed = trimCandidates(await readCandidatesAhead(scope, state.perOwner + more), state.perOwner);
+      expect(trimmed, `seed ${seed}, ahead by ${more}: ${JSON.stringify(state)}`).toEqual(expected);
     }
     candidates += expected.length;
   }

@@ -59,11 +59,11 @@ describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
     expect(tripOf(/^select \* from "teams" where "id" = \$1 for update$/)).toBe(begin);
     expect(tripOf(/^select \* from "members"/)).toBe(begin);
     expect(tripOf(/"snapshot__n"/)).toBe(begin);
-    // With the admission riding it (decision 0254): the lock with its reads; the insert; the
-    // record, the events, the savepoint and the planning lock; the candidates; the freeze's locked
-    // read; the admission's writes with the COMMIT.
+    // With the admission riding it (decisions 0254–0256): the lock with its reads; the insert
+    // with its record; the events, the savepoint, the planning lock and the candidates; the
+    // freeze's locked read; the admission's writes with the COMMIT.
     expect(enqueue.some((s) => /^SAVEPOINT admission_ride$/.test(s.text))).toBe(true);
-    expect(tripsOf(enqueue)).toBe(6);
+    expect(tripsOf(enqueue)).toBe(5);
     if (job === undefined) throw new Error('nothing enqueued');
     await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'done');
   });
