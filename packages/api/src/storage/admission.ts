@@ -210,7 +210,14 @@ export async function admitIfFree(
   // Read for nothing when the lock is not free: a read, which changes nothing.
   const ahead = candidatesAhead(scope, args);
   const [row] = await locking;
-  if (row === undefined) return null;
+  if (row === undefined) {
+    // Its reads went with the lock's read, and their answers with its own: awaited, so one that
+    // failed (a statement timeout) fails the ride here, rolled back to its savepoint, and not the
+    // enqueue's COMMIT.
+    await active;
+    await ahead;
+    return null;
+  }
   const round = readStoredRound(row.round_json) ?? (await storeEmptyRound(scope));
   return planAndFreeze(scope, args, round, await active, ride, ahead);
 }

@@ -13,6 +13,9 @@ describe('what a failed write of a ridden admission becomes', () => {
     ['a unique violation', answered('23505')],
     ['a deadlock', answered('40P01')],
     ['a raised exception', answered('P0001')],
+    ['a statement timeout', answered('57014')],
+    ['an out-of-memory', answered('53200')],
+    ['an internal error', answered('XX000')],
     ['a check the server refused', new ServerRefusedError('job step', 0, answered('22P02'))],
     [
       'a job’s failure wrapping a refusal',
@@ -34,7 +37,7 @@ describe('what a failed write of a ridden admission becomes', () => {
     ['a lowercase code', Object.assign(new Error('odd'), { code: 'p0001' })],
     ['a terminated backend (the COMMIT may have run before it)', answered('57P01')],
     ['a pooler’s lost server connection', answered('08P01')],
-    ['an internal error', answered('XX000')],
+    ['a backend that cannot start now', answered('57P03')],
     ['a job’s failure wrapping a lost connection', new AdmissionJobError('job_1', 'team_1', answered('08006'))],
     ['no error at all', 'a string'],
     ['null', null],

@@ -1,4 +1,3 @@
-import { isEnvironmentError } from './driver-errors.js';
 import { ServerRefusedError } from './pg-server-check.js';
 
 /**
@@ -6,6 +5,13 @@ import { ServerRefusedError } from './pg-server-check.js';
  * (`EPIPE`) can have five letters too, but no SQLSTATE class begins with E.
  */
 const SQLSTATE = /^(?!E)[0-9A-Z]{5}$/;
+
+/**
+ * SQLSTATEs that say the connection, not the statement, failed: connection exceptions (class 08,
+ * which a pooler such as PgBouncer also sends when it loses the server) and a backend shut down
+ * (57P01–57P03). The COMMIT sent behind the statement may have run before it.
+ */
+const CONNECTION_LOST = /^(08...|57P0[123])$/;
 
 /**
  * Thrown by an enqueue's write when a statement of the admission riding it, sent and left to go
@@ -26,9 +32,9 @@ export class RiddenAdmissionFailedError extends Error {
  * {@link RiddenAdmissionFailedError} when the statement itself failed on the server (a SQLSTATE,
  * or a check it refused: `pg-server-check.ts`), since a transaction with a failed statement cannot
  * commit; the error itself otherwise. A connection lost before the answer came says nothing of
- * the COMMIT sent behind it, and neither does a connection-class error (08, 57, …:
- * `isEnvironmentError`), which a pooler such as PgBouncer may give the oldest unanswered statement
- * when it loses the server: such a write fails as any write whose COMMIT went unanswered.
+ * the COMMIT sent behind it, and neither does an error of the connection ({@link CONNECTION_LOST}),
+ * which a pooler such as PgBouncer may give the oldest unanswered statement when it loses the
+ * server: such a write fails as any write whose COMMIT went unanswered.
  */
 export function blameRiddenAdmission(error: unknown): unknown {
   return answeredWithAnError(error) ? new RiddenAdmissionFailedError(error) : error;
@@ -42,8 +48,8 @@ function answeredWithAnError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth <= CAUSE_DEPTH && typeof current === 'object' && current !== null; depth += 1) {
     if (current instanceof ServerRefusedError) return true;
-    if (isEnvironmentError(current, 'postgres')) return false;
     const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_LOST.test(code)) return false;
     if (typeof code === 'string' && SQLSTATE.test(code)) return true;
     current = (current as { cause?: unknown }).cause;
   }

@@ -1,7 +1,8 @@
 // PostgreSQL: the writes of an admission riding an enqueue go with the enqueue's COMMIT, not
 // waited for before it (decision 0254). When one of them fails, the whole transaction is rolled
 // back, the enqueue too: the enqueue then runs again without the ride, its request is answered as
-// queued, and a scheduler pass admits it. A trigger makes the ride's update of the job fail once.
+// queued, and a scheduler pass admits it. A trigger makes the ride's update of the job fail once;
+// another makes a send's first job insert fail once, left unawaited behind the next (decision 0255).
 import { asOwnerId, JobPhase } from '@agent-teams/core';
 import type { MemoryLogger } from '@agent-teams/testkit';
 import pg from 'pg';
@@ -14,6 +15,7 @@ import { waitFor } from './scheduler-harness.js';
 
 const ALICE = asOwnerId('alice');
 const FAILING = 'Fail the ride, then answer';
+const FAILING_INSERT = 'Fail the first insert, then answer';
 
 let db: FreshPostgres;
 let app: App & { readonly logger: MemoryLogger };
@@ -41,7 +43,16 @@ beforeAll(async () => {
       end if;
       return new;
     end $$;
-    create trigger fail_ride_once before update on jobs for each row execute function fail_ride_once();`);
+    create trigger fail_ride_once before update on jobs for each row execute function fail_ride_once();
+    create sequence insert_fail_once;
+    create function fail_insert_once() returns trigger language plpgsql as $$
+    begin
+      if new.text = '${FAILING_INSERT}' and nextval('insert_fail_once') = 1 then
+        raise exception using errcode = 'unique_violation', message = 'another server inserted it first';
+      end if;
+      return new;
+    end $$;
+    create trigger fail_insert_once before insert on jobs for each row execute function fail_insert_once();`);
 }, 60_000);
 afterAll(async () => {
   await admin?.end();
@@ -80,5 +91,30 @@ describe('a ridden admission whose left write fails at the COMMIT', () => {
     // own failure, set aside (decision 0248), not lost with the rolled-back attempt.
     const setAside = app.logger.at('error').filter((entry) => /set aside/.test(entry.message));
     expect(setAside.map((entry) => entry.fields.jobId)).toEqual([job.id]);
+  });
+
+  it('retries a send whose first left insert failed as a unique violation, not as the aborted statements after it', async () => {
+    const { team, memberIds } = await teamOfTwo(app, ALICE, 'insert-left');
+    const since = trips.mark();
+    // Two members: the first job's insert fails, and the second's insert and both records, sent
+    // behind it before its answer (decision 0255), fail because the transaction is aborted.
+    const jobs = await app.core.requests.send(ALICE, {
+      teamId: team.id,
+      memberIds,
+      text: FAILING_INSERT,
+      clientRequestId: 'r-insert-left',
+    });
+    expect(jobs.map((job) => job.memberId)).toEqual(memberIds);
+    const enqueues = trips
+      .transactions(since)
+      .filter((t) => t.some((s) => /^insert into "jobs"/.test(s.text)) && t.some((s) => /"snapshot__n"/.test(s.text)));
+    // The first attempt sent both inserts in one round trip, and was retried.
+    expect(enqueues.length).toBeGreaterThanOrEqual(2);
+    const first = enqueues[0]?.filter((s) => /^insert into "jobs"/.test(s.text)) ?? [];
+    expect(first).toHaveLength(2);
+    expect(first[1]?.trip).toBe(first[0]?.trip);
+    expect(await app.store.countJobs(team.id)).toEqual({ requests: 2, receipts: 0 });
+    const { rows } = await admin.query('select last_value::int as n from insert_fail_once');
+    expect((rows[0] as { n: number }).n).toBeGreaterThanOrEqual(2);
   });
 });
