@@ -14,7 +14,9 @@ let trips: RoundTripRecorder;
 beforeAll(async () => {
   pg = await createFreshPostgres('agent_teams_openai_trips');
   trips = recordRoundTrips();
-  harness = await openTeamHarness({ database: pg.url });
+  // A minute: the run's end then waits for its job's write even on a loaded machine (the default
+  // second passed under CI's load once, and the run's end was written alone).
+  harness = await openTeamHarness({ database: pg.url, rideWaitMs: 60_000 });
 }, 60_000);
 afterAll(async () => {
   trips?.stop();

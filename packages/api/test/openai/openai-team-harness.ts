@@ -84,6 +84,8 @@ export interface TeamHarnessOptions {
   readonly timeoutMs?: number;
   /** Set in both agents' settings over the rest (`baseUrl`: a test's own provider instead of `provider`). */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** How long a run's final write waits for its job write (`AppOptions.rideWaitMs`; the default otherwise). */
+  readonly rideWaitMs?: number;
 }
 
 export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<TeamHarness> {
@@ -108,6 +110,7 @@ export async function openTeamHarness(opts: TeamHarnessOptions = {}): Promise<Te
     catalog: new StaticCatalog(agents),
     ...(opts.budgets ? { budgets: opts.budgets } : {}),
     ...(opts.ackGraceMs === undefined ? {} : { scheduler: { ackGraceMs: opts.ackGraceMs } }),
+    ...(opts.rideWaitMs === undefined ? {} : { rideWaitMs: opts.rideWaitMs }),
     runtimes: ({ database, clock, logger, spend, rides }) => [
       new OpenAiRuntime({
         db: (database as OpenedDatabase).db,

@@ -16,7 +16,8 @@ let trips: RoundTripRecorder;
 let opened: RecordedPostgresApp | undefined;
 
 beforeAll(async () => {
-  opened = await openRecordedPostgresApp('agent_teams_pipelined', 'srv_pipelined');
+  // A minute: a run's end waits for its job's write even on a loaded machine (RIDE_WAIT_MS is 1 s).
+  opened = await openRecordedPostgresApp('agent_teams_pipelined', 'srv_pipelined', { rideWaitMs: 60_000 });
   ({ app, trips } = opened);
 }, 60_000);
 afterAll(async () => {
