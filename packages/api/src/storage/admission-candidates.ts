@@ -127,16 +127,12 @@ function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number)
         ]),
     )
     .selectFrom('w')
-    .select(['w.id', 'w.owner', 'w.team_id', 'w.conversation_id', 'w.seq', sql.lit(HEAD).as('part')])
+    .select(['w.id', 'w.owner', 'w.team_id', 'w.conversation_id', 'w.seq', sql.lit<string>(WalkPart.HEAD).as('part')])
     .where('w.rank', '<=', perOwner);
-  // Each row says what it is: a read asked ahead keeps each owner's first heads (`trimCandidates`)
-  // and every woken wait.
-  return heads.unionAll(wokenJobs(db, now).select(sql.lit(WOKEN).as('part')));
+  // Each row says what it is (`WalkPart`, as the walk by owner's rows): a read asked ahead keeps
+  // each owner's first heads (`trimCandidates`) and every woken wait.
+  return heads.unionAll(wokenJobs(db, now).select(sql.lit<string>(WalkPart.WOKEN).as('part')));
 }
-
-/** What a row of {@link postgresCandidates} is: one of its owner's heads, or a woken wait. */
-const HEAD = 'head';
-const WOKEN = 'woken';
 
 /** Each dialect's statement, compiled once (`compiled-statement.ts`): its building cost more than its run. */
 const CANDIDATES = {
@@ -156,9 +152,8 @@ export async function readCandidates(
   perOwner: number,
   walk?: number,
 ): Promise<AdmissionCandidate[]> {
-  return toCandidates(
-    scope.dialect === 'sqlite' ? await sqliteRows(scope, perOwner, walk) : await scanned(scope, perOwner),
-  );
+  const rows = scope.dialect === 'sqlite' ? await sqliteRows(scope, perOwner, walk) : await scanned(scope, perOwner);
+  return inQueueOrder(rows).map(toCandidate);
 }
 
 /**
@@ -181,28 +176,30 @@ export function readCandidatesAhead(scope: WriteScope, upTo: number): Promise<re
  */
 export function trimCandidates(rows: readonly CandidateRow[], perOwner: number): AdmissionCandidate[] {
   const kept = new Map<string, number>();
-  const trimmed = [...rows]
-    .sort((a, b) => Number(a.seq) - Number(b.seq))
+  return inQueueOrder(rows)
     .filter((row) => {
-      if ((row as { part?: unknown }).part !== HEAD) return true;
+      if ((row as { part?: unknown }).part !== WalkPart.HEAD) return true;
       const n = kept.get(row.owner) ?? 0;
       kept.set(row.owner, n + 1);
       return n < perOwner;
-    });
-  return toCandidates(trimmed);
+    })
+    .map(toCandidate);
 }
 
-/** Candidate rows as the planner takes them, in queue order. */
-function toCandidates(rows: readonly CandidateRow[]): AdmissionCandidate[] {
-  return [...rows]
-    .sort((a, b) => Number(a.seq) - Number(b.seq))
-    .map((row) => ({
-      jobId: asJobId(row.id),
-      owner: asOwnerId(row.owner),
-      teamId: asTeamId(row.team_id),
-      conversationId: asConversationId(row.conversation_id),
-      seq: Number(row.seq),
-    }));
+/** Candidate rows in queue order (a copy). */
+function inQueueOrder(rows: readonly CandidateRow[]): CandidateRow[] {
+  return [...rows].sort((a, b) => Number(a.seq) - Number(b.seq));
+}
+
+/** A candidate row as the planner takes it. */
+function toCandidate(row: CandidateRow): AdmissionCandidate {
+  return {
+    jobId: asJobId(row.id),
+    owner: asOwnerId(row.owner),
+    teamId: asTeamId(row.team_id),
+    conversationId: asConversationId(row.conversation_id),
+    seq: Number(row.seq),
+  };
 }
 
 /** The candidates by the scan by conversation ({@link sqliteCandidates}, {@link postgresCandidates}). */
