@@ -58,20 +58,28 @@ const SAVEPOINT = 'admission_ride';
  *
  * @remarks The enqueue's events are written first, so the admission reads the team row with the
  * revision and event seq the enqueue gave it, as a pass after the commit would have.
- * @param inserted the jobs the enqueue inserted, as they read now: frozen as given, not read again.
+ * @param inserted the jobs the enqueue inserted, as they read once their inserts answered: frozen
+ * as given, not read again.
  */
 export async function rideAdmission(
   scope: WriteScope,
   ride: PreparedRide,
-  inserted: readonly Job[],
+  inserted: () => Promise<readonly Job[]>,
 ): Promise<RideOutcome> {
   // Inserted by this transaction and not visible to any other until it commits: as they stand,
-  // so the admission does not read them again.
-  const riding = { inserted: new Map<JobId, Job>(inserted.map((job) => [job.id, job])) };
-  // The enqueue's writes sent and left, its events too, are not waited for: the savepoint and the
-  // ride's first reads follow them on the wire. One that failed aborted the transaction, so the
-  // savepoint was never taken and no rollback to it can drop that failure: it fails the enqueue
-  // (below, or at the COMMIT, which follows them and the ride's own writes on the wire).
+  // so the admission does not read them again. Asked only once needed (a freeze): by then the
+  // planning lock answered, and the inserts sent before it with it (decision 0257).
+  let byId: Promise<ReadonlyMap<JobId, Job>> | null = null;
+  const riding = {
+    inserted: () => {
+      byId ??= inserted().then((jobs) => new Map(jobs.map((job) => [job.id, job])));
+      return byId;
+    },
+  };
+  // The enqueue's writes sent and left (its inserts too), its events too, are not waited for: the
+  // savepoint and the ride's first reads follow them on the wire. One that failed aborted the
+  // transaction, so the savepoint was never taken and no rollback to it can drop that failure: it
+  // fails the enqueue (below, or at the COMMIT, which follows them and the ride's own writes).
   const held = pgHeld(scope.trx);
   await scope.events.flush();
   // Those whose check runs here are answered first: a check that fails aborts nothing, so a

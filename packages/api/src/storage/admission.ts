@@ -42,7 +42,11 @@ const ADMISSIBLE_PHASES: readonly string[] = [JobPhase.QUEUED, JobPhase.ANSWERED
  * they stand (no other transaction sees them before it commits), frozen without being read again.
  */
 export interface RiddenEnqueue {
-  readonly inserted: ReadonlyMap<JobId, Job>;
+  /**
+   * Once their inserts answered: on PostgreSQL the ride's first statements follow them on the
+   * wire, so their answers come with the planning lock's (decision 0257).
+   */
+  inserted(): Promise<ReadonlyMap<JobId, Job>>;
 }
 
 /**
@@ -98,7 +102,7 @@ async function lockInRide(
   jobId: JobId,
   ride: RiddenEnqueue,
 ): Promise<Locked | undefined> {
-  const inserted = ride.inserted.get(jobId);
+  const inserted = (await ride.inserted()).get(jobId);
   if (inserted !== undefined) {
     const locked = await lockTeamIfFreeWithReads(scope, teamId, inserted.memberId, freezeReadsFor(scope, teamId));
     return locked === undefined

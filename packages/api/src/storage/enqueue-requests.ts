@@ -2,6 +2,7 @@ import {
   type EnqueueRequestsArgs,
   type Job,
   type JobId,
+  JobPhase,
   queuedRequest,
   RecordKind,
   TeamEventKind,
@@ -12,29 +13,55 @@ import { pgHeld } from './pg-held-connection.js';
 import { appendRecord } from './record-writes.js';
 import type { WriteScope } from './write-transaction.js';
 
+/** An enqueue whose statements are sent (see {@link sendEnqueue}). */
+export interface SentEnqueue {
+  /** Whether a job it answers waits for a slot: known before the inserts' answers (an insert is QUEUED). */
+  readonly queued: boolean;
+  /**
+   * The jobs it answers, in the order decided: once every insert answered (PostgreSQL: once the
+   * transaction committed, or once {@link inserted} resolved). Throws before.
+   */
+  answered(): Job[];
+  /** The jobs it inserted, as they now read, once every insert answered. */
+  inserted(): Promise<Job[]>;
+}
+
 /**
- * Loads the snapshot under the team lock, asks `decide`, and inserts the decided requests.
- * @param inserted given, receives each job inserted here, as it now reads.
+ * Loads the snapshot under the team lock, asks `decide`, and sends the decided requests' inserts,
+ * their records and events; what the inserts answer (each job's `seq`) is read by
+ * {@link SentEnqueue.answered} and {@link SentEnqueue.inserted}.
+ *
+ * @remarks PostgreSQL: the inserts are sent and left (decision 0255), and not waited for here, so
+ * a riding admission's first statements follow them on the wire, and their answers come with the
+ * planning lock's (decision 0257). An insert that failed (a key another server inserted first: a
+ * unique violation) aborted the transaction: the statements after it fail, and the first failure
+ * in the order sent is what the write fails with (`PgHeldConnection.firstFailure`), retried by the
+ * caller, whose retry reads the twin as an existing job. SQLite awaits each insert.
  */
-export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsArgs, inserted?: Job[]): Promise<Job[]> {
+export async function sendEnqueue(scope: WriteScope, args: EnqueueRequestsArgs): Promise<SentEnqueue> {
   // The snapshot's reads go behind the lock, before its answer (`readEnqueueSnapshot`).
   const snapshot = await readEnqueueSnapshot(scope, scope.lockOwnedTeam(args.owner, args.teamId), args);
   const decision = args.decide(snapshot);
-  // The jobs answered: those inserted here as they now read (`insertJobReturning`), and the
-  // existing ones of repeated keys as the snapshot read them in this transaction.
-  const answered = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
+  const existing = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
   const held = pgHeld(scope.trx);
-  const stored: Job[] = [];
-  for (const [i, request] of decision.insert.entries()) {
+  // Their notes belong before any savepoint a ride takes after this (`noteAsOf`).
+  const sentAt = scope.events.rows.epoch();
+  const storing: Promise<Job>[] = [];
+  // Each inserted job as its insert answered (its seq), by id.
+  const stored = new Map<JobId, Job>();
+  const noteJob = (job: Job) => {
+    stored.set(job.id, job);
+    scope.events.rows.noteAsOf(sentAt, () => scope.events.rows.noteJob(job));
+  };
+  for (const request of decision.insert) {
     const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
-    const storing = insertJobReturning(scope.trx, scope.dialect, job, scope.now);
-    // PostgreSQL: its answer (the seq) is read below, once every insert was sent: this one's record
-    // and the next request's insert follow it on the wire (decision 0255).
-    if (held === undefined) stored[i] = await storing;
-    else
-      held.defer(storing, (answer) => {
-        stored[i] = answer;
-      });
+    const insert = insertJobReturning(scope.trx, scope.dialect, job, scope.now);
+    // PostgreSQL: left, and noted when it answers (before `answered` reads it: the note is the
+    // answer's first reaction). Noting cannot fail once the insert succeeded (it returns the seq),
+    // so the COMMIT need not wait for it.
+    if (held === undefined) noteJob(await insert);
+    else held.defer(insert, noteJob, true);
+    storing.push(insert);
     await scope.events.emit(args.teamId, TeamEventKind.JOB_CHANGED, { jobId: job.id });
     await appendRecord(scope, {
       id: request.recordId,
@@ -48,17 +75,27 @@ export async function enqueueRequests(scope: WriteScope, args: EnqueueRequestsAr
     });
     await scope.events.emit(args.teamId, TeamEventKind.MEMBER_CHANGED, { memberId: request.memberId });
   }
-  // Every insert's answer, in the order sent; the first failure is thrown (a key another server
-  // inserted first: a unique violation, which the caller's retry reads as an existing job).
-  if (held !== undefined && decision.insert.length > 0) await held.settle();
-  for (const job of stored) {
-    answered.set(job.id, job);
-    inserted?.push(job);
-    scope.events.rows.noteJob(job);
-  }
-  return decision.resultIds.map((id) => {
-    const job = answered.get(id);
-    if (job === undefined) throw new Error(`[agent-teams/api] enqueue decided on a missing job ${id}`);
-    return job;
-  });
+  let settled: Promise<Job[]> | null = null;
+  // Every insert's answer, in the order sent; the first failure is thrown.
+  const inserted = () => {
+    settled ??= Promise.allSettled(storing).then((answers) =>
+      answers.map((answer) => {
+        if (answer.status === 'rejected') throw answer.reason;
+        return answer.value;
+      }),
+    );
+    return settled;
+  };
+  return {
+    // An insert is QUEUED (`queuedRequest`); a repeated key answers its stored job as it stands.
+    queued: decision.resultIds.some((id) => (existing.get(id)?.phase ?? JobPhase.QUEUED) === JobPhase.QUEUED),
+    inserted,
+    answered() {
+      return decision.resultIds.map((id) => {
+        const job = stored.get(id) ?? existing.get(id);
+        if (job === undefined) throw new Error(`[agent-teams/api] enqueue answered before its insert of job ${id}`);
+        return job;
+      });
+    },
+  };
 }

@@ -1,30 +1,29 @@
-import {
-  type AdmitArgs,
-  type AdmittedJob,
-  type ClaimArgs,
-  type ClaimedJobs,
-  type ConversationId,
-  type ConversationState,
-  type EnqueueRequestsArgs,
-  type Job,
-  type JobFilter,
-  type JobId,
-  JobPhase,
-  type JobView,
-  type OwnerId,
-  type PublishWindow,
-  type RenewLeaseArgs,
-  type RespondToJobArgs,
-  type SeqPage,
-  type SeqPageRequest,
-  type TeamId,
-  type TransitionOutcome,
-  type UpdateJobOptions,
+import type {
+  AdmitArgs,
+  AdmittedJob,
+  ClaimArgs,
+  ClaimedJobs,
+  ConversationId,
+  ConversationState,
+  EnqueueRequestsArgs,
+  Job,
+  JobFilter,
+  JobId,
+  JobView,
+  OwnerId,
+  PublishWindow,
+  RenewLeaseArgs,
+  RespondToJobArgs,
+  SeqPage,
+  SeqPageRequest,
+  TeamId,
+  TransitionOutcome,
+  UpdateJobOptions,
 } from '@agent-teams/core';
 import * as admission from './admission.js';
 import { asAdmitted, failedRide, type RideOutcome, rideAdmission } from './admission-ride.js';
 import * as changeWaits from './change-waits.js';
-import { enqueueRequests } from './enqueue-requests.js';
+import { sendEnqueue } from './enqueue-requests.js';
 import * as jobLeases from './job-leases.js';
 import * as jobReads from './job-reads.js';
 import * as jobWrites from './job-writes.js';
@@ -47,24 +46,20 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     let rideFailed: RideOutcome | null = null;
     // A unique violation on the idempotency index means another server inserted the twin first:
     // the retry's snapshot shows it as `existing`, so `decide` returns it.
-    return runWrite(
+    // The jobs answered are read once the write committed: on PostgreSQL the inserts are sent and
+    // left, the ride's first statements or the COMMIT follow them, and their answers come with
+    // that round trip's (decision 0257).
+    const answer = await runWrite(
       this.ctx,
       args.now,
       async (scope) => {
         outcome = rideFailed;
-        const inserted: Job[] = [];
-        const jobs = await enqueueRequests(scope, args, inserted);
+        const sent = await sendEnqueue(scope, args);
         // Only while a job waits for a slot (an idempotent replay of a started request: none).
-        if (
-          ride === null ||
-          rideFailed !== null ||
-          !ride.active() ||
-          !jobs.some((job) => job.phase === JobPhase.QUEUED)
-        ) {
-          return jobs;
-        }
-        outcome = await rideAdmission(scope, ride, inserted);
-        return asAdmitted(jobs, outcome);
+        if (ride === null || rideFailed !== null || !ride.active() || !sent.queued) return () => sent.answered();
+        const ridden = await rideAdmission(scope, ride, sent.inserted);
+        outcome = ridden;
+        return () => asAdmitted(sent.answered(), ridden);
       },
       {
         retryOnUniqueViolation: true,
@@ -87,6 +82,7 @@ export class KyselyJobRoles extends KyselyTeamRoles {
             }),
       },
     );
+    return answer();
   }
 
   updateJob(

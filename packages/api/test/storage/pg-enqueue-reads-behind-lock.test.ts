@@ -59,11 +59,13 @@ describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
     expect(tripOf(/^select \* from "teams" where "id" = \$1 for update$/)).toBe(begin);
     expect(tripOf(/^select \* from "members"/)).toBe(begin);
     expect(tripOf(/"snapshot__n"/)).toBe(begin);
-    // With the admission riding it (decisions 0254–0256): the lock with its reads; the insert
-    // with its record; the events, the savepoint, the planning lock and the candidates; the
-    // freeze's locked read; the admission's writes with the COMMIT.
+    // With the admission riding it (decisions 0254–0257): the lock with its reads; the insert,
+    // its record, the events, the savepoint, the planning lock and the candidates; the freeze's
+    // locked read; the admission's writes with the COMMIT.
     expect(enqueue.some((s) => /^SAVEPOINT admission_ride$/.test(s.text))).toBe(true);
-    expect(tripsOf(enqueue)).toBe(5);
+    expect(tripOf(/^insert into "jobs"/)).toBe((begin ?? 0) + 1);
+    expect(tripOf(/^SAVEPOINT admission_ride$/)).toBe((begin ?? 0) + 1);
+    expect(tripsOf(enqueue)).toBe(4);
     if (job === undefined) throw new Error('nothing enqueued');
     await waitFor(async () => (await app.store.findJobs([job.id]))[0]?.phase === JobPhase.COMPLETED, 'done');
   });
@@ -116,5 +118,43 @@ describe('an enqueue on PostgreSQL, its reads behind its lock', () => {
       clientRequestId: 'r-bob',
     });
     expect(job?.teamId).toBe(team.id);
+  });
+});
+
+describe('an enqueue on PostgreSQL with no admission riding it', () => {
+  let alone: RecordedPostgresApp | undefined;
+  beforeAll(async () => {
+    // Unstarted: its scheduler offers no ride, so each send commits alone.
+    alone = await openRecordedPostgresApp('agent_teams_enqueue_alone', 'srv_enqueue_alone', { start: false });
+  }, 60_000);
+  afterAll(async () => {
+    await alone?.close();
+  });
+
+  it('sends its COMMIT behind its inserts, records and events: two round trips, the jobs answered as stored', async () => {
+    if (alone === undefined) throw new Error('no application');
+    const { team, memberIds } = await teamOfTwo(alone.app, ALICE, 'alone');
+    const since = alone.trips.mark();
+    const jobs = await alone.app.core.requests.send(ALICE, {
+      teamId: team.id,
+      memberIds,
+      text: 'Instant answer',
+      clientRequestId: 'r-alone',
+    });
+    const enqueue = alone.trips
+      .transactions(since)
+      .find((t) => t.some((s) => /^insert into "jobs"/.test(s.text)) && t.some((s) => /"snapshot__n"/.test(s.text)));
+    if (enqueue === undefined) throw new Error('no enqueue transaction recorded');
+    expect(enqueue.some((s) => /^SAVEPOINT/.test(s.text))).toBe(false);
+    const inserts = enqueue.filter((s) => /^insert into "jobs"/.test(s.text));
+    expect(inserts).toHaveLength(2);
+    // The lock with its reads; the inserts, their records, the events and the COMMIT (decision 0257).
+    const commit = enqueue.find((s) => /^commit$/i.test(s.text));
+    for (const insert of inserts) expect(insert.trip).toBe(commit?.trip);
+    expect(tripsOf(enqueue)).toBe(2);
+    // Answered with the seqs the inserts returned, as stored.
+    const stored = await alone.app.store.findJobs(jobs.map((job) => job.id));
+    expect(jobs.map((job) => job.seq)).toEqual(jobs.map((job) => stored.find((s) => s.id === job.id)?.seq));
+    expect(jobs.every((job) => job.phase === JobPhase.QUEUED && job.seq > 0)).toBe(true);
   });
 });
