@@ -19,6 +19,7 @@ import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
 import { isEnvironmentError } from './driver-errors.js';
+import { admittedCandidates, answeredAhead, type LockedAhead, lockAhead } from './freeze-locks-ahead.js';
 import { freezeReadsFor, keepFreezeReads } from './freeze-reads.js';
 import { JOB_BY_ID, UNFINISHED } from './job-reads.js';
 import { applyAdmission, applyTransition } from './job-writes.js';
@@ -28,7 +29,7 @@ import { blamed } from './pg-held-connection.js';
 import { ROUND_IF_FREE, readActive, readRound, storeEmptyRound } from './planning-lock.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { readStoredRound } from './stored-json.js';
-import { lockTeamIfFreeWithReads, lockTeamWithJob } from './team-job-lock.js';
+import { type LockedTeamJob, lockTeamIfFreeWithReads, lockTeamWithJob } from './team-job-lock.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -61,8 +62,13 @@ async function freezeOne(
   teamId: TeamId,
   args: AdmitArgs,
   ride: RiddenEnqueue | null,
+  ahead: LockedAhead | undefined,
 ): Promise<AdmittedJob | null> {
-  const locked = await (ride === null ? lockTeamAndJob(scope, teamId, jobId) : lockInRide(scope, teamId, jobId, ride));
+  const locked = await (ahead !== undefined
+    ? takeAhead(scope, teamId, ahead)
+    : ride === null
+      ? lockTeamAndJob(scope, teamId, jobId)
+      : lockInRide(scope, teamId, jobId, ride));
   if (locked === undefined) return null;
   const { team: teamRow, job } = locked;
   // Changed since the candidates were read (cancelled by another server): not admitted.
@@ -88,8 +94,13 @@ async function freezeOne(
 }
 
 /** A pass's freeze: the team locked and the job read under it (one round trip on PostgreSQL). */
-async function lockTeamAndJob(scope: WriteScope, teamId: TeamId, jobId: JobId): Promise<Locked | undefined> {
-  const locked = await lockTeamWithJob(scope, teamId, jobId, freezeReadsFor(scope, teamId));
+async function lockTeamAndJob(
+  scope: WriteScope,
+  teamId: TeamId,
+  jobId: JobId,
+  sent: Promise<LockedTeamJob | undefined> = lockTeamWithJob(scope, teamId, jobId, freezeReadsFor(scope, teamId)),
+): Promise<Locked | undefined> {
+  const locked = await sent;
   if (locked === undefined) return undefined;
   const fence = Number(locked.job.lease_fence);
   return { team: locked.team, job: toJob(locked.job), fence, ...keepFreezeReads(scope, teamId, locked) };
@@ -113,6 +124,15 @@ async function lockInRide(
   if (team === undefined) return undefined;
   const [row] = await JOB_BY_ID.rows(scope.trx, jobId);
   return row === undefined ? undefined : { team, job: toJob(row), fence: Number(row.lease_fence) };
+}
+
+/** A freeze's locked read sent ahead (`freeze-locks-ahead.ts`), its notes made now, in the freezes' order. */
+async function takeAhead(scope: WriteScope, teamId: TeamId, ahead: LockedAhead): Promise<Locked | undefined> {
+  if (ahead.kind === 'pass') return lockTeamAndJob(scope, teamId, ahead.jobId, ahead.read);
+  const locked = await ahead.read;
+  return locked === undefined
+    ? undefined
+    : { team: locked.team, job: ahead.job, fence: 0, ...keepFreezeReads(scope, teamId, locked) };
 }
 
 /** A team row locked and a job read under that lock. */
@@ -253,22 +273,21 @@ async function planAndFreeze(
       .where('id', '=', 1)
       .execute();
   }
-  const eligible = new Map<string, TeamId>(candidates.map((candidate) => [candidate.jobId, candidate.teamId]));
+  const toFreeze = admittedCandidates(plan.admit, candidates, capacity - active);
+  // PostgreSQL: every freeze's locked read sent before the first answer (decision 0258).
+  const locks = lockAhead(scope, toFreeze, ride === null ? null : await ride.inserted());
+  await answeredAhead(locks);
   const admitted: AdmittedJob[] = [];
-  for (const jobId of plan.admit.slice(0, Math.max(0, capacity - active))) {
-    // Only candidates, once each, within the free slots: a planner bug must not admit a blocked or finished job.
-    const teamId = eligible.get(jobId);
-    if (teamId === undefined) continue;
-    eligible.delete(jobId);
+  for (const { jobId, teamId } of toFreeze) {
     // One job's own failure names the job (the scheduler sets it aside and admits the rest), so
     // does its write checked later (`pg-held-connection.ts`); the database's own is everyone's.
     const blame = (error: unknown) =>
       isEnvironmentError(error, scope.dialect) ? error : new AdmissionJobError(jobId, teamId, error);
-    const frozen = await blamed(scope.trx, blame, () => freezeOne(scope, jobId, teamId, args, ride)).catch(
-      (error: unknown) => {
-        throw blame(error);
-      },
-    );
+    const frozen = await blamed(scope.trx, blame, () =>
+      freezeOne(scope, jobId, teamId, args, ride, locks.get(jobId)),
+    ).catch((error: unknown) => {
+      throw blame(error);
+    });
     if (frozen !== null) admitted.push(frozen);
   }
   return admitted;

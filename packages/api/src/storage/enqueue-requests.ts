@@ -18,8 +18,9 @@ export interface SentEnqueue {
   /** Whether a job it answers waits for a slot: known before the inserts' answers (an insert is QUEUED). */
   readonly queued: boolean;
   /**
-   * The jobs it answers, in the order decided: once every insert answered (PostgreSQL: once the
-   * transaction committed, or once {@link inserted} resolved). Throws before.
+   * The jobs it answers, in the order decided, once every insert answered (PostgreSQL: once the
+   * transaction committed, or once {@link inserted} resolved). Throws if a job it inserted has not
+   * answered yet.
    */
   answered(): Job[];
   /** The jobs it inserted, as they now read, once every insert answered. */
@@ -43,6 +44,13 @@ export async function sendEnqueue(scope: WriteScope, args: EnqueueRequestsArgs):
   const snapshot = await readEnqueueSnapshot(scope, scope.lockOwnedTeam(args.owner, args.teamId), args);
   const decision = args.decide(snapshot);
   const existing = new Map<JobId, Job>(snapshot.existing.map((job) => [job.id, job]));
+  // Checked before anything is written: the jobs are read only once the write committed.
+  const inserting = new Set<JobId>(decision.insert.map((request) => request.id));
+  for (const id of decision.resultIds) {
+    if (!existing.has(id) && !inserting.has(id)) {
+      throw new Error(`[agent-teams/api] enqueue decided on a missing job ${id}`);
+    }
+  }
   const held = pgHeld(scope.trx);
   // Their notes belong before any savepoint a ride takes after this (`noteAsOf`).
   const sentAt = scope.events.rows.epoch();
@@ -57,8 +65,10 @@ export async function sendEnqueue(scope: WriteScope, args: EnqueueRequestsArgs):
     const job = queuedRequest(request, { id: args.teamId, owner: args.owner }, scope.now);
     const insert = insertJobReturning(scope.trx, scope.dialect, job, scope.now);
     // PostgreSQL: left, and noted when it answers (before `answered` reads it: the note is the
-    // answer's first reaction). Noting cannot fail once the insert succeeded (it returns the seq),
-    // so the COMMIT need not wait for it.
+    // answer's first reaction). Left as checked by the server, so the COMMIT need not wait for
+    // it: an insert that succeeded returns its seq. Only a trigger that dropped the row would
+    // make `insertJobReturning` fail after the COMMIT, the request then reported failed though
+    // committed, and found as existing when sent again with its key (record inserts alike).
     if (held === undefined) noteJob(await insert);
     else held.defer(insert, noteJob, true);
     storing.push(insert);
@@ -78,12 +88,16 @@ export async function sendEnqueue(scope: WriteScope, args: EnqueueRequestsArgs):
   let settled: Promise<Job[]> | null = null;
   // Every insert's answer, in the order sent; the first failure is thrown.
   const inserted = () => {
-    settled ??= Promise.allSettled(storing).then((answers) =>
-      answers.map((answer) => {
-        if (answer.status === 'rejected') throw answer.reason;
-        return answer.value;
-      }),
-    );
+    if (settled === null) {
+      settled = Promise.allSettled(storing).then((answers) =>
+        answers.map((answer) => {
+          if (answer.status === 'rejected') throw answer.reason;
+          return answer.value;
+        }),
+      );
+      // Its caller sees the failure; none is left unhandled when a caller stops listening.
+      settled.catch(() => undefined);
+    }
     return settled;
   };
   return {
@@ -93,7 +107,7 @@ export async function sendEnqueue(scope: WriteScope, args: EnqueueRequestsArgs):
     answered() {
       return decision.resultIds.map((id) => {
         const job = stored.get(id) ?? existing.get(id);
-        if (job === undefined) throw new Error(`[agent-teams/api] enqueue answered before its insert of job ${id}`);
+        if (job === undefined) throw new Error(`[agent-teams/api] job ${id} was read before its insert answered`);
         return job;
       });
     },

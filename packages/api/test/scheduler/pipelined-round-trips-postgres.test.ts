@@ -77,11 +77,10 @@ describe('a job on PostgreSQL, pipelined', () => {
       ),
     );
     expect(leases).toHaveLength(3);
-    // Every lease but the last goes with the next job's lock; the last one with what follows it
-    // (in a riding admission, its savepoint's end waits for it; in a pass, the events and COMMIT do not).
-    const followed = leases.filter(({ next }) => next !== undefined && !/^commit$/i.test(next.text));
-    expect(followed.length).toBeGreaterThanOrEqual(2);
-    for (const { statement, next } of followed) expect(next?.trip).toBe(statement.trip);
+    // Every job's locked read went before the first answer (decision 0258), so each lease goes
+    // with the next job's and the last with the COMMIT: the three in one round trip.
+    for (const { statement, next } of leases) expect(next?.trip).toBe(statement.trip);
+    expect(new Set(leases.map(({ statement }) => statement.trip)).size).toBe(1);
   });
 
   it('asks a pass’s candidates with its planning lock and active jobs: one round trip (decision 0256)', async () => {
@@ -117,6 +116,35 @@ describe('a job on PostgreSQL, pipelined', () => {
     }
   });
 
+  it('sends a pass’s locked reads of every job it admits before the first answer (decision 0258)', async () => {
+    const locker = new pg.Client({ connectionString: opened?.db.url });
+    await locker.connect();
+    try {
+      // The planning lock held elsewhere: the send's ride is skipped, and the pass its events wake
+      // admits the three jobs once the lock is free.
+      await locker.query('BEGIN');
+      await locker.query('select round_json from scheduler_state where id = 1 for update');
+      const sent = sendToThree('pass-three');
+      await waitFor(async () => {
+        const { rows } = await locker.query("select count(*)::int as n from jobs where phase = 'QUEUED'");
+        return (rows[0] as { n: number }).n === 3;
+      }, 'three queued');
+      await locker.query('COMMIT');
+      const pass = (await sent).find(
+        (t) =>
+          has(t, /^select "round_json" from "scheduler_state" where "id" = \$1 for update$/) && has(t, /^commit$/i),
+      );
+      if (pass === undefined) throw new Error('no pass recorded');
+      const locked = pass.filter((s) => /^with "locked_team" as materialized/.test(s.text));
+      expect(locked).toHaveLength(3);
+      expect(new Set(locked.map((s) => s.trip)).size).toBe(1);
+      // The planning lock with its reads; the locked reads; the writes with the COMMIT.
+      expect(tripsOf(pass)).toBe(3);
+    } finally {
+      await locker.end();
+    }
+  });
+
   it('rides an enqueue with its reads paired: the roster with the snapshot; the inserts with the records, the events, the savepoint, the planning lock and the active jobs', async () => {
     const transactions = await sendToThree('ride');
     const ride = transactions.find((t) => has(t, /^SAVEPOINT admission_ride$/));
@@ -147,16 +175,18 @@ describe('a job on PostgreSQL, pipelined', () => {
     for (const record of records) expect(record.trip).toBe(planning);
     expect(inserts[0]?.trip).toBe(planning);
     expect(planning).toBe(tripOf(/^begin$/i) + 1);
-    // The admission's writes go with the COMMIT (decision 0254): its last job's update is not
-    // waited for (each other one goes with the next job's locked read).
+    // The three jobs' locked reads go together once the candidates answered (decision 0258).
+    const locked = ride.filter((statement) => /^select \*, \(select coalesce\(json_agg\(m /.test(statement.text));
+    expect(locked.map((statement) => statement.trip)).toEqual([planning + 1, planning + 1, planning + 1]);
+    // The admission's writes go with the COMMIT (decision 0254), none waited for.
     const savepoint = ride.findIndex((statement) => /^SAVEPOINT admission_ride$/.test(statement.text));
     const updates = ride
       .slice(savepoint)
       .filter((statement) => /^with "written" as \(update "jobs"/.test(statement.text));
-    expect(updates).toHaveLength(3);
-    expect(updates.at(-1)?.trip).toBe(tripOf(/^commit$/));
+    expect(updates.map((statement) => statement.trip)).toEqual([planning + 2, planning + 2, planning + 2]);
+    expect(tripOf(/^commit$/)).toBe(planning + 2);
     // The lock with its reads; the inserts, records and events with the planning lock and the
-    // candidates; three locked reads, each job's update with the next and the last with the COMMIT.
-    expect(tripsOf(ride)).toBeLessThanOrEqual(6);
+    // candidates; the three locked reads; the three jobs' writes with the COMMIT.
+    expect(tripsOf(ride)).toBe(4);
   });
 });

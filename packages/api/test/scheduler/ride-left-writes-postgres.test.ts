@@ -141,6 +141,7 @@ describe('a ridden admission whose left write fails at the COMMIT', () => {
     expect(first.find((s) => /^commit$/i.test(s.text))?.trip).toBe(insert?.trip);
     expect(await app.store.countJobs(team.id)).toEqual({ requests: 2, receipts: 0 });
     const stored = await app.store.findJobs(jobs.map((job) => job.id));
-    expect(stored.map((job) => job.seq).sort()).toEqual(jobs.map((job) => job.seq).sort());
+    const bySeq = (a: number, b: number) => a - b;
+    expect(stored.map((job) => job.seq).sort(bySeq)).toEqual(jobs.map((job) => job.seq).sort(bySeq));
   });
 });
