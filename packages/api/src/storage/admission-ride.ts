@@ -67,8 +67,8 @@ export async function rideAdmission(
   inserted: () => Promise<readonly Job[]>,
 ): Promise<RideOutcome> {
   // Inserted by this transaction and not visible to any other until it commits: as they stand,
-  // so the admission does not read them again. Asked only once needed (a freeze): by then the
-  // planning lock answered, and the inserts sent before it with it (decision 0257).
+  // so the admission does not read them again. Asked once the planning lock answered (the
+  // admission got it): the inserts sent before it answered with it (decision 0257).
   let byId: Promise<ReadonlyMap<JobId, Job>> | null = null;
   const riding = {
     inserted: () => {

@@ -275,14 +275,19 @@ async function planAndFreeze(
   }
   const toFreeze = admittedCandidates(plan.admit, candidates, capacity - active);
   // PostgreSQL: every freeze's locked read sent before the first answer (decision 0258).
+  // A ride's own jobs: answered with its planning lock (a failed insert failed that lock first).
   const locks = lockAhead(scope, toFreeze, ride === null ? null : await ride.inserted());
-  await answeredAhead(locks);
+  // One job's own failure names the job (the scheduler sets it aside and admits the rest), so
+  // does its write checked later (`pg-held-connection.ts`); the database's own is everyone's.
+  const blameOf = (jobId: JobId, teamId: TeamId) => (error: unknown) =>
+    isEnvironmentError(error, scope.dialect) ? error : new AdmissionJobError(jobId, teamId, error);
+  const failed = await answeredAhead(locks);
+  if (failed !== undefined) {
+    throw blameOf(failed.jobId, failed.teamId)(failed.error);
+  }
   const admitted: AdmittedJob[] = [];
   for (const { jobId, teamId } of toFreeze) {
-    // One job's own failure names the job (the scheduler sets it aside and admits the rest), so
-    // does its write checked later (`pg-held-connection.ts`); the database's own is everyone's.
-    const blame = (error: unknown) =>
-      isEnvironmentError(error, scope.dialect) ? error : new AdmissionJobError(jobId, teamId, error);
+    const blame = blameOf(jobId, teamId);
     const frozen = await blamed(scope.trx, blame, () =>
       freezeOne(scope, jobId, teamId, args, ride, locks.get(jobId)),
     ).catch((error: unknown) => {

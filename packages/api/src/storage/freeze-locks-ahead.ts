@@ -5,8 +5,18 @@ import type { WriteScope } from './write-transaction.js';
 
 /** A freeze's locked read sent ahead: a pass's (team and job) or a ride's (team if free, its own job as inserted). */
 export type LockedAhead =
-  | { readonly kind: 'pass'; readonly jobId: JobId; readonly read: Promise<LockedTeamJob | undefined> }
-  | { readonly kind: 'ride'; readonly job: Job; readonly read: ReturnType<typeof lockTeamIfFreeWithReads> };
+  | {
+      readonly kind: 'pass';
+      readonly jobId: JobId;
+      readonly teamId: TeamId;
+      readonly read: Promise<LockedTeamJob | undefined>;
+    }
+  | {
+      readonly kind: 'ride';
+      readonly job: Job;
+      readonly teamId: TeamId;
+      readonly read: ReturnType<typeof lockTeamIfFreeWithReads>;
+    };
 
 /**
  * The candidates a plan admits, in its order, within `slots` free slots: only candidates, once
@@ -63,27 +73,45 @@ export function lockAhead(
     conversations.add(conversationId);
     const cached = freezeReadsFor(scope, teamId);
     const reads: FreezeReads = asked.has(teamId) ? { roster: false, records: false } : cached;
+    // Marked asked even when no read is sent for this job (a ride's job not its own): its freeze,
+    // before a later job of the team takes its read, may append a record, and records read
+    // ahead of that append would then be noted after it, stale. The later job reads them fresh.
     asked.add(teamId);
     if (inserted === null) {
       const read = lockTeamWithJob(scope, teamId, jobId, reads);
       // Its freeze awaits it; one not reached (an earlier freeze failed) must not go unhandled.
       read.catch(() => undefined);
-      ahead.set(jobId, { kind: 'pass', jobId, read });
+      ahead.set(jobId, { kind: 'pass', jobId, teamId, read });
       continue;
     }
     const job = inserted.get(jobId);
     if (job === undefined || job.memberId === null) continue;
     const read = lockTeamIfFreeWithReads(scope, teamId, job.memberId, reads);
     read.catch(() => undefined);
-    ahead.set(jobId, { kind: 'ride', job, read });
+    ahead.set(jobId, { kind: 'ride', job, teamId, read });
   }
   return ahead;
 }
 
 /**
- * Waits until every read sent ahead answered (or failed: its freeze throws it), so the freezes'
- * writes follow all their answers at once, not each answer as it arrives.
+ * Waits until every read sent ahead answered; the first that failed, in the order sent, with its
+ * job (undefined when none did).
+ *
+ * @remarks A read the server failed (a deadlock's victim, a lock or statement timeout) aborted
+ * the transaction, so each statement after it fails as aborted (25P02), the earlier freezes'
+ * writes too: the caller throws this one, blamed on its own job, before any freeze runs, as when
+ * the reads went one by one and that job's read failed first. The writes of the freezes before it
+ * would have been rolled back with the transaction either way.
  */
-export async function answeredAhead(ahead: ReadonlyMap<JobId, LockedAhead>): Promise<void> {
-  if (ahead.size > 0) await Promise.allSettled([...ahead.values()].map((entry) => entry.read));
+export async function answeredAhead(
+  ahead: ReadonlyMap<JobId, LockedAhead>,
+): Promise<{ readonly jobId: JobId; readonly teamId: TeamId; readonly error: unknown } | undefined> {
+  if (ahead.size === 0) return undefined;
+  const entries = [...ahead.entries()];
+  const answers = await Promise.allSettled(entries.map(([, entry]) => entry.read));
+  for (const [index, answer] of answers.entries()) {
+    const [jobId, { teamId }] = entries[index] as [JobId, LockedAhead];
+    if (answer.status === 'rejected') return { jobId, teamId, error: answer.reason };
+  }
+  return undefined;
 }
