@@ -26,7 +26,7 @@ import { applyAdmission, applyTransition } from './job-writes.js';
 import { SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
 import { deliverFrozen, undeliveredMessages } from './mailbox.js';
 import { blamed } from './pg-held-connection.js';
-import { ROUND_IF_FREE, readActive, readRound, storeEmptyRound } from './planning-lock.js';
+import { ROUND_IF_FREE, readActive, readRound, storeEmptyRound, storeRound } from './planning-lock.js';
 import { toJob, toTeam, withoutSeq } from './row-mappers.js';
 import { readStoredRound } from './stored-json.js';
 import { type LockedTeamJob, lockTeamIfFreeWithReads, lockTeamWithJob } from './team-job-lock.js';
@@ -266,13 +266,7 @@ async function planAndFreeze(
   // Every candidate admitted: the empty round the next pass would store, stored now (one commit less).
   const next = JSON.stringify(settledRound(plan, candidates));
   // The row lock is held either way; an unchanged round needs no write.
-  if (next !== JSON.stringify(round)) {
-    await scope.trx
-      .updateTable('scheduler_state')
-      .set({ round_json: next, updated_at: scope.now })
-      .where('id', '=', 1)
-      .execute();
-  }
+  if (next !== JSON.stringify(round)) await storeRound(scope, next);
   const toFreeze = admittedCandidates(plan.admit, candidates, capacity - active);
   // PostgreSQL: every freeze's locked read sent before the first answer (decision 0258).
   // A ride's own jobs: answered with its planning lock (a failed insert failed that lock first).

@@ -2,6 +2,7 @@ import { EMPTY_ROUND, type RoundState } from '@agent-teams/core';
 import { CompiledStatement } from './compiled-statement.js';
 import { UNFINISHED } from './job-reads.js';
 import { ACTIVE_PHASE_LITERALS } from './literal-phase.js';
+import { writeThenCheck } from './pg-held-connection.js';
 import { readStoredRound } from './stored-json.js';
 import type { WriteScope } from './write-transaction.js';
 
@@ -42,6 +43,26 @@ export async function storeEmptyRound(scope: WriteScope): Promise<RoundState> {
     .where('id', '=', 1)
     .execute();
   return EMPTY_ROUND;
+}
+
+/** The planning round stored: `[round_json, updated_at]`; compiled once. */
+const STORE_ROUND = new CompiledStatement(2, (db, round: string, now: string) =>
+  db.updateTable('scheduler_state').set({ round_json: round, updated_at: now }).where('id', '=', 1),
+);
+
+/**
+ * Stores `round` (JSON) under the planning lock this transaction holds. On PostgreSQL it is sent
+ * and left (decision 0258): the freezes' locked reads follow it on the wire instead of waiting for
+ * its answer, and nothing needs checking (the row is there: this transaction locked it), so the
+ * `COMMIT` follows it too; a failure aborts the transaction, which then fails with it.
+ */
+export function storeRound(scope: WriteScope, round: string): Promise<void> {
+  return writeThenCheck(
+    scope.trx,
+    () => STORE_ROUND.execute(scope.trx, round, scope.now),
+    () => undefined,
+    true,
+  );
 }
 
 /** The active jobs per owner; compiled once (`compiled-statement.ts`). */
