@@ -73,14 +73,15 @@ async function freezeOne(
   const { team: teamRow, job } = locked;
   // Changed since the candidates were read (cancelled by another server): not admitted.
   if (!ADMISSIBLE_PHASES.includes(job.phase)) return null;
+  // Read under the team lock: a send to this member waits for this transaction, so a message
+  // is either frozen into this turn or still undelivered for the next one, never both.
+  const mailbox = job.memberId === null ? [] : (locked.mailbox ?? (await undeliveredMessages(scope.trx, job.memberId)));
   const outcome = args.freeze({
     job,
     team: withoutSeq(toTeam(teamRow)),
     members: await scope.roster(job.teamId),
     recentRecords: await scope.recentRecords(job.teamId),
-    // Read under the team lock: a send to this member waits for this transaction, so a message
-    // is either frozen into this turn or still undelivered for the next one, never both.
-    mailbox: job.memberId === null ? [] : (locked.mailbox ?? (await undeliveredMessages(scope.trx, job.memberId))),
+    mailbox,
     ...(job.phase === JobPhase.WAITING_CHANGE ? { changes: await readChanges(scope.trx, job) } : {}),
   });
   if (!outcome.ok) throw outcome.error;
@@ -89,7 +90,7 @@ async function freezeOne(
     args.serverId === undefined
       ? { job: await applyTransition(scope, job, outcome) }
       : await applyAdmission(scope, job, outcome, args.serverId, locked.fence);
-  await deliverFrozen(scope, admitted.job);
+  await deliverFrozen(scope, admitted.job, mailbox);
   return admitted;
 }
 

@@ -24,6 +24,8 @@ import type { Database, TeamMessagesTable } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { insertJob } from './job-row-writes.js';
 import { literalPhase } from './literal-phase.js';
+import { pgHeld } from './pg-held-connection.js';
+import { exactlyRows } from './pg-server-check.js';
 import { toTeam, withoutSeq } from './row-mappers.js';
 import { readStoredStrings } from './stored-json.js';
 import { inInputOrder, listMembers } from './team-reads.js';
@@ -219,31 +221,51 @@ export async function sendMessage(scope: WriteScope, args: SendMessageArgs): Pro
 
 /**
  * Marks the messages a just-frozen turn names in its input as delivered into it, in the
- * admission's transaction, with one MESSAGE_DELIVERED event each. Only undelivered copies
- * change: the turn input is the one source of what the turn received.
+ * admission's transaction, with one MESSAGE_DELIVERED event each, in send order. Only undelivered
+ * copies change: the turn input is the one source of what the turn received.
+ *
+ * @param undelivered the member's undelivered messages as its freeze read them under the team's
+ * lock. On PostgreSQL the update is then sent and left (decision 0259): the copies it changes are
+ * exactly those of the input found there (a send to the member waits for the lock, and one job
+ * per member is admitted at a time), so the events are known before the answer, and the server
+ * fails the statement (and the admission) unless it changed that many.
  */
-export async function deliverFrozen(scope: WriteScope, job: Job): Promise<void> {
+export async function deliverFrozen(scope: WriteScope, job: Job, undelivered: readonly TeamMessage[]): Promise<void> {
   const messages = job.input?.messages ?? [];
   if (job.phase !== JobPhase.ADMITTING || job.memberId === null || messages.length === 0) return;
   const memberId = job.memberId;
-  const updated = await scope.trx
-    .updateTable('team_message_deliveries')
-    .set({ job_id: job.id, delivered_at: scope.now })
-    .where('member_id', '=', memberId)
-    .where('job_id', 'is', null)
-    .where(
-      'message_id',
-      'in',
-      messages.map((m) => m.id),
-    )
-    .returning(['message_id', 'message_seq'])
-    .execute();
-  updated.sort((a, b) => Number(a.message_seq) - Number(b.message_seq));
-  for (const row of updated) {
-    await scope.events.emit(job.teamId, TeamEventKind.MESSAGE_DELIVERED, {
-      messageId: asMessageId(row.message_id),
+  const deliver = (ids: readonly string[]) =>
+    scope.trx
+      .updateTable('team_message_deliveries')
+      .set({ job_id: job.id, delivered_at: scope.now })
+      .where('member_id', '=', memberId)
+      .where('job_id', 'is', null)
+      .where('message_id', 'in', ids)
+      .returning(['message_id', 'message_seq']);
+  const emit = (messageId: string) =>
+    scope.events.emit(job.teamId, TeamEventKind.MESSAGE_DELIVERED, {
+      messageId: asMessageId(messageId),
       memberId,
       jobId: job.id,
     });
+  const held = pgHeld(scope.trx);
+  if (held !== undefined) {
+    const frozen = new Set<string>(messages.map((message) => message.id));
+    // In send order, as the read orders them (by the delivery's `message_seq`).
+    const delivering = undelivered.filter((message) => frozen.has(message.id)).map((message) => message.id);
+    // A turn admitted again (a person's answer, a woken wait) keeps an input delivered before.
+    if (delivering.length === 0) return;
+    const { sql, parameters } = exactlyRows(
+      scope.trx,
+      deliver(delivering),
+      'the frozen messages delivered',
+      delivering.length,
+    ).compile();
+    held.defer(held.run(sql, parameters), () => undefined, true);
+    for (const id of delivering) await emit(id);
+    return;
   }
+  const updated = await deliver(messages.map((message) => message.id)).execute();
+  updated.sort((a, b) => Number(a.message_seq) - Number(b.message_seq));
+  for (const row of updated) await emit(row.message_id);
 }

@@ -25,20 +25,24 @@ afterAll(async () => {
 });
 
 describe('an OpenAI turn on PostgreSQL', () => {
-  it("completes in two round trips: the lock with its BEGIN; the job's writes, the run's row, messages and usage, the events and the COMMIT", async () => {
+  it("writes the run's end in two round trips: the lock with its BEGIN; the job's writes, the run's row, messages and usage, the events and the COMMIT", async () => {
     const { team, lead } = await harness.team();
     harness.provider.enqueue({ kind: 'answer', content: 'done', usage: { prompt_tokens: 10, completion_tokens: 2 } });
     const since = trips.mark();
     const job = await harness.send(team, lead, 'Go');
     await waitFor(async () => (await harness.job(job.id)).phase === JobPhase.COMPLETED, 'the turn completed');
+    // The job write that carries the run's end: its completion, or, when the run ended before
+    // the job's start was acknowledged (a loaded machine), that acknowledgement (decision 0221).
     const completion = trips
       .transactions(since)
       .find(
         (t) =>
-          t.some((s) => /insert into "openai_messages"/.test(s.text)) && t.some((s) => /"finished_at"/.test(s.text)),
+          t.some((s) => /insert into "model_usage"/.test(s.text)) &&
+          t.some((s) => /^with "written" as \(update "jobs"/.test(s.text)),
       );
-    if (completion === undefined) throw new Error('no completion carrying the run recorded');
-    expect(completion.some((s) => /insert into "model_usage"/.test(s.text))).toBe(true);
+    if (completion === undefined) throw new Error('no job write carrying the run recorded');
+    expect(completion.some((s) => /insert into "openai_messages"/.test(s.text))).toBe(true);
+    expect(completion.some((s) => /update "runtime_runs"|insert into "runtime_runs"/.test(s.text))).toBe(true);
     // Five while the run's row and messages were awaited (a lost ride decided in Node), and the usage.
     expect(tripsOf(completion)).toBe(2);
     expect(completion.at(-1)?.text).toBe('commit');

@@ -2,37 +2,25 @@
 // (decision 0258): the freezes' locked reads follow the update on the wire, and the COMMIT the
 // writes. One slot, so a pass admits one of two owners' jobs and the round keeps the other.
 import { asOwnerId, DEFAULT_ADMISSION_POLICY, JobPhase } from '@agent-teams/core';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tripsOf } from '../support/pg-round-trips.js';
-import { openRecordedPostgresApp, type RecordedPostgresApp, teamOfTwo } from '../support/recorded-postgres-app.js';
+import { holdPlanningLock, recordedPostgresAppPerFile, teamOfTwo } from '../support/recorded-postgres-app.js';
 import { waitFor } from './scheduler-harness.js';
 
 const ALICE = asOwnerId('alice');
 const BOB = asOwnerId('bob');
 
-let opened: RecordedPostgresApp | undefined;
-beforeAll(async () => {
-  opened = await openRecordedPostgresApp('agent_teams_pass_round', 'srv_pass_round', {
-    scheduler: { admission: { ...DEFAULT_ADMISSION_POLICY, activeJobs: 1, reservedForOthers: 0 } },
-  });
-}, 60_000);
-afterAll(async () => {
-  await opened?.close();
+const recorded = recordedPostgresAppPerFile('agent_teams_pass_round', 'srv_pass_round', {
+  scheduler: { admission: { ...DEFAULT_ADMISSION_POLICY, activeJobs: 1, reservedForOthers: 0 } },
 });
 
 describe('a pass that changes the round, on PostgreSQL', () => {
   it('sends the round’s update and the locked read in one round trip: 3 in all', async () => {
-    if (opened === undefined) throw new Error('no application');
-    const { app, trips, db } = opened;
+    const { app, trips, db } = recorded();
     const mine = await teamOfTwo(app, ALICE, 'round-alice');
     const theirs = await teamOfTwo(app, BOB, 'round-bob');
-    const locker = new pg.Client({ connectionString: db.url });
-    await locker.connect();
+    const locker = await holdPlanningLock(db.url);
     try {
-      // The planning lock held: neither send rides; the pass that follows serves one owner.
-      await locker.query('BEGIN');
-      await locker.query('select round_json from scheduler_state where id = 1 for update');
       const since = trips.mark();
       const jobs = [
         ...(await app.core.requests.send(ALICE, {

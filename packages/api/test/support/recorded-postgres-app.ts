@@ -1,5 +1,7 @@
 import type { MemberId, OwnerId, Team } from '@agent-teams/core';
 import { type MemoryLogger, StaticCatalog } from '@agent-teams/testkit';
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { createRandomIds } from '../../src/adapters/random-ids.js';
 import type { App } from '../../src/app/create-app.js';
 import { openDatabase } from '../../src/storage/open-database.js';
@@ -71,4 +73,39 @@ export async function teamOfTwo(
   if (first === undefined || second === undefined) throw new Error(`team ${tag} has no two members`);
   await app.scheduler?.idle();
   return { team, memberIds: [first, second] };
+}
+
+/**
+ * A connection of its own to `url` holding the planning lock (`scheduler_state`'s row, in an open
+ * transaction): sends then commit without their rides, and the pass they wake waits until the
+ * caller's `COMMIT`. The caller ends it.
+ */
+export async function holdPlanningLock(url: string): Promise<pg.Client> {
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('select round_json from scheduler_state where id = 1 for update');
+  return locker;
+}
+
+/**
+ * {@link openRecordedPostgresApp} for a whole test file: opened before its tests, closed after
+ * them. The returned function gives it (throws before it is open).
+ */
+export function recordedPostgresAppPerFile(
+  name: string,
+  serverId: string,
+  options: TestAppOptions = {},
+): () => RecordedPostgresApp {
+  let opened: RecordedPostgresApp | undefined;
+  beforeAll(async () => {
+    opened = await openRecordedPostgresApp(name, serverId, options);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+  });
+  return () => {
+    if (opened === undefined) throw new Error(`[test] the application on ${name} is not open`);
+    return opened;
+  };
 }
