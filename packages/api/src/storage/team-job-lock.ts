@@ -41,32 +41,43 @@ function perShape<P extends unknown[], R>(build: (reads: FreezeReads) => Compile
 }
 
 /**
- * PostgreSQL: a team row locked, and a job of that team locked under it, in one statement, with
- * what the job's freeze reads (`freeze-reads.ts`). The team is locked in a materialized `WITH` the
- * join reads, so it is taken (and waited for) before the job row is; the job row comes back as
- * current at its lock (READ COMMITTED rechecks a row updated since the statement began), as a read
- * after the team's lock saw it. The freeze's reads are subqueries of the same statement, run once
- * both locks are held, so they read what a statement after the lock would.
- *
- * @remarks Why in one statement: each of the freeze's reads was a round trip of its own inside a
- * transaction that holds the planning lock, and over a network each round trip is time every
- * other server's admission waits (decision 0250).
+ * PostgreSQL: a team row locked, and a job of that team locked under it, in one statement. The
+ * team is locked in a materialized `WITH` the join reads, so it is taken (and waited for) before
+ * the job row is; the job row comes back as current at its lock (READ COMMITTED rechecks a row
+ * updated since the statement began), as a read after the team's lock saw it.
  */
-const TEAM_AND_JOB_FOR_UPDATE = perShape(
+const TEAM_AND_JOB_FOR_UPDATE = new CompiledStatement(2, (db, teamId: string, jobId: string) =>
+  db
+    .with(
+      (cte) => cte('locked_team').materialized(),
+      (qb) => qb.selectFrom('teams').selectAll().where('id', '=', teamId).forUpdate(),
+    )
+    .selectFrom('locked_team')
+    .innerJoin('jobs', 'jobs.team_id', 'locked_team.id')
+    .selectAll('jobs')
+    .select((eb) => TEAM_COLUMNS.map((column) => eb.ref(`locked_team.${column}`).as(`${PREFIX}${column}`)))
+    .where('jobs.id', '=', jobId)
+    .forUpdate('jobs'),
+);
+
+/**
+ * PostgreSQL: what the freeze of job `jobId` reads (`freeze-reads.ts`), as a statement of its own
+ * sent right behind {@link TEAM_AND_JOB_FOR_UPDATE}, before its answer (decision 0250, corrected
+ * on 2026-12-07).
+ *
+ * @remarks Not subqueries of the locking statement: at READ COMMITTED a statement reads as of its
+ * start, and one that waited for the team's lock would not see what the lock's holder committed
+ * (a message copy sent to the member, a member retired), though it recheck the rows it locked. The
+ * server runs a connection's statements in the order sent, so this one starts once the lock is
+ * held, with a snapshot of its own: the same round trip, read after the lock.
+ */
+const FREEZE_READS_AFTER_LOCK = perShape(
   (reads) =>
     new CompiledStatement(2, (db, teamId: string, jobId: string) =>
       db
-        .with(
-          (cte) => cte('locked_team').materialized(),
-          (qb) => qb.selectFrom('teams').selectAll().where('id', '=', teamId).forUpdate(),
-        )
-        .selectFrom('locked_team')
-        .innerJoin('jobs', 'jobs.team_id', 'locked_team.id')
-        .selectAll('jobs')
-        .select((eb) => TEAM_COLUMNS.map((column) => eb.ref(`locked_team.${column}`).as(`${PREFIX}${column}`)))
-        .select(freezeReadColumns(reads, 'locked_team', sql.ref('jobs.member_id')))
-        .where('jobs.id', '=', jobId)
-        .forUpdate('jobs'),
+        .selectFrom('teams')
+        .select(freezeReadColumns(reads, 'teams', sql`(select member_id from jobs where id = ${jobId})`))
+        .where('id', '=', teamId),
     ),
 );
 
@@ -111,12 +122,17 @@ export async function lockTeamWithJob(
     const [job] = team === undefined ? [] : await JOB_BY_ID.rows(scope.trx, jobId);
     return team === undefined || job === undefined || job.team_id !== teamId ? undefined : { team, job };
   }
-  const [row] = await TEAM_AND_JOB_FOR_UPDATE(reads).rows(scope.trx, teamId, jobId);
+  const locking = TEAM_AND_JOB_FOR_UPDATE.rows(scope.trx, teamId, jobId);
+  const reading = FREEZE_READS_AFTER_LOCK(reads).rows(scope.trx, teamId, jobId);
+  // Told below; never awaited when the lock failed first.
+  reading.catch(() => undefined);
+  const [row] = await locking;
+  const [readRow] = await reading;
   if (row === undefined) return undefined;
-  const { rest, reads: brought } = takeFreezeReads(row);
+  const { reads: brought } = takeFreezeReads(readRow ?? {});
   const job: Record<string, unknown> = {};
   const team: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rest)) {
+  for (const [key, value] of Object.entries(row)) {
     if (key.startsWith(PREFIX)) team[key.slice(PREFIX.length)] = value;
     else job[key] = value;
   }

@@ -207,13 +207,15 @@ describe("a job's write on PostgreSQL", () => {
     expect(enqueued?.teams[0]?.lastEventSeq).toBeLessThan(Number(cancelled?.teams[0]?.lastEventSeq));
   });
 
-  it("locks a team and reads its job under the lock in one statement (an admission's freeze)", async () => {
+  it("locks a team and reads its job under the lock in one statement, the freeze's reads in the next (an admission's freeze)", async () => {
     const job = await queuedRequest();
     const ctx = { db: database.db, dialect: database.dialect, sink: null, ids: null };
     const counting = { ...ctx, db: database.db.withPlugin(countingPlugin()) };
     selects = 0;
     const quiet = await runWrite(counting, now, (scope) => lockTeamWithJob(scope, job.teamId, job.id));
-    expect(selects).toBe(1);
+    // The lock and its job; then the freeze's reads, a statement of its own so that it reads
+    // what the lock's previous holder committed (`freeze-reads-after-lock.test.ts`).
+    expect(selects).toBe(2);
     const { rows: teams } = await locker.query('SELECT * FROM teams WHERE id = $1', [job.teamId]);
     expect(quiet?.team).toEqual(teams[0]);
     expect(quiet?.job.id).toBe(job.id);
