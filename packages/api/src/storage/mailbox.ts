@@ -249,12 +249,12 @@ export async function deliverFrozen(scope: WriteScope, job: Job, undelivered: re
       jobId: job.id,
     });
   const held = pgHeld(scope.trx);
-  if (held !== undefined) {
-    const frozen = new Set<string>(messages.map((message) => message.id));
-    // In send order, as the read orders them (by the delivery's `message_seq`).
-    const delivering = undelivered.filter((message) => frozen.has(message.id)).map((message) => message.id);
-    // A turn admitted again (a person's answer, a woken wait) keeps an input delivered before.
-    if (delivering.length === 0) return;
+  const frozen = new Set<string>(messages.map((message) => message.id));
+  // In send order, as the read orders them (by the delivery's `message_seq`).
+  const delivering = undelivered.filter((message) => frozen.has(message.id)).map((message) => message.id);
+  // A freeze builds its input from that very read, so every message of it is there; one that is
+  // not (an input built otherwise) is delivered as before, awaited for the copies it changed.
+  if (held !== undefined && delivering.length === frozen.size) {
     const { sql, parameters } = exactlyRows(
       scope.trx,
       deliver(delivering),
