@@ -51,7 +51,8 @@ export interface RiddenEnqueue {
 }
 
 /**
- * Freezes one planned job under its team's lock. In a ride the lock is taken only if free: the
+ * Freezes one planned job under its team's lock (`inserted`: a ride's own jobs, null in a pass).
+ * In a ride the lock is taken only if free: the
  * enqueue already holds its own team, and waiting for another team's writer would make the request
  * wait for it (and every pass with it, the planning lock being held); a team busy now leaves its
  * job to the pass that follows.
@@ -61,14 +62,14 @@ async function freezeOne(
   jobId: JobId,
   teamId: TeamId,
   args: AdmitArgs,
-  ride: RiddenEnqueue | null,
+  inserted: ReadonlyMap<JobId, Job> | null,
   ahead: LockedAhead | undefined,
 ): Promise<AdmittedJob | null> {
   const locked = await (ahead !== undefined
     ? takeAhead(scope, teamId, ahead)
-    : ride === null
+    : inserted === null
       ? lockTeamAndJob(scope, teamId, jobId)
-      : lockInRide(scope, teamId, jobId, ride));
+      : lockInRide(scope, teamId, jobId, inserted));
   if (locked === undefined) return null;
   const { team: teamRow, job } = locked;
   // Changed since the candidates were read (cancelled by another server): not admitted.
@@ -112,9 +113,9 @@ async function lockInRide(
   scope: WriteScope,
   teamId: TeamId,
   jobId: JobId,
-  ride: RiddenEnqueue,
+  ownJobs: ReadonlyMap<JobId, Job>,
 ): Promise<Locked | undefined> {
-  const inserted = (await ride.inserted()).get(jobId);
+  const inserted = ownJobs.get(jobId);
   if (inserted !== undefined) {
     const locked = await lockTeamIfFreeWithReads(scope, teamId, inserted.memberId, freezeReadsFor(scope, teamId));
     return locked === undefined
@@ -271,7 +272,8 @@ async function planAndFreeze(
   const toFreeze = admittedCandidates(plan.admit, candidates, capacity - active);
   // PostgreSQL: every freeze's locked read sent before the first answer (decision 0258).
   // A ride's own jobs: answered with its planning lock (a failed insert failed that lock first).
-  const locks = lockAhead(scope, toFreeze, ride === null ? null : await ride.inserted());
+  const inserted = ride === null ? null : await ride.inserted();
+  const locks = lockAhead(scope, toFreeze, inserted);
   // One job's own failure names the job (the scheduler sets it aside and admits the rest), so
   // does its write checked later (`pg-held-connection.ts`); the database's own is everyone's.
   const blameOf = (jobId: JobId, teamId: TeamId) => (error: unknown) =>
@@ -284,7 +286,7 @@ async function planAndFreeze(
   for (const { jobId, teamId } of toFreeze) {
     const blame = blameOf(jobId, teamId);
     const frozen = await blamed(scope.trx, blame, () =>
-      freezeOne(scope, jobId, teamId, args, ride, locks.get(jobId)),
+      freezeOne(scope, jobId, teamId, args, inserted, locks.get(jobId)),
     ).catch((error: unknown) => {
       throw blame(error);
     });
