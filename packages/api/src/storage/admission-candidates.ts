@@ -6,6 +6,8 @@ import { CompiledStatement } from './compiled-statement.js';
 import type { Database } from './database-types.js';
 import { UNFINISHED } from './job-reads.js';
 import { SLOT_WAITING_PHASE_LITERALS } from './literal-phase.js';
+import { postgresCandidates } from './pg-candidate-scan.js';
+import { notePostgresRead, postgresWalks, readPostgresOwnerWalk } from './pg-owner-walk.js';
 import type { WriteScope } from './write-transaction.js';
 
 /**
@@ -72,68 +74,6 @@ function sqliteCandidates(db: Kysely<Database>, now: string, perOwner: number) {
   return heads.unionAll(wokenJobs(db, now));
 }
 
-/** The columns of a head the PostgreSQL scan carries from step to step. */
-const HEAD_COLUMNS = ['id', 'owner', 'team_id', 'conversation_id', 'seq', 'phase'] as const;
-
-/**
- * PostgreSQL's form of {@link sqliteCandidates}: the same loose scan, but each step carries the
- * whole head (`LATERAL … ORDER BY conversation_id, seq LIMIT 1`, one index scan of the partial
- * index per conversation), so no head is looked up again; the team's status by its key.
- *
- * @remarks Decision 0228. Measured on the engine benchmark's drain, sampled every 0.7 s: the form
- * before it (a `min(conversation_id)` scan, then each head by `min(seq)` through a hash join over
- * every queued job, then the teams by a nested loop) took 5–13 ms a pass; this one 1.1–2.2 ms.
- * SQLite's form (each step carries the head's key, then a join back to `jobs` by `seq`) let
- * PostgreSQL hash every queued job to find the heads again (decision 0226).
- */
-function postgresCandidates(db: Kysely<Database>, now: string, perOwner: number) {
-  // The first unfinished job past a conversation (or the first of all): the next conversation's head.
-  const headAfter = (eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, after: Expression<string> | null) => {
-    let next = eb.selectFrom('jobs').select(HEAD_COLUMNS).where('unfinished', '=', UNFINISHED);
-    if (after !== null) next = next.where('conversation_id', '>', after);
-    return next.orderBy('conversation_id').orderBy('seq').limit(1);
-  };
-  const heads = db
-    .withRecursive('c(id, owner, team_id, conversation_id, seq, phase)', (db) =>
-      db
-        .selectFrom((eb) => headAfter(eb, null).as('h'))
-        .select(['h.id', 'h.owner', 'h.team_id', 'h.conversation_id', 'h.seq', 'h.phase'])
-        .unionAll((eb) =>
-          eb
-            .selectFrom('c')
-            .crossJoinLateral((lateral) => headAfter(lateral, sql.ref<string>('c.conversation_id')).as('n'))
-            .select(['n.id', 'n.owner', 'n.team_id', 'n.conversation_id', 'n.seq', 'n.phase']),
-        ),
-    )
-    .with('w', (db) =>
-      db
-        .selectFrom('c')
-        .select((eb) => [
-          'c.id',
-          'c.owner',
-          'c.team_id',
-          'c.conversation_id',
-          'c.seq',
-          eb.fn
-            .agg<number>('row_number')
-            .over((ob) => ob.partitionBy('c.owner').orderBy('c.seq'))
-            .as('rank'),
-        ])
-        .where('c.phase', 'in', SLOT_WAITING_PHASE_LITERALS)
-        // By the team's key for each head: a join let the planner loop over every team per head.
-        .where((eb) => eb.selectFrom('teams as t').select('t.status').whereRef('t.id', '=', 'c.team_id'), 'in', [
-          TeamStatus.READY,
-          TeamStatus.CLOSED,
-        ]),
-    )
-    .selectFrom('w')
-    .select(['w.id', 'w.owner', 'w.team_id', 'w.conversation_id', 'w.seq', sql.lit<string>(WalkPart.HEAD).as('part')])
-    .where('w.rank', '<=', perOwner);
-  // Each row says what it is (`WalkPart`, as the walk by owner's rows): a read asked ahead keeps
-  // each owner's first heads (`trimCandidates`) and every woken wait.
-  return heads.unionAll(wokenJobs(db, now).select(sql.lit<string>(WalkPart.WOKEN).as('part')));
-}
-
 /** Each dialect's statement, compiled once (`compiled-statement.ts`): its building cost more than its run. */
 const CANDIDATES = {
   sqlite: new CompiledStatement(2, sqliteCandidates),
@@ -160,31 +100,61 @@ export async function readCandidates(
  * PostgreSQL: the candidates read at once, with up to `upTo` heads per owner, before the caller
  * knows how many it needs (the active jobs per owner, asked in the same round trip): it follows the
  * planning lock's read on the wire, so it runs once that lock is held and reads what a read after
- * it would. {@link trimCandidates} then keeps what {@link readCandidates} would have read.
+ * it would. {@link candidatesReadAhead} then keeps what {@link readCandidates} would have read.
+ * By owner unless the backlog's shape says otherwise (`pg-owner-walk.ts`, decision 0260); `walk`
+ * (tests) cuts every owner's walk at that many jobs.
  */
-export function readCandidatesAhead(scope: WriteScope, upTo: number): Promise<readonly CandidateRow[]> {
-  const read = scanned(scope, upTo);
+export function readCandidatesAhead(scope: WriteScope, upTo: number, walk?: number): Promise<readonly CandidateRow[]> {
+  const read: Promise<readonly CandidateRow[]> =
+    walk !== undefined || postgresWalks(scope)
+      ? readPostgresOwnerWalk(scope.trx, scope.now, upTo, walk ?? upTo + OWNER_WALK_EXTRA_ROWS)
+      : scanned(scope, upTo);
   // Told where it is awaited; never awaited when the planning lock was not free or its read failed.
   read.catch(() => undefined);
   return read;
 }
 
 /**
- * The candidates of rows read ahead ({@link readCandidatesAhead}) as {@link readCandidates} reads
- * them with `perOwner`: each owner's first `perOwner` heads in queue order (the statement ranks an
- * owner's heads by seq), and every woken wait.
+ * The candidates {@link readCandidates} would read with `perOwner`, from rows read ahead
+ * ({@link readCandidatesAhead}): read again by conversation when an owner's walk was cut before it
+ * found `perOwner` heads (the heads past the cut are unknown), then trimmed ({@link trimCandidates}).
+ */
+export async function candidatesReadAhead(
+  scope: WriteScope,
+  ahead: Promise<readonly CandidateRow[]>,
+  perOwner: number,
+): Promise<AdmissionCandidate[]> {
+  const rows = await ahead;
+  const heads = rows.filter((row) => partOf(row) === WalkPart.HEAD);
+  const kept = new Map<string, number>();
+  for (const row of heads) kept.set(row.owner, (kept.get(row.owner) ?? 0) + 1);
+  const short = rows.some((row) => partOf(row) === WalkPart.CUT && (kept.get(row.owner) ?? 0) < perOwner);
+  // A read asking for fewer than 2 heads per owner cannot tell the backlog's shapes apart.
+  notePostgresRead(scope, short || (perOwner >= HEADS_PER_OWNER_TO_WALK && fewHeadsPerOwner(heads)));
+  return trimCandidates(short ? await scanned(scope, perOwner) : rows, perOwner);
+}
+
+/**
+ * The candidates of rows read ahead as {@link readCandidates} reads them with `perOwner`: each
+ * owner's first `perOwner` heads in queue order (the statements rank an owner's heads by seq), and
+ * every woken wait; a walk's `cut` rows are left out ({@link candidatesReadAhead} acts on them).
  */
 export function trimCandidates(rows: readonly CandidateRow[], perOwner: number): AdmissionCandidate[] {
   const kept = new Map<string, number>();
   return inQueueOrder(rows)
     .filter((row) => {
-      if ((row as { part?: unknown }).part !== WalkPart.HEAD) return true;
+      const part = partOf(row);
+      if (part === WalkPart.CUT) return false;
+      if (part !== WalkPart.HEAD) return true;
       const n = kept.get(row.owner) ?? 0;
       kept.set(row.owner, n + 1);
       return n < perOwner;
     })
     .map(toCandidate);
 }
+
+/** What a row read ahead is (`WalkPart`): every statement read ahead names it. */
+const partOf = (row: CandidateRow): unknown => (row as { part?: unknown }).part;
 
 /** Candidate rows in queue order (a copy). */
 function inQueueOrder(rows: readonly CandidateRow[]): CandidateRow[] {

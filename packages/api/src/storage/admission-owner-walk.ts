@@ -107,7 +107,7 @@ function ownerHeads(eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, 
  * may have more beyond it, and the caller reads by conversation instead. The scan by
  * conversation costs a seek per conversation with unfinished work, every pass (1.0–1.4 ms for a
  * backlog over 400 conversations here); this costs what the heads it returns cost. PostgreSQL
- * keeps its scan (decision 0228): the same walk there gained nothing (decision 0249).
+ * walks in a form of its own, one seek of the index per step (`pg-owner-walk.ts`, decision 0260).
  * `perOwner` and `walk` are literals, one compiled statement per pair (`CompiledShapes`): SQLite
  * re-plans a statement whose bound `LIMIT` it read while planning (decision 0231).
  */

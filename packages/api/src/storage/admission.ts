@@ -14,7 +14,7 @@ import {
   type TeamMessage,
 } from '@agent-teams/core';
 import type { Kysely, Selectable } from 'kysely';
-import { type CandidateRow, readCandidates, readCandidatesAhead, trimCandidates } from './admission-candidates.js';
+import { type CandidateRow, candidatesReadAhead, readCandidates, readCandidatesAhead } from './admission-candidates.js';
 import { readChanges, wokenJobs } from './change-waits.js';
 import { CompiledStatement } from './compiled-statement.js';
 import type { Database, TeamsTable } from './database-types.js';
@@ -263,7 +263,8 @@ async function planAndFreeze(
   // The heads `plan` will leave out (set-aside jobs) are read on top: else they could be an
   // owner's only heads read, and its newer work would never be seen while they keep failing.
   const perOwner = headsPerOwner(capacity, active) + (args.leftOut ?? 0);
-  const candidates = ahead === null ? await readCandidates(scope, perOwner) : trimCandidates(await ahead, perOwner);
+  const candidates =
+    ahead === null ? await readCandidates(scope, perOwner) : await candidatesReadAhead(scope, ahead, perOwner);
   const plan = args.plan({ active, activeByOwner, candidates, round, capacity });
   // Every candidate admitted: the empty round the next pass would store, stored now (one commit less).
   const next = JSON.stringify(settledRound(plan, candidates));

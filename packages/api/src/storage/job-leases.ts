@@ -100,6 +100,55 @@ export async function heldActiveJobs(db: Kysely<Database>, serverId: string): Pr
   return held.map((row) => ({ job: toJob(row), lease: leaseOf(row, serverId) }));
 }
 
+/**
+ * The active jobs `serverId` holds and those no live server holds (orphans), in creation order: one
+ * plain read, no lock; compiled once.
+ */
+const HELD_OR_ORPHANED = new CompiledStatement(2, (db, serverId: string, nowMs: number) =>
+  db
+    .selectFrom('jobs as j')
+    .selectAll()
+    .where('j.unfinished', '=', UNFINISHED)
+    .where('j.phase', 'in', ACTIVE_PHASE_LITERALS)
+    .where((eb) =>
+      eb.or([
+        eb('j.lease_server', 'is', null),
+        eb('j.lease_server', '=', serverId),
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('server_leases as s')
+              .select('s.server_id')
+              .whereRef('s.server_id', '=', 'j.lease_server')
+              .where('s.expires_at_ms', '>', nowMs),
+          ),
+        ),
+      ]),
+    )
+    .orderBy('j.seq'),
+);
+
+/**
+ * What a claim without `takeOver` answers when no active job is orphaned: the active jobs
+ * `serverId` holds, read with the orphans in one plain statement; null when the read saw an orphan
+ * (the caller then claims in a write transaction, {@link claimActiveJobs}).
+ *
+ * @remarks Most passes of a server sharing its database claim nothing, and the claim's write
+ * transaction cost them its `BEGIN`, a locking read, the held jobs' read and a `COMMIT`: three
+ * round trips on PostgreSQL. The answer is the same: the transaction's held read was a plain read
+ * too, and an orphan seen here is claimed there under its lock, checked again (a row another
+ * server claimed meanwhile is skipped or re-checked as before).
+ */
+export async function heldUnlessOrphaned(
+  db: Kysely<Database>,
+  serverId: string,
+  nowMs: number,
+): Promise<LeasedJob[] | null> {
+  const rows = await HELD_OR_ORPHANED.rows(db, serverId, nowMs);
+  if (rows.some((row) => row.lease_server !== serverId)) return null;
+  return rows.map((row) => ({ job: toJob(row), lease: leaseOf(row, serverId) }));
+}
+
 /** Gives up every lease of a server and removes its server row. */
 export async function releaseServerLeases(scope: WriteScope, serverId: string): Promise<void> {
   await scope.trx

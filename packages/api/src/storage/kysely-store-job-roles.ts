@@ -166,6 +166,11 @@ export class KyselyJobRoles extends KyselyTeamRoles {
     // Alone and taken over: what it holds is a plain read (no write lock, no commit).
     if (args.heldOnly === true)
       return { held: await jobLeases.heldActiveJobs(this.ctx.db, args.serverId), takenOver: [] };
+    // Nothing orphaned (most passes of a server sharing its database): the held jobs, read alone.
+    if (args.takeOver !== true) {
+      const held = await jobLeases.heldUnlessOrphaned(this.ctx.db, args.serverId, args.nowMs);
+      if (held !== null) return { held, takenOver: [] };
+    }
     // No caller's `now` here: a claim writes no timestamp, only the holder and the fence.
     return runWrite(this.ctx, new Date(args.nowMs).toISOString(), (scope) => jobLeases.claimActiveJobs(scope, args));
   }

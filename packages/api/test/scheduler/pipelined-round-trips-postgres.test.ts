@@ -6,6 +6,9 @@ import { type RoundTripRecorder, type SentStatement, tripsOf } from '../support/
 import { openRecordedPostgresApp, type RecordedPostgresApp, teamOfTwo } from '../support/recorded-postgres-app.js';
 import { waitFor } from './scheduler-harness.js';
 
+/** The admission's candidates: walked by owner (decision 0260) or scanned by conversation (decision 0228). */
+const CANDIDATES = /^with recursive "c"|^select "h"\."id", "h"\."owner"/;
+
 // The round trips of a job's writes on PostgreSQL with a pipelining pool (`pg-pipeline.ts`,
 // `pg-held-connection.ts`): what each transaction waits for, statement by statement.
 
@@ -104,11 +107,11 @@ describe('a job on PostgreSQL, pipelined', () => {
       const admitting = trips
         .transactions(since)
         .filter((t) => has(t, /^select "round_json" from "scheduler_state" where "id" = \$1 for update$/))
-        .filter((t) => has(t, /^with recursive "c"/));
+        .filter((t) => has(t, CANDIDATES));
       expect(admitting.length).toBeGreaterThanOrEqual(1);
       for (const pass of admitting) {
         const lock = pass.find((s) => /^select "round_json" from "scheduler_state" .* for update$/.test(s.text));
-        const candidates = pass.find((s) => /^with recursive "c"/.test(s.text));
+        const candidates = pass.find((s) => CANDIDATES.test(s.text));
         expect(candidates?.trip).toBe(lock?.trip);
       }
     } finally {
@@ -163,7 +166,7 @@ describe('a job on PostgreSQL, pipelined', () => {
     expect(tripOf(/^SAVEPOINT admission_ride$/)).toBe(planning);
     expect(tripOf(/^select "owner", count\(\*\)/)).toBe(planning);
     // The candidates are asked with them, before their answers (decision 0256).
-    expect(tripOf(/^with recursive "c"/)).toBe(planning);
+    expect(tripOf(CANDIDATES)).toBe(planning);
     // The enqueue's inserts, records and events are not waited for before the savepoint (their
     // failure aborts the transaction, and no savepoint is then taken to roll back to): the
     // inserts' answers come with the planning lock's (decision 0257). One round trip.

@@ -5,14 +5,16 @@
 // READY or CLOSED team, each owner's `perOwner` oldest of those, plus every woken wait. On SQLite
 // each state is read with walks by owner of 1, 2 and 3 jobs too, so that walks cut short and give
 // way to the scan by conversation (decision 0249), beside the default walk. On PostgreSQL each is
-// also read ahead with more heads per owner than asked and trimmed (decision 0256).
+// also read ahead with more heads per owner than asked and trimmed (decision 0256), walked by owner
+// with walks cut at 1, 2 and 3 jobs (decision 0260).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readCandidates, readCandidatesAhead, trimCandidates } from '../../src/storage/admission-candidates.js';
+import { candidatesReadAhead, readCandidates, readCandidatesAhead } from '../../src/storage/admission-candidates.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import { type OpenedDatabase, openDatabase } from '../../src/storage/open-database.js';
+import { forgetPostgresReads, notePostgresRead, postgresWalks } from '../../src/storage/pg-owner-walk.js';
 import { WriteScope } from '../../src/storage/write-transaction.js';
 import { bruteForce, loadState, NOW, randomState } from '../support/candidate-states.js';
 import { createFreshPostgres, type FreshPostgres } from '../support/fresh-postgres.js';
@@ -33,10 +35,19 @@ async function checkStates(database: OpenedDatabase, seedBase: number): Promise<
       const actual = await readCandidates(scope, state.perOwner, walk);
       expect(actual, `seed ${seed}, walk ${walk}: ${JSON.stringify(state)}`).toEqual(expected);
     }
-    // PostgreSQL's read asked ahead with more heads per owner, then trimmed (decision 0256).
+    // PostgreSQL's read asked ahead with more heads per owner, then trimmed (decision 0256): walked
+    // by owner (decision 0260) by default and cut at 1, 2 or 3 jobs (cut walks give way to the scan),
+    // and scanned by conversation when the backlog's shape says so.
     for (const more of database.dialect === 'postgres' ? [0, 1, 4, 9] : []) {
-      const trimmed = trimCandidates(await readCandidatesAhead(scope, state.perOwner + more), state.perOwner);
-      expect(trimmed, `seed ${seed}, ahead by ${more}: ${JSON.stringify(state)}`).toEqual(expected);
+      for (const walk of ['scan', undefined, 1, 2, 3] as const) {
+        // Each read from a known shape: the scan, or the walk (default or cut at 1, 2, 3 jobs).
+        if (walk === 'scan') notePostgresRead(scope, true);
+        else forgetPostgresReads(scope);
+        expect(postgresWalks(scope)).toBe(walk !== 'scan');
+        const ahead = readCandidatesAhead(scope, state.perOwner + more, walk === 'scan' ? undefined : walk);
+        const trimmed = await candidatesReadAhead(scope, ahead, state.perOwner);
+        expect(trimmed, `seed ${seed}, ahead by ${more}, walk ${walk}: ${JSON.stringify(state)}`).toEqual(expected);
+      }
     }
     candidates += expected.length;
   }

@@ -245,7 +245,8 @@ export function recordingScope(database: OpenedDatabase): { scope: WriteScope; s
   const db = database.db.withPlugin({
     transformQuery(args) {
       const compiled = database.db.getExecutor().compileQuery(args.node, args.queryId);
-      if (compiled.sql.startsWith('with recursive')) seen.push(compiled);
+      // The walks and scans: SQLite's begin with their CTE, PostgreSQL's walk selects from its own.
+      if (/^(with recursive|select "h"\."id")/.test(compiled.sql)) seen.push(compiled);
       return args.node;
     },
     transformResult: (args) => Promise.resolve(args.result),

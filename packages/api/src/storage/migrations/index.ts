@@ -21,6 +21,7 @@ import { historyIndexesMigration } from './0018-history-indexes.js';
 import { taskRequestFingerprintMigration } from './0019-task-request-fingerprint.js';
 import { toolRequestsMigration } from './0020-tool-requests.js';
 import { waitingOwnerIndexMigration } from './0021-waiting-owner-index.js';
+import { postgresWaitingOwnerIndexMigration } from './0022-postgres-waiting-owner-index.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -59,6 +60,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0019-task-request-fingerprint': taskRequestFingerprintMigration(this.#dialect),
       '0020-tool-requests': toolRequestsMigration(),
       '0021-waiting-owner-index': waitingOwnerIndexMigration(this.#dialect),
+      '0022-postgres-waiting-owner-index': postgresWaitingOwnerIndexMigration(this.#dialect),
     };
   }
 }
