@@ -125,10 +125,7 @@ export async function candidatesReadAhead(
   perOwner: number,
 ): Promise<AdmissionCandidate[]> {
   const rows = await ahead;
-  const heads = rows.filter((row) => partOf(row) === WalkPart.HEAD);
-  const kept = new Map<string, number>();
-  for (const row of heads) kept.set(row.owner, (kept.get(row.owner) ?? 0) + 1);
-  const short = rows.some((row) => partOf(row) === WalkPart.CUT && (kept.get(row.owner) ?? 0) < perOwner);
+  const { heads, short } = cutShort(rows, perOwner);
   // A read asking for fewer than 2 heads per owner cannot tell the backlog's shapes apart.
   notePostgresRead(scope, short || (perOwner >= HEADS_PER_OWNER_TO_WALK && fewHeadsPerOwner(heads)));
   return trimCandidates(short ? await scanned(scope, perOwner) : rows, perOwner);
@@ -153,8 +150,23 @@ export function trimCandidates(rows: readonly CandidateRow[], perOwner: number):
     .map(toCandidate);
 }
 
+/**
+ * A walk's heads, and whether it was cut short: some owner named cut (`WalkPart.CUT`) kept fewer
+ * than `perOwner` heads, so its heads past the cut are unknown and the scan must read them.
+ */
+function cutShort<R extends { readonly owner: string }>(
+  rows: readonly R[],
+  perOwner: number,
+): { heads: R[]; short: boolean } {
+  const heads = rows.filter((row) => partOf(row) === WalkPart.HEAD);
+  const kept = new Map<string, number>();
+  for (const row of heads) kept.set(row.owner, (kept.get(row.owner) ?? 0) + 1);
+  const short = rows.some((row) => partOf(row) === WalkPart.CUT && (kept.get(row.owner) ?? 0) < perOwner);
+  return { heads, short };
+}
+
 /** What a row read ahead is (`WalkPart`): every statement read ahead names it. */
-const partOf = (row: CandidateRow): unknown => (row as { part?: unknown }).part;
+const partOf = (row: object): unknown => (row as { part?: unknown }).part;
 
 /** Candidate rows in queue order (a copy). */
 function inQueueOrder(rows: readonly CandidateRow[]): CandidateRow[] {
@@ -235,10 +247,7 @@ async function walkedOrScanned(
   walk: number,
 ): Promise<{ rows: CandidateRow[]; heads: readonly WalkRow[] }> {
   const rows = await readOwnerWalk(scope, perOwner, Math.max(1, walk));
-  const heads = rows.filter((row) => row.part === WalkPart.HEAD);
-  const kept = new Map<string, number>();
-  for (const row of heads) kept.set(row.owner, (kept.get(row.owner) ?? 0) + 1);
-  const short = rows.some((row) => row.part === WalkPart.CUT && (kept.get(row.owner) ?? 0) < perOwner);
+  const { heads, short } = cutShort(rows, perOwner);
   if (short) return { rows: await scanned(scope, perOwner), heads };
   return { rows: rows.filter((row): row is WalkRow & CandidateRow => row.part !== WalkPart.CUT), heads };
 }

@@ -44,17 +44,9 @@ export async function claimActiveJobs(
   args: { serverId: string; nowMs: number; takeOver?: boolean },
 ): Promise<ClaimedJobs> {
   // The orphan test, used twice: to pick the candidates, and again in the UPDATE.
-  const orphaned = (eb: ExpressionBuilder<Database & { j: Database['jobs'] }, 'j'>) => {
+  const orphaned = (eb: JobExpressions) => {
     const notMine = eb.or([eb('j.lease_server', 'is', null), eb('j.lease_server', '!=', args.serverId)]);
-    if (args.takeOver === true) return notMine;
-    const holderAlive = eb.exists(
-      eb
-        .selectFrom('server_leases as s')
-        .select('s.server_id')
-        .whereRef('s.server_id', '=', 'j.lease_server')
-        .where('s.expires_at_ms', '>', args.nowMs),
-    );
-    return eb.and([notMine, eb.not(holderAlive)]);
+    return args.takeOver === true ? notMine : eb.and([notMine, eb.not(holderAlive(eb, args.nowMs))]);
   };
   let candidates = scope.trx
     .selectFrom('jobs as j')
@@ -81,6 +73,20 @@ export async function claimActiveJobs(
     .filter((entry) => previous.has(entry.job.id))
     .map((entry) => ({ jobId: entry.job.id, fromServer: previous.get(entry.job.id) ?? null }));
   return { held, takenOver };
+}
+
+/** Expressions over `jobs as j`. */
+type JobExpressions = ExpressionBuilder<Database & { j: Database['jobs'] }, 'j'>;
+
+/** True when the server named in the job's `lease_server` holds a lease unexpired at `nowMs`. */
+function holderAlive(eb: JobExpressions, nowMs: number) {
+  return eb.exists(
+    eb
+      .selectFrom('server_leases as s')
+      .select('s.server_id')
+      .whereRef('s.server_id', '=', 'j.lease_server')
+      .where('s.expires_at_ms', '>', nowMs),
+  );
 }
 
 /** The active jobs a server holds, in creation order (seq); compiled once (`compiled-statement.ts`). */
@@ -111,19 +117,7 @@ const HELD_OR_ORPHANED = new CompiledStatement(2, (db, serverId: string, nowMs: 
     .where('j.unfinished', '=', UNFINISHED)
     .where('j.phase', 'in', ACTIVE_PHASE_LITERALS)
     .where((eb) =>
-      eb.or([
-        eb('j.lease_server', 'is', null),
-        eb('j.lease_server', '=', serverId),
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('server_leases as s')
-              .select('s.server_id')
-              .whereRef('s.server_id', '=', 'j.lease_server')
-              .where('s.expires_at_ms', '>', nowMs),
-          ),
-        ),
-      ]),
+      eb.or([eb('j.lease_server', 'is', null), eb('j.lease_server', '=', serverId), eb.not(holderAlive(eb, nowMs))]),
     )
     .orderBy('j.seq'),
 );

@@ -50,38 +50,23 @@ async function genericPlanOf(url: string, compiled: CompiledQuery): Promise<Plan
 /** Five owners, each with a team, 200 finished jobs and a backlog of 20 queued over 4 conversations. */
 function backlog(): State {
   const owners = ['o1', 'o2', 'o3', 'o4', 'o5'];
-  const jobs: State['jobs'] = [];
   let seq = 0;
-  for (const [o, owner] of owners.entries()) {
-    for (let i = 0; i < 200; i += 1) {
-      seq += 1;
-      jobs.push(
-        jobRow({
-          id: `f${o}_${i}`,
+  // Each round gives every owner one job of `phase`, in conversation i % 4 of its team.
+  const rounds = (count: number, prefix: string, phase: JobPhase) =>
+    Array.from({ length: count }, (_, i) =>
+      owners.map((owner, o) => {
+        seq += 1;
+        return jobRow({
+          id: `${prefix}${o}_${i}`,
           teamId: `t${o}`,
           owner,
           conversationId: `c${o}_${i % 4}`,
-          phase: JobPhase.COMPLETED,
+          phase,
           seq,
-        }),
-      );
-    }
-  }
-  for (let i = 0; i < 20; i += 1) {
-    for (const [o, owner] of owners.entries()) {
-      seq += 1;
-      jobs.push(
-        jobRow({
-          id: `q${o}_${i}`,
-          teamId: `t${o}`,
-          owner,
-          conversationId: `c${o}_${i % 4}`,
-          phase: JobPhase.QUEUED,
-          seq,
-        }),
-      );
-    }
-  }
+        });
+      }),
+    ).flat();
+  const jobs = [...rounds(200, 'f', JobPhase.COMPLETED), ...rounds(20, 'q', JobPhase.QUEUED)];
   return {
     teams: owners.map((owner, o) => ({ id: `t${o}`, owner, status: TeamStatus.READY })),
     jobs,
