@@ -72,7 +72,7 @@ export async function checkServe(host: string, database: string, opts: ServeChec
       throw new Error(`/widget.js answered ${widget.status}, not the installed widget's bundle`);
     }
     // An operation through the installed bundle, whose graphql-js is built for production (no
-    // development checks: `scripts/bundle-cli.ts`): no file of the bundle, chunks included, has a
+    // development checks: `scripts/server-bundles.ts`): no file of the bundle, chunks included, has a
     // `process.env.NODE_ENV` left that the build should have replaced.
     const bundleDir = join(host, 'node_modules/@agent-teams/api/bundle');
     for (const file of readdirSync(bundleDir).filter((name) => name.endsWith('.js'))) {

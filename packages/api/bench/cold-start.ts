@@ -1,17 +1,17 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bundleCli } from '../scripts/bundle-cli.js';
+import { bundleCli } from '../scripts/server-bundles.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { openDatabase } from '../src/storage/open-database.js';
+import { REPO_DIR } from './harness/bench-paths.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
 import type { Benchmark, BenchScale } from './harness/benchmark.js';
 import { processCpuMs } from './harness/postgres-cpu.js';
 import { ms, summarize } from './harness/stats.js';
 import { seedFinished } from './planning/seed.js';
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url));
+const repo = REPO_DIR;
 
 /** Starts per database, and the history of the large one (teams × finished jobs per team). */
 const SHAPES: Record<BenchScale, { starts: number; teams: number; finishedPerTeam: number }> = {

@@ -1,6 +1,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { benchEntry } from './harness/bench-paths.js';
 import type { BenchContext, Benchmark, BenchReport } from './harness/benchmark.js';
 import { ms, type Summary, summarize, waitUntil } from './harness/stats.js';
 import type { LoopDelay } from './live-clock.js';
@@ -10,7 +10,6 @@ const SIZES = {
   full: { subscribers: 1_000, eventsPerSecond: 10, seconds: 10 },
   tiny: { subscribers: 20, eventsPerSecond: 10, seconds: 2 },
 } as const;
-const script = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
 type Engine = 'graphql-ws' | 'shared';
 
 interface EngineResult {
@@ -48,8 +47,10 @@ function nextMessage<T>(child: ChildProcess, type: string, timeoutMs: number): P
   });
 }
 
-const forkTs = (name: string) =>
-  fork(script(name), [], { execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx'], stdio: 'inherit' });
+const forkTs = (name: string) => {
+  const { script, execArgv } = benchEntry(name);
+  return fork(script, [], { execArgv, stdio: 'inherit' });
+};
 
 /** One engine: a server process, a clients process, the writer at the fixed rate. */
 async function measure(ctx: BenchContext, engine: Engine): Promise<EngineResult> {

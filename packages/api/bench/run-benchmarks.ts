@@ -1,11 +1,12 @@
-import { dirname, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { REPO_DIR } from './harness/bench-paths.js';
 import type { BenchScale } from './harness/benchmark.js';
 import { runBenchmarks } from './harness/run-all.js';
 import { BENCHMARKS } from './registry.js';
 
 /** docs/benchmarks.md at the repository root. */
-const DEFAULT_DOC = resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/benchmarks.md');
+const DEFAULT_DOC = join(REPO_DIR, 'docs', 'benchmarks.md');
 
 const USAGE = `usage: pnpm bench [-- --only NAME[,NAME]] [--scale full|tiny] [--out FILE] [--no-write]
 benchmarks: ${BENCHMARKS.map((benchmark) => benchmark.name).join(', ')}`;

@@ -1,4 +1,6 @@
 import { Session } from 'node:inspector/promises';
+import { BUNDLED } from './harness/bench-paths.js';
+import { withSourceUrls } from './harness/profile-sources.js';
 import type { TurnTrace } from './harness/turn-stack.js';
 import type { TurnSample } from './turn-user-process.js';
 
@@ -34,7 +36,9 @@ export async function profiled<T>(work: () => Promise<T>): Promise<{ result: T; 
       throw error;
     }
     const { profile } = await session.post('Profiler.stop');
-    return { result, profile: profile as unknown as CpuProfile };
+    // Bundled (`pnpm bench`), frames name the bundle's chunks: named by their sources instead.
+    const read = profile as unknown as CpuProfile;
+    return { result, profile: BUNDLED ? withSourceUrls(read) : read };
   } finally {
     session.disconnect();
   }

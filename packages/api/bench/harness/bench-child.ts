@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { benchEntry } from './bench-paths.js';
 
 /** A message between a benchmark and its child process: a `type` and any fields. */
 export interface ChildMessage {
@@ -22,7 +22,7 @@ export function answerParent(reply: (message: ChildMessage) => void | Promise<vo
 }
 
 /**
- * A benchmark's child process (a TypeScript module run through tsx, talking over IPC): send a
+ * A benchmark's child process (a module of `bench/`, talking over IPC): send a
  * message and wait for the answer of a given type, or listen to what it reports on its own.
  */
 export class BenchChild {
@@ -38,15 +38,16 @@ export class BenchChild {
   }
 
   /**
-   * Forks `bench/<file>` (relative to this package's `bench/` folder); `nodeArgs` go to its Node
-   * (e.g. `--cpu-prof`, which `NODE_OPTIONS` does not accept).
+   * Forks `bench/<file>` (a name in this package's `bench/` folder: its bundled entry when this
+   * process runs the bundle, `benchEntry`); `nodeArgs` go to its Node (e.g. `--cpu-prof`, which
+   * `NODE_OPTIONS` does not accept).
    */
   static fork(name: string, file: string, nodeArgs: readonly string[] = []): BenchChild {
-    const script = fileURLToPath(new URL(`../${file}`, import.meta.url));
+    const { script, execArgv } = benchEntry(file);
     return new BenchChild(
       name,
       fork(script, [], {
-        execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx', ...nodeArgs],
+        execArgv: [...execArgv, ...nodeArgs],
         stdio: 'inherit',
       }),
     );

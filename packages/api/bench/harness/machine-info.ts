@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, type as osType, release, totalmem } from 'node:os';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { BUNDLED } from './bench-paths.js';
 
 /** Where and on what the benchmarks ran. */
 export interface MachineInfo {
@@ -13,6 +14,11 @@ export interface MachineInfo {
   readonly node: string;
   /** `NODE_ENV` of the benchmark process (`pnpm bench` sets `production`, as deployed). */
   readonly nodeEnv: string;
+  /**
+   * How the code ran: `bundled` as the installed CLI is (`pnpm bench`, decision 0262), or the
+   * TypeScript sources through tsx (the tests' tiny runs).
+   */
+  readonly code: 'bundled' | 'tsx';
   readonly sqlite: string;
   /** `server_version` of the PostgreSQL server, or why it is not known. */
   readonly postgres: string;
@@ -33,6 +39,7 @@ export async function readMachineInfo(env: NodeJS.ProcessEnv = process.env): Pro
     os: `${osType()} ${release()} ${osName()}`.trim(),
     node: process.version,
     nodeEnv: env.NODE_ENV ?? 'unset',
+    code: BUNDLED ? 'bundled' : 'tsx',
     sqlite: sqliteVersion(),
     postgres: await postgresVersion(env.AGENT_TEAMS_BENCH_POSTGRES ?? DEFAULT_POSTGRES),
     commit: gitCommit(),
@@ -85,5 +92,5 @@ function gitCommit(): string {
 
 /** One line naming the machine, for the header and each section. */
 export function machineLine(m: MachineInfo): string {
-  return `${m.cpuCount} × ${m.cpuModel}, ${m.ramGiB} GiB RAM, ${m.os}, Node ${m.node} (NODE_ENV ${m.nodeEnv}), SQLite ${m.sqlite}`;
+  return `${m.cpuCount} × ${m.cpuModel}, ${m.ramGiB} GiB RAM, ${m.os}, Node ${m.node} (NODE_ENV ${m.nodeEnv}, ${m.code === 'bundled' ? 'bundled' : 'sources through tsx'}), SQLite ${m.sqlite}`;
 }
