@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundleBenchmarks } from '../scripts/bench-bundle.js';
+import { API_DIR } from './harness/bench-paths.js';
 import { readSection } from './harness/markdown.js';
 
 // `pnpm bench` runs the benchmarks bundled as the installed CLI is (decision 0262): the bundle
@@ -12,7 +13,13 @@ import { readSection } from './harness/markdown.js';
 // still name our modules (through the chunks' source maps), not the chunks.
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-teams-bench-bundle-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// A bundle of its own, one folder below packages/api as `bench-bundle/` is: a `pnpm bench` running
+// meanwhile keeps the one it forks its children from.
+const outdir = mkdtempSync(join(API_DIR, '.bench-bundle-test-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(outdir, { recursive: true, force: true });
+});
 
 /** The cells of a Markdown table row, trimmed. */
 const cells = (row: string) =>
@@ -23,7 +30,7 @@ const cells = (row: string) =>
 
 describe('the benchmarks run bundled', () => {
   it('runs a section that forks its user process and profiles the server, attributing CPU to our modules', async () => {
-    const main = await bundleBenchmarks();
+    const main = await bundleBenchmarks(outdir);
     const doc = join(dir, 'benchmarks.md');
     writeFileSync(doc, '# Benchmarks\n');
     await promisify(execFile)(process.execPath, [main, '--only', 'turn-overhead', '--scale', 'tiny', '--out', doc], {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { bundleCli } from '../scripts/server-bundles.js';
 import { migrateToLatest } from '../src/storage/migrate.js';
 import { openDatabase } from '../src/storage/open-database.js';
-import { REPO_DIR } from './harness/bench-paths.js';
+import { API_DIR, REPO_DIR } from './harness/bench-paths.js';
 import { benchOwner, openBenchStack } from './harness/bench-stack.js';
 import type { Benchmark, BenchScale } from './harness/benchmark.js';
 import { processCpuMs } from './harness/postgres-cpu.js';
@@ -80,7 +80,7 @@ export const coldStart: Benchmark = {
     const shape = SHAPES[ctx.scale];
     ctx.log('building the packages and the CLI bundle…');
     execFileSync('pnpm', ['exec', 'tsc', '-b', 'tsconfig.build.json'], { cwd: repo, stdio: 'inherit' });
-    const bin = await bundleCli();
+    const bin = await bundleCli(API_DIR);
     const empty = join(ctx.dir, 'empty.sqlite');
     const migrated = await openDatabase(empty);
     await migrateToLatest(migrated.db, migrated.dialect);

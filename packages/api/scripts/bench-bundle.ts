@@ -13,8 +13,8 @@ import { serverBundleOptions } from './server-bundles.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The bundle's folder (as `bench/harness/bench-paths.ts` names it). */
-const outdir = join(root, 'bench-bundle');
+/** The bundle's folder. */
+export const BENCH_BUNDLE_DIR = join(root, 'bench-bundle');
 
 /** The entry points: the runner and every `bench/*-process.ts` a benchmark forks (`benchEntry`). */
 export function benchEntries(): Record<string, string> {
@@ -24,14 +24,18 @@ export function benchEntries(): Record<string, string> {
   return entries;
 }
 
-/** Builds the bundle (the folder emptied first: a chunk's name changes with its contents). */
-export async function bundleBenchmarks(): Promise<string> {
+/**
+ * Builds the bundle into `outdir` (emptied first: a chunk's name changes with its contents), one
+ * folder below `packages/api` (see `serverBundleOptions`); returns the runner's file.
+ */
+export async function bundleBenchmarks(outdir: string = BENCH_BUNDLE_DIR): Promise<string> {
   rmSync(outdir, { recursive: true, force: true });
   const options = serverBundleOptions(benchEntries(), outdir, 'source');
   await build({
     absWorkingDir: root,
     ...options,
     sourcemap: 'linked',
+    sourcesContent: false,
     // esbuild finds its native binary next to its own package: `cold-start` builds the CLI bundle.
     external: [...(options.external ?? []), 'esbuild'],
   });

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
 
-/** `packages/api`. */
+/** `packages/api` (this file's folder's parent; the benchmarks' bundle passes its own). */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Where the server's bundles come from: the built JavaScript (`dist/`) or the TypeScript sources. */
@@ -63,11 +63,12 @@ export function serverBundleOptions(
  * Bundles the built CLI (`dist/cli.js`, after `tsc -b tsconfig.build.json`) into
  * `bundle/agent-teams.js` (with chunks loaded on demand), the file the installed bin runs: one
  * file instead of about a thousand modules, because module loading was most of the start-up time
- * (docs/decisions/0150, docs/benchmarks.md). Returns its main file.
+ * (docs/decisions/0150, docs/benchmarks.md). `apiDir`: the folder of `@agent-teams/api`. Returns
+ * its main file.
  */
-export async function bundleCli(): Promise<string> {
-  const outdir = join(root, 'bundle');
+export async function bundleCli(apiDir: string = root): Promise<string> {
+  const outdir = join(apiDir, 'bundle');
   rmSync(outdir, { recursive: true, force: true });
-  await build({ absWorkingDir: root, ...serverBundleOptions({ 'agent-teams': 'dist/cli.js' }, outdir, 'dist') });
+  await build({ absWorkingDir: apiDir, ...serverBundleOptions({ 'agent-teams': 'dist/cli.js' }, outdir, 'dist') });
   return join(outdir, 'agent-teams.js');
 }

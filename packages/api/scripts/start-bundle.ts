@@ -9,8 +9,8 @@
  * its CPU per turn.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { serverBundleOptions } from './server-bundles.js';
@@ -26,10 +26,14 @@ export const START_STAMP_FILE = '.build-inputs';
 /**
  * What else changes a bundle besides the files it reads (paths relative to `packages/api`): the
  * dependencies' versions, how esbuild reads TypeScript, and these scripts. A workspace package
- * whose sources it reads adds its `package.json` and `tsconfig.json` (`inputsOf`).
+ * whose sources it reads adds its `package.json` and `tsconfig.json` (`inputsOf`). The
+ * dependencies are named twice: by the lockfile, what should be installed, and by pnpm's record
+ * of what is (`node_modules/.pnpm/lock.yaml`), so a start between a pull that changed the lockfile
+ * and the `pnpm install` after it is not kept once the install changed the packages.
  */
 const SETTINGS = [
   '../../pnpm-lock.yaml',
+  '../../node_modules/.pnpm/lock.yaml',
   '../../tsconfig.base.json',
   'scripts/server-bundles.ts',
   'scripts/start-bundle.ts',
@@ -37,7 +41,7 @@ const SETTINGS = [
 
 /**
  * The files whose bytes a bundle depends on: its inputs as esbuild reported them, without the
- * dependencies' files (the lockfile stands for them: pnpm installs exactly what it names), plus
+ * dependencies' files (the lockfiles stand for them: pnpm installs exactly what they name), plus
  * {@link SETTINGS} and the manifests of the workspace packages read.
  */
 export function inputsOf(read: readonly string[]): string[] {
@@ -81,20 +85,65 @@ export function bundleIsCurrent(outdir: string, base: string = root): boolean {
   return existsSync(join(outdir, 'agent-teams.js')) && filesDigest(base, inputs as string[]) === digest;
 }
 
+/** The files of `outdir` the previous build wrote, as its record names them (none without one). */
+function previousOutputs(outdir: string): string[] {
+  try {
+    const { outputs } = JSON.parse(readFileSync(join(outdir, START_STAMP_FILE), 'utf8')) as { outputs?: unknown };
+    return Array.isArray(outputs) ? outputs.filter((file): file is string => typeof file === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Removes every file of `outdir` but `keep` (the last two builds' files). */
+export function pruneOlderBuilds(outdir: string, keep: readonly string[]): void {
+  const kept = new Set(keep);
+  for (const file of readdirSync(outdir)) if (!kept.has(file)) rmSync(join(outdir, file), { force: true });
+}
+
+/** True when a file of `files` (relative to `base`) was modified at or after `since` (ms since the epoch). */
+export function changedSince(base: string, files: readonly string[], since: number): boolean {
+  return files.some((file) => {
+    const path = join(base, file);
+    return existsSync(path) && statSync(path).mtimeMs >= since;
+  });
+}
+
 /**
- * Builds the bundle of `src/cli.ts` into `outdir` (emptied first: a chunk's name changes with its
- * contents) and records what it was built from. Returns its main file.
+ * Builds the bundle of `src/cli.ts` into `outdir` and records what it was built from. Returns its
+ * main file, and whether the record was written: not when an input changed while the build read
+ * it (its mtime is after the build began), so the next start builds again.
+ *
+ * @remarks The folder is not emptied: a server still running from the previous build loads its
+ * chunks on first use (GraphiQL's page, the MCP SDK), and a chunk's name changes with its contents.
+ * The new build's files and the previous build's are kept; older ones are removed.
  */
-export async function buildStartBundle(outdir: string = START_BUNDLE_DIR): Promise<string> {
-  rmSync(outdir, { recursive: true, force: true });
+export async function buildStartBundle(
+  outdir: string = START_BUNDLE_DIR,
+): Promise<{ main: string; recorded: boolean }> {
+  const keep = previousOutputs(outdir);
+  // A build that fails or stops halfway leaves no record, so the next start builds again.
+  rmSync(join(outdir, START_STAMP_FILE), { force: true });
+  const began = Date.now();
+  const options = serverBundleOptions({ 'agent-teams': 'src/cli.ts' }, outdir, 'source');
+  // Source maps beside the chunks (not in them): `NODE_OPTIONS=--enable-source-maps pnpm start`
+  // then prints stack traces in the sources' terms, as tsx did, at no cost otherwise.
   const result = await build({
     absWorkingDir: root,
     metafile: true,
-    ...serverBundleOptions({ 'agent-teams': 'src/cli.ts' }, outdir, 'source'),
+    ...options,
+    sourcemap: 'linked',
+    sourcesContent: false,
   });
+  const outputs = Object.keys(result.metafile?.outputs ?? {}).map((file) => relative(outdir, join(root, file)));
+  pruneOlderBuilds(outdir, [...keep, ...outputs]);
   const inputs = inputsOf(Object.keys(result.metafile?.inputs ?? {}));
-  writeFileSync(join(outdir, START_STAMP_FILE), `${JSON.stringify({ digest: filesDigest(root, inputs), inputs })}\n`);
-  return join(outdir, 'agent-teams.js');
+  const changed = changedSince(root, inputs, began);
+  if (!changed) {
+    const record = { digest: filesDigest(root, inputs), inputs, outputs };
+    writeFileSync(join(outdir, START_STAMP_FILE), `${JSON.stringify(record)}\n`);
+  }
+  return { main: join(outdir, 'agent-teams.js'), recorded: !changed };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -102,9 +151,12 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     process.stdout.write('server: start-bundle/ is built from these sources already; bundle skipped\n');
   } else {
     const started = performance.now();
-    await buildStartBundle();
+    const { recorded } = await buildStartBundle();
+    const took = Math.round(performance.now() - started);
     process.stdout.write(
-      `server: bundled the sources into start-bundle/ in ${Math.round(performance.now() - started)} ms\n`,
+      recorded
+        ? `server: bundled the sources into start-bundle/ in ${took} ms\n`
+        : `server: bundled the sources into start-bundle/ in ${took} ms; a source changed meanwhile, so the next start bundles again\n`,
     );
   }
 }

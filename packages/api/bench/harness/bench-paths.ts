@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /**
  * Where the benchmarks' files are, whether they run from their TypeScript sources (tests, tsx) or
  * from the bundle `pnpm bench` builds (`scripts/bench-bundle.ts`, `bench-bundle/`): a module's own
- * URL then names a chunk of the bundle, at another depth, so no path here is relative to it.
+ * URL then names a chunk of the bundle, at another depth, so no path here depends on that depth.
  */
 
 /** True in the bundle: this module is part of a built `.js` file, not its `.ts` source. */
@@ -17,8 +17,8 @@ export const API_DIR = findApiDir(dirname(fileURLToPath(import.meta.url)));
 /** The repository's root. */
 export const REPO_DIR = join(API_DIR, '..', '..');
 
-/** Where `pnpm bench` builds its bundle (one folder below `packages/api`, as `src/` is). */
-export const BENCH_BUNDLE_DIR = join(API_DIR, 'bench-bundle');
+/** The folder of this module: in a bundle, where its entries and chunks all are. */
+const HERE = dirname(fileURLToPath(import.meta.url));
 
 function findApiDir(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
@@ -34,10 +34,10 @@ function findApiDir(from: string): string {
 
 /**
  * How to start the benchmark module `file` (a name in `bench/`, e.g. `turn-user-process.ts`) as a
- * child process: its bundled entry with no loader when this process runs the bundle, else its
- * source through tsx.
+ * child process: its entry in the bundle this process runs (beside this module's chunk) with no
+ * loader, else its source through tsx.
  */
 export function benchEntry(file: string): { script: string; execArgv: string[] } {
-  if (BUNDLED) return { script: join(BENCH_BUNDLE_DIR, file.replace(/\.ts$/, '.js')), execArgv: [] };
+  if (BUNDLED) return { script: join(HERE, file.replace(/\.ts$/, '.js')), execArgv: [] };
   return { script: join(API_DIR, 'bench', file), execArgv: ['--conditions=@agent-teams/source', '--import', 'tsx'] };
 }

@@ -46,9 +46,14 @@ export function withSourceUrls<P extends { readonly nodes: readonly ProfileNode[
     const { url, lineNumber = -1, columnNumber = 0 } = node.callFrame;
     const found = url === '' ? null : mapOf(url);
     if (found === null || lineNumber < 0) return node;
-    const entry = found.map.findEntry(lineNumber, Math.max(0, columnNumber)) as { originalSource?: string };
+    const entry = found.map.findEntry(lineNumber, Math.max(0, columnNumber)) as {
+      originalSource?: string;
+      generatedLine?: number;
+    };
     const source = entry.originalSource;
-    if (source === undefined) return node;
+    // `findEntry` answers the nearest mapping before the position, even on an earlier line: code
+    // esbuild wrote without one (its module wrappers) would be charged to the module before it.
+    if (source === undefined || entry.generatedLine !== lineNumber) return node;
     const sourceUrl = source.startsWith('file:')
       ? source
       : pathToFileURL(isAbsolute(source) ? source : resolve(found.dir, source)).href;
