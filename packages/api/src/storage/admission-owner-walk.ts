@@ -103,8 +103,10 @@ function ownerHeads(eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, 
  * same index, a job kept when no older unfinished job holds its conversation (one seek of the
  * unfinished-conversation index) and its team admits, until `perOwner` are kept. A job waiting
  * behind another of its conversation is skipped, so the walk stops at the owner's `walk`-th
- * waiting job (its seq read first, `bound`): an owner cut there with fewer than `perOwner` heads
- * may have more beyond it, and the caller reads by conversation instead. The scan by
+ * waiting job (its seq read first, `bound`): an owner with more waiting jobs than that (a seek for
+ * the next one, `beyond`) is named cut, and when it kept fewer than `perOwner` heads it may have
+ * more past the cut, so the caller reads by conversation instead. An owner with exactly `walk`
+ * waiting jobs was walked to its end: not cut. The scan by
  * conversation costs a seek per conversation with unfinished work, every pass (1.0–1.4 ms for a
  * backlog over 400 conversations here); this costs what the heads it returns cost. PostgreSQL
  * walks in a form of its own, one seek of the index per step (`pg-owner-walk.ts`, decision 0260).
@@ -136,6 +138,14 @@ export function sqliteOwnerWalk(db: Kysely<Database>, now: string, perOwner: num
               .limit(literalLimit(1))
               .offset(literalLimit(walk - 1))
               .as('bound'),
+            // The one after it: the walk is cut only when the owner has more than it looked at.
+            waitingOf(eb)
+              .select('w.seq')
+              .where('w.owner', '=', sql.ref<string>('r.owner'))
+              .orderBy('w.seq')
+              .limit(literalLimit(1))
+              .offset(literalLimit(walk))
+              .as('beyond'),
           ])
           .where('r.owner', 'is not', null),
     );
@@ -159,7 +169,7 @@ export function sqliteOwnerWalk(db: Kysely<Database>, now: string, perOwner: num
           sql<null>`null`.as('seq'),
           sql.lit(WalkPart.CUT).as('part'),
         ])
-        .where('o.bound', 'is not', null),
+        .where('o.beyond', 'is not', null),
     )
     .unionAll(wokenJobs(db, now).select(sql.lit(WalkPart.WOKEN).as('part')));
 }

@@ -23,6 +23,15 @@ function nextWaiting(after: ReturnType<typeof sql> | null) {
 }
 
 /**
+ * Whether owner `w` has a job waiting for a slot past its job `w` (the walk's last step): one seek
+ * of `jobs_waiting_owner_seq_idx` by the row, as `nextWaiting` seeks. Without one, a walk that
+ * stopped at its bound saw all of that owner's waiting jobs, so it is not cut.
+ */
+const MORE_WAITING = sql`select 1 from jobs as j
+    where j.unfinished = ${UNFINISHED} and j.phase in (${sql.join(SLOT_WAITING_PHASE_LITERALS)})
+      and (j.owner, j.seq) > (w.owner, w.seq) and j.owner = w.owner`;
+
+/**
  * Whether the waiting job `n` is a head a pass may admit: no older unfinished job holds its
  * conversation, and its team is READY or CLOSED (a closed team's late arrivals are admitted only to
  * be cancelled by the freeze). Never NULL (a team not found does not admit), so the counts stay
@@ -42,7 +51,7 @@ const ADMITS = sql`(select coalesce(not exists (select 1 from jobs as e where e.
  * @remarks One recursive walk of the partial `jobs_waiting_owner_seq_idx` in (owner, seq) order:
  * each step is one seek past the last job seen (`w`), or past the owner (to the next owner's first)
  * once it kept `perOwner` heads or looked at `walk` jobs; `kept` and `looked` count per owner (an
- * owner with exactly `walk` waiting jobs is named cut too, as on SQLite: one needless scan). So a
+ * owner is named cut only when it has a waiting job past the `walk`-th, one more seek). So a
  * pass costs what the heads it returns cost, a few seeks per owner, where the scan by conversation
  * (decision 0228) costs a seek per conversation with unfinished work, every pass: 2.0 ms a pass,
  * 25 % of the database's time per drained job in the engine benchmark. Decision 0249's walk on
@@ -65,7 +74,8 @@ function postgresOwnerWalk(db: Kysely<Database>, now: string, perOwner: number, 
   select id, owner, team_id, conversation_id, seq, ${sql.lit(WalkPart.HEAD)} as part
     from w where ok and kept <= ${perOwner}
   union all
-  select null, owner, null, null, null, ${sql.lit(WalkPart.CUT)} from w where looked = ${walk} and kept < ${perOwner})`;
+  select null, owner, null, null, null, ${sql.lit(WalkPart.CUT)} from w where looked = ${walk} and kept < ${perOwner}
+    and exists (${MORE_WAITING}))`;
   return db
     .selectFrom(walked.as('h'))
     .select(['h.id', 'h.owner', 'h.team_id', 'h.conversation_id', 'h.seq', 'h.part'])
