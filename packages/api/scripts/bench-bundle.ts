@@ -6,12 +6,10 @@
  * attribution to modules (`bench/harness/profile-sources.ts`).
  */
 import { readdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { serverBundleOptions } from './server-bundles.js';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+import { API_ROOT as root, serverBundleOptions } from './server-bundles.js';
 
 /** The bundle's folder. */
 export const BENCH_BUNDLE_DIR = join(root, 'bench-bundle');

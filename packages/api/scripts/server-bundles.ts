@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
 
-/** `packages/api` (this file's folder's parent; the benchmarks' bundle passes its own). */
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** `packages/api` (this file's folder's parent), where the bundle scripts build from. */
+export const API_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Where the server's bundles come from: the built JavaScript (`dist/`) or the TypeScript sources. */
 export type BundleFrom = 'dist' | 'source';
@@ -66,7 +66,7 @@ export function serverBundleOptions(
  * (docs/decisions/0150, docs/benchmarks.md). `apiDir`: the folder of `@agent-teams/api`. Returns
  * its main file.
  */
-export async function bundleCli(apiDir: string = root): Promise<string> {
+export async function bundleCli(apiDir: string = API_ROOT): Promise<string> {
   const outdir = join(apiDir, 'bundle');
   rmSync(outdir, { recursive: true, force: true });
   await build({ absWorkingDir: apiDir, ...serverBundleOptions({ 'agent-teams': 'dist/cli.js' }, outdir, 'dist') });

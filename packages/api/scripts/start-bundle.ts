@@ -10,12 +10,10 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { serverBundleOptions } from './server-bundles.js';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+import { API_ROOT as root, serverBundleOptions } from './server-bundles.js';
 
 /** Where `pnpm start`'s bundle goes (one folder below `packages/api`: see `serverBundleOptions`). */
 export const START_BUNDLE_DIR = join(root, 'start-bundle');
@@ -73,26 +71,26 @@ export function filesDigest(base: string, files: readonly string[]): string {
  * still have the bytes it was built from.
  */
 export function bundleIsCurrent(outdir: string, base: string = root): boolean {
+  const record = readRecord(outdir);
+  return (
+    record !== null && existsSync(join(outdir, 'agent-teams.js')) && filesDigest(base, record.inputs) === record.digest
+  );
+}
+
+/** What a build recorded in `outdir` ({@link START_STAMP_FILE}), or null when there is no readable record. */
+function readRecord(outdir: string): { digest: string; inputs: string[]; outputs: string[] } | null {
   let stamp: unknown;
   try {
     stamp = JSON.parse(readFileSync(join(outdir, START_STAMP_FILE), 'utf8'));
   } catch {
-    return false;
+    return null;
   }
-  if (typeof stamp !== 'object' || stamp === null) return false;
-  const { digest, inputs } = stamp as { digest?: unknown; inputs?: unknown };
-  if (typeof digest !== 'string' || !Array.isArray(inputs) || !inputs.every((i) => typeof i === 'string')) return false;
-  return existsSync(join(outdir, 'agent-teams.js')) && filesDigest(base, inputs as string[]) === digest;
-}
-
-/** The files of `outdir` the previous build wrote, as its record names them (none without one). */
-function previousOutputs(outdir: string): string[] {
-  try {
-    const { outputs } = JSON.parse(readFileSync(join(outdir, START_STAMP_FILE), 'utf8')) as { outputs?: unknown };
-    return Array.isArray(outputs) ? outputs.filter((file): file is string => typeof file === 'string') : [];
-  } catch {
-    return [];
-  }
+  if (typeof stamp !== 'object' || stamp === null) return null;
+  const { digest, inputs, outputs = [] } = stamp as { digest?: unknown; inputs?: unknown; outputs?: unknown };
+  const strings = (list: unknown): list is string[] =>
+    Array.isArray(list) && list.every((item) => typeof item === 'string');
+  if (typeof digest !== 'string' || !strings(inputs) || !strings(outputs)) return null;
+  return { digest, inputs, outputs };
 }
 
 /** Removes every file of `outdir` but `keep` (the last two builds' files). */
@@ -121,7 +119,7 @@ export function changedSince(base: string, files: readonly string[], since: numb
 export async function buildStartBundle(
   outdir: string = START_BUNDLE_DIR,
 ): Promise<{ main: string; recorded: boolean }> {
-  const keep = previousOutputs(outdir);
+  const keep = readRecord(outdir)?.outputs ?? [];
   // A build that fails or stops halfway leaves no record, so the next start builds again.
   rmSync(join(outdir, START_STAMP_FILE), { force: true });
   const began = Date.now();

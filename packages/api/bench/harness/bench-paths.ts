@@ -8,17 +8,20 @@ import { fileURLToPath } from 'node:url';
  * URL then names a chunk of the bundle, at another depth, so no path here depends on that depth.
  */
 
+/** This module's file: its `.ts` source, or in the bundle the built chunk that holds it. */
+const SELF = fileURLToPath(import.meta.url);
+
+/** The folder of this module: in a bundle, where its entries and chunks all are. */
+const HERE = dirname(SELF);
+
 /** True in the bundle: this module is part of a built `.js` file, not its `.ts` source. */
-export const BUNDLED = !fileURLToPath(import.meta.url).endsWith('.ts');
+export const BUNDLED = !SELF.endsWith('.ts');
 
 /** The folder of `@agent-teams/api`: the nearest one above this module with that manifest. */
-export const API_DIR = findApiDir(dirname(fileURLToPath(import.meta.url)));
+export const API_DIR = findApiDir(HERE);
 
 /** The repository's root. */
 export const REPO_DIR = join(API_DIR, '..', '..');
-
-/** The folder of this module: in a bundle, where its entries and chunks all are. */
-const HERE = dirname(fileURLToPath(import.meta.url));
 
 function findApiDir(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {

@@ -103,8 +103,8 @@ function ownerHeads(eb: Pick<ExpressionBuilder<Database, never>, 'selectFrom'>, 
  * same index, a job kept when no older unfinished job holds its conversation (one seek of the
  * unfinished-conversation index) and its team admits, until `perOwner` are kept. A job waiting
  * behind another of its conversation is skipped, so the walk stops at the owner's `walk`-th
- * waiting job (its seq read first, `bound`): an owner with more waiting jobs than that (a seek for
- * the next one, `beyond`) is named cut, and when it kept fewer than `perOwner` heads it may have
+ * waiting job (its seq read first, `bound`): an owner with more waiting jobs than that (one seek
+ * past the bound) is named cut, and when it kept fewer than `perOwner` heads it may have
  * more past the cut, so the caller reads by conversation instead. An owner with exactly `walk`
  * waiting jobs was walked to its end: not cut. The scan by
  * conversation costs a seek per conversation with unfinished work, every pass (1.0–1.4 ms for a
@@ -138,14 +138,6 @@ export function sqliteOwnerWalk(db: Kysely<Database>, now: string, perOwner: num
               .limit(literalLimit(1))
               .offset(literalLimit(walk - 1))
               .as('bound'),
-            // The one after it: the walk is cut only when the owner has more than it looked at.
-            waitingOf(eb)
-              .select('w.seq')
-              .where('w.owner', '=', sql.ref<string>('r.owner'))
-              .orderBy('w.seq')
-              .limit(literalLimit(1))
-              .offset(literalLimit(walk))
-              .as('beyond'),
           ])
           .where('r.owner', 'is not', null),
     );
@@ -169,7 +161,16 @@ export function sqliteOwnerWalk(db: Kysely<Database>, now: string, perOwner: num
           sql<null>`null`.as('seq'),
           sql.lit(WalkPart.CUT).as('part'),
         ])
-        .where('o.beyond', 'is not', null),
+        // Cut only when the owner has more than the walk looked at: one seek past the bound.
+        .where('o.bound', 'is not', null)
+        .where((eb) =>
+          eb.exists(
+            waitingOf(eb)
+              .select('w.seq')
+              .where('w.owner', '=', sql.ref<string>('o.owner'))
+              .where('w.seq', '>', sql.ref<number>('o.bound')),
+          ),
+        ),
     )
     .unionAll(wokenJobs(db, now).select(sql.lit(WalkPart.WOKEN).as('part')));
 }
