@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import WebSocket from 'ws';
 import { monotonicMs } from '../live-clock.js';
 
@@ -36,6 +37,9 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
   const socket = new WebSocket(`${httpUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
     perMessageDeflate: false,
   });
+  // The HTTP client of the direct call's transport (`provider-http.ts`): `node:http` over kept
+  // connections, so both legs of a sample go through the same client.
+  const agent = new Agent({ keepAlive: true });
   const statuses = new Map<string, number>();
   const waiters = new Map<string, (at: number) => void>();
   const ready = new Promise<void>((resolve, reject) => {
@@ -74,15 +78,10 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
   return {
     ready,
     async send(teamId, memberId, text, key) {
-      const response = await fetch(`${httpUrl}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({
-          query: SEND,
-          variables: { input: { teamId, memberIds: [memberId], text, clientRequestId: key } },
-        }),
-      });
-      const json = (await response.json()) as { data?: { sendRequest?: { jobs: { id: string }[] } }; errors?: unknown };
+      const json = (await postJson(agent, `${httpUrl}/graphql`, token, {
+        query: SEND,
+        variables: { input: { teamId, memberIds: [memberId], text, clientRequestId: key } },
+      })) as { data?: { sendRequest?: { jobs: { id: string }[] } }; errors?: unknown };
       const id = json.data?.sendRequest?.jobs[0]?.id;
       if (id === undefined) throw new Error(`[agent-teams/bench] sendRequest failed: ${JSON.stringify(json.errors)}`);
       return id;
@@ -103,6 +102,50 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
         });
       });
     },
-    close: () => socket.terminate(),
+    close: () => {
+      socket.terminate();
+      agent.destroy();
+    },
   };
+}
+
+/**
+ * POSTs `body` as JSON with a bearer token over `agent` and parses the JSON answer (any status:
+ * GraphQL errors come back as JSON).
+ *
+ * @remarks `node:http`, not `fetch`: the direct call of a sample goes through the runtime's own
+ * `node:http` transport, and on this machine `fetch` (undici) took 0.74 ms p50 for a POST that
+ * `node:http` made in 0.35 ms (docs/benchmarks.md, forty-seventh pass), a difference of clients
+ * that was counted as the server's.
+ */
+function postJson(agent: Agent, url: string, token: string, body: unknown): Promise<unknown> {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        agent,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': bytes.length,
+          authorization: `Bearer ${token}`,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+          } catch (error) {
+            reject(new Error(`[agent-teams/bench] HTTP ${res.statusCode}: not JSON`, { cause: error }));
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(bytes);
+  });
 }
