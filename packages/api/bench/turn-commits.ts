@@ -41,22 +41,25 @@ async function runTurns(database: OpenedDatabase, turns: number, before: () => v
     await stack.app.start();
     const team = await stack.team(asOwnerId('turn-count-owner'));
     const client = openTurnClient(stack.url, 'turn-count-token', [team.teamId]);
-    await client.ready;
-    const turn = async (i: number) => {
-      const member = team.members[i % 2];
-      if (!member) throw new Error('[agent-teams/bench] team without members');
-      const jobId = await client.send(team.teamId, member.id, `Count ${i}`, `turn-count-${i}`);
-      await client.seen(jobId, 'COMPLETED');
-    };
-    await turn(0);
-    await stack.app.scheduler?.idle();
-    before();
-    const cpuStart = process.cpuUsage();
-    for (let i = 1; i <= turns; i += 1) await turn(i);
-    await stack.app.scheduler?.idle();
-    const cpu = process.cpuUsage(cpuStart);
-    client.close();
-    return (cpu.user + cpu.system) / 1000;
+    try {
+      await client.ready;
+      const turn = async (i: number) => {
+        const member = team.members[i % 2];
+        if (!member) throw new Error('[agent-teams/bench] team without members');
+        const jobId = await client.send(team.teamId, member.id, `Count ${i}`, `turn-count-${i}`);
+        await client.seen(jobId, 'COMPLETED');
+      };
+      await turn(0);
+      await stack.app.scheduler?.idle();
+      before();
+      const cpuStart = process.cpuUsage();
+      for (let i = 1; i <= turns; i += 1) await turn(i);
+      await stack.app.scheduler?.idle();
+      const cpu = process.cpuUsage(cpuStart);
+      return (cpu.user + cpu.system) / 1000;
+    } finally {
+      client.close();
+    }
   } finally {
     await stack.close();
   }

@@ -29,7 +29,7 @@ export interface TurnClient {
 }
 
 /**
- * Opens one graphql-transport-ws socket on `wsUrl` with a `teamEvents` subscription per team (from
+ * Opens one graphql-transport-ws socket at `httpUrl` (as `ws:`) with a `teamEvents` subscription per team (from
  * `afterSeq` 0) and answers `seen` from its frames. A small client of its own, so what is timed
  * is the server, not a client library.
  */
@@ -37,8 +37,8 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
   const socket = new WebSocket(`${httpUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
     perMessageDeflate: false,
   });
-  // The HTTP client of the direct call's transport (`provider-http.ts`): `node:http` over kept
-  // connections, so both legs of a sample go through the same client.
+  // The same kind of HTTP client as the direct call's transport (`provider-http.ts`): `node:http`
+  // over kept connections, so neither leg of a sample pays for a client library the other does not.
   const agent = new Agent({ keepAlive: true });
   const statuses = new Map<string, number>();
   const waiters = new Map<string, (at: number) => void>();
@@ -83,7 +83,8 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
         variables: { input: { teamId, memberIds: [memberId], text, clientRequestId: key } },
       })) as { data?: { sendRequest?: { jobs: { id: string }[] } }; errors?: unknown };
       const id = json.data?.sendRequest?.jobs[0]?.id;
-      if (id === undefined) throw new Error(`[agent-teams/bench] sendRequest failed: ${JSON.stringify(json.errors)}`);
+      if (id === undefined)
+        throw new Error(`[agent-teams/bench] sendRequest failed: ${JSON.stringify(json).slice(0, 500)}`);
       return id;
     },
     seen(jobId, status) {
@@ -109,14 +110,18 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
   };
 }
 
+/** How long a `sendRequest` may go without a byte of its answer (as long as `seen` waits for a status). */
+const ANSWER_TIMEOUT_MS = 10_000;
+
 /**
  * POSTs `body` as JSON with a bearer token over `agent` and parses the JSON answer (any status:
  * GraphQL errors come back as JSON).
  *
  * @remarks `node:http`, not `fetch`: the direct call of a sample goes through the runtime's own
- * `node:http` transport, and on this machine `fetch` (undici) took 0.74 ms p50 for a POST that
- * `node:http` made in 0.35 ms (docs/benchmarks.md, forty-seventh pass), a difference of clients
- * that was counted as the server's.
+ * `node:http` transport, and on the 2 × EPYC host of the benchmarks `fetch` (undici) took 0.74 ms
+ * p50 for a POST that `node:http` made in 0.35 ms (docs/benchmarks.md, forty-seventh pass), a
+ * difference of clients that was counted as the server's. An answer that does not come within
+ * {@link ANSWER_TIMEOUT_MS} fails the call (undici gave up after 300 s; `node:http` never does).
  */
 function postJson(agent: Agent, url: string, token: string, body: unknown): Promise<unknown> {
   const bytes = Buffer.from(JSON.stringify(body));
@@ -140,12 +145,16 @@ function postJson(agent: Agent, url: string, token: string, body: unknown): Prom
           try {
             resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
           } catch (error) {
-            reject(new Error(`[agent-teams/bench] HTTP ${res.statusCode}: not JSON`, { cause: error }));
+            const text = Buffer.concat(chunks).toString('utf8').slice(0, 200);
+            reject(new Error(`[agent-teams/bench] HTTP ${res.statusCode}, not JSON: ${text}`, { cause: error }));
           }
         });
       },
     );
     req.on('error', reject);
+    req.setTimeout(ANSWER_TIMEOUT_MS, () =>
+      req.destroy(new Error(`[agent-teams/bench] POST ${url}: no answer in ${ANSWER_TIMEOUT_MS} ms`)),
+    );
     req.end(bytes);
   });
 }
