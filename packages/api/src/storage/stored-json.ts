@@ -18,6 +18,16 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
 /** Whether the warning that reports stopped was given. */
 let reportsStopped = false;
 
+/**
+ * Forgets the values reported so far, as a new process would. For test runners that run several
+ * test files in one process (`packages/api/vitest.config.ts`): each file then starts with the
+ * full allowance of reports, as it would alone.
+ */
+export function forgetUnreadableReports(): void {
+  reported.clear();
+  reportsStopped = false;
+}
+
 /** Where a stored JSON value sits: for the report that names it. */
 export interface StoredAt {
   readonly table: string;
