@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws';
 import { closeReason } from './close-reason.js';
 import type { LiveConnectionDeps, OperationHost } from './connection-deps.js';
 import { FrameWriter } from './frame-writer.js';
-import type { KeepAliveTarget } from './keep-alive.js';
+import { afterPendingInput, type KeepAliveTarget } from './keep-alive.js';
 import { type Operation, OperationSlots } from './operation-slots.js';
 import { type ClientMessage, CloseCode, errorFrame, parseClientMessage } from './protocol.js';
 import { runOperation } from './run-operation.js';
@@ -61,7 +61,12 @@ export class LiveConnection implements OperationHost, KeepAliveTarget {
     this.#slots = new OperationSlots(deps.options, deps.ownerCounts);
     this.#authority = new SocketAuthority(deps.auth, () => this.guarded('expiry', () => this.authorized()));
     this.#initTimer = setTimeout(
-      () => this.guarded('init timeout', () => this.close(CloseCode.INIT_TIMEOUT, 'Connection initialisation timeout')),
+      // After the input that arrived meanwhile: a `connection_init` read then clears the timer.
+      () =>
+        afterPendingInput(() => {
+          if (this.#initTimer === null) return;
+          this.guarded('init timeout', () => this.close(CloseCode.INIT_TIMEOUT, 'Connection initialisation timeout'));
+        }),
       deps.options.initTimeoutMs,
     );
     socket.on('message', (data, isBinary) =>
