@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,9 @@ const PEER = fileURLToPath(new URL('./stall-peer.mjs', import.meta.url));
 let stack: GraphqlStack;
 let wsUrl: string;
 let dir: string;
-const peers: ChildProcessWithoutNullStreams[] = [];
+const peers: ChildProcess[] = [];
+/** The waits' deadlines, cleared at the end: one left by a failed test must not fire later. */
+const deadlines = new Set<NodeJS.Timeout>();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agent-teams-stall-'));
@@ -32,6 +34,7 @@ beforeAll(async () => {
   ({ wsUrl } = await openLivePool(stack.server));
 });
 afterAll(async () => {
+  for (const deadline of deadlines) clearTimeout(deadline);
   for (const peer of peers) peer.kill();
   await stack.close();
   rmSync(dir, { recursive: true, force: true });
@@ -39,12 +42,13 @@ afterAll(async () => {
 
 /** A peer process connected to the server, its reports, and a wait for one of them. */
 function peer(name: string) {
-  const marker = join(dir, `${name}.sent`);
-  const child = spawn(process.execPath, [PEER, wsUrl, marker, TOKENS.alice]);
+  const marker = join(dir, name);
+  const child = spawn(process.execPath, [PEER, wsUrl, marker, TOKENS.alice], { stdio: ['pipe', 'pipe', 'inherit'] });
   peers.push(child);
+  const { stdin, stdout } = child;
   const lines: string[] = [];
   const waiters: (() => void)[] = [];
-  createInterface({ input: child.stdout }).on('line', (line) => {
+  createInterface({ input: stdout }).on('line', (line) => {
     lines.push(line);
     for (const wake of waiters.splice(0)) wake();
   });
@@ -62,18 +66,28 @@ function peer(name: string) {
       };
       check();
     });
-  return { child, marker, lines, next };
+  /** Tells the peer to send `command`; the marker file it writes once the frame left it. */
+  const command = (name: 'init' | 'pong') => {
+    stdin.write(`${name}\n`);
+    return `${marker}.${name}`;
+  };
+  return { lines, next, command };
 }
 
+/** Blocks this thread for `ms` without spinning a core (the peer and the other test files need it). */
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
+const block = (ms: number) => Atomics.wait(SLEEPER, 0, 0, ms);
+
 /**
- * Holds this process's event loop (the server's) until the peer's frame left it (its marker
- * file) and `atLeastMs` passed since `from`: the frame then waits unread in the socket, and the
- * deadline the server must judge by it has passed.
+ * Holds this process's event loop (the server's) until the peer's frame left it (`sent`, its
+ * marker file) and `atLeastMs` passed since `from`: the frame then waits unread in the socket, and
+ * the deadline the server must judge by it has passed.
  */
-function stallUntilSent(marker: string, from: number, atLeastMs: number): void {
+function stallUntilSent(sent: string, from: number, atLeastMs: number): void {
   const cap = Date.now() + 20_000;
-  while (!(existsSync(marker) && Date.now() - from >= atLeastMs)) {
+  while (!(existsSync(sent) && Date.now() - from >= atLeastMs)) {
     if (Date.now() > cap) throw new Error('the peer never sent its frame');
+    block(5);
   }
 }
 
@@ -81,13 +95,13 @@ describe('live sockets across a stall of the event loop (answers that arrived du
   it('keeps a socket whose pong arrived while the loop was stalled past the next keep-alive tick', async () => {
     const p = peer('pong');
     await p.next((line) => line === 'open', 'open');
-    p.child.stdin.write('init\n');
+    p.command('init');
     await p.next((line) => line === 'ack', 'ack');
     await p.next((line) => line === 'ping 1', 'the first ping');
     const pinged = Date.now();
-    p.child.stdin.write('pong\n');
+    const ponged = p.command('pong');
     // The tick after this ping is due during the stall; the pong is unread when it fires.
-    stallUntilSent(p.marker, pinged, KEEP_ALIVE_MS + STALL_PAST_MS);
+    stallUntilSent(ponged, pinged, KEEP_ALIVE_MS + STALL_PAST_MS);
     // Two more pings: the socket is alive (a dropped one reports `close 1006` instead).
     await p.next((line) => line === 'ping 3' || line.startsWith('close'), 'two more pings');
     expect(p.lines.filter((line) => line.startsWith('close'))).toEqual([]);
@@ -98,8 +112,7 @@ describe('live sockets across a stall of the event loop (answers that arrived du
     const p = peer('init');
     await p.next((line) => line === 'open', 'open');
     const opened = Date.now();
-    p.child.stdin.write('init\n');
-    stallUntilSent(p.marker, opened, INIT_TIMEOUT_MS + STALL_PAST_MS);
+    stallUntilSent(p.command('init'), opened, INIT_TIMEOUT_MS + STALL_PAST_MS);
     const answer = await p.next((line) => line === 'ack' || line.startsWith('close'), 'an answer to the init');
     expect(answer).toBe('ack');
   });
@@ -111,7 +124,7 @@ describe('live sockets across a stall of the event loop (answers that arrived du
     expect(await silent.next((line) => line.startsWith('close'), 'a close')).toBe('close 4408');
     const mute = peer('mute');
     await mute.next((line) => line === 'open', 'open');
-    mute.child.stdin.write('init\n');
+    mute.command('init');
     await mute.next((line) => line === 'ack', 'ack');
     await mute.next((line) => line === 'ping 1', 'the first ping');
     // Its first ping is never answered: dropped at the next tick.

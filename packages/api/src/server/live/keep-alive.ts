@@ -1,4 +1,5 @@
-// Node's own, not the global a test's fake timers replace (as `sqlite-write-batch.ts`).
+// Node's own, not the global a test's fake timers replace: the decision then runs one real turn
+// of the loop after the faked timer that asked for it, instead of waiting for a faked immediate.
 import { setImmediate } from 'node:timers';
 
 /** A socket the keep-alive timer visits. */
@@ -8,10 +9,11 @@ export interface KeepAliveTarget {
 }
 
 /**
- * Runs `decide` once the input that reached the sockets meanwhile has been read: a timer that
- * decides about a peer (its pong missed, its `connection_init` late) fires in the event loop's
- * timers phase, before the poll phase that reads sockets, so after a stall of the loop it would
- * otherwise judge a peer whose answer arrived during the stall and sits unread.
+ * Called from a timer's callback, runs `decide` after the loop's next poll phase: a timer that
+ * decides about a peer (its pong missed, its `connection_init` late) fires in the timers phase,
+ * before the poll phase that reads sockets, so after a stall of the loop it would otherwise judge
+ * a peer whose answer arrived during the stall and sits unread. (The poll phase reads what each
+ * socket has, up to libuv's bounds per turn: a pong queued behind megabytes may still wait.)
  */
 export function afterPendingInput(decide: () => void): void {
   setImmediate(decide);
