@@ -1,5 +1,5 @@
-import { Agent, request } from 'node:http';
 import WebSocket from 'ws';
+import { ProviderHttp, readBodyText } from '../../src/runtimes/openai/provider-http.js';
 import { monotonicMs } from '../live-clock.js';
 
 const EVENTS = `subscription($teamId: ID!, $afterSeq: Int) { teamEvents(teamId: $teamId, afterSeq: $afterSeq) {
@@ -37,9 +37,9 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
   const socket = new WebSocket(`${httpUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
     perMessageDeflate: false,
   });
-  // The same kind of HTTP client as the direct call's transport (`provider-http.ts`): `node:http`
-  // over kept connections, so neither leg of a sample pays for a client library the other does not.
-  const agent = new Agent({ keepAlive: true });
+  // The direct call's own transport (`provider-http.ts`: `node:http` over kept connections), so
+  // neither leg of a sample pays for a client library the other does not.
+  const http = new ProviderHttp();
   const statuses = new Map<string, number>();
   const waiters = new Map<string, (at: number) => void>();
   const ready = new Promise<void>((resolve, reject) => {
@@ -78,7 +78,7 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
   return {
     ready,
     async send(teamId, memberId, text, key) {
-      const json = (await postJson(agent, `${httpUrl}/graphql`, token, {
+      const json = (await postJson(http, `${httpUrl}/graphql`, token, {
         query: SEND,
         variables: { input: { teamId, memberIds: [memberId], text, clientRequestId: key } },
       })) as { data?: { sendRequest?: { jobs: { id: string }[] } }; errors?: unknown };
@@ -105,56 +105,32 @@ export function openTurnClient(httpUrl: string, token: string, teamIds: readonly
     },
     close: () => {
       socket.terminate();
-      agent.destroy();
+      http.close();
     },
   };
 }
 
-/** How long a `sendRequest` may go without a byte of its answer (as long as `seen` waits for a status). */
+/** How long a `sendRequest` may take to answer in full (as long as `seen` waits for a status). */
 const ANSWER_TIMEOUT_MS = 10_000;
 
 /**
- * POSTs `body` as JSON with a bearer token over `agent` and parses the JSON answer (any status:
+ * POSTs `body` as JSON with a bearer token through `http` and parses the JSON answer (any status:
  * GraphQL errors come back as JSON).
  *
- * @remarks `node:http`, not `fetch`: the direct call of a sample goes through the runtime's own
- * `node:http` transport, and on the 2 × EPYC host of the benchmarks `fetch` (undici) took 0.74 ms
- * p50 for a POST that `node:http` made in 0.35 ms (docs/benchmarks.md, forty-seventh pass), a
- * difference of clients that was counted as the server's. An answer that does not come within
- * {@link ANSWER_TIMEOUT_MS} fails the call (undici gave up after 300 s; `node:http` never does).
+ * @remarks The runtime's transport, not `fetch`: the direct call of a sample goes through it, and
+ * on the 2 × EPYC host of the benchmarks `fetch` (undici) took 0.74 ms p50 for a POST that
+ * `node:http` made in 0.35 ms (docs/benchmarks.md, forty-seventh pass), a difference of clients
+ * that was counted as the server's. An answer not complete within {@link ANSWER_TIMEOUT_MS} fails
+ * the call.
  */
-function postJson(agent: Agent, url: string, token: string, body: unknown): Promise<unknown> {
-  const bytes = Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        agent,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': bytes.length,
-          authorization: `Bearer ${token}`,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-          } catch (error) {
-            const text = Buffer.concat(chunks).toString('utf8').slice(0, 200);
-            reject(new Error(`[agent-teams/bench] HTTP ${res.statusCode}, not JSON: ${text}`, { cause: error }));
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.setTimeout(ANSWER_TIMEOUT_MS, () =>
-      req.destroy(new Error(`[agent-teams/bench] POST ${url}: no answer in ${ANSWER_TIMEOUT_MS} ms`)),
-    );
-    req.end(bytes);
-  });
+async function postJson(http: ProviderHttp, url: string, token: string, body: unknown): Promise<unknown> {
+  const signal = AbortSignal.timeout(ANSWER_TIMEOUT_MS);
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+  const response = await http.post(new URL(url), headers, Buffer.from(JSON.stringify(body)), signal, ANSWER_TIMEOUT_MS);
+  const text = await readBodyText(response.body, signal);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new Error(`[agent-teams/bench] HTTP ${response.status}, not JSON: ${text.slice(0, 200)}`, { cause: error });
+  }
 }
