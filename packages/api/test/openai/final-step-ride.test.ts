@@ -90,9 +90,9 @@ describe("OpenAiRuntime: a final answer rides in the job's write (decision 0221)
     }
   });
 
-  it('rolls the job write back when another execution wrote the run first, and polls the stored outcome', async () => {
+  it('rolls the job write back when another execution wrote the run first, polls the stored outcome and counts the call', async () => {
     const { provider, database } = fixture();
-    provider.enqueue({ kind: 'answer', content: 'mine' });
+    provider.enqueue({ kind: 'answer', content: 'mine', usage: { prompt_tokens: 11, completion_tokens: 2 } });
     const rides = openRunRides(database, CLOCK, 60_000);
     const runtime = runtimeOver(fixture(), { rides });
     const ctx = context('job_3', openAiAgent());
@@ -116,7 +116,15 @@ describe("OpenAiRuntime: a final answer rides in the job's write (decision 0221)
         .execute();
       const withRides = { db: database.db, dialect: database.dialect, sink: null, ids: null, rides };
       await expect(runWrite(withRides, NOW, (scope) => scope.carryRide(runId))).rejects.toBeInstanceOf(RideLostError);
-      expect(await stored(runId)).toEqual({ state: 'failed', steps: [], usage: 0 });
+      // The run, its step and its outcome are the other execution's; the call this one made was
+      // billed all the same, so its usage is written alone.
+      await until(async () => (await stored(runId)).usage === 1, 'the lost answer usage');
+      expect(await stored(runId)).toEqual({ state: 'failed', steps: [], usage: 1 });
+      const rows = await database.db
+        .selectFrom('model_usage')
+        .select(['job_id', 'input_tokens', 'output_tokens'])
+        .execute();
+      expect(rows).toEqual([{ job_id: 'job_3', input_tokens: 11, output_tokens: 2 }]);
       await until(
         async () => (await runtime.poll({ runId: asRunId(runId), context: ctx })).state === 'failed',
         'the stored outcome',

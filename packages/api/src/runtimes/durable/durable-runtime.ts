@@ -24,6 +24,9 @@ export const DISPOSE_WAIT_MS = 5_000;
 
 export type { DurableRuntimeDeps, ProgressEvent, RunExecution } from './run-execution.js';
 
+/** One execution of a run in this process: its abort, whether a cancel asked for it, and its end. */
+type Execution = { controller: AbortController; cancelled: boolean; ended?: Promise<void> };
+
 /**
  * The skeleton every durable runtime shares (`scripted`, `openai`, `a2a`):
  * runs in `runtime_runs`, idempotent by key; calls for one key joined; one execution per run in
@@ -41,7 +44,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   protected readonly notices: RunNotices;
   protected readonly clock: Clock;
   protected readonly logger: Logger;
-  readonly #executions = new Map<string, { controller: AbortController; cancelled: boolean; ended?: Promise<void> }>();
+  readonly #executions = new Map<string, Execution>();
   readonly #rides: RunRides | null;
   #disposed = false;
 
@@ -119,8 +122,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     this.notices.clear();
     let timer: NodeJS.Timeout | undefined;
     const waited = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, DISPOSE_WAIT_MS);
-      timer.unref();
+      timer = setTimeout(resolve, DISPOSE_WAIT_MS).unref();
     });
     await Promise.race([Promise.all(executions.map((execution) => execution.ended)), waited]);
     clearTimeout(timer);
@@ -183,10 +185,7 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
   protected launch(runId: RunId, runKey: string, document: D, context: RunContext, creditMs = 0): void {
     if (this.#disposed || this.#executions.has(runId)) return;
     this.notices.rememberLaunched(runKey, runId);
-    const execution: { controller: AbortController; cancelled: boolean; ended?: Promise<void> } = {
-      controller: new AbortController(),
-      cancelled: false,
-    };
+    const execution: Execution = { controller: new AbortController(), cancelled: false };
     this.#executions.set(runId, execution);
     const disposed = () => this.#disposed;
     const run: RunExecution<D> = {
@@ -206,11 +205,8 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     };
     execution.ended = this.execute(run)
       .catch((error: unknown) => {
-        this.logger.error(`${this.name} run could not record its outcome`, {
-          runId,
-          jobId: context.jobId,
-          error: String(error),
-        });
+        const fields = { runId, jobId: context.jobId, error: String(error) };
+        this.logger.error(`${this.name} run could not record its outcome`, fields);
       })
       .finally(() => this.#executions.delete(runId));
   }
@@ -246,13 +242,15 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
    * and what goes with it) and announces `state` once that can be reported: with rides, at once,
    * the write then committed by the job write that records the run (decision 0221); without,
    * after the write committed alone. A lost race (another execution ended the run) announces
-   * nothing (with rides: the announcement is taken back), and a poll then reads the stored outcome.
+   * nothing; with rides the announcement is taken back and `onLost` called (so too when the offered
+   * write is dropped after failing), and a poll reads the stored outcome.
    * @returns whether the write took effect (with rides: true, the write offered).
    */
   protected async endRun(
     ctx: StoreContext,
     ended: { readonly runKey: string; readonly runId: RunId; readonly state: RunState },
     write: RideWrite,
+    onLost: () => void = () => undefined,
   ): Promise<boolean> {
     const { runKey, runId, state } = ended;
     // A cancelled run's job may have ended already (a deadline): no job write may come to carry it.
@@ -266,7 +264,10 @@ export abstract class DurableRuntime<D> implements AgentRuntime {
     // Committed by the job write that records the run (the scheduler's step the notice asks
     // for), or alone after the wait: nobody waits for it here, since that step may be the caller.
     // Voided (lost to another execution, or its write dropped): the announcement is taken back.
-    void this.#rides.offer(runId, state, write, () => this.notices.forget(runId));
+    void this.#rides.offer(runId, state, write, () => {
+      this.notices.forget(runId);
+      onLost();
+    });
     this.settle(runId, state);
     return true;
   }

@@ -13,10 +13,39 @@ const NO_TOKENS: TokenUsage = { inputTokens: 0, cachedInputTokens: 0, outputToke
 
 /**
  * The usage row of the call answered at `step`, as the provider reported it (zeros without a
- * report). Its id is the step's, so the answer's write records it once however often it is retried.
+ * report). Its id is the call's own (the step's and a random part), made once per answer, so the
+ * answer's write records it once however often it is retried, and another execution's call at
+ * the same step (a replay racing this one after a takeover) is a row of its own: each was billed.
  */
 export function answerUsage(env: UsageEnv, step: number, usage: TokenUsage | null): UsageEntry {
-  return usageEntry(env, `usage_${env.runId}_${step}`, usage ?? NO_TOKENS);
+  return usageEntry(env, `usage_${env.runId}_${step}_${randomUUID()}`, usage ?? NO_TOKENS);
+}
+
+/**
+ * Records the usage of an answer whose step another execution of the run wrote first (a server
+ * paused past its lease wakes to find the step written by the server that took the job over),
+ * alone: the step and its outcome are the other execution's, but the provider billed this call
+ * too, and a budget that did not count it would be passed by every takeover. Idempotent by the
+ * entry's id (`insertUsage`), so when the step "lost" was this call's own write, committed before
+ * an error hid it, the row is not counted twice. A row the database refuses is logged, never
+ * thrown: the run is the other execution's now, and this one only stops. Resolves null (lost).
+ */
+export async function recordLostAnswer(env: UsageWriter, entry: UsageEntry): Promise<null> {
+  await recordAlone(env, entry);
+  return null;
+}
+
+/** What writes a usage row alone and logs a refusal: the store, the logger and the turn's ids and clock. */
+export type UsageWriter = Pick<TurnEnv, 'store' | 'logger' | 'runId' | 'jobId' | 'now'>;
+
+/** Writes `entry` in a transaction of its own; a refusal (after the store's own retries) is logged, not thrown. */
+async function recordAlone(env: UsageWriter, entry: UsageEntry): Promise<void> {
+  try {
+    await env.store.recordUsage(entry, env.now());
+  } catch (error) {
+    const fields = { runId: env.runId, jobId: env.jobId, usageId: entry.id, error: String(error) };
+    env.logger.error('openai call usage could not be recorded', fields);
+  }
 }
 
 /**
@@ -63,15 +92,7 @@ export function recordFailedAttempt(
   step: number,
   promptTokens: number,
 ): (cut: CutShortCall) => Promise<void> {
-  return async (cut) => {
-    const entry = cutShortUsage(env, step, promptTokens, cut, 'failed');
-    try {
-      await env.store.recordUsage(entry, env.now());
-    } catch (error) {
-      const fields = { runId: env.runId, jobId: env.jobId, usageId: entry.id, error: String(error) };
-      env.logger.error('openai call usage could not be recorded', fields);
-    }
-  };
+  return (cut) => recordAlone(env, cutShortUsage(env, step, promptTokens, cut, 'failed'));
 }
 
 /**

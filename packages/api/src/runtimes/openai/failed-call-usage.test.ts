@@ -3,8 +3,7 @@
 // where budgets see it: the model_usage rows, written before the call's reservation is released,
 // on SQLite and on PostgreSQL. Cancelled calls are test/openai/cancelled-call-usage.ts's.
 import type { JobId, RunState, TeamId } from '@agent-teams/core';
-import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   context,
   openAiAgent,
@@ -15,9 +14,8 @@ import {
   until,
   useRuntimeFixture,
 } from '../../../test/openai/runtime-fixture.js';
-import { createFreshPostgres, type FreshPostgres } from '../../../test/support/fresh-postgres.js';
+import { RUNTIME_TARGETS, runtimeTargets } from '../../../test/openai/runtime-targets.js';
 import { type LoopbackProvider, startLoopbackProvider } from '../../../test/support/loopback-provider.js';
-import { type OpenedDatabase, openDatabase } from '../../storage/open-database.js';
 import type { SpendGuard } from '../spend-guard.js';
 
 /** The output allowance each call reserves (`maxOutputTokens`'s default). */
@@ -196,7 +194,7 @@ const CHECKS: readonly (readonly [string, (current: RuntimeFixture) => Promise<v
       expect(state).toEqual({ state: 'completed', answer: 'after the overload' });
       expect(current.provider.requests).toHaveLength(2);
       expect(rows.map(({ id, input, output }) => ({ id, input, output }))).toEqual([
-        { id: expect.stringMatching(/^usage_orun_job_1_\d+$/), input: 40, output: 5 },
+        { id: expect.stringMatching(/^usage_orun_job_1_\d+_[0-9a-f-]{36}$/), input: 40, output: 5 },
       ]);
     },
   ],
@@ -235,32 +233,15 @@ const CHECKS: readonly (readonly [string, (current: RuntimeFixture) => Promise<v
   ],
 ];
 
-/** Where the PostgreSQL tests open their database; the SQLite ones use a new one in memory. */
-let openTarget: () => Promise<OpenedDatabase> = () => openDatabase(':memory:');
-const fixture = useRuntimeFixture(() => openTarget());
+const targets = runtimeTargets();
+const fixture = useRuntimeFixture(targets.open);
 
 afterAll(async () => {
   await loopback?.close();
 });
 
-describe.each(['SQLite', 'PostgreSQL'])('OpenAiRuntime: the usage of a failed call (%s)', (target) => {
-  let pg: FreshPostgres | null = null;
-  beforeAll(async () => {
-    if (target !== 'PostgreSQL') return;
-    const fresh = await createFreshPostgres('agent_teams_failed_usage');
-    pg = fresh;
-    openTarget = async () => {
-      const database = await openDatabase(fresh.url, { poolSize: 4 });
-      await sql`TRUNCATE runtime_runs, openai_messages, model_usage, conversation_messages RESTART IDENTITY`.execute(
-        database.db,
-      );
-      return database;
-    };
-  });
-  afterAll(async () => {
-    openTarget = () => openDatabase(':memory:');
-    await pg?.drop();
-  });
+describe.each(RUNTIME_TARGETS)('OpenAiRuntime: the usage of a failed call (%s)', (target) => {
+  targets.use(target, 'agent_teams_failed_usage');
   for (const [name, check] of CHECKS) {
     it(name, async () => {
       try {

@@ -62,8 +62,9 @@ export interface TurnFinish {
    * Set by the runtime when rides are on: offers the last step's whole write (with an unwritten
    * begin) to the job write that records the run and announces `ends` (decision 0221). Called
    * instead of writing, while the begin is still held, so the run is never unknown in between.
+   * `usage` is the answer's: recorded alone if the ride is lost (the call was billed all the same).
    */
-  offer?: (write: RideWrite, ends: RunOutcome) => void;
+  offer?: (write: RideWrite, ends: RunOutcome, usage: UsageEntry | null) => void;
   /** Set once the last step was offered (`offer`): nothing is left to record. */
   ridden?: boolean;
 }
@@ -166,7 +167,7 @@ export class OpenAiRunStore {
       const ends = finish.outcome;
       // The begin (if still held) goes with the ride, offered before it stops being held.
       return this.#staged.carry(args.runId, async (begin) => {
-        offer((trx, now) => this.#writeLastStep(trx, { ...args, now }, begin, ends, finish), ends);
+        offer((trx, now) => this.#writeLastStep(trx, { ...args, now }, begin, ends, finish), ends, args.usage);
         finish.ridden = true;
         return { result: true, carried: true };
       });

@@ -11,10 +11,10 @@ import {
 } from '@agent-teams/core';
 import type { DatabaseDialect } from '../../storage/open-database.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
-import type { DurableRuntimeDeps, RunExecution } from '../durable/durable-runtime.js';
-import { DurableRuntime } from '../durable/durable-runtime.js';
+import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import type { RunRow } from '../durable/run-table.js';
 import type { SpendGuard } from '../spend-guard.js';
+import { recordLostAnswer } from './call-usage.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
 import { ModelClients } from './model-clients.js';
@@ -226,11 +226,14 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
     if (this.#ridesOn) {
       // The final answer's write, handed over: committed with the job write that records the run.
       // A process going away records nothing, as a crash would.
-      finish.offer = (write, ends) => {
+      finish.offer = (write, ends, usage) => {
         if (run.abandoned) return;
         const fields = { runId, jobId: context.jobId };
-        this.endRun(this.#store.context, { runKey, runId, state: runStateOf(ends) }, write).catch((error: unknown) =>
-          this.logger.error('openai run could not record its outcome', { ...fields, error: String(error) }),
+        const writer = { store: this.#store, logger: this.logger, ...fields, now: () => this.now() };
+        const lost = () => void (usage && recordLostAnswer(writer, usage));
+        this.endRun(this.#store.context, { runKey, runId, state: runStateOf(ends) }, write, lost).catch(
+          (error: unknown) =>
+            this.logger.error('openai run could not record its outcome', { ...fields, error: String(error) }),
         );
       };
     }

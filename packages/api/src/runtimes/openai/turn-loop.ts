@@ -13,7 +13,7 @@ import {
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { callKey } from '../call-key.js';
 import type { SpendGuard } from '../spend-guard.js';
-import { answerUsage, cancelledCall, recordFailedAttempt } from './call-usage.js';
+import { answerUsage, cancelledCall, recordFailedAttempt, recordLostAnswer } from './call-usage.js';
 import { callModel, type ModelCallError } from './chat-call.js';
 import type { ProgressSink } from './chunk-accumulator.js';
 import { buildContextWindow } from './context-window.js';
@@ -273,7 +273,8 @@ async function callAndRecord(
     refused ??
     (toolCalls.length === 0 ? { state: 'completed' as const, answer: verdict.content || EMPTY_ANSWER } : null);
   if (env.finish && ends) env.finish.outcome = ends;
-  if (!(await append(env, step, [draft], usage, ends ? env.finish : undefined))) return null;
+  // Lost to another execution of the run, which wrote this step: this call was billed all the same.
+  if (!(await append(env, step, [draft], usage, ends ? env.finish : undefined))) return recordLostAnswer(env, usage);
   if (ends && (env.finish?.recorded || env.finish?.ridden)) return ends;
   if (refused) return refused;
   return 'continue';
