@@ -1,8 +1,9 @@
 import { asRunId } from '@agent-teams/core';
+import { InsertQueryNode, type KyselyPlugin } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { SpendGuard } from '../../src/runtimes/spend-guard.js';
 import { openRunRides } from '../../src/storage/open-run-rides.js';
-import { RideLostError } from '../../src/storage/run-rides.js';
+import { RIDE_MAX_FAILURES, RideLostError } from '../../src/storage/run-rides.js';
 import { runWrite } from '../../src/storage/write-transaction.js';
 import { CommitCounter } from '../support/commit-counter.js';
 import { checkFirstAnswerRide } from './first-answer-ride.js';
@@ -116,8 +117,8 @@ describe("OpenAiRuntime: a final answer rides in the job's write (decision 0221)
         .execute();
       const withRides = { db: database.db, dialect: database.dialect, sink: null, ids: null, rides };
       await expect(runWrite(withRides, NOW, (scope) => scope.carryRide(runId))).rejects.toBeInstanceOf(RideLostError);
-      // The run, its step and its outcome are the other execution's; the call this one made was
-      // billed all the same, so its usage is written alone.
+      // The run and its outcome are the other execution's; the call this one made was billed all
+      // the same, so its usage is written alone once the offer is found lost.
       await until(async () => (await stored(runId)).usage === 1, 'the lost answer usage');
       expect(await stored(runId)).toEqual({ state: 'failed', steps: [], usage: 1 });
       const rows = await database.db
@@ -145,6 +146,37 @@ describe("OpenAiRuntime: a final answer rides in the job's write (decision 0221)
       expect(await settle(runtime, runId, ctx)).toEqual({ state: 'completed', answer: 'done' });
       await until(async () => (await stored(runId)).state === 'completed', 'the run written alone');
       expect(await stored(runId)).toEqual({ state: 'completed', steps: [0, 1], usage: 1 });
+    } finally {
+      await runtime.dispose();
+    }
+  });
+
+  it(`counts the call of a ride dropped after its writes failed ${RIDE_MAX_FAILURES} times`, async () => {
+    const { provider, database, logger } = fixture();
+    provider.enqueue({ kind: 'answer', content: 'never stored', usage: { prompt_tokens: 5, completion_tokens: 3 } });
+    // The rides' own writes fail (as a full disk would); the usage row alone still goes in.
+    const failing: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        if (InsertQueryNode.is(node) && node.into?.table.identifier.name === 'openai_messages') {
+          throw new Error('disk full');
+        }
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    const rides = openRunRides({ db: database.db.withPlugin(failing), dialect: database.dialect }, CLOCK, 5, logger);
+    const runtime = runtimeOver(fixture(), { rides });
+    const ctx = context('job_5', openAiAgent());
+    try {
+      const { runId } = await runtime.start({ runKey: 'job_5', input: requestInput('job_5', 'Go'), context: ctx });
+      await until(async () => (await stored(runId)).usage === 1, 'the dropped ride usage');
+      // Nothing of the run was written: it replays from what is stored (its job still unfinished).
+      expect(await stored(runId)).toEqual({ state: null, steps: [], usage: 1 });
+      const rows = await database.db.selectFrom('model_usage').select(['input_tokens', 'output_tokens']).execute();
+      expect(rows).toEqual([{ input_tokens: 5, output_tokens: 3 }]);
+      expect(logger.at('error').map((entry) => entry.message)).toContain(
+        'a run end could not be written; it is dropped and the run replays from what is stored',
+      );
     } finally {
       await runtime.dispose();
     }

@@ -63,7 +63,7 @@ const fixture = useRuntimeFixture(targets.open);
 describe.each(RUNTIME_TARGETS)('OpenAiRuntime: an answer another execution wrote first (%s)', (target) => {
   targets.use(target, 'agent_teams_lost_usage');
 
-  it('counts the losing call too, before its reservation is released, and keeps the winner its step', async () => {
+  it('counts the losing call too, its row written before its own reservation is released', async () => {
     const current = fixture();
     const { provider, database, restart } = current;
     provider.respondWith((_body, index) => ({
@@ -72,6 +72,7 @@ describe.each(RUNTIME_TARGETS)('OpenAiRuntime: an answer another execution wrote
       usage: index === 0 ? FIRST : SECOND,
     }));
     const release = holdFirstAnswer(current);
+    // This execution's own reservation (the store's is one per job, which the other server's would replace).
     const rowsAtRelease: number[] = [];
     const spend = {
       reserve: async (_call: { teamId: TeamId; jobId: JobId; tokens: number; cost: number }) => ({
@@ -83,38 +84,41 @@ describe.each(RUNTIME_TARGETS)('OpenAiRuntime: an answer another execution wrote
       }),
     };
     const paused = runtimeOver(current, { spend });
-    const ctx = context('job_1', openAiAgent());
-    const { runId } = await paused.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
-    await until(() => provider.requests.length === 1, 'the first call to reach the provider');
-    // Written, as the scheduler has it written before it records the run (only then can another server see it).
-    await paused.persist({ runId });
-    // The other server resumes the stored run, calls again and writes the step first.
     const other = restart();
-    expect(await settle(other, runId, ctx)).toEqual({ state: 'completed', answer: 'taken-over answer' });
-    expect(provider.requests).toHaveLength(2);
-    expect(await usageRows(current)).toEqual([
-      { id: expect.stringMatching(/^usage_orun_job_1_1_/), job: 'job_1', input: 3, output: 1 },
-    ]);
+    try {
+      const ctx = context('job_1', openAiAgent());
+      const { runId } = await paused.start({ runKey: 'job_1', input: requestInput('job_1', 'Go'), context: ctx });
+      await until(() => provider.requests.length === 1, 'the first call to reach the provider');
+      // Written, as the scheduler has it written before it records the run (only then can another server see it).
+      await paused.persist({ runId });
+      // The other server resumes the stored run, calls again and writes the step first.
+      expect(await settle(other, runId, ctx)).toEqual({ state: 'completed', answer: 'taken-over answer' });
+      expect(provider.requests).toHaveLength(2);
+      expect(await usageRows(current)).toEqual([
+        { id: expect.stringMatching(/^usage_orun_job_1_1_/), job: 'job_1', input: 3, output: 1 },
+      ]);
 
-    release();
-    // The paused execution's answer arrives: its step is lost, its outcome is the stored one.
-    expect(await settle(paused, runId, ctx)).toEqual({ state: 'completed', answer: 'taken-over answer' });
-    await until(() => rowsAtRelease.length === 1, "the paused call's reservation to be released");
-    expect(rowsAtRelease).toEqual([2]);
-    const rows = await usageRows(current);
-    expect(rows.map(({ job, input, output }) => ({ job, input, output }))).toEqual([
-      { job: 'job_1', input: 3, output: 1 },
-      { job: 'job_1', input: 7, output: 2 },
-    ]);
-    expect(new Set(rows.map((row) => row.id)).size).toBe(2);
-    const answers = await database.db
-      .selectFrom('openai_messages')
-      .select(['step', 'content'])
-      .where('role', '=', 'assistant')
-      .execute();
-    expect(answers).toEqual([{ step: 1, content: 'taken-over answer' }]);
-    expect(current.logger.at('error')).toEqual([]);
-    await paused.dispose();
-    await other.dispose();
+      release();
+      // The paused execution's answer arrives: its step is lost, its outcome is the stored one.
+      expect(await settle(paused, runId, ctx)).toEqual({ state: 'completed', answer: 'taken-over answer' });
+      await until(() => rowsAtRelease.length === 1, "the paused call's reservation to be released");
+      expect(rowsAtRelease).toEqual([2]);
+      const rows = await usageRows(current);
+      expect(rows.map(({ job, input, output }) => ({ job, input, output }))).toEqual([
+        { job: 'job_1', input: 3, output: 1 },
+        { job: 'job_1', input: 7, output: 2 },
+      ]);
+      const answers = await database.db
+        .selectFrom('openai_messages')
+        .select(['step', 'content'])
+        .where('role', '=', 'assistant')
+        .execute();
+      expect(answers).toEqual([{ step: 1, content: 'taken-over answer' }]);
+      expect(current.logger.at('error')).toEqual([]);
+    } finally {
+      release();
+      await paused.dispose();
+      await other.dispose();
+    }
   });
 });

@@ -147,7 +147,7 @@ describe('OpenAiRuntime: idempotency after a crash', () => {
     expect(await settle(again, asRunId(runId), ctx)).toEqual({ state: 'completed', answer: 'answered once' });
     expect(provider.requests).toHaveLength(1);
   });
-  it('lets only one of two executions of a run (two servers) write each step, and counts each call', async () => {
+  it('lets only one of two executions of a run (two servers) write each step, and counts each call made', async () => {
     const { provider, runtime, restart, database } = fixture();
     provider.respondWith(() => ({
       kind: 'answer',
@@ -159,18 +159,22 @@ describe('OpenAiRuntime: idempotency after a crash', () => {
     // Written, as the scheduler has it written before it records the run (only then can another server see it).
     await runtime.persist({ runId });
     const other = restart();
-    const [a, b] = await Promise.all([settle(runtime, runId, ctx), settle(other, runId, ctx)]);
-    expect(a).toEqual({ state: 'completed', answer: 'same answer' });
-    expect(b).toEqual(a);
-    const assistant = await database.db
-      .selectFrom('openai_messages')
-      .select('step')
-      .where('role', '=', 'assistant')
-      .execute();
-    expect(assistant).toEqual([{ step: 1 }]);
-    // Each call the provider answered was billed, the one whose step was lost too (recorded alone).
-    const usage = () => database.db.selectFrom('model_usage').select('id').execute();
-    await until(async () => (await usage()).length === provider.requests.length, 'every call counted');
-    expect(provider.requests.length).toBeGreaterThanOrEqual(1);
+    try {
+      const [a, b] = await Promise.all([settle(runtime, runId, ctx), settle(other, runId, ctx)]);
+      expect(a).toEqual({ state: 'completed', answer: 'same answer' });
+      expect(b).toEqual(a);
+      const assistant = await database.db
+        .selectFrom('openai_messages')
+        .select('step')
+        .where('role', '=', 'assistant')
+        .execute();
+      expect(assistant).toEqual([{ step: 1 }]);
+      // Each call the provider answered was billed, one whose step was lost too (recorded alone;
+      // whether the second execution calls at all is a race here: lost-answer-usage.test.ts forces it).
+      const usage = () => database.db.selectFrom('model_usage').select('id').execute();
+      await until(async () => (await usage()).length === provider.requests.length, 'every call counted');
+    } finally {
+      await other.dispose();
+    }
   });
 });

@@ -17,6 +17,7 @@ export interface RuntimeTargets {
   use(target: (typeof RUNTIME_TARGETS)[number], name: string): void;
 }
 
+/** The {@link RuntimeTargets} of one test file (its PostgreSQL databases dropped after each `describe`). */
 export function runtimeTargets(): RuntimeTargets {
   let openTarget: () => Promise<OpenedDatabase> = () => openDatabase(':memory:');
   return {
