@@ -25,10 +25,11 @@ export function answerUsage(env: UsageEnv, step: number, usage: TokenUsage | nul
  * Records the usage of an answer whose step another execution of the run wrote first (a server
  * paused past its lease wakes to find the step written by the server that took the job over),
  * alone: the step and its outcome are the other execution's, but the provider billed this call
- * too, and a budget that did not count it would be passed by every takeover. Idempotent by the
- * entry's id (`insertUsage`), so when the step "lost" was this call's own write, committed before
- * an error hid it, the row is not counted twice. A row the database refuses is logged, never
- * thrown: the run is the other execution's now, and this one only stops. Resolves null (lost).
+ * too, and budgets that did not count it would miss one billed call per such takeover.
+ * Idempotent by the entry's id (`insertUsage`), so when the step "lost" was this call's own
+ * write, committed before an error hid it, the row is not counted twice. A row the database
+ * refuses is logged, never thrown: the run is the other execution's now, and this one only stops.
+ * Resolves null (lost).
  */
 export async function recordLostAnswer(env: UsageWriter, entry: UsageEntry): Promise<null> {
   await recordAlone(env, entry);
