@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type BudgetPolicy,
   type Budgets,
@@ -26,7 +27,22 @@ export type HeldSpend =
  * call's real usage is recorded.
  */
 export interface SpendGuard {
-  reserve(call: { readonly teamId: TeamId; readonly jobId: JobId } & Spend): Promise<HeldSpend>;
+  /** `holder`: who holds the reservation (`SpendReservation.holder`); its release names it. */
+  reserve(
+    call: { readonly teamId: TeamId; readonly jobId: JobId; readonly holder?: string } & Spend,
+  ): Promise<HeldSpend>;
+}
+
+/**
+ * `spend` for one execution of a turn: every reservation it makes names that execution as its
+ * holder. The job's one reservation id is shared by every execution (the call a server sends again
+ * after a takeover replaces the dead one's reservation); with the holder, the execution that lost
+ * the job, when it wakes and releases, leaves the reservation of the one that took it over.
+ */
+export function heldByExecution(spend: SpendGuard | null): SpendGuard | null {
+  if (spend === null) return null;
+  const holder = randomUUID();
+  return { reserve: (call) => spend.reserve({ ...call, holder }) };
 }
 
 /** What {@link createSpendGuard} is built from. */
@@ -47,7 +63,14 @@ export function createSpendGuard(deps: SpendGuardDeps): SpendGuard {
       // PostgreSQL: jobs refused BUDGET_EXHAUSTED with most of the budget in stale reservations).
       const id = `spend_${call.jobId}`;
       const decision = await deps.store.reserveSpend({
-        reservation: { id, teamId: call.teamId, jobId: call.jobId, tokens: call.tokens, cost: call.cost },
+        reservation: {
+          id,
+          teamId: call.teamId,
+          jobId: call.jobId,
+          tokens: call.tokens,
+          cost: call.cost,
+          ...(call.holder === undefined ? {} : { holder: call.holder }),
+        },
         now: nowTimestamp(deps.clock),
         ownerLimits: (owner) => ownerDayBudget(deps.policy, owner),
       });
@@ -59,7 +82,7 @@ export function createSpendGuard(deps: SpendGuardDeps): SpendGuard {
         reserved: true,
         release: async () => {
           // A failed release only delays the budget: the reservation stops counting after an hour.
-          await deps.store.releaseSpend(id).catch((error: unknown) => {
+          await deps.store.releaseSpend(id, call.holder).catch((error: unknown) => {
             deps.logger.warn('could not release a spend reservation', { id, error: String(error) });
           });
         },

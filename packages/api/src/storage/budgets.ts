@@ -182,6 +182,7 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
       tokens: reservation.tokens,
       cost: reservation.cost,
       created_at: now,
+      holder: reservation.holder ?? null,
     };
     await trx
       .insertInto('spend_reservations')
@@ -239,9 +240,14 @@ function unlimited(team: TeamBudgetLimits, owner: OwnerDayBudget): boolean {
   );
 }
 
-/** `releaseSpend`: deletes the reservation (nothing when it is gone already). */
-export async function releaseSpend(db: Kysely<Database>, reservationId: string): Promise<void> {
-  await db.deleteFrom('spend_reservations').where('id', '=', reservationId).execute();
+/**
+ * `releaseSpend`: deletes the reservation (nothing when it is gone already); with `holder`, only
+ * while it is that holder's (a reservation made again by another execution stays).
+ */
+export async function releaseSpend(db: Kysely<Database>, reservationId: string, holder?: string): Promise<void> {
+  let query = db.deleteFrom('spend_reservations').where('id', '=', reservationId);
+  if (holder !== undefined) query = query.where('holder', '=', holder);
+  await query.execute();
 }
 
 /**

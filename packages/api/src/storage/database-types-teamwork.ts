@@ -90,4 +90,6 @@ export interface SpendReservationsTable {
   tokens: number | string;
   cost: number;
   created_at: string;
+  /** The execution holding it (`SpendReservation.holder`; migration 0023); NULL: none named. */
+  holder: string | null;
 }

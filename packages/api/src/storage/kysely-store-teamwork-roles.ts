@@ -49,8 +49,8 @@ export class KyselyTeamworkRoles extends KyselyJobRoles {
     return runWrite(this.ctx, args.now, (scope) => budgets.reserveSpend(scope, args));
   }
 
-  releaseSpend(reservationId: string): Promise<void> {
-    return budgets.releaseSpend(this.ctx.db, reservationId);
+  releaseSpend(reservationId: string, holder?: string): Promise<void> {
+    return budgets.releaseSpend(this.ctx.db, reservationId, holder);
   }
 
   recordUsage(entry: UsageEntry, now: string): Promise<void> {

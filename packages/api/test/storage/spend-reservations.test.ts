@@ -1,7 +1,7 @@
 import { asJobId, asOwnerId, type Budgets, NO_BUDGET_POLICY, type OwnerDayBudget } from '@agent-teams/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app/create-app.js';
-import { createSpendGuard } from '../../src/runtimes/spend-guard.js';
+import { createSpendGuard, heldByExecution } from '../../src/runtimes/spend-guard.js';
 import { openTestApp } from '../support/test-app.js';
 
 let app: App;
@@ -120,7 +120,8 @@ describe('the spend guard', () => {
     expect(await reservationRows()).toBe(before);
   });
 
-  it("holds one reservation per job: a call sent again after its server died replaces the dead server's", async () => {
+  /** A guard over the app's store, and a fresh team of `owner` with a budget of 100 tokens. */
+  async function guardAndTeam(owner: string) {
     const guard = createSpendGuard({
       store: app.store,
       policy: NO_BUDGET_POLICY,
@@ -128,14 +129,23 @@ describe('the spend guard', () => {
       logger: SILENT,
     });
     n += 1;
-    const made = await app.core.teams.create(asOwnerId('guard-replay'), {
+    const made = await app.core.teams.create(asOwnerId(owner), {
       clientRequestId: `r-${n}`,
       name: `r ${n}`,
       goal: 'g',
       members,
     });
-    const now = new Date().toISOString();
-    await app.store.setTeamBudget(asOwnerId('guard-replay'), made.id, { maxTokens: 100, maxCost: null }, now);
+    await app.store.setTeamBudget(
+      asOwnerId(owner),
+      made.id,
+      { maxTokens: 100, maxCost: null },
+      new Date().toISOString(),
+    );
+    return { guard, made };
+  }
+
+  it("holds one reservation per job: a call sent again after its server died replaces the dead server's", async () => {
+    const { guard, made } = await guardAndTeam('guard-replay');
     const call = { teamId: made.id, jobId: asJobId('job_replayed'), tokens: 90, cost: 0 };
     // The first server reserved and died: nothing released it.
     expect((await guard.reserve(call)).ok).toBe(true);
@@ -146,5 +156,23 @@ describe('the spend guard', () => {
     expect((await guard.reserve({ ...call, jobId: asJobId('job_other'), tokens: 11 })).ok).toBe(false);
     if (again.ok) await again.release();
     expect((await guard.reserve({ ...call, jobId: asJobId('job_other'), tokens: 11 })).ok).toBe(true);
+  });
+
+  it("lets an execution that lost its job release only its own reservation, not the taker's", async () => {
+    const { guard, made } = await guardAndTeam('guard-takeover');
+    const call = { teamId: made.id, jobId: asJobId('job_taken_over'), tokens: 90, cost: 0 };
+    const paused = heldByExecution(guard);
+    const taker = heldByExecution(guard);
+    const first = await paused?.reserve(call);
+    const second = await taker?.reserve(call);
+    if (!first?.ok || !second?.ok) throw new Error('refused');
+    const other = { ...call, jobId: asJobId('job_beside'), tokens: 11 };
+    // The paused execution wakes and releases: the taker's call is still held.
+    await first.release();
+    expect((await guard.reserve(other)).ok).toBe(false);
+    await second.release();
+    const after = await guard.reserve(other);
+    expect(after.ok).toBe(true);
+    if (after.ok) await after.release();
   });
 });

@@ -47,6 +47,11 @@ export interface SpendReservation extends Spend {
   readonly id: string;
   readonly teamId: TeamId;
   readonly jobId: JobId;
+  /**
+   * Who holds it (one execution of the job's turn): a release that names another holder leaves
+   * it, so a server that lost its job does not release the reservation of the one that took it over.
+   */
+  readonly holder?: string;
 }
 
 /** The bounds of budget values (`setTeamBudget`, `budgets.owners`). */

@@ -166,6 +166,25 @@ export function describeBudgetCases(h: () => StoreHarness): void {
       expect(await reserve(team.id, job, 60)).toEqual({ ok: true });
     });
 
+    it('leaves a reservation made again by another holder when the first one releases', async () => {
+      const { team, job } = await setup();
+      await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 100, maxCost: null }, h().now());
+      const hold = (holder: string) =>
+        h().store.reserveSpend({
+          reservation: { id: 'spend_taken_over', teamId: team.id, jobId: job.id, tokens: 90, cost: 0, holder },
+          now: h().now(),
+          ownerLimits: () => NONE,
+        });
+      expect(await hold('paused')).toEqual({ ok: true });
+      // The server that took the job over sends the call again: its reservation replaces the first.
+      expect(await hold('taker')).toEqual({ ok: true });
+      // The paused server wakes and releases: the taker's 90 still hold.
+      await h().store.releaseSpend('spend_taken_over', 'paused');
+      expect((await reserve(team.id, job, 11)).ok).toBe(false);
+      await h().store.releaseSpend('spend_taken_over', 'taker');
+      expect(await reserve(team.id, job, 11)).toEqual({ ok: true });
+    });
+
     it('lets exactly as many racing reservations pass as the budget holds', async () => {
       const { team, job } = await setup();
       await h().store.setTeamBudget(ALICE, team.id, { maxTokens: 350, maxCost: null }, h().now());

@@ -13,7 +13,7 @@ import type { DatabaseDialect } from '../../storage/open-database.js';
 import { abortableSleep } from '../durable/abortable-sleep.js';
 import { DurableRuntime, type DurableRuntimeDeps, type RunExecution } from '../durable/durable-runtime.js';
 import type { RunRow } from '../durable/run-table.js';
-import type { SpendGuard } from '../spend-guard.js';
+import { heldByExecution, type SpendGuard } from '../spend-guard.js';
 import { recordLostAnswer } from './call-usage.js';
 import { ModelCallError } from './chat-call.js';
 import { ASK_CLARIFICATION } from './member-tools.js';
@@ -258,7 +258,7 @@ export class OpenAiRuntime extends DurableRuntime<OpenAiRunDoc> {
         now: () => this.now(),
         sleep: abortableSleep,
         retryBaseMs: this.#deps.retryBaseMs ?? 500,
-        spend: this.#deps.spend ?? null,
+        spend: heldByExecution(this.#deps.spend ?? null),
         logger: this.logger,
         finish,
         progress: {

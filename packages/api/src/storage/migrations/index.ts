@@ -22,6 +22,7 @@ import { taskRequestFingerprintMigration } from './0019-task-request-fingerprint
 import { toolRequestsMigration } from './0020-tool-requests.js';
 import { waitingOwnerIndexMigration } from './0021-waiting-owner-index.js';
 import { postgresWaitingOwnerIndexMigration } from './0022-postgres-waiting-owner-index.js';
+import { spendReservationHolderMigration } from './0023-spend-reservation-holder.js';
 
 /**
  * The migrations, listed statically (no directory scan), so they bundle and run the same from
@@ -61,6 +62,7 @@ export class StaticMigrationProvider implements MigrationProvider {
       '0020-tool-requests': toolRequestsMigration(),
       '0021-waiting-owner-index': waitingOwnerIndexMigration(this.#dialect),
       '0022-postgres-waiting-owner-index': postgresWaitingOwnerIndexMigration(this.#dialect),
+      '0023-spend-reservation-holder': spendReservationHolderMigration(this.#dialect),
     };
   }
 }

@@ -30,6 +30,9 @@ export interface Budgets {
    * @throws DomainError NOT_FOUND when the team is gone.
    */
   reserveSpend(args: ReserveSpendArgs): Promise<SpendDecision>;
-  /** Drops a reservation once its call's real usage is recorded (or the call failed); idempotent. */
-  releaseSpend(reservationId: string): Promise<void>;
+  /**
+   * Drops a reservation once its call's real usage is recorded (or the call failed); idempotent.
+   * With `holder`, only while the reservation is still that holder's (not replaced by another's).
+   */
+  releaseSpend(reservationId: string, holder?: string): Promise<void>;
 }

@@ -15,6 +15,7 @@ interface HeldReservation extends Spend {
   readonly owner: string;
   readonly day: string;
   readonly createdAtMs: number;
+  readonly holder: string | undefined;
 }
 
 const NO_LIMITS: TeamBudgetLimits = { maxTokens: null, maxCost: null };
@@ -94,13 +95,14 @@ export function memoryBudgets(state: MemoryStoreState): Budgets {
       });
       // Held under this id already (the same call sent again): replaced, as the SQL stores do.
       if (decision.ok) {
-        const { tokens, cost, teamId } = reservation;
-        held.set(reservation.id, { tokens, cost, teamId, owner, day, createdAtMs: nowMs });
+        const { tokens, cost, teamId, holder } = reservation;
+        held.set(reservation.id, { tokens, cost, teamId, owner, day, createdAtMs: nowMs, holder });
       }
       return decision;
     },
-    async releaseSpend(reservationId) {
-      held.delete(reservationId);
+    async releaseSpend(reservationId, holder) {
+      // With a holder, only while the reservation is still that holder's, as the SQL stores do.
+      if (holder === undefined || held.get(reservationId)?.holder === holder) held.delete(reservationId);
     },
   };
 }
