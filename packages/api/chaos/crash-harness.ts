@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { prng } from '../test/support/seeded-random.js';
 import { finalChecks, InvariantSampler, type Sent } from './crash-invariants.js';
@@ -21,6 +23,8 @@ export interface CrashOptions {
 export interface CrashFigures {
   kills: number;
   acceptedRequests: number;
+  /** Owners whose teams took requests (a new one each time the last two teams were full). */
+  owners: number;
   answers: number;
   cancels: number;
   replays: number;
@@ -34,6 +38,36 @@ export interface CrashFigures {
   drainMs: number;
   durationMs: number;
   violations: string[];
+}
+
+/**
+ * How many times the workload moves to two new teams of a new owner once its teams reach their
+ * request limit (`Limits.requestsPerTeam`). Each move takes an owner of its own, so the owners'
+ * team limit (`Limits.teamsPerOwner`) never stops the workload. Until 2026-12-07 every team was
+ * the development owner's: its 20 teams were used up within a run's first ten or so kills, and
+ * the later restarts had every new request refused (`REQUEST_LIMIT`).
+ */
+const MAX_TEAM_GENERATIONS = 400;
+
+/**
+ * Unfinished jobs past which no new request is sent until the server catches up (a client backing
+ * off): without it 200 kills left about 3,000 jobs queued, more than the final drain's two minutes finish.
+ */
+const MAX_BACKLOG = 200;
+
+/** The bearer token of the owner of the teams of `generation` (the server's configuration lists them). */
+const tokenOf = (generation: number) => `crash-token-${generation}`;
+
+/** Writes the server's configuration beside the database: the demo agents and one owner per generation. */
+function writeCrashConfig(database: string): string {
+  const path = join(dirname(database), 'crash.config.json');
+  const tokens = Object.fromEntries(
+    Array.from({ length: MAX_TEAM_GENERATIONS }, (_, g) => [tokenOf(g), `crash-owner-${g}`]),
+  );
+  const agent = (name: string, title: string) => ({ name, title, description: title, runtime: 'scripted' });
+  const agents = [agent('researcher', 'Research'), agent('reviewer', 'Review'), agent('writer', 'Writer')];
+  writeFileSync(path, JSON.stringify({ auth: { tokens }, agents }));
+  return path;
 }
 
 const CREATE = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { id status members { id name } } } }`;
@@ -64,11 +98,19 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
   const figures = { answers: 0, cancels: 0, replays: 0 };
   const restartTimes: number[] = [];
   const db: { observer: BetterSqlite3.Database | null } = { observer: null };
-  let teams: { id: string; members: { id: string; name: string }[] }[] = [];
+  let teams: { id: string; members: { id: string; name: string }[]; token: string }[] = [];
   let counter = 0;
-  /** Bumped when the teams reach their request limit: the workload moves to two new teams. */
+  /** Bumped when the teams reach their request limit: the workload moves to two new teams of a new owner. */
   let generation = 0;
+  /** The tokens of every owner with teams: their inboxes keep being answered. */
+  const tokens: string[] = [];
+  /** The move to new teams under way: the four workers meet the request limit at about the same time. */
+  let moving: Promise<unknown> | null = null;
+  const serverArgs = ['--config', writeCrashConfig(opts.database)];
 
+  const unfinishedJobs = (): number =>
+    (db.observer?.prepare('SELECT count(*) AS n FROM jobs WHERE unfinished = 1').get() as { n: number } | undefined)
+      ?.n ?? 0;
   const sampler = new InvariantSampler(violate);
   const sample = () => {
     if (db.observer) sampler.sample(db.observer);
@@ -76,24 +118,35 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
 
   const ensureTeams = async (url: string) => {
     const made: (typeof teams)[number][] = [];
+    const token = tokenOf(generation);
     for (const name of ['Alpha', 'Beta']) {
-      const result = await gql(url, CREATE, {
-        input: {
-          clientRequestId: `crash-${name}-${generation}`,
-          name,
-          goal: 'Survive crashes',
-          members: Array.from({ length: 8 }, (_, i) => ({
-            name: `m${i}`,
-            agentId: pick(['researcher', 'reviewer', 'writer']),
-          })),
-        },
-      });
-      const team = result?.data?.createTeam?.team;
+      const input = {
+        clientRequestId: `crash-${name}-${generation}`,
+        name,
+        goal: 'Survive crashes',
+        members: Array.from({ length: 8 }, (_, i) => ({
+          name: `m${i}`,
+          agentId: pick(['researcher', 'reviewer', 'writer']),
+        })),
+      };
+      const team = (await gql(url, CREATE, { input }, token))?.data?.createTeam?.team;
       if (!team) return false;
-      made.push(team);
+      made.push({ ...team, token });
     }
     teams = made;
+    if (!tokens.includes(token)) tokens.push(token);
     return true;
+  };
+
+  /** Moves the workload to two new teams of the next owner, once per set of teams that is full. */
+  const moveOn = (url: string, full: (typeof teams)[number]): Promise<unknown> => {
+    if (moving === null && teams.includes(full) && generation + 1 < MAX_TEAM_GENERATIONS) {
+      generation += 1;
+      moving = ensureTeams(url).finally(() => {
+        moving = null;
+      });
+    }
+    return moving ?? Promise.resolve();
   };
 
   const taskText = (team: (typeof teams)[number]): string => {
@@ -114,6 +167,10 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
     while (Date.now() < until) {
       const roll = random();
       if (roll < 0.4 && teams.length > 0) {
+        if (unfinishedJobs() >= MAX_BACKLOG) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          continue;
+        }
         const team = pick(teams);
         counter += 1;
         const input = {
@@ -122,15 +179,14 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
           text: taskText(team),
           clientRequestId: `s${opts.seed}-${counter}`,
         };
-        const result = await gql(url, SEND, { input });
+        const result = await gql(url, SEND, { input }, team.token);
         const jobId = result?.data?.sendRequest?.jobs?.[0]?.id;
-        if (jobId) sent.push({ input, jobId });
-        else if (result?.errors?.[0]?.extensions?.code === 'REQUEST_LIMIT' && generation < 9) {
-          generation += 1;
-          await ensureTeams(url);
-        }
-      } else if (roll < 0.65) {
-        const inbox = await gql(url, INBOX);
+        if (jobId) sent.push({ input, jobId, token: team.token });
+        else if (result?.errors?.[0]?.extensions?.code === 'REQUEST_LIMIT') await moveOn(url, team);
+      } else if (roll < 0.65 && tokens.length > 0) {
+        // Any owner's inbox: the earlier owners' jobs that wait for input are still answered.
+        const token = pick(tokens);
+        const inbox = await gql(url, INBOX, {}, token);
         const edges: { node: unknown }[] = inbox?.data?.viewer?.inbox?.edges ?? [];
         if (edges.length === 0) continue;
         const job = pick(edges).node as { id: string; input: { kind: string; requestId: string } | null };
@@ -143,17 +199,17 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
         const input = { jobId: job.id, response, clientRequestId: `a${counter}`, inputRequestId: job.input.requestId };
         const repeats = random() < 0.3 ? 2 : 1;
         for (let i = 0; i < repeats; i += 1) {
-          const answered = await gql(url, RESPOND, { input });
+          const answered = await gql(url, RESPOND, { input }, token);
           if (answered?.data?.respond) figures.answers += i === 0 ? 1 : 0;
         }
       } else if (roll < 0.75 && sent.length > 0) {
-        const { jobId } = pick(sent);
-        const cancelled = await gql(url, CANCEL, { input: { jobId } });
+        const { jobId, token } = pick(sent);
+        const cancelled = await gql(url, CANCEL, { input: { jobId } }, token);
         if (cancelled?.data?.cancelJob) figures.cancels += 1;
       } else if (roll < 0.85 && sent.length > 0) {
         // An idempotent retry (as a client whose response was lost would send) answers the same job.
         const earlier = pick(sent);
-        const again = await gql(url, SEND, { input: earlier.input });
+        const again = await gql(url, SEND, { input: earlier.input }, earlier.token);
         const jobId = again?.data?.sendRequest?.jobs?.[0]?.id;
         if (jobId !== undefined) {
           figures.replays += 1;
@@ -167,7 +223,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
   };
 
   const boot = async (): Promise<ServerProcess> => {
-    const server = await startServer(opts.database);
+    const server = await startServer(opts.database, undefined, serverArgs);
     restartTimes.push(server.startMs);
     db.observer ??= new BetterSqlite3(opts.database, { readonly: true, fileMustExist: true });
     return server;
@@ -194,26 +250,26 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
     const deadline = drainStart + 120_000;
     for (;;) {
       sample();
-      const unfinished = db.observer?.prepare('SELECT count(*) AS n FROM jobs WHERE unfinished = 1').get() as {
-        n: number;
-      };
-      if (unfinished.n === 0) break;
+      const unfinished = unfinishedJobs();
+      if (unfinished === 0) break;
       if (Date.now() > deadline) {
-        violate(`${unfinished.n} jobs still unfinished after the drain`);
+        violate(`${unfinished} jobs still unfinished after the drain`);
         break;
       }
-      const inbox = await gql(server.url, INBOX);
-      for (const edge of inbox?.data?.viewer?.inbox?.edges ?? []) {
-        const job = edge.node as { id: string; input: { kind: string; requestId: string } | null };
-        if (!job.input) continue;
-        const response = job.input.kind === 'CLARIFICATION' ? 'final answer' : { final: true };
-        const input = {
-          jobId: job.id,
-          response,
-          clientRequestId: `final-${job.input.requestId}`,
-          inputRequestId: job.input.requestId,
-        };
-        if ((await gql(server.url, RESPOND, { input }))?.data?.respond) figures.answers += 1;
+      for (const token of tokens) {
+        const inbox = await gql(server.url, INBOX, {}, token);
+        for (const edge of inbox?.data?.viewer?.inbox?.edges ?? []) {
+          const job = edge.node as { id: string; input: { kind: string; requestId: string } | null };
+          if (!job.input) continue;
+          const response = job.input.kind === 'CLARIFICATION' ? 'final answer' : { final: true };
+          const input = {
+            jobId: job.id,
+            response,
+            clientRequestId: `final-${job.input.requestId}`,
+            inputRequestId: job.input.requestId,
+          };
+          if ((await gql(server.url, RESPOND, { input }, token))?.data?.respond) figures.answers += 1;
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -227,6 +283,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
     return {
       kills,
       acceptedRequests: sent.length,
+      owners: tokens.length,
       ...figures,
       samples: sampler.samples,
       maxActiveSeen: sampler.maxActiveSeen,

@@ -10,6 +10,8 @@ const OWNING = new Set<string>([...ACTIVE_PHASES, JobPhase.WAITING_INPUT, JobPha
 export interface Sent {
   readonly input: { teamId: string; memberIds: string[]; text: string; clientRequestId: string };
   readonly jobId: string;
+  /** The bearer token it was sent with (its owner's). */
+  readonly token: string;
 }
 
 /**

@@ -12,8 +12,12 @@ export interface ServerProcess {
   output(): string;
 }
 
-/** Starts the real CLI on `database`; resolves once it listens. */
-export function startServer(database: string, timeoutMs = 60_000): Promise<ServerProcess> {
+/** Starts the real CLI on `database` (with `args` after its own); resolves once it listens. */
+export function startServer(
+  database: string,
+  timeoutMs = 60_000,
+  args: readonly string[] = [],
+): Promise<ServerProcess> {
   const started = Date.now();
   const child = spawn(
     process.execPath,
@@ -27,6 +31,7 @@ export function startServer(database: string, timeoutMs = 60_000): Promise<Serve
       '0',
       '--database',
       database,
+      ...args,
     ],
     {
       cwd: apiRoot,
@@ -75,16 +80,17 @@ export async function stopServer(server: ServerProcess, signal: NodeJS.Signals):
 // biome-ignore lint/suspicious/noExplicitAny: the harness reads loosely typed GraphQL JSON.
 export type GqlResult = { data?: Record<string, any>; errors?: { extensions?: { code?: string } }[] };
 
-/** A GraphQL call as the development token's owner; network errors (a killed server) answer null. */
+/** A GraphQL call as `token`'s owner (the development token's by default); network errors (a killed server) answer null. */
 export async function gql(
   url: string,
   query: string,
   variables: Record<string, unknown> = {},
+  token = 'dev-token',
 ): Promise<GqlResult | null> {
   try {
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer dev-token' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ query, variables }),
       signal: AbortSignal.timeout(10_000),
     });
