@@ -23,7 +23,7 @@ export interface CrashOptions {
 export interface CrashFigures {
   kills: number;
   acceptedRequests: number;
-  /** Owners whose teams took requests (a new one each time the last two teams were full). */
+  /** Owners whose two teams were made (the next owner's each time one of the current two was full). */
   owners: number;
   answers: number;
   cancels: number;
@@ -41,11 +41,9 @@ export interface CrashFigures {
 }
 
 /**
- * How many times the workload moves to two new teams of a new owner once its teams reach their
- * request limit (`Limits.requestsPerTeam`). Each move takes an owner of its own, so the owners'
- * team limit (`Limits.teamsPerOwner`) never stops the workload. Until 2026-12-07 every team was
- * the development owner's: its 20 teams were used up within a run's first ten or so kills, and
- * the later restarts had every new request refused (`REQUEST_LIMIT`).
+ * How many times the workload moves to two new teams of a new owner once a team is full
+ * (`Limits.requestsPerTeam`); an owner per move, so `Limits.teamsPerOwner` never stops it (until
+ * 2026-12-07 all were the development owner's, used up within a run's first ten or so kills).
  */
 const MAX_TEAM_GENERATIONS = 400;
 
@@ -61,15 +59,14 @@ const tokenOf = (generation: number) => `crash-token-${generation}`;
 /** Writes the server's configuration beside the database: the demo agents and one owner per generation. */
 function writeCrashConfig(database: string): string {
   const path = join(dirname(database), 'crash.config.json');
-  const tokens = Object.fromEntries(
-    Array.from({ length: MAX_TEAM_GENERATIONS }, (_, g) => [tokenOf(g), `crash-owner-${g}`]),
-  );
-  const agent = (name: string, title: string) => ({ name, title, description: title, runtime: 'scripted' });
-  const agents = [agent('researcher', 'Research'), agent('reviewer', 'Review'), agent('writer', 'Writer')];
+  const tokens = Object.fromEntries(Array.from({ length: MAX_TEAM_GENERATIONS }, (_, g) => [tokenOf(g), `o${g}`]));
+  const agents = AGENT_NAMES.map((name) => ({ name, title: name, description: name, runtime: 'scripted' }));
   writeFileSync(path, JSON.stringify({ auth: { tokens }, agents }));
   return path;
 }
 
+const UNFINISHED = 'SELECT count(*) AS n FROM jobs WHERE unfinished = 1';
+const AGENT_NAMES = ['researcher', 'reviewer', 'writer'];
 const CREATE = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { team { id status members { id name } } } }`;
 const SEND = `mutation($input: SendRequestInput!) { sendRequest(input: $input) { jobs { id } } }`;
 const RESPOND = `mutation($input: RespondInput!) { respond(input: $input) { job { id status } } }`;
@@ -108,9 +105,14 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
   let moving: Promise<unknown> | null = null;
   const serverArgs = ['--config', writeCrashConfig(opts.database)];
 
-  const unfinishedJobs = (): number =>
-    (db.observer?.prepare('SELECT count(*) AS n FROM jobs WHERE unfinished = 1').get() as { n: number } | undefined)
-      ?.n ?? 0;
+  // Guarded as the sampler's reads: it can fail while a starting server recovers the file.
+  const unfinishedJobs = (): number => {
+    try {
+      return (db.observer?.prepare(UNFINISHED).get() as { n: number } | undefined)?.n ?? 0;
+    } catch {
+      return 0;
+    }
+  };
   const sampler = new InvariantSampler(violate);
   const sample = () => {
     if (db.observer) sampler.sample(db.observer);
@@ -124,10 +126,7 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
         clientRequestId: `crash-${name}-${generation}`,
         name,
         goal: 'Survive crashes',
-        members: Array.from({ length: 8 }, (_, i) => ({
-          name: `m${i}`,
-          agentId: pick(['researcher', 'reviewer', 'writer']),
-        })),
+        members: Array.from({ length: 8 }, (_, i) => ({ name: `m${i}`, agentId: pick(AGENT_NAMES) })),
       };
       const team = (await gql(url, CREATE, { input }, token))?.data?.createTeam?.team;
       if (!team) return false;

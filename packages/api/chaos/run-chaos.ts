@@ -116,7 +116,7 @@ function crashSection(crash: CrashFigures | null): string {
 | Seed | ${seed} |
 | SIGKILLs (each followed by a restart on the same SQLite file) | ${crash.kills}${crash.kills < kills ? ` (asked: ${kills}; stopped at the ${crashMinutes}-minute budget)` : ''} |
 | Accepted requests (the server answered \`sendRequest\`) | ${crash.acceptedRequests} |
-| Owners (two teams each; the next one's once both are full, 100 requests a team) | ${crash.owners} |
+| Owners (two teams each; the next owner's once one of them is full, 100 requests a team) | ${crash.owners} |
 | Answers accepted / cancels / idempotent replays checked | ${crash.answers} / ${crash.cancels} / ${crash.replays} |
 | Jobs at the end (requests, handoffs, receipts) | ${crash.jobs} (${crash.receipts} receipts) |
 | Runtime runs at the end | ${crash.runs} |
