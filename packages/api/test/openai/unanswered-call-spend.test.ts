@@ -230,6 +230,29 @@ describe.each(databaseTargets('agent_teams_unanswered_spend'))(
       expect(await harness.database.db.selectFrom('spend_reservations').select('id').execute()).toEqual([]);
     });
 
+    it('releases a call reserved only when sent again, under a budget set after its first reservation found none', async () => {
+      const harness = await open(await make());
+      const { team, lead } = await harness.team();
+      const job = await harness.send(team, lead, 'Plan the release');
+      const first = await nextRequest();
+      const reservations = () => harness.database.db.selectFrom('spend_reservations').select('id').execute();
+      expect(await reservations()).toEqual([]);
+      const set = await gqlOf(harness.app)(BUDGET, { input: { teamId: team.id, maxTokens: 100_000, maxCost: null } });
+      expect(set.errors).toEqual([]);
+      const usage = { prompt_tokens: 300, completion_tokens: 0 };
+      first.writeHead(429, { 'retry-after-ms': '1' }).end(JSON.stringify({ error: { message: 'Slow down' }, usage }));
+      const again = await nextRequest();
+      // The billed refusal made the call reserve again, and the budget now applies: a row is held.
+      expect(await reservations()).toEqual([{ id: `spend_${job.id}` }]);
+      const done = { choices: [{ index: 0, delta: { content: 'Done.' }, finish_reason: 'stop' }] };
+      again
+        .writeHead(200, { 'content-type': 'text/event-stream' })
+        .end(`data: ${JSON.stringify(done)}\n\ndata: [DONE]\n\n`);
+      expect(await ended(harness, job)).toMatchObject({ phase: JobPhase.COMPLETED });
+      // Released with the call (it used to stay, holding the budget for an hour).
+      expect(await reservations()).toEqual([]);
+    });
+
     it.each([
       ['fits exactly', 0, JobPhase.COMPLETED],
       ['passes it by one token', 1, JobPhase.FAILED],

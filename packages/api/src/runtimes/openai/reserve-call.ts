@@ -15,29 +15,72 @@ export function promptEstimate(promptTokens: number, toolsAllowed: boolean): num
   return promptTokens + (toolsAllowed ? TOOLS_TOKENS : 0);
 }
 
-const NOTHING_HELD: HeldSpend = { ok: true, reserved: false, release: async () => undefined };
+/**
+ * A call's reservation, held until its usage is recorded. `again` (absent without a spend guard)
+ * is `ModelCall.beforeRetry` for a call whose refused attempt was billed: it reserves the call
+ * again (under the job's one reservation id, so it replaces the one held), which checks the
+ * budgets with that attempt's usage now recorded, and throws a `ModelCallError` `failed` with
+ * BUDGET_EXHAUSTED when they no longer hold the call.
+ *
+ * @remarks Without `again` a call whose refusals the provider billed retried on its first
+ * reservation alone, and could pass a budget by more than the one call the budgets promise. A
+ * call whose first reservation found no budget (one set while it was retried) takes the release
+ * of the row `again` wrote: before, nothing released it and it held the budget for an hour.
+ */
+export type HeldCall = Extract<HeldSpend, { ok: true }> & { readonly again?: () => Promise<void> };
+
+const NOTHING_HELD: HeldCall = { ok: true, reserved: false, release: async () => undefined };
 
 /**
  * Reserves what one model call may spend before it is made: the prompt's estimated tokens (the
  * context window's estimate, plus the tool definitions) and the whole output allowance
  * (`maxOutputTokens`, also sent as `max_tokens`), priced with the agent's `pricing` (its input
- * at the dearer of the input and cached prices: `reservedCost`).
+ * at the dearer of the input and cached prices: `reservedCost`). Sets the turn's `mayRide` (a
+ * final answer waits for the job write only while no reservation waits for its usage).
  *
  * @remarks The estimate is UTF-8 bytes / 4; a prompt that tokenizes denser than that is the only
  * way a budget is passed, and by at most that one call's difference.
  */
-export function reserveCall(
+export async function reserveCall(
   spend: SpendGuard | null,
   call: ReservingCall,
   promptTokens: number,
   toolsAllowed: boolean,
-): Promise<HeldSpend> {
-  if (spend === null) return Promise.resolve(NOTHING_HELD);
-  return reserveEstimate(spend, call, promptEstimate(promptTokens, toolsAllowed));
+): Promise<HeldCall | { readonly ok: false; readonly message: string }> {
+  if (call.finish) call.finish.mayRide = true;
+  if (spend === null) return NOTHING_HELD;
+  const input = promptEstimate(promptTokens, toolsAllowed);
+  const first = await reserveEstimate(spend, call, input);
+  if (!first.ok) return first;
+  let held: Extract<HeldSpend, { ok: true }> = first;
+  const hold = (next: Extract<HeldSpend, { ok: true }>) => {
+    // A call reserved once stays held by its first release: every reservation of the job has the
+    // same id and holder. One that first found no budget takes the release of the row now written.
+    if (!held.reserved) held = next;
+    if (held.reserved && call.finish) call.finish.mayRide = false;
+  };
+  hold(first);
+  return {
+    ok: true,
+    get reserved() {
+      return held.reserved;
+    },
+    release: () => held.release(),
+    again: async () => {
+      const next = await reserveEstimate(spend, call, input);
+      if (!next.ok) throw new ModelCallError('failed', next.message, { code: JobErrorCode.BUDGET_EXHAUSTED });
+      hold(next);
+    },
+  };
 }
 
 /** The call a reservation is for: its team, its job (the reservation's id) and its settings. */
-type ReservingCall = { readonly teamId: TeamId; readonly jobId: JobId; readonly settings: OpenAiSettings };
+type ReservingCall = {
+  readonly teamId: TeamId;
+  readonly jobId: JobId;
+  readonly settings: OpenAiSettings;
+  readonly finish?: { mayRide?: boolean } | undefined;
+};
 
 /** Reserves a call's estimated `input` tokens (tool definitions included) and its output allowance. */
 function reserveEstimate(spend: SpendGuard, call: ReservingCall, input: number): Promise<HeldSpend> {
@@ -48,20 +91,4 @@ function reserveEstimate(spend: SpendGuard, call: ReservingCall, input: number):
     tokens: input + output,
     cost: reservedCost(call.settings.pricing, input, output),
   });
-}
-
-/**
- * `ModelCall.beforeRetry` for a call whose refused attempt was billed: reserves the call again
- * (under the job's one reservation id, so it replaces the one held), which checks the budgets
- * with that attempt's usage now recorded.
- *
- * @remarks Without it a call whose refusals the provider billed retried on its first reservation
- * alone, and could pass a budget by more than the one call the budgets promise.
- * @throws ModelCallError `failed` with BUDGET_EXHAUSTED when the budget no longer holds the call.
- */
-export function reserveAgain(spend: SpendGuard, call: ReservingCall, input: number): () => Promise<void> {
-  return async () => {
-    const held = await reserveEstimate(spend, call, input);
-    if (!held.ok) throw new ModelCallError('failed', held.message, { code: JobErrorCode.BUDGET_EXHAUSTED });
-  };
 }

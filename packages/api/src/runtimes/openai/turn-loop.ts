@@ -29,7 +29,7 @@ import {
 import type { ModelEndpoint } from './model-clients.js';
 import type { MessageDraft, OpenAiRunStore, PersistedMessage, RunOutcome, TurnFinish } from './openai-run-store.js';
 import type { OpenAiSettings } from './openai-settings.js';
-import { promptEstimate, reserveAgain, reserveCall } from './reserve-call.js';
+import { type HeldCall, promptEstimate, reserveCall } from './reserve-call.js';
 import { logRetry } from './retry-log.js';
 import { lostToolCalls, TOOL_CALLS_LOST } from './stored-tool-calls.js';
 import { distinctToolCallIds, fallbackToolCallPrefix, takenToolCallIds } from './tool-call-ids.js';
@@ -185,14 +185,13 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
     settings.historyTeamContext,
   );
   const held = await reserveCall(env.spend, env, window.estimatedTokens, toolsAllowed);
-  if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
   // A final answer's write may wait for the job write (decision 0221) only when no reservation
-  // waits for it: a reservation is released once the answer's usage is committed.
-  if (env.finish) env.finish.mayRide = !held.reserved;
+  // waits for it (`reserveCall` says): a reservation is released once the answer's usage is committed.
+  if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
   try {
     const taken = takenToolCallIds(history, messages);
     const estimate = promptEstimate(window.estimatedTokens, toolsAllowed);
-    return await callAndRecord(env, messages.length, window.messages, estimate, toolsAllowed, taken);
+    return await callAndRecord(env, messages.length, window.messages, estimate, toolsAllowed, taken, held);
   } finally {
     // After the usage is recorded (or the call failed): the budget never counts neither.
     await held.release();
@@ -207,6 +206,7 @@ async function callAndRecord(
   promptTokens: number,
   toolsAllowed: boolean,
   taken: ReadonlySet<string>,
+  held: HeldCall,
 ): Promise<RunOutcome | 'continue' | null> {
   const { settings } = env;
   const idPrefix = fallbackToolCallPrefix(env.runId, step);
@@ -234,7 +234,7 @@ async function callAndRecord(
       idPrefix,
       spent: recordFailedAttempt(env, step, promptTokens),
       retrying: logRetry(env, step),
-      ...(env.spend === null ? {} : { beforeRetry: reserveAgain(env.spend, env, promptTokens) }),
+      ...(held.again ? { beforeRetry: held.again } : {}),
       turn: env,
     });
   } catch (error) {
