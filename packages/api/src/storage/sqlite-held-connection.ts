@@ -1,4 +1,4 @@
-import type { Kysely, QueryResult, SqliteDatabase } from 'kysely';
+import { type Kysely, type QueryResult, type SqliteDatabase, sql } from 'kysely';
 import type { Database } from './database-types.js';
 
 /** The statement-caching handle under each SQLite Kysely instance `openDatabase` made. */
@@ -65,4 +65,20 @@ export function runHeld<R>(handle: SqliteDatabase, sql: string, parameters: read
     insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
     rows: [],
   };
+}
+
+/**
+ * Runs a statement without parameters or rows (`BEGIN IMMEDIATE`, `SAVEPOINT`, `RELEASE`,
+ * `COMMIT`) on `conn`: on its handle when `conn` holds the connection ({@link heldHandle}), else
+ * through Kysely.
+ *
+ * @remarks A batch of writes runs four such statements for one or two of the writes it carries
+ * (a savepoint and its release for each, when it carries more than one): through Kysely each is
+ * a chain of async calls around one synchronous call. The handle is the same statement-caching
+ * one Kysely's driver uses, so a COMMIT run on it is still seen by group commit.
+ */
+export async function runControl(conn: Kysely<Database>, text: string): Promise<void> {
+  const handle = held.get(conn);
+  if (handle === undefined) await sql.raw(text).execute(conn);
+  else runHeld(handle, text, []);
 }

@@ -3,7 +3,7 @@
 import { setImmediate } from 'node:timers';
 import { type Kysely, type SqliteDatabase, sql } from 'kysely';
 import type { Database } from './database-types.js';
-import { sqliteHandleOf, whileHeld } from './sqlite-held-connection.js';
+import { runControl, sqliteHandleOf, whileHeld } from './sqlite-held-connection.js';
 import { type StoreContext, WriteScope } from './write-transaction.js';
 
 /**
@@ -136,7 +136,7 @@ export class SqliteWriteBatch {
   async #batch(conn: Kysely<Database>, take: number): Promise<readonly Outcome[]> {
     const entries = this.#queue.splice(0, take);
     try {
-      await sql`BEGIN IMMEDIATE`.execute(conn);
+      await runControl(conn, 'BEGIN IMMEDIATE');
     } catch (error) {
       // The first write hears why (its retry decides); the others try the next transaction.
       this.#queue.unshift(...entries.slice(1));
@@ -154,12 +154,12 @@ export class SqliteWriteBatch {
         const entry = entries[at] as Queued;
         const scope = new WriteScope(conn, entry.ctx, entry.now, carried);
         current = scope;
-        if (!alone) await sql.raw(`SAVEPOINT ${SAVEPOINT}`).execute(conn);
+        if (!alone) await runControl(conn, `SAVEPOINT ${SAVEPOINT}`);
         let result: unknown;
         try {
           result = await entry.work(scope);
           await scope.events.flush();
-          if (!alone) await sql.raw(`RELEASE SAVEPOINT ${SAVEPOINT}`).execute(conn);
+          if (!alone) await runControl(conn, `RELEASE SAVEPOINT ${SAVEPOINT}`);
         } catch (error) {
           if (alone) throw error;
           await rollBackTo(conn, error);
@@ -172,7 +172,7 @@ export class SqliteWriteBatch {
         for (const runId of scope.carriedRuns()) carried.add(runId);
         outcomes.push({ entry, scope, result });
       }
-      await sql`COMMIT`.execute(conn);
+      await runControl(conn, 'COMMIT');
     } catch (error) {
       // A failed COMMIT may already have ended the transaction; the original error is what matters.
       await sql`ROLLBACK`.execute(conn).catch(() => undefined);
