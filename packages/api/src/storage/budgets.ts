@@ -120,8 +120,10 @@ export async function reserveSpend(scope: WriteScope, args: ReserveSpendArgs): P
   const ownerLimits = args.ownerLimits(owner);
   // No budget applies: nothing to hold the call against, so no reservation row and no commit of
   // its own (a turn's hot path). A budget set while such a call runs counts it once its usage is
-  // recorded, like any call that started before the budget existed.
-  if (unlimited(teamLimits, ownerLimits)) return { ok: true };
+  // recorded, like any call that started before the budget existed. Said (`held: false`), so the
+  // guard neither releases it nor keeps the call's answer from riding: a budget may have gone since
+  // `noBudgetApplies` read one.
+  if (unlimited(teamLimits, ownerLimits)) return { ok: true, held: false };
   const day = utcDay(now);
   const { start, end } = utcDayBounds(now);
   const live = new Date(Date.parse(now) - BudgetLimits.reservationTtlMs).toISOString();

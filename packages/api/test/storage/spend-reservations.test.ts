@@ -28,8 +28,16 @@ async function reservationRows(): Promise<number> {
   return Number(row.n);
 }
 
-/** Reserves 10 tokens for a call of a fresh team of `owner`, with `ownerLimits` as the day budget. */
-async function reserve(owner: string, ownerLimits: OwnerDayBudget, teamBudget: number | null) {
+/**
+ * Reserves 10 tokens for a call of a fresh team of `owner`, with `ownerLimits` as the day budget
+ * (`limitsRead`: the day budget as each read of it finds it).
+ */
+async function reserve(
+  owner: string,
+  ownerLimits: OwnerDayBudget,
+  teamBudget: number | null,
+  limitsRead: () => OwnerDayBudget = () => ownerLimits,
+) {
   n += 1;
   const team = await app.core.teams.create(asOwnerId(owner), {
     clientRequestId: `spend-${n}`,
@@ -43,7 +51,7 @@ async function reserve(owner: string, ownerLimits: OwnerDayBudget, teamBudget: n
   return app.store.reserveSpend({
     reservation: { id: `spend_res_${n}`, teamId: team.id, jobId: asJobId(`job_${n}`), tokens: 10, cost: 0 },
     now,
-    ownerLimits: () => ownerLimits,
+    ownerLimits: limitsRead,
   });
 }
 
@@ -60,6 +68,15 @@ describe('spend reservations (SQLite store)', () => {
     // A budget that is too small still refuses (the checks run whenever a budget applies).
     expect((await reserve('tiny-budget', NONE, 9)).ok).toBe(false);
     expect(await reservationRows()).toBe(before + 2);
+  });
+
+  it('says nothing was held when the budget the first read saw is gone under the lock', async () => {
+    const before = await reservationRows();
+    // The owner's day budget applies when read without a transaction, and no more under the lock.
+    const reads: OwnerDayBudget[] = [{ maxTokensPerDay: 100, maxCostPerDay: null }, NONE];
+    const gone = () => reads.shift() ?? NONE;
+    expect(await reserve('budget-gone', NONE, null, gone)).toEqual({ ok: true, held: false });
+    expect(await reservationRows()).toBe(before);
   });
 });
 

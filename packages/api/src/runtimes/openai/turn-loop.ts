@@ -184,9 +184,9 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
     env.store.keepsHistory,
     settings.historyTeamContext,
   );
+  // Also says whether a final answer's write may wait for the job write (decision 0221): only when no
+  // reservation waits for it (`reserveCall`), since a reservation is released once the usage is committed.
   const held = await reserveCall(env.spend, env, window.estimatedTokens, toolsAllowed);
-  // A final answer's write may wait for the job write (decision 0221) only when no reservation
-  // waits for it (`reserveCall` says): a reservation is released once the answer's usage is committed.
   if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
   try {
     const taken = takenToolCallIds(history, messages);
