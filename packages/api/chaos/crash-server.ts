@@ -7,7 +7,7 @@ const apiRoot = fileURLToPath(new URL('../', import.meta.url));
 export interface ServerProcess {
   readonly child: ChildProcess;
   readonly url: string;
-  /** Milliseconds from spawn to the `listening on` line. */
+  /** Milliseconds from spawn to the `listening on` line (a monotonic clock: a wall-clock step is not a slow start). */
   readonly startMs: number;
   output(): string;
 }
@@ -18,7 +18,7 @@ export function startServer(
   timeoutMs = 60_000,
   args: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const started = Date.now();
+  const started = performance.now();
   const child = spawn(
     process.execPath,
     [
@@ -56,7 +56,7 @@ export function startServer(
         clearTimeout(timer);
         child.stdout?.off('data', onData);
         child.off('exit', onExit);
-        resolve({ child, url: match[1], startMs: Date.now() - started, output: () => out });
+        resolve({ child, url: match[1], startMs: Math.round(performance.now() - started), output: () => out });
       }
     };
     const onExit = (code: number | null) => {

@@ -123,7 +123,7 @@ function crashSection(crash: CrashFigures | null): string {
 | Database samples checked (every 25 ms) | ${crash.samples} |
 | Most active jobs seen in one sample (limit 8) | ${crash.maxActiveSeen} |
 | Final phases | ${phases(crash.finalPhases)} |
-| Restart to listening: median / max | ${crash.restartMs.median} ms / ${crash.restartMs.max} ms |
+| Restart to listening (the first boot, which migrates, not counted): median / max | ${crash.restartMs.median} ms / ${crash.restartMs.max} ms |
 | Final drain (answer everything, wait for every job to finish) | ${crash.drainMs} ms |
 | Total | ${(crash.durationMs / 1000).toFixed(0)} s |
 | Violations | ${crash.violations.length === 0 ? 'none' : crash.violations.map((v) => `\`${v}\``).join('<br>')} |

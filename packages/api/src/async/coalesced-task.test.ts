@@ -70,4 +70,29 @@ describe('CoalescedTask', () => {
     await task.settled();
     expect(runs).toBe(2);
   });
+
+  it('nextRun waits for the next run only, not the runs it asks for, and never past a stop', async () => {
+    let runs = 0;
+    const ended: number[] = [];
+    const task = new CoalescedTask(
+      async () => {
+        runs += 1;
+        // Every run asks for another, up to 5: a chain `settled` would wait for whole.
+        if (runs < 5) task.request();
+      },
+      { defer: (start) => setImmediate(start) },
+    );
+    const first = task.nextRun().then(() => ended.push(runs));
+    task.request();
+    await first;
+    expect(ended).toEqual([1]);
+    await task.settled();
+    expect(runs).toBe(5);
+    // Nothing asked for: resolved when the task stops, not left waiting.
+    const never = task.nextRun();
+    await task.stop();
+    await never;
+    await task.nextRun();
+    expect(runs).toBe(5);
+  });
 });

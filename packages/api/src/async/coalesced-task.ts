@@ -25,6 +25,8 @@ export class CoalescedTask {
   #scheduled = false;
   #again = false;
   #stopped = false;
+  /** Told when the next run of the task ends (see {@link nextRun}). */
+  #waiting: (() => void)[] = [];
 
   constructor(task: () => Promise<void>, options: CoalescedTaskOptions = {}) {
     this.#task = task;
@@ -55,6 +57,17 @@ export class CoalescedTask {
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#loop;
+    for (const resolve of this.#waiting.splice(0)) resolve();
+  }
+
+  /**
+   * Resolves once the next run of the task has ended: the one a {@link request} made after this
+   * call starts (or the one scheduled and not begun yet), not the runs that run asks for in turn.
+   * Also resolves when the task stops, or goes idle with no run begun since this call.
+   */
+  nextRun(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
   /** Resolves when nothing is scheduled or in flight (tests and shutdown). */
@@ -73,11 +86,15 @@ export class CoalescedTask {
           this.#scheduled = false;
           if (this.#stopped) break;
         }
+        const waiting = this.#waiting.splice(0);
         await this.#task().catch(() => undefined);
+        for (const resolve of waiting) resolve();
       } while (this.#again && !this.#stopped);
     } finally {
       this.#scheduled = false;
       this.#loop = null;
+      // No run follows (stopped, or nothing asked for): nobody waits for one forever.
+      for (const resolve of this.#waiting.splice(0)) resolve();
     }
     this.#options.onIdle?.();
   }

@@ -115,6 +115,20 @@ describe('createScheduler', () => {
     await scheduler.stop();
   });
 
+  it("starts once its first pass ended, not once the passes that pass's work asks for went quiet", async () => {
+    const counting = countingStore();
+    const scheduler = build(counting.store);
+    // Each pass wakes the scheduler again, 20 times (a backlog of quick jobs, each ending in a pass).
+    counting.during.admit = () => {
+      if (counting.stats.passes < 20) scheduler.wake();
+    };
+    await scheduler.start();
+    expect(counting.stats.passes).toBe(1);
+    await scheduler.idle();
+    expect(counting.stats.passes).toBe(20);
+    await scheduler.stop();
+  });
+
   it('passes again only when the safety net is due, and never after stop', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     const counting = countingStore();

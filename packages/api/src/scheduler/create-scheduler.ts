@@ -224,8 +224,11 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       if (running) return;
       running = true;
       lease.startHeartbeat();
+      // The first pass (its claim takes over this server's jobs) before the server listens, not the
+      // passes its work asks for: a backlog of quick jobs chains those for as long as it lasts.
+      const first = passes.nextRun();
       passes.request();
-      await passes.settled();
+      await first;
     },
     wake,
     nudge,
