@@ -105,12 +105,12 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashFigures> {
   let moving: Promise<unknown> | null = null;
   const serverArgs = ['--config', writeCrashConfig(opts.database)];
 
-  // Guarded as the sampler's reads: it can fail while a starting server recovers the file.
+  // Guarded as the sampler's reads (a starting server may recover the file): unknown is NaN, never 0.
   const unfinishedJobs = (): number => {
     try {
-      return (db.observer?.prepare(UNFINISHED).get() as { n: number } | undefined)?.n ?? 0;
+      return (db.observer?.prepare(UNFINISHED).get() as { n: number } | undefined)?.n ?? Number.NaN;
     } catch {
-      return 0;
+      return Number.NaN; // the drain goes on and asks again; sends are not held back
     }
   };
   const sampler = new InvariantSampler(violate);

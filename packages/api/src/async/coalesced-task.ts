@@ -63,7 +63,8 @@ export class CoalescedTask {
   /**
    * Resolves once the next run of the task has ended: the one a {@link request} made after this
    * call starts (or the one scheduled and not begun yet), not the runs that run asks for in turn.
-   * Also resolves when the task stops, or goes idle with no run begun since this call.
+   * Also resolves when the task stops, or goes idle with no run begun since this call; called while
+   * the task is idle, it waits for the next request's run (or the stop).
    */
   nextRun(): Promise<void> {
     if (this.#stopped) return Promise.resolve();
@@ -87,8 +88,13 @@ export class CoalescedTask {
           if (this.#stopped) break;
         }
         const waiting = this.#waiting.splice(0);
-        await this.#task().catch(() => undefined);
-        for (const resolve of waiting) resolve();
+        try {
+          await this.#task();
+        } catch {
+          // The task's own business (see the class remarks).
+        } finally {
+          for (const resolve of waiting) resolve();
+        }
       } while (this.#again && !this.#stopped);
     } finally {
       this.#scheduled = false;
