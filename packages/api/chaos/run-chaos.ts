@@ -32,6 +32,9 @@ const part = process.env.AGENT_TEAMS_CHAOS_PART ?? 'all';
 const fuzzRuns = Number(process.env.AGENT_TEAMS_FUZZ_RUNS ?? 5_000);
 const pgSeconds = Number(process.env.AGENT_TEAMS_CHAOS_PG_SECONDS ?? 60);
 const docFile = join(root, 'docs/reliability.md');
+/** Before the first report is written (top-level code below calls it). */
+const CRASH_HEADING = '## Crash test: the real server, killed with SIGKILL';
+const MODEL_ONLY = "model passed (the model part alone: the crash figures are the crash part's last run)";
 const previous = (() => {
   try {
     return readFileSync(docFile, 'utf8');
@@ -110,6 +113,12 @@ function phases(record: Record<string, number>): string {
 }
 
 function crashSection(crash: CrashFigures | null): string {
+  // The model part alone keeps the crash part's last figures (it used to write "running" over them).
+  const from = previous.indexOf(CRASH_HEADING);
+  const to = previous.indexOf('## Model-based test');
+  if (crash === null && part === 'model' && from >= 0 && to > from) {
+    return `${previous.slice(from + CRASH_HEADING.length, to).trim()}\n`;
+  }
   if (crash === null) return `_Running (${kills} kills, seed ${seed})…_\n`;
   return `| Figure | Value |
 | --- | --- |
@@ -165,9 +174,9 @@ ${loadavg()
   .map((n) => n.toFixed(1))
   .join(
     ' / ',
-  )}). Result: **${ok ? (crash === null ? 'model passed; crash test running' : 'all invariants held') : 'INVARIANTS VIOLATED'}**.
+  )}). Result: **${ok ? (crash === null ? (part === 'model' ? MODEL_ONLY : 'model passed; crash test running') : 'all invariants held') : 'INVARIANTS VIOLATED'}**.
 
-## Crash test: the real server, killed with SIGKILL
+${CRASH_HEADING}
 
 ${crashSection(crash)}
 ${modelSection()}${keptSections()}`;
