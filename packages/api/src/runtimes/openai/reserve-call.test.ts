@@ -12,8 +12,8 @@ function scriptedGuard(answers: readonly ('none' | 'held' | 'refused')[]) {
   let at = 0;
   const guard: SpendGuard = {
     reserve: async (): Promise<HeldSpend> => {
-      const name = `${answers[at] ?? 'none'}#${at}`;
       const answer = answers[at] ?? 'none';
+      const name = `${answer}#${at}`;
       at += 1;
       if (answer === 'refused') return { ok: false, message: 'over budget' };
       return { ok: true, reserved: answer === 'held', release: async () => void released.push(name) };
@@ -35,7 +35,7 @@ describe('reserveCall', () => {
   it('takes the release of a row written by a retry when the first reservation found no budget', async () => {
     const { guard, released } = scriptedGuard(['none', 'held', 'held']);
     const c = call();
-    const held = await reserveCall(guard, c, 100, false);
+    const held = await reserveCall(guard, c, 100);
     if (!held.ok) throw new Error('refused');
     expect([held.reserved, c.finish.mayRide]).toEqual([false, true]);
     await held.again?.();
@@ -49,7 +49,7 @@ describe('reserveCall', () => {
   it('keeps the first release of a call reserved from the start (the same id and holder)', async () => {
     const { guard, released } = scriptedGuard(['held', 'held']);
     const c = call();
-    const held = await reserveCall(guard, c, 100, true);
+    const held = await reserveCall(guard, c, 100);
     if (!held.ok) throw new Error('refused');
     expect(c.finish.mayRide).toBe(false);
     await held.again?.();
@@ -59,7 +59,7 @@ describe('reserveCall', () => {
 
   it('refuses a retry the budget no longer holds, BUDGET_EXHAUSTED, still releasing what it held', async () => {
     const { guard, released } = scriptedGuard(['held', 'refused']);
-    const held = await reserveCall(guard, call(), 100, false);
+    const held = await reserveCall(guard, call(), 100);
     if (!held.ok) throw new Error('refused');
     await expect(held.again?.()).rejects.toMatchObject({
       name: 'ModelCallError',
@@ -73,11 +73,11 @@ describe('reserveCall', () => {
 
   it('lets the answer ride and retries nothing without a spend guard; answers a refusal as such', async () => {
     const c = call();
-    const held = await reserveCall(null, c, 100, false);
+    const held = await reserveCall(null, c, 100);
     expect(held).toMatchObject({ ok: true, reserved: false });
     expect(held.ok && held.again).toBeUndefined();
     expect(c.finish.mayRide).toBe(true);
-    expect(await reserveCall(scriptedGuard(['refused']).guard, call(), 100, false)).toEqual({
+    expect(await reserveCall(scriptedGuard(['refused']).guard, call(), 100)).toEqual({
       ok: false,
       message: 'over budget',
     });

@@ -32,8 +32,9 @@ export type HeldCall = Extract<HeldSpend, { ok: true }> & { readonly again?: () 
 const NOTHING_HELD: HeldCall = { ok: true, reserved: false, release: async () => undefined };
 
 /**
- * Reserves what one model call may spend before it is made: the prompt's estimated tokens (the
- * context window's estimate, plus the tool definitions) and the whole output allowance
+ * Reserves what one model call may spend before it is made: the prompt's estimated tokens
+ * (`input`, {@link promptEstimate}: the context window's estimate plus the tool definitions) and
+ * the whole output allowance
  * (`maxOutputTokens`, also sent as `max_tokens`), priced with the agent's `pricing` (its input
  * at the dearer of the input and cached prices: `reservedCost`). Sets the turn's `mayRide` (a
  * final answer waits for the job write only while no reservation waits for its usage).
@@ -44,12 +45,10 @@ const NOTHING_HELD: HeldCall = { ok: true, reserved: false, release: async () =>
 export async function reserveCall(
   spend: SpendGuard | null,
   call: ReservingCall,
-  promptTokens: number,
-  toolsAllowed: boolean,
+  input: number,
 ): Promise<HeldCall | { readonly ok: false; readonly message: string }> {
   if (call.finish) call.finish.mayRide = true;
   if (spend === null) return NOTHING_HELD;
-  const input = promptEstimate(promptTokens, toolsAllowed);
   const first = await reserveEstimate(spend, call, input);
   if (!first.ok) return first;
   let held: Extract<HeldSpend, { ok: true }> = first;

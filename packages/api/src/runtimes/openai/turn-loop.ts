@@ -186,11 +186,11 @@ async function askModel(env: TurnEnv, messages: readonly PersistedMessage[]): Pr
   );
   // Also says whether a final answer's write may wait for the job write (decision 0221): only when no
   // reservation waits for it (`reserveCall`), since a reservation is released once the usage is committed.
-  const held = await reserveCall(env.spend, env, window.estimatedTokens, toolsAllowed);
+  const estimate = promptEstimate(window.estimatedTokens, toolsAllowed);
+  const held = await reserveCall(env.spend, env, estimate);
   if (!held.ok) return { state: 'failed', error: held.message, code: JobErrorCode.BUDGET_EXHAUSTED };
   try {
     const taken = takenToolCallIds(history, messages);
-    const estimate = promptEstimate(window.estimatedTokens, toolsAllowed);
     return await callAndRecord(env, messages.length, window.messages, estimate, toolsAllowed, taken, held);
   } finally {
     // After the usage is recorded (or the call failed): the budget never counts neither.
